@@ -1,0 +1,168 @@
+//! Builds the CUDA kernels in `kernels/`.
+//!
+//! * With nvcc (BLOCKWORLD_NVCC, CUDA_PATH, CUDA_HOME, PATH, or a PyPI
+//!   `nvidia-cuda-nvcc` install, including the project-local `.cuda/venv`
+//!   that `.ci/run` creates): every `kernels/*.cu` becomes a fatbin with SASS
+//!   for common GPUs plus PTX for newer ones, embedded in the binary.
+//! * Always: a self-contained copy of each kernel source (local includes
+//!   inlined) is embedded, so the runtime can compile it with NVRTC when no
+//!   fatbin was built or the driver rejects it.
+//! * `BLOCKWORLD_REQUIRE_NVCC=1` turns a missing nvcc or a kernel compile
+//!   error into a build failure (CI sets it).
+//! * Feature `kernel-emulation`: the same sources compiled as C++ for the
+//!   CPU with `kernels/emulation/cuda_emulation.h`.
+
+use std::env;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const KERNELS: &[&str] = &["heightmap", "fill"];
+/// (virtual arch, real arch) pairs for SASS, plus PTX of the lowest for JIT on newer GPUs.
+const SASS_ARCHS: &[&str] = &["75", "80", "86", "89", "90", "120"];
+const PTX_ARCH: &str = "75";
+
+fn main() {
+    let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
+    let out = PathBuf::from(env::var("OUT_DIR").unwrap());
+    let kernels = manifest.join("kernels");
+    println!("cargo:rerun-if-changed=kernels");
+    for var in ["BLOCKWORLD_NVCC", "CUDA_PATH", "CUDA_HOME", "PATH", "BLOCKWORLD_REQUIRE_NVCC"] {
+        println!("cargo:rerun-if-env-changed={var}");
+    }
+    println!("cargo::rustc-check-cfg=cfg(bw_fatbin)");
+
+    for name in KERNELS {
+        let src = kernels.join(format!("{name}.cu"));
+        let amalgamated = inline_includes(&src, &mut Vec::new());
+        fs::write(out.join(format!("{name}.nvrtc.cu")), amalgamated).expect("write amalgamated kernel");
+    }
+
+    let require = env::var("BLOCKWORLD_REQUIRE_NVCC").map(|v| v == "1").unwrap_or(false);
+    match find_nvcc(&manifest) {
+        Some(nvcc) => {
+            let mut ok = true;
+            for name in KERNELS {
+                if let Err(e) = compile_fatbin(&nvcc, &kernels.join(format!("{name}.cu")), &out.join(format!("{name}.fatbin"))) {
+                    ok = false;
+                    if require {
+                        panic!("BLOCKWORLD_REQUIRE_NVCC=1: compiling kernels/{name}.cu failed:\n{e}");
+                    }
+                    println!("cargo:warning=kernels/{name}.cu did not compile with {}; the GPU backend will use NVRTC at run time: {e}", nvcc.display());
+                }
+            }
+            if ok {
+                println!("cargo:rustc-cfg=bw_fatbin");
+                println!("cargo:rustc-env=BLOCKWORLD_NVCC_USED={}", nvcc.display());
+            }
+        }
+        None => {
+            if require {
+                panic!(
+                    "BLOCKWORLD_REQUIRE_NVCC=1 but nvcc was not found (looked at BLOCKWORLD_NVCC, CUDA_PATH, CUDA_HOME, PATH and \
+                     PyPI nvidia-cuda-nvcc installs). Install it with: python3 -m venv .cuda/venv && \
+                     .cuda/venv/bin/pip install nvidia-cuda-nvcc nvidia-cuda-crt"
+                );
+            }
+            println!("cargo:warning=nvcc not found: kernels will be compiled at run time with NVRTC when a GPU is used");
+        }
+    }
+
+    if env::var("CARGO_FEATURE_KERNEL_EMULATION").is_ok() {
+        build_emulation(&kernels);
+    }
+}
+
+/// Replaces `#include "x"` lines by the file's contents (once per file).
+fn inline_includes(path: &Path, seen: &mut Vec<PathBuf>) -> String {
+    let canonical = path.canonicalize().unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    if seen.contains(&canonical) {
+        return String::new();
+    }
+    seen.push(canonical);
+    let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let dir = path.parent().unwrap();
+    let mut out = String::new();
+    for line in text.lines() {
+        let t = line.trim_start();
+        if let Some(rest) = t.strip_prefix("#include \"") {
+            let file = rest.trim_end_matches('"');
+            out.push_str(&inline_includes(&dir.join(file), seen));
+        } else if t.starts_with("#pragma once") {
+            continue;
+        } else {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+fn find_nvcc(manifest: &Path) -> Option<PathBuf> {
+    let mut candidates: Vec<PathBuf> = Vec::new();
+    if let Ok(p) = env::var("BLOCKWORLD_NVCC") {
+        candidates.push(PathBuf::from(p));
+    }
+    for var in ["CUDA_PATH", "CUDA_HOME"] {
+        if let Ok(p) = env::var(var) {
+            candidates.push(Path::new(&p).join("bin/nvcc"));
+        }
+    }
+    if let Ok(path) = env::var("PATH") {
+        candidates.extend(env::split_paths(&path).map(|d| d.join("nvcc")));
+    }
+    // PyPI wheels: nvidia/cu13/bin/nvcc (CUDA 13) or nvidia/cuda_nvcc/bin/nvcc.
+    let mut site_dirs: Vec<PathBuf> = Vec::new();
+    for venv in [manifest.join(".cuda/venv"), PathBuf::from(env::var("HOME").unwrap_or_default()).join(".local")] {
+        if let Ok(entries) = fs::read_dir(venv.join("lib")) {
+            site_dirs.extend(entries.flatten().map(|e| e.path().join("site-packages")));
+        }
+    }
+    if let Ok(o) = Command::new("python3").args(["-c", "import site,sys;print('\\n'.join(sys.path+site.getsitepackages()))"]).output() {
+        site_dirs.extend(String::from_utf8_lossy(&o.stdout).lines().map(PathBuf::from));
+    }
+    for d in site_dirs {
+        candidates.push(d.join("nvidia/cu13/bin/nvcc"));
+        candidates.push(d.join("nvidia/cuda_nvcc/bin/nvcc"));
+    }
+    candidates.into_iter().find(|c| c.is_file() && Command::new(c).arg("--version").output().map(|o| o.status.success()).unwrap_or(false))
+}
+
+fn compile_fatbin(nvcc: &Path, src: &Path, dst: &Path) -> Result<(), String> {
+    let mut cmd = Command::new(nvcc);
+    cmd.arg("-fatbin").arg("--fmad=false").arg("-O3").arg("-std=c++17");
+    for a in SASS_ARCHS {
+        cmd.arg("-gencode").arg(format!("arch=compute_{a},code=sm_{a}"));
+    }
+    cmd.arg("-gencode").arg(format!("arch=compute_{PTX_ARCH},code=compute_{PTX_ARCH}"));
+    cmd.arg("-o").arg(dst).arg(src);
+    let o = cmd.output().map_err(|e| format!("cannot run {}: {e}", nvcc.display()))?;
+    if o.status.success() {
+        Ok(())
+    } else {
+        Err(format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr)))
+    }
+}
+
+fn build_emulation(kernels: &Path) {
+    let tsan = env::var("CARGO_FEATURE_KERNEL_EMULATION_TSAN").is_ok();
+    let mut build = cc::Build::new();
+    build
+        .cpp(true)
+        .file(kernels.join("emulation/launch.cpp"))
+        .include(kernels.join("emulation"))
+        .flag("-std=c++17")
+        .flag("-ffp-contract=off")
+        .flag("-fno-fast-math")
+        .flag_if_supported("-fno-strict-aliasing")
+        .opt_level(2)
+        .warnings(true)
+        .extra_warnings(true);
+    if tsan {
+        build.define("BW_EMU_THREADS", None).flag("-fsanitize=thread").flag("-g");
+        println!("cargo:rustc-link-lib=dylib=tsan");
+    } else {
+        build.file(kernels.join("emulation/context_switch_x86_64.S"));
+    }
+    build.compile("bw_kernel_emulation");
+}

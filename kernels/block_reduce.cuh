@@ -1,0 +1,41 @@
+// Block-level reductions over shared memory, CUB-style: every thread of the
+// block calls them (they contain barriers), and thread 0 gets the result.
+#pragma once
+
+// Sums WORDS 64-bit words across the block. Used with packed counters:
+// four 16-bit lanes per word, so one pass counts up to 4·WORDS block types.
+// `scratch` is __shared__ and holds WORDS·THREADS words.
+template <int THREADS, int WORDS>
+__device__ __forceinline__ void bw_block_reduce_sum(unsigned long long (&values)[WORDS], unsigned long long* scratch) {
+    const unsigned int tid = threadIdx.x;
+    for (int w = 0; w < WORDS; ++w) scratch[w * THREADS + tid] = values[w];
+    __syncthreads();
+    for (unsigned int stride = THREADS / 2; stride > 0; stride >>= 1) {
+        if (tid < stride) {
+            for (int w = 0; w < WORDS; ++w) scratch[w * THREADS + tid] += scratch[w * THREADS + tid + stride];
+        }
+        __syncthreads();
+    }
+    for (int w = 0; w < WORDS; ++w) values[w] = scratch[w * THREADS];
+    // Keep scratch intact until everyone has read slot 0.
+    __syncthreads();
+}
+
+// Minimum of `lo` and maximum of `hi` across the block.
+template <int THREADS>
+__device__ __forceinline__ void bw_block_reduce_min_max(int* lo, int* hi, int* s_lo, int* s_hi) {
+    const unsigned int tid = threadIdx.x;
+    s_lo[tid] = *lo;
+    s_hi[tid] = *hi;
+    __syncthreads();
+    for (unsigned int stride = THREADS / 2; stride > 0; stride >>= 1) {
+        if (tid < stride) {
+            s_lo[tid] = min(s_lo[tid], s_lo[tid + stride]);
+            s_hi[tid] = max(s_hi[tid], s_hi[tid + stride]);
+        }
+        __syncthreads();
+    }
+    *lo = s_lo[0];
+    *hi = s_hi[0];
+    __syncthreads();
+}

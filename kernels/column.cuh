@@ -1,0 +1,43 @@
+// The column sampler: fields → biome and pre-smoothing height h_b.
+// Rust twin: src/worldgen/column.rs.
+#pragma once
+#include "noise_objects.cuh"
+
+__device__ __forceinline__ unsigned int bw_threshold_index(float v, const float* thresholds, unsigned int limit) {
+    for (unsigned int i = 0; i < limit; ++i) {
+        if (v <= thresholds[i]) return i;
+    }
+    return limit;
+}
+
+// The original's get_biome(h, m, t, n, n + h), driven by the preset's rules.
+__device__ __forceinline__ unsigned int bw_select_biome(const WorldParams* p, float h, float m, float t, float n,
+                                                        float nh) {
+    if (h <= p->ocean_max_height || n <= p->ocean_max_mountain) return p->ocean_biome;
+    if (h <= p->beach_max_height) return p->beach_biome;
+    if (n >= p->mountain_min && nh >= p->mountain_min_with_height) return p->mountain_biome;
+    unsigned int limit = p->threshold_search_limit;
+    unsigned int row = bw_threshold_index(m, p->moisture_thresholds, limit);
+    unsigned int col = bw_threshold_index(t, p->heat_thresholds, limit);
+    return p->biome_table[row][col];
+}
+
+__device__ __forceinline__ void bw_sample_column(const WorldParams* p, NoiseObject* const* objects, float x, float z,
+                                                 float* h_b, unsigned char* biome) {
+    float f[BW_FIELD_COUNT];
+    for (int i = 0; i < BW_FIELD_COUNT; ++i) f[i] = objects[p->field_roots[i]]->compute(x, z);
+    float h = f[BW_FIELD_HEIGHT];
+    float m = f[BW_FIELD_MOISTURE] * 0.5f + 0.5f;
+    float t = f[BW_FIELD_TEMPERATURE] * 0.5f + 0.5f;
+    float r = f[BW_FIELD_ROUGHNESS];
+    float peaks = f[BW_FIELD_PEAKS];
+    float n = f[BW_FIELD_MOUNTAIN];
+    n = n + bw_signpow(peaks, (1.0f - n) * p->peak_exponent_scale);
+    t = fminf(fmaxf(t - p->temperature_mountain_cooling * n, 0.0f), 1.0f);
+    float nh = n + h;
+    unsigned int b = bw_select_biome(p, h, m, t, n, nh);
+    h = bw_signpow(h, p->biome_exponent[b]);
+    float base = h * p->height_amplitude + n * p->mountain_amplitude;
+    *h_b = base * p->biome_scale[b] + p->biome_roughness[b] * r * p->roughness_amplitude;
+    *biome = (unsigned char)b;
+}

@@ -1,0 +1,35 @@
+// Host entry points into the emulated kernels, called from Rust
+// (src/backend/emulated.rs). The kernel files are included unchanged.
+#include "cuda_emulation.h"
+
+#include "../fill.cu"
+#include "../heightmap.cu"
+
+extern "C" {
+
+void bw_emu_build_noise_objects(const WorldParams* params, NoiseObject** objects) {
+    BW_LAUNCH(bw_build_noise_objects, dim3(1), dim3(1), params, objects);
+}
+
+void bw_emu_destroy_noise_objects(const WorldParams* params, NoiseObject** objects) {
+    BW_LAUNCH(bw_destroy_noise_objects, dim3(1), dim3(1), params, objects);
+}
+
+void bw_emu_heightmap(const WorldParams* params, NoiseObject* const* objects, const ColumnJob* jobs,
+                      unsigned int job_count, int* heights, unsigned char* biomes, int* min_max) {
+    if (job_count == 0) return;
+    BW_LAUNCH(bw_heightmap, dim3(job_count), dim3(BW_HEIGHTMAP_THREADS), params, objects, jobs, job_count, heights,
+              biomes, min_max);
+}
+
+void bw_emu_fill(const WorldParams* params, const ChunkJob* jobs, unsigned int chunk_count, const int* heights,
+                 const unsigned char* biomes, unsigned char* blocks, unsigned int* counts) {
+    if (chunk_count == 0) return;
+    std::memset(counts, 0, sizeof(unsigned int) * BW_MAX_BLOCK_TYPES * chunk_count);
+    BW_LAUNCH(bw_fill, dim3(BW_FILL_BLOCKS_PER_CHUNK, chunk_count), dim3(BW_FILL_THREADS), params, jobs, chunk_count,
+              heights, biomes, blocks, counts);
+}
+
+unsigned int bw_emu_sizeof_noise_object_ptr() { return sizeof(NoiseObject*); }
+
+}  // extern "C"

@@ -1,0 +1,68 @@
+// Seeded 3D Perlin noise, bit-identical to src/worldgen/noise/perlin.rs
+// (SeededHash). Same operations in the same order; nvcc runs with
+// --fmad=false and the host emulation with -ffp-contract=off, so no step
+// is fused.
+#pragma once
+
+#define BW_PRIME_X 0x9E3779B1u
+#define BW_PRIME_Y 0x85EBCA77u
+#define BW_PRIME_Z 0xC2B2AE3Du
+#define BW_HASH_MIX 0x27D4EB2Fu
+#define BW_GRADIENT_CODES 0xFD10FEDC76543210ull
+#define BW_SCALE_3D 1.15470052f
+#define BW_LATTICE_MAX 2147483520.0f
+#define BW_LATTICE_MIN -2147483648.0f
+
+__device__ __forceinline__ float bw_fade(float t) {
+    return t * t * t * (t * (t * 6.0f - 15.0f) + 10.0f);
+}
+
+__device__ __forceinline__ float bw_lerp(float t, float a, float b) { return a + t * (b - a); }
+
+__device__ __forceinline__ unsigned int bw_hash3(unsigned int seed, int x, int y, int z) {
+    unsigned int h = seed ^ ((unsigned int)x * BW_PRIME_X) ^ ((unsigned int)y * BW_PRIME_Y) ^
+                     ((unsigned int)z * BW_PRIME_Z);
+    return (h * BW_HASH_MIX) >> 28;
+}
+
+__device__ __forceinline__ float bw_gradient3(unsigned int index, float x, float y, float z) {
+    unsigned int code = (unsigned int)(BW_GRADIENT_CODES >> ((index & 15u) * 4u)) & 15u;
+    float u = (code & 8u) ? y : x;
+    float v = (code & 4u) ? z : y;
+    u = (code & 1u) ? -u : u;
+    v = (code & 2u) ? -v : v;
+    return u + v;
+}
+
+__device__ __forceinline__ int bw_lattice(float v, float* frac) {
+    float f = floorf(v);
+    *frac = v - f;
+    // Clamp before converting so out-of-range cells convert the same way on
+    // every engine (Rust `as` saturates; C++ would be undefined).
+    float c = fminf(fmaxf(f, BW_LATTICE_MIN), BW_LATTICE_MAX);
+    return (int)c;
+}
+
+__device__ __forceinline__ float bw_perlin3(unsigned int seed, float x, float y, float z) {
+    float tx, ty, tz;
+    int x0 = bw_lattice(x, &tx);
+    int y0 = bw_lattice(y, &ty);
+    int z0 = bw_lattice(z, &tz);
+    int x1 = (int)((unsigned int)x0 + 1u);
+    int y1 = (int)((unsigned int)y0 + 1u);
+    int z1 = (int)((unsigned int)z0 + 1u);
+    float ux = tx - 1.0f, uy = ty - 1.0f, uz = tz - 1.0f;
+    float g000 = bw_gradient3(bw_hash3(seed, x0, y0, z0), tx, ty, tz);
+    float g100 = bw_gradient3(bw_hash3(seed, x1, y0, z0), ux, ty, tz);
+    float g010 = bw_gradient3(bw_hash3(seed, x0, y1, z0), tx, uy, tz);
+    float g110 = bw_gradient3(bw_hash3(seed, x1, y1, z0), ux, uy, tz);
+    float g001 = bw_gradient3(bw_hash3(seed, x0, y0, z1), tx, ty, uz);
+    float g101 = bw_gradient3(bw_hash3(seed, x1, y0, z1), ux, ty, uz);
+    float g011 = bw_gradient3(bw_hash3(seed, x0, y1, z1), tx, uy, uz);
+    float g111 = bw_gradient3(bw_hash3(seed, x1, y1, z1), ux, uy, uz);
+    float fx = bw_fade(tx), fy = bw_fade(ty), fz = bw_fade(tz);
+    float a = bw_lerp(fy, bw_lerp(fx, g000, g100), bw_lerp(fx, g010, g110));
+    float b = bw_lerp(fy, bw_lerp(fx, g001, g101), bw_lerp(fx, g011, g111));
+    float r = bw_lerp(fz, a, b) * BW_SCALE_3D;
+    return fminf(fmaxf(r, -1.0f), 1.0f);
+}

@@ -1,0 +1,144 @@
+//! The CUDA kernels compiled for the CPU (kernels/emulation), as a device.
+//! Its output must equal the Rust CPU path bit for bit; that is how the
+//! kernels are proven right on machines without a GPU.
+
+use super::kernel::{ChunkJob, ColumnJob, KernelDevice};
+use super::BackendError;
+use crate::world::block::MAX_BLOCK_TYPES;
+use crate::world::coords::{CHUNK_AREA, CHUNK_VOLUME};
+use crate::worldgen::params::WorldParams;
+use crate::worldgen::preset::MAX_NODES as MAX_NODES_FOR_DEVICE;
+use std::ffi::c_void;
+use std::sync::Mutex;
+
+extern "C" {
+    fn bw_emu_build_noise_objects(params: *const WorldParams, objects: *mut *mut c_void);
+    fn bw_emu_destroy_noise_objects(params: *const WorldParams, objects: *mut *mut c_void);
+    fn bw_emu_heightmap(
+        params: *const WorldParams,
+        objects: *const *mut c_void,
+        jobs: *const ColumnJob,
+        job_count: u32,
+        heights: *mut i32,
+        biomes: *mut u8,
+        min_max: *mut i32,
+    );
+    fn bw_emu_fill(
+        params: *const WorldParams,
+        jobs: *const ChunkJob,
+        chunk_count: u32,
+        heights: *const i32,
+        biomes: *const u8,
+        blocks: *mut u8,
+        counts: *mut u32,
+    );
+}
+
+/// The emulated kernels keep `__shared__` arrays in statics: one launch at a time.
+static LAUNCH_LOCK: Mutex<()> = Mutex::new(());
+
+pub struct EmulatedDevice {
+    params: Box<WorldParams>,
+    objects: Vec<*mut c_void>,
+    heights: Vec<i32>,
+    biomes: Vec<u8>,
+    /// Test hook: fail every launch after this many have succeeded.
+    fail_after_launches: Option<usize>,
+    launches: usize,
+}
+
+// SAFETY: the object pointers are only used by the emulated kernels, under
+// LAUNCH_LOCK, and freed in Drop.
+unsafe impl Send for EmulatedDevice {}
+
+impl EmulatedDevice {
+    pub fn new(params: &WorldParams) -> Self {
+        let params = Box::new(*params);
+        let mut objects = vec![std::ptr::null_mut(); MAX_NODES_FOR_DEVICE];
+        let _guard = LAUNCH_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        // SAFETY: `objects` has room for every node; params is a valid WorldParams.
+        unsafe { bw_emu_build_noise_objects(&*params, objects.as_mut_ptr()) };
+        Self { params, objects, heights: Vec::new(), biomes: Vec::new(), fail_after_launches: None, launches: 0 }
+    }
+
+    /// Makes every launch after the first `n` fail like a lost device.
+    pub fn fail_after(mut self, n: usize) -> Self {
+        self.fail_after_launches = Some(n);
+        self
+    }
+
+    fn check_injected_failure(&mut self, stage: &'static str) -> Result<(), BackendError> {
+        self.launches += 1;
+        match self.fail_after_launches {
+            Some(n) if self.launches > n => Err(BackendError::Device {
+                stage,
+                message: "CUDA_ERROR_LAUNCH_FAILED (injected by the emulated device)".into(),
+            }),
+            _ => Ok(()),
+        }
+    }
+}
+
+impl KernelDevice for EmulatedDevice {
+    fn describe(&self) -> String {
+        let mode = if cfg!(feature = "kernel-emulation-tsan") { "threads, ThreadSanitizer" } else { "fibers" };
+        format!("CUDA kernels emulated on the CPU ({mode})")
+    }
+
+    fn heightmaps(&mut self, columns: &[ColumnJob]) -> Result<Vec<[i32; 2]>, BackendError> {
+        self.check_injected_failure("heightmap launch")?;
+        self.heights = vec![0; columns.len() * CHUNK_AREA];
+        self.biomes = vec![0; columns.len() * CHUNK_AREA];
+        let mut min_max = vec![0i32; columns.len() * 2];
+        let _guard = LAUNCH_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        // SAFETY: buffers are sized for `columns.len()` jobs as the kernel expects.
+        unsafe {
+            bw_emu_heightmap(
+                &*self.params,
+                self.objects.as_ptr(),
+                columns.as_ptr(),
+                columns.len() as u32,
+                self.heights.as_mut_ptr(),
+                self.biomes.as_mut_ptr(),
+                min_max.as_mut_ptr(),
+            )
+        };
+        Ok(min_max.chunks_exact(2).map(|m| [m[0], m[1]]).collect())
+    }
+
+    fn fill(&mut self, chunks: &[ChunkJob]) -> Result<(Vec<u8>, Vec<u32>), BackendError> {
+        self.check_injected_failure("fill launch")?;
+        let columns = self.heights.len() / CHUNK_AREA;
+        if let Some(bad) = chunks.iter().find(|c| c.column as usize >= columns) {
+            return Err(BackendError::Device { stage: "fill launch", message: format!("chunk job refers to column {} of {columns}", bad.column) });
+        }
+        let mut blocks = vec![0u8; chunks.len() * CHUNK_VOLUME];
+        let mut counts = vec![0u32; chunks.len() * MAX_BLOCK_TYPES];
+        let _guard = LAUNCH_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        // SAFETY: buffers sized per chunk job; column indices checked above.
+        unsafe {
+            bw_emu_fill(
+                &*self.params,
+                chunks.as_ptr(),
+                chunks.len() as u32,
+                self.heights.as_ptr(),
+                self.biomes.as_ptr(),
+                blocks.as_mut_ptr(),
+                counts.as_mut_ptr(),
+            )
+        };
+        Ok((blocks, counts))
+    }
+
+    fn last_kernel_ms(&self) -> Option<f64> {
+        None
+    }
+}
+
+impl Drop for EmulatedDevice {
+    fn drop(&mut self) {
+        let _guard = LAUNCH_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        // SAFETY: objects were built by bw_emu_build_noise_objects for these params.
+        unsafe { bw_emu_destroy_noise_objects(&*self.params, self.objects.as_mut_ptr()) };
+    }
+}

@@ -1,0 +1,65 @@
+//! A device backend with the CPU behind it: when the device fails (out of
+//! memory, launch failure, lost device) the error is reported once, the
+//! device is marked failed, and the batch that failed — and every later
+//! one — runs on the CPU. No chunk request is lost.
+
+use super::cpu::CpuBackend;
+use super::{BackendError, BackendKind, ChunkBackend, DeviceTimings};
+use crate::world::chunk::Chunk;
+use crate::world::coords::ChunkPos;
+use std::sync::{Arc, Mutex};
+
+pub struct FallbackBackend {
+    primary: Arc<dyn ChunkBackend>,
+    cpu: CpuBackend,
+    failure: Mutex<Option<BackendError>>,
+}
+
+impl FallbackBackend {
+    pub fn new(primary: Arc<dyn ChunkBackend>, cpu: CpuBackend) -> Self {
+        Self { primary, cpu, failure: Mutex::new(None) }
+    }
+
+    /// Why the device was abandoned, if it was.
+    pub fn failure(&self) -> Option<BackendError> {
+        self.failure.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
+impl ChunkBackend for FallbackBackend {
+    fn kind(&self) -> BackendKind {
+        if self.failure().is_some() {
+            self.cpu.kind()
+        } else {
+            self.primary.kind()
+        }
+    }
+
+    fn generate(&self, positions: &[ChunkPos]) -> Result<Vec<Chunk>, BackendError> {
+        if self.failure().is_none() {
+            match self.primary.generate(positions) {
+                Ok(chunks) => return Ok(chunks),
+                Err(e) => {
+                    eprintln!("blockworld: {} backend failed: {e}. Its requests move to the CPU.", self.primary.kind().label());
+                    *self.failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
+                }
+            }
+        }
+        self.cpu.generate(positions)
+    }
+
+    fn last_timings(&self) -> Option<DeviceTimings> {
+        if self.failure().is_some() {
+            None
+        } else {
+            self.primary.last_timings()
+        }
+    }
+
+    fn describe(&self) -> String {
+        match self.failure() {
+            Some(e) => format!("{} (device failed: {e})", self.cpu.describe()),
+            None => self.primary.describe(),
+        }
+    }
+}

@@ -1,0 +1,97 @@
+//! Generation backends: where chunk requests are turned into chunks.
+//!
+//! * [`cpu::CpuBackend`]: the Rust path, serial or on the rayon pool.
+//! * [`kernel::KernelBackend`]: drives the kernels of `kernels/` on a
+//!   [`kernel::KernelDevice`]: a real GPU through cudarc ([`cuda`]), or the
+//!   same kernel source compiled for the CPU ([`emulated`], feature
+//!   `kernel-emulation`).
+//! * [`fallback::FallbackBackend`]: a GPU backend that hands its work to the
+//!   CPU when the device fails, so no request is lost.
+//! * [`service::GenerationService`]: a thread that batches requests and
+//!   returns chunks over a crossbeam channel, so callers never block.
+pub mod cpu;
+pub mod cuda;
+#[cfg(feature = "kernel-emulation")]
+pub mod emulated;
+pub mod fallback;
+pub mod kernel;
+pub mod service;
+
+use crate::world::chunk::Chunk;
+use crate::world::coords::ChunkPos;
+use crate::worldgen::WorldGen;
+use std::sync::Arc;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BackendKind {
+    /// The Rust CPU path on the calling thread.
+    CpuSerial,
+    /// The Rust CPU path on the rayon thread pool.
+    Cpu,
+    /// The CUDA kernels on an NVIDIA GPU.
+    Gpu,
+    /// The CUDA kernel source compiled for the CPU (feature kernel-emulation).
+    CudaEmulated,
+}
+
+impl BackendKind {
+    pub fn label(self) -> &'static str {
+        match self {
+            BackendKind::CpuSerial => "cpu-serial",
+            BackendKind::Cpu => "cpu",
+            BackendKind::Gpu => "gpu",
+            BackendKind::CudaEmulated => "cuda-emulated",
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error, Clone, PartialEq)]
+pub enum BackendError {
+    #[error("GPU unavailable: {0}")]
+    Unavailable(String),
+    #[error("CUDA error during {stage}: {message}")]
+    Device { stage: &'static str, message: String },
+    #[error("the cuda-emulated backend is not built into this binary: rebuild with `--features kernel-emulation`")]
+    EmulationNotBuilt,
+}
+
+/// Kernel and transfer times of the last batch of a device backend.
+#[derive(Clone, Copy, Debug, Default, serde::Serialize)]
+pub struct DeviceTimings {
+    pub kernel_ms: f64,
+    pub end_to_end_ms: f64,
+}
+
+pub trait ChunkBackend: Send + Sync {
+    fn kind(&self) -> BackendKind;
+    /// Generates `positions`, returning chunks in the same order.
+    fn generate(&self, positions: &[ChunkPos]) -> Result<Vec<Chunk>, BackendError>;
+    /// Timings of the last batch, for device backends.
+    fn last_timings(&self) -> Option<DeviceTimings> {
+        None
+    }
+    /// A one-line description (device name, thread count…).
+    fn describe(&self) -> String;
+}
+
+/// Creates a backend of `kind` for a world. GPU and emulated backends fail
+/// here with a reason when they cannot run.
+pub fn create(kind: BackendKind, world: Arc<WorldGen>) -> Result<Arc<dyn ChunkBackend>, BackendError> {
+    Ok(match kind {
+        BackendKind::CpuSerial => Arc::new(cpu::CpuBackend::serial(world)),
+        BackendKind::Cpu => Arc::new(cpu::CpuBackend::parallel(world)),
+        BackendKind::Gpu => Arc::new(kernel::KernelBackend::new(cuda::CudaDevice::open(&world.params)?, &world)),
+        BackendKind::CudaEmulated => create_emulated(world)?,
+    })
+}
+
+#[cfg(feature = "kernel-emulation")]
+fn create_emulated(world: Arc<WorldGen>) -> Result<Arc<dyn ChunkBackend>, BackendError> {
+    Ok(Arc::new(kernel::KernelBackend::new(emulated::EmulatedDevice::new(&world.params), &world)))
+}
+
+#[cfg(not(feature = "kernel-emulation"))]
+fn create_emulated(_world: Arc<WorldGen>) -> Result<Arc<dyn ChunkBackend>, BackendError> {
+    Err(BackendError::EmulationNotBuilt)
+}

@@ -1,0 +1,1 @@
+//! Generation service (see issue for the game).

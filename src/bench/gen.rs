@@ -1,0 +1,282 @@
+//! `blockworld bench gen`: seed 004's tables on this project.
+//!
+//! * Table 5.1 — `ms_single_chunk`: one surface chunk, heightmap included,
+//!   cold cache; median of `--repeat` runs.
+//! * Tables 5.2/5.3 — `world`: all chunks of a world of N chunks, cold
+//!   heightmap cache. The N chunks are the N/2 chunk columns nearest the
+//!   origin (by squared distance, ties by x then z), each contributing the
+//!   two chunks at y = -1 and y = 0 (blocks -32…31, where the surface is).
+//!   An odd N drops the last column's y = 0 chunk.
+//! * Stage figures — `ms_per_column_heightmap` (one 32×32 heightmap with its
+//!   apron) and `ms_per_chunk_fill` (one non-uniform chunk), measured on 16
+//!   columns and their surface chunks.
+//! * Perlin 3D — this project's noise and the `noise` crate's, on the same
+//!   random points, in the same run.
+
+use crate::backend::{self, BackendError, BackendKind, ChunkBackend};
+use crate::world::coords::{ChunkPos, ColumnPos, CHUNK_SIZE_I64};
+use crate::worldgen::WorldGen;
+use serde::Serialize;
+use std::sync::Arc;
+use std::time::Instant;
+
+pub const DEFAULT_WORLD_SIZES: &[usize] = &[16, 24, 32, 40, 48, 56, 1024, 4096];
+
+#[derive(Clone, Debug, Serialize)]
+pub struct WorldRow {
+    pub chunks: usize,
+    pub ms: f64,
+    /// Kernel time alone, for device backends.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kernel_ms: Option<f64>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct GenReport {
+    pub backend: String,
+    pub device: String,
+    pub threads: usize,
+    pub seed: u64,
+    pub preset: String,
+    pub repeat: usize,
+    pub ms_per_column_heightmap: f64,
+    pub ms_per_chunk_fill: f64,
+    pub ms_single_chunk: f64,
+    pub world: Vec<WorldRow>,
+    pub perlin3d_ns_per_point: f64,
+    pub noise_crate_perlin3d_ns_per_point: f64,
+}
+
+/// The N chunks of the benchmark world (see the module docs).
+pub fn world_positions(n: usize) -> Vec<ChunkPos> {
+    let columns_needed = n.div_ceil(2);
+    let mut r = 1i32;
+    let mut columns: Vec<ColumnPos>;
+    loop {
+        columns = (-r..=r).flat_map(|x| (-r..=r).map(move |z| ColumnPos { x, z })).collect();
+        if columns.len() >= columns_needed * 2 || columns.len() >= columns_needed && r > 64 {
+            break;
+        }
+        r *= 2;
+    }
+    columns.sort_by_key(|c| ((c.x as i64).pow(2) + (c.z as i64).pow(2), c.x, c.z));
+    columns
+        .iter()
+        .take(columns_needed)
+        .flat_map(|c| [ChunkPos::new(c.x, -1, c.z), ChunkPos::new(c.x, 0, c.z)])
+        .take(n)
+        .collect()
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    let m = v.len() / 2;
+    if v.len() % 2 == 1 {
+        v[m]
+    } else {
+        (v[m - 1] + v[m]) / 2.0
+    }
+}
+
+fn time_ms(f: impl FnOnce()) -> f64 {
+    let t = Instant::now();
+    f();
+    t.elapsed().as_secs_f64() * 1e3
+}
+
+/// The chunk containing each column's surface at its centre (never uniform).
+fn surface_chunks(world: &WorldGen, columns: &[ColumnPos]) -> Vec<ChunkPos> {
+    columns
+        .iter()
+        .map(|&c| {
+            let h = world.compute_heightmap(c).heights[16 * 32 + 16] as i64;
+            ChunkPos::new(c.x, h.div_euclid(CHUNK_SIZE_I64) as i32, c.z)
+        })
+        .collect()
+}
+
+/// Perlin 3D cost per point: ours and the noise crate's, same points.
+pub fn perlin_ns_per_point(repeat: usize) -> (f64, f64) {
+    use noise::NoiseFn;
+    const N: usize = 1 << 18;
+    let mut s = 0x9E37_79B9u32;
+    let mut next = || {
+        s ^= s << 13;
+        s ^= s >> 17;
+        s ^= s << 5;
+        (s as f32 / u32::MAX as f32) * 2000.0 - 1000.0
+    };
+    let (xs, ys, zs): (Vec<f32>, Vec<f32>, Vec<f32>) = (0..N).map(|_| (next(), next(), next())).fold(
+        (Vec::with_capacity(N), Vec::with_capacity(N), Vec::with_capacity(N)),
+        |(mut a, mut b, mut c), (x, y, z)| {
+            a.push(x);
+            b.push(y);
+            c.push(z);
+            (a, b, c)
+        },
+    );
+    let mut out = vec![0.0f32; N];
+    let ours = median(
+        (0..repeat)
+            .map(|_| time_ms(|| crate::worldgen::noise::perlin3_batch(1234, &xs, &ys, &zs, &mut out)) * 1e6 / N as f64)
+            .collect(),
+    );
+    std::hint::black_box(&out);
+    let crate_perlin = noise::Perlin::new(1234);
+    let theirs = median(
+        (0..repeat)
+            .map(|_| {
+                time_ms(|| {
+                    let mut acc = 0.0f64;
+                    for i in 0..N {
+                        acc += crate_perlin.get([xs[i] as f64, ys[i] as f64, zs[i] as f64]);
+                    }
+                    std::hint::black_box(acc);
+                }) * 1e6
+                    / N as f64
+            })
+            .collect(),
+    );
+    (ours, theirs)
+}
+
+pub struct GenOptions {
+    pub seed: u64,
+    pub preset: String,
+    pub sizes: Vec<usize>,
+    pub repeat: usize,
+}
+
+/// Runs the benchmark on one backend. `world` is fresh per backend so no
+/// cache leaks between them.
+pub fn run(kind: BackendKind, world: Arc<WorldGen>, opts: &GenOptions, perlin: (f64, f64)) -> Result<GenReport, BackendError> {
+    let backend = backend::create(kind, world.clone())?;
+    let repeat = opts.repeat.max(1);
+
+    // Stage figures on 16 columns.
+    let columns: Vec<ColumnPos> = (0..16).map(|i| ColumnPos { x: i % 4 - 2, z: i / 4 - 2 }).collect();
+    let surface = surface_chunks(&world, &columns);
+    let (hm_ms, fill_ms) = stage_times(kind, &*backend, &world, &columns, &surface, repeat)?;
+
+    // Table 5.1: one chunk, cold.
+    let single = median(
+        (0..repeat)
+            .map(|i| {
+                world.clear_cache();
+                let pos = surface[i % surface.len()];
+                let t = Instant::now();
+                backend.generate(&[pos]).map(|_| t.elapsed().as_secs_f64() * 1e3)
+            })
+            .collect::<Result<Vec<_>, _>>()?,
+    );
+
+    // Tables 5.2/5.3: whole worlds, cold.
+    let mut rows = Vec::new();
+    for &n in &opts.sizes {
+        let positions = world_positions(n);
+        let mut times = Vec::new();
+        let mut kernel = Vec::new();
+        for _ in 0..repeat {
+            world.clear_cache();
+            let t = Instant::now();
+            backend.generate(&positions)?;
+            times.push(t.elapsed().as_secs_f64() * 1e3);
+            if let Some(tm) = backend.last_timings() {
+                kernel.push(tm.kernel_ms);
+            }
+        }
+        rows.push(WorldRow { chunks: n, ms: median(times), kernel_ms: (!kernel.is_empty()).then(|| median(kernel)) });
+    }
+
+    Ok(GenReport {
+        backend: kind.label().to_string(),
+        device: backend.describe(),
+        threads: if kind == BackendKind::Cpu { rayon::current_num_threads() } else { 1 },
+        seed: opts.seed,
+        preset: opts.preset.clone(),
+        repeat,
+        ms_per_column_heightmap: hm_ms,
+        ms_per_chunk_fill: fill_ms,
+        ms_single_chunk: single,
+        world: rows,
+        perlin3d_ns_per_point: perlin.0,
+        noise_crate_perlin3d_ns_per_point: perlin.1,
+    })
+}
+
+/// Per-column heightmap and per-chunk fill cost. CPU backends time the two
+/// stages directly; device backends time a batch whose chunks are all
+/// uniform (heightmap launch only) against one of surface chunks.
+fn stage_times(
+    kind: BackendKind,
+    backend: &dyn ChunkBackend,
+    world: &Arc<WorldGen>,
+    columns: &[ColumnPos],
+    surface: &[ChunkPos],
+    repeat: usize,
+) -> Result<(f64, f64), BackendError> {
+    use rayon::prelude::*;
+    let n_cols = columns.len() as f64;
+    let n_chunks = surface.len() as f64;
+    match kind {
+        BackendKind::CpuSerial | BackendKind::Cpu => {
+            let parallel = kind == BackendKind::Cpu;
+            let hms: Vec<_> = columns.iter().map(|&c| world.compute_heightmap(c)).collect();
+            let hm = median(
+                (0..repeat)
+                    .map(|_| {
+                        time_ms(|| {
+                            if parallel {
+                                columns.par_iter().for_each(|&c| {
+                                    std::hint::black_box(world.compute_heightmap(c));
+                                });
+                            } else {
+                                for &c in columns {
+                                    std::hint::black_box(world.compute_heightmap(c));
+                                }
+                            }
+                        }) / n_cols
+                    })
+                    .collect(),
+            );
+            // Repeat the fills enough to be measurable.
+            let rounds = 16;
+            let fill = median(
+                (0..repeat)
+                    .map(|_| {
+                        time_ms(|| {
+                            for _ in 0..rounds {
+                                if parallel {
+                                    surface.par_iter().zip(hms.par_iter()).for_each(|(&p, hm)| {
+                                        std::hint::black_box(world.fill(p, hm));
+                                    });
+                                } else {
+                                    for (&p, hm) in surface.iter().zip(&hms) {
+                                        std::hint::black_box(world.fill(p, hm));
+                                    }
+                                }
+                            }
+                        }) / (n_chunks * rounds as f64)
+                    })
+                    .collect(),
+            );
+            Ok((hm, fill))
+        }
+        BackendKind::Gpu | BackendKind::CudaEmulated => {
+            // Chunks far above the terrain are uniform: only the heightmap runs.
+            let sky: Vec<ChunkPos> = columns.iter().map(|c| ChunkPos::new(c.x, 1000, c.z)).collect();
+            let mut hm = Vec::new();
+            let mut both = Vec::new();
+            for _ in 0..repeat {
+                hm.push(time_ms(|| drop(backend.generate(&sky))) / n_cols);
+                both.push(time_ms(|| drop(backend.generate(surface))));
+            }
+            let hm = median(hm);
+            let fill = ((median(both) - hm * n_cols) / n_chunks).max(0.0);
+            Ok((hm, fill))
+        }
+    }
+}

@@ -1,0 +1,3 @@
+//! `blockworld bench …`: benchmarks that print tables and JSON.
+pub mod gen;
+pub mod report;

@@ -1,0 +1,108 @@
+//! Output of `bench gen`: a readable table, CSV rows and an SVG plot.
+
+use super::gen::GenReport;
+use anyhow::Context;
+use std::fmt::Write as _;
+use std::path::Path;
+
+pub fn table(reports: &[GenReport]) -> String {
+    let mut s = String::new();
+    let Some(first) = reports.first() else { return s };
+    let _ = writeln!(s, "blockworld bench gen — seed {}, preset {}, median of {} runs", first.seed, first.preset, first.repeat);
+    for r in reports {
+        let _ = writeln!(s, "  {:<14} {}", r.backend, r.device);
+    }
+    let _ = writeln!(s, "\nPerlin 3D: this project {:.2} ns/point, noise crate {:.2} ns/point ({:.1}× faster)",
+        first.perlin3d_ns_per_point, first.noise_crate_perlin3d_ns_per_point,
+        first.noise_crate_perlin3d_ns_per_point / first.perlin3d_ns_per_point);
+    let _ = writeln!(s, "\nTable 5.1 and stages (ms)");
+    let _ = writeln!(s, "  {:<14} {:>14} {:>14} {:>14}", "backend", "one chunk", "heightmap/col", "fill/chunk");
+    for r in reports {
+        let _ = writeln!(s, "  {:<14} {:>14.4} {:>14.4} {:>14.4}", r.backend, r.ms_single_chunk, r.ms_per_column_heightmap, r.ms_per_chunk_fill);
+    }
+    let _ = writeln!(s, "\nTables 5.2/5.3: whole world, cold heightmap cache (ms)");
+    let _ = write!(s, "  {:>8}", "chunks");
+    for r in reports {
+        let _ = write!(s, " {:>14}", r.backend);
+    }
+    if reports.len() > 1 {
+        for r in &reports[1..] {
+            let _ = write!(s, " {:>16}", format!("speedup {}", short(&r.backend)));
+        }
+    }
+    let _ = writeln!(s);
+    for (i, row) in first.world.iter().enumerate() {
+        let _ = write!(s, "  {:>8}", row.chunks);
+        for r in reports {
+            let _ = write!(s, " {:>14.3}", r.world.get(i).map(|w| w.ms).unwrap_or(f64::NAN));
+        }
+        if reports.len() > 1 {
+            for r in &reports[1..] {
+                let _ = write!(s, " {:>16.2}", row.ms / r.world.get(i).map(|w| w.ms).unwrap_or(f64::NAN));
+            }
+        }
+        let _ = writeln!(s);
+    }
+    if reports.len() > 1 {
+        let _ = writeln!(s, "  (speedup = {} time / that backend's time)", first.backend);
+    }
+    s
+}
+
+fn short(b: &str) -> &str {
+    b
+}
+
+pub fn write_csv(path: &Path, reports: &[GenReport]) -> anyhow::Result<()> {
+    let mut s = String::from("backend,chunks,ms,kernel_ms\n");
+    for r in reports {
+        for w in &r.world {
+            let k = w.kernel_ms.map(|k| format!("{k:.4}")).unwrap_or_default();
+            let _ = writeln!(s, "{},{},{:.4},{}", r.backend, w.chunks, w.ms, k);
+        }
+    }
+    std::fs::write(path, s).with_context(|| format!("cannot write CSV to {}", path.display()))
+}
+
+/// Time against chunk count per backend, like the thesis's Figure 5.1.
+pub fn write_plot(path: &Path, reports: &[GenReport]) -> anyhow::Result<()> {
+    use plotters::prelude::*;
+    let max_n = reports.iter().flat_map(|r| r.world.iter().map(|w| w.chunks)).max().unwrap_or(1) as f64;
+    let max_ms = reports.iter().flat_map(|r| r.world.iter().map(|w| w.ms)).fold(0.0f64, f64::max).max(1e-3) * 1.1;
+    let root = SVGBackend::new(path, (900, 560)).into_drawing_area();
+    let err = |e: &dyn std::fmt::Display| anyhow::anyhow!("cannot draw the plot {}: {e}", path.display());
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption("Chunk generation: whole world, cold cache", ("sans-serif", 22))
+        .margin(16)
+        .x_label_area_size(44)
+        .y_label_area_size(64)
+        .build_cartesian_2d(0f64..max_n * 1.05, 0f64..max_ms)
+        .map_err(|e| err(&e))?;
+    chart
+        .configure_mesh()
+        .x_desc("chunks in world")
+        .y_desc("milliseconds")
+        .draw()
+        .map_err(|e| err(&e))?;
+    let colors = [RED, BLUE, GREEN, MAGENTA, BLACK];
+    for (r, color) in reports.iter().zip(colors.iter().cycle()) {
+        let pts: Vec<(f64, f64)> = r.world.iter().map(|w| (w.chunks as f64, w.ms)).collect();
+        let c = *color;
+        chart
+            .draw_series(LineSeries::new(pts.clone(), c.stroke_width(2)))
+            .map_err(|e| err(&e))?
+            .label(r.backend.clone())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
+        chart.draw_series(pts.into_iter().map(|p| Circle::new(p, 3, c.filled()))).map_err(|e| err(&e))?;
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .position(SeriesLabelPosition::UpperLeft)
+        .draw()
+        .map_err(|e| err(&e))?;
+    root.present().map_err(|e| err(&e))?;
+    Ok(())
+}

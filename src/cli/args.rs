@@ -1,0 +1,73 @@
+//! Argument parsers with clear errors.
+
+use crate::world::coords::ChunkPos;
+
+/// Parses `X,Y,Z` chunk coordinates.
+pub fn parse_chunk_pos(s: &str) -> Result<ChunkPos, String> {
+    let parts: Vec<&str> = s.split(',').map(str::trim).collect();
+    if parts.len() != 3 {
+        return Err(format!("`{s}` is not X,Y,Z (three integers separated by commas)"));
+    }
+    let n = |p: &str| p.parse::<i32>().map_err(|e| format!("`{p}` in `{s}` is not a chunk coordinate: {e}"));
+    Ok(ChunkPos::new(n(parts[0])?, n(parts[1])?, n(parts[2])?))
+}
+
+/// Parses `X,Y,Z` world coordinates (blocks, may be fractional).
+pub fn parse_vec3(s: &str) -> Result<[f64; 3], String> {
+    let parts: Vec<&str> = s.split(',').map(str::trim).collect();
+    if parts.len() != 3 {
+        return Err(format!("`{s}` is not X,Y,Z (three numbers separated by commas)"));
+    }
+    let mut v = [0.0; 3];
+    for (o, p) in v.iter_mut().zip(&parts) {
+        *o = p.parse::<f64>().map_err(|e| format!("`{p}` in `{s}` is not a number: {e}"))?;
+        if !o.is_finite() {
+            return Err(format!("`{p}` in `{s}` is not finite"));
+        }
+    }
+    Ok(v)
+}
+
+/// Parses a comma-separated list of positive chunk counts.
+pub fn parse_counts(s: &str) -> Result<Vec<usize>, String> {
+    let v: Result<Vec<usize>, String> = s
+        .split(',')
+        .map(str::trim)
+        .map(|p| match p.parse::<usize>() {
+            Ok(0) => Err("chunk counts must be at least 1".to_string()),
+            Ok(n) if n > 1 << 20 => Err(format!("{n} chunks is more than the benchmark allows (1048576)")),
+            Ok(n) => Ok(n),
+            Err(e) => Err(format!("`{p}` is not a chunk count: {e}")),
+        })
+        .collect();
+    v
+}
+
+/// Parses `WxH`.
+pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
+    let (w, h) = s.split_once(['x', 'X']).ok_or_else(|| format!("`{s}` is not WIDTHxHEIGHT"))?;
+    let n = |p: &str| match p.trim().parse::<u32>() {
+        Ok(v) if (16..=8192).contains(&v) => Ok(v),
+        Ok(v) => Err(format!("{v} is outside 16..=8192 pixels")),
+        Err(e) => Err(format!("`{p}` in `{s}` is not a pixel count: {e}")),
+    };
+    Ok((n(w)?, n(h)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parsers_accept_good_and_explain_bad_input() {
+        assert_eq!(parse_chunk_pos("-2, 1,3").unwrap(), ChunkPos::new(-2, 1, 3));
+        assert!(parse_chunk_pos("1,2").unwrap_err().contains("X,Y,Z"));
+        assert!(parse_chunk_pos("1,2,x").unwrap_err().contains("`x`"));
+        assert!(parse_chunk_pos("1,2,99999999999").is_err());
+        assert_eq!(parse_counts("16,24").unwrap(), vec![16, 24]);
+        assert!(parse_counts("16,0").is_err());
+        assert_eq!(parse_size("640x480").unwrap(), (640, 480));
+        assert!(parse_size("640").is_err());
+        assert!(parse_vec3("1,nan,2").is_err());
+    }
+}

@@ -1,0 +1,3 @@
+//! Command-line surface: argument types and the non-game commands.
+pub mod args;
+pub mod region_hash;

@@ -1,0 +1,8 @@
+//! blockworld: a voxel block world whose chunk generation runs on CUDA
+//! kernels, with a seeded CPU path that produces the same blocks.
+//! See ARCHITECTURE.md for the map.
+pub mod backend;
+pub mod bench;
+pub mod cli;
+pub mod world;
+pub mod worldgen;

@@ -1,0 +1,94 @@
+//! Coordinate conventions.
+//!
+//! World block coordinates are i64 on all three axes (y is up). A chunk is
+//! 32³ blocks; chunk coordinates are i32, so the world spans ±2³⁶ blocks on
+//! every axis. Chunk (cx, cy, cz) covers blocks [32·cx, 32·cx + 32) on x, and
+//! likewise on y and z. A chunk column (cx, cz) is every chunk with that x and
+//! z; it shares one heightmap.
+
+use serde::Serialize;
+
+pub const CHUNK_SIZE: usize = 32;
+pub const CHUNK_SIZE_I64: i64 = CHUNK_SIZE as i64;
+pub const CHUNK_AREA: usize = CHUNK_SIZE * CHUNK_SIZE;
+pub const CHUNK_VOLUME: usize = CHUNK_AREA * CHUNK_SIZE;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct ChunkPos {
+    pub x: i32,
+    pub y: i32,
+    pub z: i32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct ColumnPos {
+    pub x: i32,
+    pub z: i32,
+}
+
+impl ChunkPos {
+    pub const fn new(x: i32, y: i32, z: i32) -> Self {
+        Self { x, y, z }
+    }
+    pub fn column(self) -> ColumnPos {
+        ColumnPos { x: self.x, z: self.z }
+    }
+    /// World coordinate of the chunk's lowest corner.
+    pub fn origin(self) -> [i64; 3] {
+        [self.x as i64 * CHUNK_SIZE_I64, self.y as i64 * CHUNK_SIZE_I64, self.z as i64 * CHUNK_SIZE_I64]
+    }
+    /// The chunk containing a world block coordinate.
+    pub fn containing(block: [i64; 3]) -> Self {
+        let c = |v: i64| v.div_euclid(CHUNK_SIZE_I64).clamp(i32::MIN as i64, i32::MAX as i64) as i32;
+        Self::new(c(block[0]), c(block[1]), c(block[2]))
+    }
+}
+
+impl std::fmt::Display for ChunkPos {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "({}, {}, {})", self.x, self.y, self.z)
+    }
+}
+
+/// Index of block (x, y, z) inside a chunk: y fastest, then x, then z.
+/// A vertical column of 32 blocks is contiguous, which makes column fills
+/// one 32-byte run and lets a GPU warp write one column coalesced.
+#[inline(always)]
+pub const fn block_index(x: usize, y: usize, z: usize) -> usize {
+    (z * CHUNK_SIZE + x) * CHUNK_SIZE + y
+}
+
+/// Index of column (x, z) in a chunk-sized heightmap: x fastest.
+#[inline(always)]
+pub const fn column_index(x: usize, z: usize) -> usize {
+    z * CHUNK_SIZE + x
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn containing_floors_negative_coordinates() {
+        assert_eq!(ChunkPos::containing([-1, 0, 31]), ChunkPos::new(-1, 0, 0));
+        assert_eq!(ChunkPos::containing([-32, -33, 32]), ChunkPos::new(-1, -2, 1));
+        let p = ChunkPos::new(-5, 7, 1_000_000);
+        assert_eq!(ChunkPos::containing(p.origin()), p);
+    }
+
+    #[test]
+    fn block_index_is_a_bijection() {
+        let mut seen = vec![false; CHUNK_VOLUME];
+        for z in 0..32 {
+            for x in 0..32 {
+                for y in 0..32 {
+                    let i = block_index(x, y, z);
+                    assert!(!seen[i]);
+                    seen[i] = true;
+                }
+            }
+        }
+        assert_eq!(block_index(0, 1, 0), 1);
+        assert_eq!(block_index(1, 0, 0), 32);
+    }
+}

@@ -1,0 +1,4 @@
+//! The world model: blocks, chunks and coordinates. No generation here.
+pub mod block;
+pub mod chunk;
+pub mod coords;

@@ -1,0 +1,114 @@
+//! The column sampler: noise fields → biome and pre-smoothing height `h_b`
+//! for a batch of columns. CUDA twin: `kernels/column.cuh`.
+
+use super::graph::NoiseProgram;
+use super::noise::lanes::Lanes;
+use super::params::{
+    WorldParams, FIELD_HEIGHT, FIELD_MOISTURE, FIELD_MOUNTAIN, FIELD_PEAKS, FIELD_ROUGHNESS, FIELD_TEMPERATURE,
+};
+
+/// The original's `get_biome(h, m, t, n, n + h)`, driven by the preset's rules.
+#[inline(always)]
+pub fn select_biome(p: &WorldParams, h: f32, m: f32, t: f32, n: f32, nh: f32) -> u32 {
+    if h <= p.ocean_max_height || n <= p.ocean_max_mountain {
+        return p.ocean_biome;
+    }
+    if h <= p.beach_max_height {
+        return p.beach_biome;
+    }
+    if n >= p.mountain_min && nh >= p.mountain_min_with_height {
+        return p.mountain_biome;
+    }
+    let limit = p.threshold_search_limit as usize;
+    let index = |v: f32, thresholds: &[f32]| thresholds[..limit].iter().position(|&th| v <= th).unwrap_or(limit);
+    p.biome_table[index(m, &p.moisture_thresholds)][index(t, &p.heat_thresholds)]
+}
+
+/// Samples `L::WIDTH` columns at world coordinates (x, z): writes `h_b` and
+/// the biome index of each lane.
+#[inline(always)]
+pub fn sample<L: Lanes>(program: &NoiseProgram, p: &WorldParams, x: L, z: L, h_b: &mut [f32], biome: &mut [u8]) {
+    let f = program.eval(x, z);
+    let half = L::splat(0.5);
+    let h = f[FIELD_HEIGHT];
+    let m = f[FIELD_MOISTURE].mul(half).add(half);
+    let t = f[FIELD_TEMPERATURE].mul(half).add(half);
+    let r = f[FIELD_ROUGHNESS];
+    let peaks = f[FIELD_PEAKS];
+    let n = f[FIELD_MOUNTAIN];
+    let n = n.add(peaks.signpow(L::splat(1.0).sub(n).mul(L::splat(p.peak_exponent_scale))));
+    let t = t.sub(L::splat(p.temperature_mountain_cooling).mul(n)).clamp(0.0, 1.0);
+    let nh = n.add(h);
+
+    // Biome choice is branchy table logic: do it per lane, then gather the
+    // biome's numbers back into lanes for the rest of the arithmetic.
+    const MAX_W: usize = 8;
+    let mut lanes = [[0.0f32; MAX_W]; 5];
+    for (arr, v) in lanes.iter_mut().zip([h, m, t, n, nh]) {
+        v.store(arr);
+    }
+    let (mut exponent, mut scale, mut rough) = ([0.0f32; MAX_W], [0.0f32; MAX_W], [0.0f32; MAX_W]);
+    for i in 0..L::WIDTH {
+        let b = select_biome(p, lanes[0][i], lanes[1][i], lanes[2][i], lanes[3][i], lanes[4][i]) as usize;
+        biome[i] = b as u8;
+        exponent[i] = p.biome_exponent[b];
+        scale[i] = p.biome_scale[b];
+        rough[i] = p.biome_roughness[b];
+    }
+    let h = h.signpow(L::load(&exponent));
+    let base = h.mul(L::splat(p.height_amplitude)).add(n.mul(L::splat(p.mountain_amplitude)));
+    let out = base.mul(L::load(&scale)).add(L::load(&rough).mul(r).mul(L::splat(p.roughness_amplitude)));
+    out.store(h_b);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::worldgen::preset::Preset;
+
+    fn classic() -> Box<WorldParams> {
+        WorldParams::new(&Preset::classic(), 1)
+    }
+
+    #[test]
+    fn biome_rules_hand_checked() {
+        let p = classic();
+        let name = |b: u32| Preset::classic().biomes[b as usize].name.clone();
+        assert_eq!(name(select_biome(&p, -0.1, 0.5, 0.5, 0.2, 0.1)), "ocean");
+        assert_eq!(name(select_biome(&p, 0.3, 0.5, 0.5, -0.01, 0.29)), "ocean");
+        assert_eq!(name(select_biome(&p, 0.004, 0.5, 0.5, 0.05, 0.054)), "beach");
+        assert_eq!(name(select_biome(&p, 0.2, 0.5, 0.5, 0.1, 0.3)), "mountain");
+        // m = 0.1 → row 0; t = 0.7 → first threshold ≥ 0.7 among the first
+        // four is none → column 4: desert.
+        assert_eq!(name(select_biome(&p, 0.2, 0.1, 0.7, 0.05, 0.25)), "desert");
+        // m = 0.65 → row 4 (0.7 is beyond the search limit); t = 0.5 → col 3: forest.
+        assert_eq!(name(select_biome(&p, 0.2, 0.65, 0.5, 0.05, 0.25)), "forest");
+        assert_eq!(name(select_biome(&p, 0.2, 0.99, 0.99, 0.05, 0.25)), "jungle");
+        assert_eq!(name(select_biome(&p, 0.2, 0.45, 0.01, 0.05, 0.25)), "ice");
+        assert_eq!(name(select_biome(&p, 0.2, 0.55, 0.3, 0.05, 0.25)), "taiga");
+    }
+
+    /// One column recomputed from the formulas in REFERENCE.md in f64.
+    #[test]
+    fn column_formula_hand_checked() {
+        let p = classic();
+        let program = NoiseProgram::compile(&p);
+        let preset = Preset::classic();
+        for (x, z) in [(10.0f32, 20.0f32), (-3000.0, 777.0), (123_456.0, -98_765.0)] {
+            let f = program.eval::<f32>(x, z);
+            let (h, m, t, r, n, pk) = (f[0] as f64, f[1] as f64, f[2] as f64, f[3] as f64, f[4] as f64, f[5] as f64);
+            let m = m * 0.5 + 0.5;
+            let t = t * 0.5 + 0.5;
+            let n = n + pk.signum() * pk.abs().powf((1.0 - n) * 3.0);
+            let t = (t - 0.4 * n).clamp(0.0, 1.0);
+            let b = select_biome(&p, h as f32, m as f32, t as f32, n as f32, (n + h) as f32) as usize;
+            let bd = &preset.biomes[b];
+            let hh = h.signum() * h.abs().powf(bd.exponent as f64);
+            let expected = (hh * 32.0 + n * 256.0) * bd.scale as f64 + bd.roughness as f64 * r * 2.0;
+            let (mut hb, mut biome) = ([0.0f32], [0u8]);
+            sample::<f32>(&program, &p, x, z, &mut hb, &mut biome);
+            assert_eq!(biome[0] as usize, b);
+            assert!((hb[0] as f64 - expected).abs() < 1e-3, "({x},{z}): {} vs {expected}", hb[0]);
+        }
+    }
+}

@@ -1,0 +1,173 @@
+//! The CPU engine of the noise graph: the flat nodes of [`WorldParams`]
+//! compiled into a straight-line stack program, run on any [`Lanes`] type.
+//!
+//! The GPU twin (`kernels/noise_objects.cuh`) builds one object per node with
+//! a virtual `compute`; recursion is natural there. On the CPU a linear
+//! program keeps the eight-lane AVX2 path free of recursive calls, so every
+//! step inlines into one `target_feature` function.
+
+use super::noise::lanes::Lanes;
+use super::params::{WorldParams, FIELD_COUNT, NODE_BASIC, NODE_COMBINED, NODE_EXPSCALE, NODE_OCTAVE};
+use super::preset::MAX_DEPTH;
+
+/// Divisor applied to x and z before the octaves, as in the original.
+pub const OCTAVE_DIVISOR: f32 = 1.01;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Op {
+    /// Push `perlin3(x, z, z_offset)` at the current coordinates.
+    Basic { seed: u32, z_offset: f32 },
+    /// Push the octave sum at the current coordinates.
+    Octave { seed: u32, z_offset: f32, octaves: u32 },
+    /// Enter coordinates (x·scale, z·scale).
+    ScaleCoords { scale: f32 },
+    /// Pop a value v and enter coordinates (x + v, z).
+    ShiftX,
+    /// Return to the enclosing coordinates.
+    PopCoords,
+    /// top = sign(top)·|top|^exponent
+    SignPow { exponent: f32 },
+    /// Pop the value into field `i`.
+    StoreField(usize),
+}
+
+#[derive(Clone, Debug)]
+pub struct NoiseProgram {
+    pub ops: Vec<Op>,
+}
+
+impl NoiseProgram {
+    pub fn compile(params: &WorldParams) -> NoiseProgram {
+        let mut ops = Vec::new();
+        for (field, &root) in params.field_roots.iter().enumerate() {
+            emit(params, root as usize, &mut ops);
+            ops.push(Op::StoreField(field));
+        }
+        NoiseProgram { ops }
+    }
+
+    /// Evaluates the six column fields at (x, z), lane-wise.
+    #[inline(always)]
+    pub fn eval<L: Lanes>(&self, x: L, z: L) -> [L; FIELD_COUNT] {
+        let zero = L::splat(0.0);
+        let mut fields = [zero; FIELD_COUNT];
+        let mut values = [zero; MAX_DEPTH + 2];
+        let mut top = 0usize;
+        let mut coords = [(zero, zero); MAX_DEPTH + 2];
+        coords[0] = (x, z);
+        let mut level = 0usize;
+        for op in &self.ops {
+            match *op {
+                Op::Basic { seed, z_offset } => {
+                    let (cx, cz) = coords[level];
+                    values[top] = L::perlin3(seed, cx, cz, L::splat(z_offset));
+                    top += 1;
+                }
+                Op::Octave { seed, z_offset, octaves } => {
+                    let (cx, cz) = coords[level];
+                    values[top] = octave_sum(seed, z_offset, octaves, cx, cz);
+                    top += 1;
+                }
+                Op::ScaleCoords { scale } => {
+                    let (cx, cz) = coords[level];
+                    let s = L::splat(scale);
+                    level += 1;
+                    coords[level] = (cx.mul(s), cz.mul(s));
+                }
+                Op::ShiftX => {
+                    top -= 1;
+                    let (cx, cz) = coords[level];
+                    level += 1;
+                    coords[level] = (cx.add(values[top]), cz);
+                }
+                Op::PopCoords => level -= 1,
+                Op::SignPow { exponent } => values[top - 1] = values[top - 1].signpow(L::splat(exponent)),
+                Op::StoreField(i) => {
+                    top -= 1;
+                    fields[i] = values[top];
+                }
+            }
+        }
+        fields
+    }
+
+    pub fn perlin_evaluations(&self) -> u32 {
+        self.ops
+            .iter()
+            .map(|op| match op {
+                Op::Basic { .. } => 1,
+                Op::Octave { octaves, .. } => *octaves,
+                _ => 0,
+            })
+            .sum()
+    }
+}
+
+/// `v += (1/u)·perlin3((x/1.01)·u, (z/1.01)·u, z_offset); u *= 2`, n times.
+#[inline(always)]
+pub fn octave_sum<L: Lanes>(seed: u32, z_offset: f32, octaves: u32, x: L, z: L) -> L {
+    let divisor = L::splat(OCTAVE_DIVISOR);
+    let (xd, zd) = (x.div(divisor), z.div(divisor));
+    let zo = L::splat(z_offset);
+    let mut u = 1.0f32;
+    let mut v = L::splat(0.0);
+    for _ in 0..octaves {
+        let uu = L::splat(u);
+        let n = L::perlin3(seed, xd.mul(uu), zd.mul(uu), zo);
+        v = v.add(L::splat(1.0 / u).mul(n));
+        u *= 2.0;
+    }
+    v
+}
+
+fn emit(params: &WorldParams, node: usize, ops: &mut Vec<Op>) {
+    let n = params.nodes[node];
+    match n.kind {
+        NODE_BASIC => ops.push(Op::Basic { seed: n.seed, z_offset: n.z_offset }),
+        NODE_OCTAVE => ops.push(Op::Octave { seed: n.seed, z_offset: n.z_offset, octaves: n.octaves }),
+        NODE_COMBINED => {
+            emit(params, n.offset_by as usize, ops);
+            ops.push(Op::ShiftX);
+            emit(params, n.source as usize, ops);
+            ops.push(Op::PopCoords);
+        }
+        NODE_EXPSCALE => {
+            ops.push(Op::ScaleCoords { scale: n.scale });
+            emit(params, n.source as usize, ops);
+            ops.push(Op::PopCoords);
+            ops.push(Op::SignPow { exponent: n.exponent });
+        }
+        // Kinds come from `WorldParams::new`, which writes only the four above.
+        other => unreachable!("node kind {other} is not produced by WorldParams::new"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::worldgen::noise::perlin::{perlin3, SeededHash};
+    use crate::worldgen::params::node_seed;
+    use crate::worldgen::preset::Preset;
+
+    #[test]
+    fn classic_program_costs_39_evaluations() {
+        let params = WorldParams::new(&Preset::classic(), 7);
+        assert_eq!(NoiseProgram::compile(&params).perlin_evaluations(), 39);
+    }
+
+    /// The moisture field by hand: ExpScale(Combined(B1, B2), 1, 1/512).
+    #[test]
+    fn moisture_field_hand_checked() {
+        let seed = 7u64;
+        let params = WorldParams::new(&Preset::classic(), seed);
+        let program = NoiseProgram::compile(&params);
+        let (x, z) = (1234.0f32, -567.0f32);
+        let fields = program.eval::<f32>(x, z);
+        let (sx, sz) = (x * (1.0 / 512.0), z * (1.0 / 512.0));
+        let b2 = perlin3(&SeededHash(node_seed(seed, 2)), sx, sz, 64.0);
+        let b1 = perlin3(&SeededHash(node_seed(seed, 1)), sx + b2, sz, 32.0);
+        let expected = crate::worldgen::noise::fastmath::signpow(b1, 1.0);
+        assert_eq!(fields[1], expected);
+        assert!((expected - b1).abs() < 1e-6);
+    }
+}

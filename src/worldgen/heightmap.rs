@@ -1,0 +1,122 @@
+//! Heightmaps: `h_b` and biome over a 34×34 apron around a chunk column,
+//! then the diagonal smoothing stencil for the inner 32×32. Because the
+//! apron reaches into the neighbours, heights are continuous across chunk
+//! borders (the original clamped at the border and showed seams).
+//! CUDA twin: `kernels/heightmap.cu`.
+
+use super::column;
+use super::graph::NoiseProgram;
+use super::params::WorldParams;
+use crate::world::coords::{column_index, ColumnPos, CHUNK_AREA, CHUNK_SIZE, CHUNK_SIZE_I64};
+
+pub const APRON: usize = CHUNK_SIZE + 2;
+pub const APRON_AREA: usize = APRON * APRON;
+/// The apron rounded up to whole eight-lane groups.
+const APRON_PADDED: usize = APRON_AREA.div_ceil(8) * 8;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Heightmap {
+    /// Final integer surface height of each column, [`column_index`] order.
+    pub heights: Box<[i32; CHUNK_AREA]>,
+    /// Biome index of each column.
+    pub biomes: Box<[u8; CHUNK_AREA]>,
+    pub min_height: i32,
+    pub max_height: i32,
+}
+
+/// Which lane implementation samples the columns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lanes {
+    /// One column at a time: the portable reference.
+    Scalar,
+    /// Eight columns per instruction (x86-64 with AVX2).
+    Avx2,
+}
+
+impl Lanes {
+    /// The fastest this CPU supports, unless `BLOCKWORLD_SIMD=off`.
+    pub fn detect() -> Lanes {
+        let disabled = std::env::var("BLOCKWORLD_SIMD").map(|v| v == "off" || v == "0").unwrap_or(false);
+        #[cfg(target_arch = "x86_64")]
+        if !disabled && super::noise::perlin_avx2::available() {
+            return Lanes::Avx2;
+        }
+        let _ = disabled;
+        Lanes::Scalar
+    }
+}
+
+/// World coordinate of apron cell `i` (row-major, x fastest), as f32 the
+/// way every engine converts it: i64 → nearest f32.
+#[inline(always)]
+pub fn apron_coords(col: ColumnPos, i: usize) -> (f32, f32) {
+    let ax = (i % APRON) as i64;
+    let az = (i / APRON) as i64;
+    let x = col.x as i64 * CHUNK_SIZE_I64 + ax - 1;
+    let z = col.z as i64 * CHUNK_SIZE_I64 + az - 1;
+    (x as f32, z as f32)
+}
+
+/// Samples `h_b` and the biome for the whole apron.
+pub fn sample_apron(program: &NoiseProgram, p: &WorldParams, col: ColumnPos, lanes: Lanes) -> (Vec<f32>, Vec<u8>) {
+    let mut xs = vec![0.0f32; APRON_PADDED];
+    let mut zs = vec![0.0f32; APRON_PADDED];
+    for i in 0..APRON_PADDED {
+        (xs[i], zs[i]) = apron_coords(col, i.min(APRON_AREA - 1));
+    }
+    let mut h_b = vec![0.0f32; APRON_PADDED];
+    let mut biome = vec![0u8; APRON_PADDED];
+    match lanes {
+        #[cfg(target_arch = "x86_64")]
+        Lanes::Avx2 if super::noise::perlin_avx2::available() => {
+            // SAFETY: AVX2 presence was just checked.
+            unsafe { sample_apron_avx2(program, p, &xs, &zs, &mut h_b, &mut biome) }
+        }
+        _ => {
+            for i in 0..APRON_PADDED {
+                column::sample::<f32>(program, p, xs[i], zs[i], &mut h_b[i..], &mut biome[i..]);
+            }
+        }
+    }
+    h_b.truncate(APRON_AREA);
+    biome.truncate(APRON_AREA);
+    (h_b, biome)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn sample_apron_avx2(program: &NoiseProgram, p: &WorldParams, xs: &[f32], zs: &[f32], h_b: &mut [f32], biome: &mut [u8]) {
+    use super::noise::lanes::Lanes as _;
+    use super::noise::perlin_avx2::F32x8;
+    for i in (0..xs.len()).step_by(8) {
+        let (x, z) = (F32x8::load(&xs[i..]), F32x8::load(&zs[i..]));
+        column::sample::<F32x8>(program, p, x, z, &mut h_b[i..], &mut biome[i..]);
+    }
+}
+
+/// The diagonal four-neighbour mean over the apron, truncated toward zero.
+pub fn smooth(h_b: &[f32], biome: &[u8]) -> Heightmap {
+    let mut heights = Box::new([0i32; CHUNK_AREA]);
+    let mut biomes = Box::new([0u8; CHUNK_AREA]);
+    let (mut lo, mut hi) = (i32::MAX, i32::MIN);
+    for z in 0..CHUNK_SIZE {
+        for x in 0..CHUNK_SIZE {
+            // Inner column (x, z) is apron (x + 1, z + 1); its diagonal
+            // neighbours are apron (x, z), (x + 2, z), (x, z + 2), (x + 2, z + 2).
+            let a = |ax: usize, az: usize| h_b[az * APRON + ax];
+            let v = (((a(x, z) + a(x + 2, z)) + a(x, z + 2)) + a(x + 2, z + 2)) * 0.25;
+            let h = v as i32;
+            let c = column_index(x, z);
+            heights[c] = h;
+            biomes[c] = biome[(z + 1) * APRON + x + 1];
+            lo = lo.min(h);
+            hi = hi.max(h);
+        }
+    }
+    Heightmap { heights, biomes, min_height: lo, max_height: hi }
+}
+
+pub fn compute(program: &NoiseProgram, p: &WorldParams, col: ColumnPos, lanes: Lanes) -> Heightmap {
+    let (h_b, biome) = sample_apron(program, p, col, lanes);
+    smooth(&h_b, &biome)
+}

@@ -1,0 +1,17 @@
+//! Terrain generation on the CPU, and the description both engines share.
+//!
+//! preset (RON) → [`params::WorldParams`] (flat, shared with the kernels) →
+//! [`graph::NoiseProgram`] → [`column`] sampler → [`heightmap`] (apron +
+//! smoothing) → [`fill`] (blocks and counts). [`generator::WorldGen`] ties
+//! them together with a heightmap cache.
+pub mod column;
+pub mod fill;
+pub mod generator;
+pub mod graph;
+pub mod heightmap;
+pub mod noise;
+pub mod params;
+pub mod preset;
+
+pub use generator::WorldGen;
+pub use preset::Preset;

@@ -1,0 +1,67 @@
+//! A small lane abstraction so the noise program and the column formula are
+//! written once and run either one column at a time (`f32`, the portable
+//! reference) or eight at a time (`F32x8`, AVX2). Both give the same bits:
+//! each operation is the same single IEEE operation in the same order.
+
+use super::{fastmath, perlin};
+
+pub trait Lanes: Copy {
+    const WIDTH: usize;
+    fn splat(v: f32) -> Self;
+    /// Reads `WIDTH` values from the start of `src`.
+    fn load(src: &[f32]) -> Self;
+    /// Writes `WIDTH` values to the start of `dst`.
+    fn store(self, dst: &mut [f32]);
+    fn add(self, o: Self) -> Self;
+    fn sub(self, o: Self) -> Self;
+    fn mul(self, o: Self) -> Self;
+    fn div(self, o: Self) -> Self;
+    /// min(max(self, lo), hi)
+    fn clamp(self, lo: f32, hi: f32) -> Self;
+    fn signpow(self, exponent: Self) -> Self;
+    fn perlin3(seed: u32, x: Self, y: Self, z: Self) -> Self;
+}
+
+impl Lanes for f32 {
+    const WIDTH: usize = 1;
+    #[inline(always)]
+    fn splat(v: f32) -> Self {
+        v
+    }
+    #[inline(always)]
+    fn load(src: &[f32]) -> Self {
+        src[0]
+    }
+    #[inline(always)]
+    fn store(self, dst: &mut [f32]) {
+        dst[0] = self;
+    }
+    #[inline(always)]
+    fn add(self, o: Self) -> Self {
+        self + o
+    }
+    #[inline(always)]
+    fn sub(self, o: Self) -> Self {
+        self - o
+    }
+    #[inline(always)]
+    fn mul(self, o: Self) -> Self {
+        self * o
+    }
+    #[inline(always)]
+    fn div(self, o: Self) -> Self {
+        self / o
+    }
+    #[inline(always)]
+    fn clamp(self, lo: f32, hi: f32) -> Self {
+        self.max(lo).min(hi)
+    }
+    #[inline(always)]
+    fn signpow(self, exponent: Self) -> Self {
+        fastmath::signpow(self, exponent)
+    }
+    #[inline(always)]
+    fn perlin3(seed: u32, x: Self, y: Self, z: Self) -> Self {
+        perlin::perlin3(&perlin::SeededHash(seed), x, y, z)
+    }
+}

@@ -1,0 +1,338 @@
+//! AVX2 lanes: eight columns per instruction. Every function repeats the
+//! scalar definition in `perlin.rs` / `fastmath.rs` step for step (same
+//! operations, same order, no FMA), so results are bit-identical; the tests
+//! below check that on many inputs.
+//!
+//! Everything here is `#[inline(always)]` and only reached from functions
+//! compiled with `#[target_feature(enable = "avx2")]` after a runtime check.
+#![allow(unsafe_op_in_unsafe_fn)]
+
+use super::lanes::Lanes;
+use super::perlin::{HASH_MIX, LATTICE_MAX, LATTICE_MIN, PRIME_X, PRIME_Y, PRIME_Z, SCALE_2D, SCALE_3D};
+use std::arch::x86_64::*;
+
+/// True when this CPU can run the eight-lane path.
+pub fn available() -> bool {
+    std::arch::is_x86_feature_detected!("avx2")
+}
+
+#[derive(Clone, Copy)]
+#[repr(transparent)]
+pub struct F32x8(pub __m256);
+
+#[inline(always)]
+fn ps(v: f32) -> __m256 {
+    unsafe { _mm256_set1_ps(v) }
+}
+
+#[inline(always)]
+fn epi(v: u32) -> __m256i {
+    unsafe { _mm256_set1_epi32(v as i32) }
+}
+
+#[inline(always)]
+unsafe fn lattice(v: __m256) -> (__m256i, __m256) {
+    let f = _mm256_floor_ps(v);
+    let c = _mm256_min_ps(_mm256_max_ps(f, ps(LATTICE_MIN)), ps(LATTICE_MAX));
+    (_mm256_cvttps_epi32(c), _mm256_sub_ps(v, f))
+}
+
+#[inline(always)]
+unsafe fn fade(t: __m256) -> __m256 {
+    // t * t * t * (t * (t * 6 - 15) + 10)
+    let inner = _mm256_add_ps(
+        _mm256_mul_ps(t, _mm256_sub_ps(_mm256_mul_ps(t, ps(6.0)), ps(15.0))),
+        ps(10.0),
+    );
+    _mm256_mul_ps(_mm256_mul_ps(_mm256_mul_ps(t, t), t), inner)
+}
+
+#[inline(always)]
+unsafe fn lerp(t: __m256, a: __m256, b: __m256) -> __m256 {
+    _mm256_add_ps(a, _mm256_mul_ps(t, _mm256_sub_ps(b, a)))
+}
+
+#[inline(always)]
+unsafe fn finish_hash(h: __m256i) -> __m256i {
+    _mm256_srli_epi32(_mm256_mullo_epi32(h, epi(HASH_MIX)), 28)
+}
+
+/// Gradient codes of crate indices 0..16 (see `perlin::GRADIENT_CODES`),
+/// one byte each, repeated in both 128-bit halves for `pshufb`.
+#[inline(always)]
+unsafe fn code_table() -> __m256i {
+    _mm256_setr_epi8(
+        0, 1, 2, 3, 4, 5, 6, 7, 12, 13, 14, 15, 0, 1, 13, 15, //
+        0, 1, 2, 3, 4, 5, 6, 7, 12, 13, 14, 15, 0, 1, 13, 15,
+    )
+}
+
+#[inline(always)]
+unsafe fn gradient3(table: __m256i, index: __m256i, x: __m256, y: __m256, z: __m256) -> __m256 {
+    let code = _mm256_shuffle_epi8(table, index);
+    let u = _mm256_blendv_ps(x, y, _mm256_castsi256_ps(_mm256_slli_epi32(code, 28)));
+    let v = _mm256_blendv_ps(y, z, _mm256_castsi256_ps(_mm256_slli_epi32(code, 29)));
+    let su = _mm256_castsi256_ps(_mm256_slli_epi32(code, 31));
+    let sv = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_srli_epi32(code, 1), 31));
+    _mm256_add_ps(_mm256_xor_ps(u, su), _mm256_xor_ps(v, sv))
+}
+
+#[inline(always)]
+unsafe fn gradient2(index: __m256i, x: __m256, y: __m256) -> __m256 {
+    let su = _mm256_castsi256_ps(_mm256_slli_epi32(index, 31));
+    let sv = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_srli_epi32(index, 1), 31));
+    _mm256_add_ps(_mm256_xor_ps(x, su), _mm256_xor_ps(y, sv))
+}
+
+#[inline(always)]
+pub unsafe fn perlin3(seed: u32, x: __m256, y: __m256, z: __m256) -> __m256 {
+    let (x0, tx) = lattice(x);
+    let (y0, ty) = lattice(y);
+    let (z0, tz) = lattice(z);
+    let one = ps(1.0);
+    let (ux, uy, uz) = (_mm256_sub_ps(tx, one), _mm256_sub_ps(ty, one), _mm256_sub_ps(tz, one));
+    // (c + 1) * P == c * P + P in wrapping arithmetic, so one multiply per axis.
+    let px0 = _mm256_mullo_epi32(x0, epi(PRIME_X));
+    let px1 = _mm256_add_epi32(px0, epi(PRIME_X));
+    let py0 = _mm256_mullo_epi32(y0, epi(PRIME_Y));
+    let py1 = _mm256_add_epi32(py0, epi(PRIME_Y));
+    let pz0 = _mm256_xor_si256(_mm256_mullo_epi32(z0, epi(PRIME_Z)), epi(seed));
+    let pz1 = _mm256_xor_si256(_mm256_add_epi32(_mm256_mullo_epi32(z0, epi(PRIME_Z)), epi(PRIME_Z)), epi(seed));
+    let y0z0 = _mm256_xor_si256(py0, pz0);
+    let y1z0 = _mm256_xor_si256(py1, pz0);
+    let y0z1 = _mm256_xor_si256(py0, pz1);
+    let y1z1 = _mm256_xor_si256(py1, pz1);
+    let table = code_table();
+    let h = |px: __m256i, yz: __m256i| finish_hash(_mm256_xor_si256(px, yz));
+    let g000 = gradient3(table, h(px0, y0z0), tx, ty, tz);
+    let g100 = gradient3(table, h(px1, y0z0), ux, ty, tz);
+    let g010 = gradient3(table, h(px0, y1z0), tx, uy, tz);
+    let g110 = gradient3(table, h(px1, y1z0), ux, uy, tz);
+    let g001 = gradient3(table, h(px0, y0z1), tx, ty, uz);
+    let g101 = gradient3(table, h(px1, y0z1), ux, ty, uz);
+    let g011 = gradient3(table, h(px0, y1z1), tx, uy, uz);
+    let g111 = gradient3(table, h(px1, y1z1), ux, uy, uz);
+    let (fx, fy, fz) = (fade(tx), fade(ty), fade(tz));
+    let a = lerp(fy, lerp(fx, g000, g100), lerp(fx, g010, g110));
+    let b = lerp(fy, lerp(fx, g001, g101), lerp(fx, g011, g111));
+    let r = _mm256_mul_ps(lerp(fz, a, b), ps(SCALE_3D));
+    _mm256_min_ps(_mm256_max_ps(r, ps(-1.0)), ps(1.0))
+}
+
+#[inline(always)]
+pub unsafe fn perlin2(seed: u32, x: __m256, y: __m256) -> __m256 {
+    let (x0, tx) = lattice(x);
+    let (y0, ty) = lattice(y);
+    let one = ps(1.0);
+    let (ux, uy) = (_mm256_sub_ps(tx, one), _mm256_sub_ps(ty, one));
+    let px0 = _mm256_xor_si256(_mm256_mullo_epi32(x0, epi(PRIME_X)), epi(seed));
+    let px1 = _mm256_xor_si256(_mm256_add_epi32(_mm256_mullo_epi32(x0, epi(PRIME_X)), epi(PRIME_X)), epi(seed));
+    let py0 = _mm256_mullo_epi32(y0, epi(PRIME_Y));
+    let py1 = _mm256_add_epi32(py0, epi(PRIME_Y));
+    let h = |a: __m256i, b: __m256i| finish_hash(_mm256_xor_si256(a, b));
+    let g00 = gradient2(h(px0, py0), tx, ty);
+    let g10 = gradient2(h(px1, py0), ux, ty);
+    let g01 = gradient2(h(px0, py1), tx, uy);
+    let g11 = gradient2(h(px1, py1), ux, uy);
+    let (fx, fy) = (fade(tx), fade(ty));
+    let r = _mm256_mul_ps(lerp(fy, lerp(fx, g00, g10), lerp(fx, g01, g11)), ps(SCALE_2D));
+    _mm256_min_ps(_mm256_max_ps(r, ps(-1.0)), ps(1.0))
+}
+
+#[inline(always)]
+unsafe fn log2(x: __m256) -> __m256 {
+    let bits = _mm256_castps_si256(x);
+    let e = _mm256_sub_epi32(_mm256_and_si256(_mm256_srli_epi32(bits, 23), epi(0xff)), epi(127));
+    let m = _mm256_castsi256_ps(_mm256_or_si256(_mm256_and_si256(bits, epi(0x007f_ffff)), epi(0x3f80_0000)));
+    let big = _mm256_cmp_ps(m, ps(std::f32::consts::SQRT_2), _CMP_GT_OQ);
+    let m = _mm256_blendv_ps(m, _mm256_mul_ps(m, ps(0.5)), big);
+    // big is all ones (-1 as i32) where m was halved: e - (-1) = e + 1.
+    let e = _mm256_sub_epi32(e, _mm256_castps_si256(big));
+    let s = _mm256_div_ps(_mm256_sub_ps(m, ps(1.0)), _mm256_add_ps(m, ps(1.0)));
+    let s2 = _mm256_mul_ps(s, s);
+    let c = |v: f32| ps(v);
+    let mut poly = _mm256_add_ps(c(0.222_222_22), _mm256_mul_ps(s2, c(0.181_818_19)));
+    poly = _mm256_add_ps(c(0.285_714_3), _mm256_mul_ps(s2, poly));
+    poly = _mm256_add_ps(c(0.4), _mm256_mul_ps(s2, poly));
+    poly = _mm256_add_ps(c(0.666_666_7), _mm256_mul_ps(s2, poly));
+    poly = _mm256_add_ps(c(2.0), _mm256_mul_ps(s2, poly));
+    let ln_m = _mm256_mul_ps(s, poly);
+    _mm256_add_ps(_mm256_mul_ps(ln_m, ps(std::f32::consts::LOG2_E)), _mm256_cvtepi32_ps(e))
+}
+
+#[inline(always)]
+unsafe fn exp2(t: __m256) -> __m256 {
+    let t = _mm256_min_ps(_mm256_max_ps(t, ps(-126.0)), ps(126.0));
+    let i = _mm256_floor_ps(_mm256_add_ps(t, ps(0.5)));
+    let g = _mm256_mul_ps(_mm256_sub_ps(t, i), ps(std::f32::consts::LN_2));
+    let c = |v: f32| ps(v);
+    let mut p = _mm256_add_ps(c(0.001_388_888_9), _mm256_mul_ps(g, c(0.000_198_412_7)));
+    p = _mm256_add_ps(c(0.008_333_334), _mm256_mul_ps(g, p));
+    p = _mm256_add_ps(c(0.041_666_668), _mm256_mul_ps(g, p));
+    p = _mm256_add_ps(c(0.166_666_67), _mm256_mul_ps(g, p));
+    p = _mm256_add_ps(c(0.5), _mm256_mul_ps(g, p));
+    p = _mm256_add_ps(c(1.0), _mm256_mul_ps(g, p));
+    p = _mm256_add_ps(c(1.0), _mm256_mul_ps(g, p));
+    let scale = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvttps_epi32(i), epi(127)), 23);
+    _mm256_mul_ps(p, _mm256_castsi256_ps(scale))
+}
+
+#[inline(always)]
+unsafe fn signpow(x: __m256, y: __m256) -> __m256 {
+    let sign_mask = ps(-0.0);
+    let a = _mm256_andnot_ps(sign_mask, x);
+    let tiny = _mm256_cmp_ps(a, ps(super::fastmath::MIN_NORMAL), _CMP_LT_OQ);
+    // Tiny lanes compute log2(1) instead of garbage; their result is zeroed.
+    let safe = _mm256_blendv_ps(a, ps(1.0), tiny);
+    let r = _mm256_andnot_ps(tiny, exp2(_mm256_mul_ps(y, log2(safe))));
+    let negative = _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_LT_OQ);
+    _mm256_xor_ps(r, _mm256_and_ps(negative, sign_mask))
+}
+
+impl Lanes for F32x8 {
+    const WIDTH: usize = 8;
+    #[inline(always)]
+    fn splat(v: f32) -> Self {
+        F32x8(ps(v))
+    }
+    #[inline(always)]
+    fn load(src: &[f32]) -> Self {
+        assert!(src.len() >= 8);
+        F32x8(unsafe { _mm256_loadu_ps(src.as_ptr()) })
+    }
+    #[inline(always)]
+    fn store(self, dst: &mut [f32]) {
+        assert!(dst.len() >= 8);
+        unsafe { _mm256_storeu_ps(dst.as_mut_ptr(), self.0) }
+    }
+    #[inline(always)]
+    fn add(self, o: Self) -> Self {
+        F32x8(unsafe { _mm256_add_ps(self.0, o.0) })
+    }
+    #[inline(always)]
+    fn sub(self, o: Self) -> Self {
+        F32x8(unsafe { _mm256_sub_ps(self.0, o.0) })
+    }
+    #[inline(always)]
+    fn mul(self, o: Self) -> Self {
+        F32x8(unsafe { _mm256_mul_ps(self.0, o.0) })
+    }
+    #[inline(always)]
+    fn div(self, o: Self) -> Self {
+        F32x8(unsafe { _mm256_div_ps(self.0, o.0) })
+    }
+    #[inline(always)]
+    fn clamp(self, lo: f32, hi: f32) -> Self {
+        F32x8(unsafe { _mm256_min_ps(_mm256_max_ps(self.0, ps(lo)), ps(hi)) })
+    }
+    #[inline(always)]
+    fn signpow(self, exponent: Self) -> Self {
+        F32x8(unsafe { signpow(self.0, exponent.0) })
+    }
+    #[inline(always)]
+    fn perlin3(seed: u32, x: Self, y: Self, z: Self) -> Self {
+        F32x8(unsafe { perlin3(seed, x.0, y.0, z.0) })
+    }
+}
+
+/// Fills `out[i] = perlin3(seed, xs[i], ys[i], zs[i])` eight at a time.
+/// The caller guarantees AVX2 (see [`available`]); the tail is scalar.
+#[target_feature(enable = "avx2")]
+pub unsafe fn perlin3_batch(seed: u32, xs: &[f32], ys: &[f32], zs: &[f32], out: &mut [f32]) {
+    let n = out.len().min(xs.len()).min(ys.len()).min(zs.len());
+    let full = n / 8 * 8;
+    for i in (0..full).step_by(8) {
+        let r = perlin3(
+            seed,
+            _mm256_loadu_ps(xs.as_ptr().add(i)),
+            _mm256_loadu_ps(ys.as_ptr().add(i)),
+            _mm256_loadu_ps(zs.as_ptr().add(i)),
+        );
+        _mm256_storeu_ps(out.as_mut_ptr().add(i), r);
+    }
+    let hash = super::perlin::SeededHash(seed);
+    for i in full..n {
+        out[i] = super::perlin::perlin3(&hash, xs[i], ys[i], zs[i]);
+    }
+}
+
+/// Fills `out[i] = perlin2(seed, xs[i], ys[i])`; see [`perlin3_batch`].
+#[target_feature(enable = "avx2")]
+pub unsafe fn perlin2_batch(seed: u32, xs: &[f32], ys: &[f32], out: &mut [f32]) {
+    let n = out.len().min(xs.len()).min(ys.len());
+    let full = n / 8 * 8;
+    for i in (0..full).step_by(8) {
+        let r = perlin2(seed, _mm256_loadu_ps(xs.as_ptr().add(i)), _mm256_loadu_ps(ys.as_ptr().add(i)));
+        _mm256_storeu_ps(out.as_mut_ptr().add(i), r);
+    }
+    let hash = super::perlin::SeededHash(seed);
+    for i in full..n {
+        out[i] = super::perlin::perlin2(&hash, xs[i], ys[i]);
+    }
+}
+
+#[cfg(test)]
+#[target_feature(enable = "avx2")]
+unsafe fn signpow_batch(xs: &[f32], ys: &[f32], out: &mut [f32]) {
+    for i in (0..out.len() / 8 * 8).step_by(8) {
+        let r = signpow(_mm256_loadu_ps(xs.as_ptr().add(i)), _mm256_loadu_ps(ys.as_ptr().add(i)));
+        _mm256_storeu_ps(out.as_mut_ptr().add(i), r);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::worldgen::noise::{fastmath, perlin};
+
+    fn inputs(n: usize, span: f32) -> Vec<f32> {
+        let mut state = 0x1234_5678u32;
+        (0..n)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 17;
+                state ^= state << 5;
+                (state as f32 / u32::MAX as f32 * 2.0 - 1.0) * span
+            })
+            .collect()
+    }
+
+    #[test]
+    fn avx2_perlin_is_bit_identical_to_scalar() {
+        if !available() {
+            eprintln!("skipping: no AVX2 on this CPU");
+            return;
+        }
+        for span in [4.0f32, 1000.0, 3.0e6, 5.0e9] {
+            let (xs, ys, zs) = (inputs(4096, span), inputs(4096, span * 0.7), inputs(4096, span * 0.3));
+            let mut out3 = vec![0.0; 4096];
+            let mut out2 = vec![0.0; 4096];
+            unsafe {
+                perlin3_batch(0xDEAD_BEEF, &xs, &ys, &zs, &mut out3);
+                perlin2_batch(0xDEAD_BEEF, &xs, &ys, &mut out2);
+            }
+            let h = perlin::SeededHash(0xDEAD_BEEF);
+            for i in 0..4096 {
+                assert_eq!(out3[i].to_bits(), perlin::perlin3(&h, xs[i], ys[i], zs[i]).to_bits(), "3D lane {i} span {span}");
+                assert_eq!(out2[i].to_bits(), perlin::perlin2(&h, xs[i], ys[i]).to_bits(), "2D lane {i} span {span}");
+            }
+        }
+    }
+
+    #[test]
+    fn avx2_signpow_is_bit_identical_to_scalar() {
+        if !available() {
+            return;
+        }
+        let mut xs = inputs(8192, 1.2);
+        xs[0] = 0.0;
+        xs[1] = -0.0;
+        xs[2] = 1e-39;
+        let ys: Vec<f32> = inputs(8192, 4.0).iter().map(|v| v.abs() + 0.1).collect();
+        let mut out = vec![0.0; 8192];
+        unsafe { signpow_batch(&xs, &ys, &mut out) };
+        for i in 0..8192 {
+            assert_eq!(out[i].to_bits(), fastmath::signpow(xs[i], ys[i]).to_bits(), "x={} y={}", xs[i], ys[i]);
+        }
+    }
+}

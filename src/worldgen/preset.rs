@@ -1,0 +1,433 @@
+//! World presets: the terrain as data (`assets/worldgen/*.ron`).
+//!
+//! A preset names a tree of noise nodes, binds six of them to the column
+//! fields, and gives the column constants, the biome table and the fill
+//! rules. Loading validates everything, so the engines never see a dangling
+//! reference or a nonsensical number; errors name the file, the field and
+//! the reason.
+
+use crate::world::block::BlockId;
+use serde::Deserialize;
+use std::collections::HashMap;
+use std::path::Path;
+
+pub const MAX_NODES: usize = 64;
+pub const MAX_BIOMES: usize = 16;
+pub const MAX_OCTAVES: u32 = 16;
+pub const THRESHOLDS: usize = 5;
+pub const TABLE_SIZE: usize = THRESHOLDS + 1;
+/// Deepest nesting of Combined/ExpScale the CPU program's stacks allow.
+pub const MAX_DEPTH: usize = 12;
+
+/// Presets shipped inside the binary, selectable by name.
+pub const BUNDLED: &[(&str, &str)] = &[
+    ("classic", include_str!("../../assets/worldgen/classic.ron")),
+    ("archipelago", include_str!("../../assets/worldgen/archipelago.ron")),
+];
+
+#[derive(Debug, thiserror::Error)]
+pub enum PresetError {
+    #[error("preset {file}: cannot read the file: {source}")]
+    Io {
+        file: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("preset {file}: {position}: {reason}")]
+    Syntax { file: String, position: String, reason: String },
+    #[error("preset {file}: field `{field}`: {reason}")]
+    Invalid { file: String, field: String, reason: String },
+    #[error("unknown preset `{name}`: not a bundled preset ({bundled}) and no such file")]
+    Unknown { name: String, bundled: String },
+}
+
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub enum NodeKind {
+    /// `perlin3(x, z, 32·offset)`.
+    Basic { offset: u32 },
+    /// `Σ_{i<octaves} 2^-i · perlin3((x/1.01)·2^i, (z/1.01)·2^i, 32·offset)`.
+    Octave { octaves: u32, offset: u32 },
+    /// `source(x + offset_by(x, z), z)`: a domain offset in x.
+    Combined { source: String, offset_by: String },
+    /// `v = source(x·scale, z·scale); sign(v)·|v|^exponent`.
+    ExpScale { source: String, exponent: f32, scale: f32 },
+}
+
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct NamedNode {
+    pub name: String,
+    pub node: NodeKind,
+}
+
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Fields {
+    pub height: String,
+    pub moisture: String,
+    pub temperature: String,
+    pub roughness: String,
+    pub mountain: String,
+    pub peaks: String,
+}
+
+impl Fields {
+    pub fn in_order(&self) -> [(&'static str, &str); 6] {
+        [
+            ("height", &self.height),
+            ("moisture", &self.moisture),
+            ("temperature", &self.temperature),
+            ("roughness", &self.roughness),
+            ("mountain", &self.mountain),
+            ("peaks", &self.peaks),
+        ]
+    }
+}
+
+/// Constants of the per-column formula (REFERENCE.md, "Per column").
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ColumnConstants {
+    pub height_amplitude: f32,
+    pub mountain_amplitude: f32,
+    pub roughness_amplitude: f32,
+    pub temperature_mountain_cooling: f32,
+    pub peak_exponent_scale: f32,
+}
+
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct BiomeDef {
+    pub name: String,
+    pub top: String,
+    pub under: String,
+    pub roughness: f32,
+    pub scale: f32,
+    pub exponent: f32,
+}
+
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct BiomeRules {
+    pub ocean: String,
+    pub ocean_max_height: f32,
+    pub ocean_max_mountain: f32,
+    pub beach: String,
+    pub beach_max_height: f32,
+    pub mountain: String,
+    pub mountain_min: f32,
+    pub mountain_min_with_height: f32,
+    pub heat_thresholds: Vec<f32>,
+    pub moisture_thresholds: Vec<f32>,
+    pub threshold_search_limit: u32,
+    pub table: Vec<Vec<String>>,
+}
+
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct FillRules {
+    pub water_level: i32,
+    pub water: String,
+    pub deep: String,
+    pub snow: String,
+    pub snow_above: i32,
+    pub under_depth: i32,
+}
+
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Preset {
+    pub name: String,
+    pub noise: Vec<NamedNode>,
+    pub fields: Fields,
+    pub column: ColumnConstants,
+    pub biomes: Vec<BiomeDef>,
+    pub biome_rules: BiomeRules,
+    pub fill: FillRules,
+}
+
+impl Preset {
+    /// `name_or_path` is a bundled preset's name, or a path to a `.ron` file.
+    pub fn load(name_or_path: &str) -> Result<Preset, PresetError> {
+        if let Some((_, text)) = BUNDLED.iter().find(|(n, _)| *n == name_or_path) {
+            return Preset::parse(text, &format!("{name_or_path} (bundled)"));
+        }
+        let path = Path::new(name_or_path);
+        if path.exists() || name_or_path.ends_with(".ron") || name_or_path.contains('/') {
+            let text = std::fs::read_to_string(path)
+                .map_err(|source| PresetError::Io { file: path.display().to_string(), source })?;
+            return Preset::parse(&text, &path.display().to_string());
+        }
+        Err(PresetError::Unknown {
+            name: name_or_path.to_string(),
+            bundled: BUNDLED.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", "),
+        })
+    }
+
+    pub fn classic() -> Preset {
+        // The bundled classic preset is covered by tests; failing here is a
+        // build defect, not user input.
+        Preset::load("classic").expect("bundled classic preset is valid")
+    }
+
+    pub fn parse(text: &str, file: &str) -> Result<Preset, PresetError> {
+        let preset: Preset = ron::from_str(text).map_err(|e| PresetError::Syntax {
+            file: file.to_string(),
+            position: format!("line {}, column {}", e.position.line, e.position.col),
+            reason: e.code.to_string(),
+        })?;
+        preset.validate(file)?;
+        Ok(preset)
+    }
+
+    /// Index of each node name, in declaration order.
+    pub fn node_indices(&self) -> HashMap<&str, usize> {
+        self.noise.iter().enumerate().map(|(i, n)| (n.name.as_str(), i)).collect()
+    }
+
+    pub fn biome_index(&self, name: &str) -> Option<usize> {
+        self.biomes.iter().position(|b| b.name == name)
+    }
+
+    fn validate(&self, file: &str) -> Result<(), PresetError> {
+        let bad = |field: String, reason: String| PresetError::Invalid { file: file.to_string(), field, reason };
+        let finite = |field: String, v: f32| if v.is_finite() { Ok(()) } else { Err(bad(field, format!("{v} is not a finite number"))) };
+
+        if self.noise.is_empty() || self.noise.len() > MAX_NODES {
+            return Err(bad("noise".into(), format!("needs 1 to {MAX_NODES} nodes, found {}", self.noise.len())));
+        }
+        let mut index: HashMap<&str, usize> = HashMap::new();
+        for (i, n) in self.noise.iter().enumerate() {
+            let here = |f: &str| format!("noise[{i}] ({}).{f}", n.name);
+            if index.insert(n.name.as_str(), i).is_some() {
+                return Err(bad(format!("noise[{i}].name"), format!("duplicate node name `{}`", n.name)));
+            }
+            // Children must be declared earlier: the graph is a DAG by construction.
+            let child = |field: &str, name: &str| -> Result<(), PresetError> {
+                match index.get(name) {
+                    Some(&j) if j < i => Ok(()),
+                    Some(_) => Err(bad(here(field), format!("`{name}` refers to the node itself"))),
+                    None => Err(bad(here(field), format!("`{name}` is not a node declared before this one"))),
+                }
+            };
+            match &n.node {
+                NodeKind::Basic { offset } => {
+                    if *offset > 1 << 16 {
+                        return Err(bad(here("offset"), format!("{offset} is above 65536")));
+                    }
+                }
+                NodeKind::Octave { octaves, offset } => {
+                    if *octaves == 0 || *octaves > MAX_OCTAVES {
+                        return Err(bad(here("octaves"), format!("{octaves} is outside 1..={MAX_OCTAVES}")));
+                    }
+                    if *offset > 1 << 16 {
+                        return Err(bad(here("offset"), format!("{offset} is above 65536")));
+                    }
+                }
+                NodeKind::Combined { source, offset_by } => {
+                    child("source", source)?;
+                    child("offset_by", offset_by)?;
+                }
+                NodeKind::ExpScale { source, exponent, scale } => {
+                    child("source", source)?;
+                    finite(here("exponent"), *exponent)?;
+                    finite(here("scale"), *scale)?;
+                    if *exponent <= 0.0 || *exponent > 16.0 {
+                        return Err(bad(here("exponent"), format!("{exponent} is outside (0, 16]")));
+                    }
+                    if *scale == 0.0 {
+                        return Err(bad(here("scale"), "must not be 0".into()));
+                    }
+                }
+            }
+        }
+        for (field, name) in self.fields.in_order() {
+            if !index.contains_key(name) {
+                return Err(bad(format!("fields.{field}"), format!("`{name}` is not a node")));
+            }
+        }
+        let depth = self.max_depth();
+        if depth > MAX_DEPTH {
+            return Err(bad("noise".into(), format!("nesting depth {depth} exceeds {MAX_DEPTH}")));
+        }
+
+        let c = &self.column;
+        for (f, v) in [
+            ("height_amplitude", c.height_amplitude),
+            ("mountain_amplitude", c.mountain_amplitude),
+            ("roughness_amplitude", c.roughness_amplitude),
+            ("temperature_mountain_cooling", c.temperature_mountain_cooling),
+            ("peak_exponent_scale", c.peak_exponent_scale),
+        ] {
+            finite(format!("column.{f}"), v)?;
+        }
+
+        if self.biomes.is_empty() || self.biomes.len() > MAX_BIOMES {
+            return Err(bad("biomes".into(), format!("needs 1 to {MAX_BIOMES} biomes, found {}", self.biomes.len())));
+        }
+        for (i, b) in self.biomes.iter().enumerate() {
+            let here = |f: &str| format!("biomes[{i}] ({}).{f}", b.name);
+            if self.biomes[..i].iter().any(|o| o.name == b.name) {
+                return Err(bad(here("name"), format!("duplicate biome `{}`", b.name)));
+            }
+            for (f, block) in [("top", &b.top), ("under", &b.under)] {
+                if BlockId::by_name(block).is_none() {
+                    return Err(bad(here(f), format!("unknown block `{block}`")));
+                }
+            }
+            finite(here("roughness"), b.roughness)?;
+            finite(here("scale"), b.scale)?;
+            finite(here("exponent"), b.exponent)?;
+            if b.exponent <= 0.0 || b.exponent > 16.0 {
+                return Err(bad(here("exponent"), format!("{} is outside (0, 16]", b.exponent)));
+            }
+        }
+
+        let r = &self.biome_rules;
+        for (f, name) in [("ocean", &r.ocean), ("beach", &r.beach), ("mountain", &r.mountain)] {
+            if self.biome_index(name).is_none() {
+                return Err(bad(format!("biome_rules.{f}"), format!("`{name}` is not a biome")));
+            }
+        }
+        for (f, v) in [
+            ("ocean_max_height", r.ocean_max_height),
+            ("ocean_max_mountain", r.ocean_max_mountain),
+            ("beach_max_height", r.beach_max_height),
+            ("mountain_min", r.mountain_min),
+            ("mountain_min_with_height", r.mountain_min_with_height),
+        ] {
+            finite(format!("biome_rules.{f}"), v)?;
+        }
+        for (f, list) in [("heat_thresholds", &r.heat_thresholds), ("moisture_thresholds", &r.moisture_thresholds)] {
+            if list.len() != THRESHOLDS {
+                return Err(bad(format!("biome_rules.{f}"), format!("needs exactly {THRESHOLDS} values, found {}", list.len())));
+            }
+            for (i, v) in list.iter().enumerate() {
+                finite(format!("biome_rules.{f}[{i}]"), *v)?;
+            }
+            if list.windows(2).any(|w| w[0] > w[1]) {
+                return Err(bad(format!("biome_rules.{f}"), "values must be in ascending order".into()));
+            }
+        }
+        if r.threshold_search_limit as usize > THRESHOLDS {
+            return Err(bad(
+                "biome_rules.threshold_search_limit".into(),
+                format!("{} is above {THRESHOLDS}", r.threshold_search_limit),
+            ));
+        }
+        if r.table.len() != TABLE_SIZE {
+            return Err(bad("biome_rules.table".into(), format!("needs {TABLE_SIZE} rows, found {}", r.table.len())));
+        }
+        for (row, names) in r.table.iter().enumerate() {
+            if names.len() != TABLE_SIZE {
+                return Err(bad(format!("biome_rules.table[{row}]"), format!("needs {TABLE_SIZE} entries, found {}", names.len())));
+            }
+            for (col, name) in names.iter().enumerate() {
+                if self.biome_index(name).is_none() {
+                    return Err(bad(format!("biome_rules.table[{row}][{col}]"), format!("`{name}` is not a biome")));
+                }
+            }
+        }
+
+        let f = &self.fill;
+        for (field, block) in [("water", &f.water), ("deep", &f.deep), ("snow", &f.snow)] {
+            if BlockId::by_name(block).is_none() {
+                return Err(bad(format!("fill.{field}"), format!("unknown block `{block}`")));
+            }
+        }
+        if !(0..=32).contains(&f.under_depth) {
+            return Err(bad("fill.under_depth".into(), format!("{} is outside 0..=32", f.under_depth)));
+        }
+        Ok(())
+    }
+
+    /// Nesting depth of the deepest field root (a leaf has depth 1).
+    fn max_depth(&self) -> usize {
+        let index = self.node_indices();
+        let mut depth = vec![1usize; self.noise.len()];
+        for (i, n) in self.noise.iter().enumerate() {
+            depth[i] = match &n.node {
+                NodeKind::Basic { .. } | NodeKind::Octave { .. } => 1,
+                NodeKind::Combined { source, offset_by } => 1 + depth[index[source.as_str()]].max(depth[index[offset_by.as_str()]]),
+                NodeKind::ExpScale { source, .. } => 1 + depth[index[source.as_str()]],
+            };
+        }
+        depth.into_iter().max().unwrap_or(0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn classic_text() -> String {
+        BUNDLED[0].1.to_string()
+    }
+
+    fn error_of(text: &str) -> String {
+        match Preset::parse(text, "test.ron") {
+            Ok(_) => panic!("preset unexpectedly valid"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn bundled_presets_are_valid() {
+        for (name, _) in BUNDLED {
+            let p = Preset::load(name).unwrap();
+            assert_eq!(&p.name, name);
+        }
+        let classic = Preset::classic();
+        assert_eq!(classic.biomes.len(), 14);
+        assert_eq!(classic.noise.len(), 21);
+    }
+
+    #[test]
+    fn syntax_errors_name_file_and_position() {
+        let e = error_of("Preset(name: \"x\", noise: [");
+        assert!(e.starts_with("preset test.ron: line 1"), "{e}");
+        let e = error_of(&classic_text().replace("water_level: 0", "water_level: 0, bogus: 3"));
+        assert!(e.contains("bogus"), "{e}");
+    }
+
+    #[test]
+    fn semantic_errors_name_the_field_and_reason() {
+        let cases = [
+            (r#"source: "b1", offset_by: "b2""#, r#"source: "nope", offset_by: "b2""#, "noise[10] (b1_b2).source", "`nope`"),
+            ("Octave(octaves: 5, offset: 0)", "Octave(octaves: 0, offset: 0)", "noise[4] (o0).octaves", "outside"),
+            ("exponent: 1.3, scale: 0.0078125", "exponent: 1.3, scale: 0.0", "noise[15] (height).scale", "must not be 0"),
+            (r#"height: "height""#, r#"height: "heigth""#, "fields.height", "not a node"),
+            (r#"top: "podzol""#, r#"top: "lava""#, "biomes[10] (taiga).top", "unknown block `lava`"),
+            ("[0.05, 0.18, 0.4, 0.6, 0.8]", "[0.05, 0.18, 0.9, 0.6, 0.8]", "biome_rules.heat_thresholds", "ascending"),
+            (r#"["ice", "tundra", "taiga", "forest", "jungle", "jungle"]"#, r#"["ice", "tundra", "taiga", "forest", "jungle"]"#, "biome_rules.table[4]", "needs 6"),
+            ("under_depth: 3", "under_depth: -1", "fill.under_depth", "outside"),
+            ("exponent: 3.0, scale: 0.001953125)),\n        (name: \"peaks\"", "exponent: inf, scale: 0.001953125)),\n        (name: \"peaks\"", "noise[19] (mountain).exponent", "finite"),
+        ];
+        for (from, to, field, reason) in cases {
+            let text = classic_text();
+            assert!(text.contains(from), "test setup: `{from}` not in classic");
+            let e = error_of(&text.replacen(from, to, 1));
+            assert!(e.contains(&format!("field `{field}`")), "expected field {field}: {e}");
+            assert!(e.contains(reason), "expected reason {reason}: {e}");
+            assert!(e.contains("test.ron"), "{e}");
+        }
+    }
+
+    #[test]
+    fn forward_references_are_rejected() {
+        let text = classic_text().replace(
+            r#"(name: "b1", node: Basic(offset: 1)),"#,
+            r#"(name: "b1", node: Combined(source: "b2", offset_by: "b2")),"#,
+        );
+        assert!(error_of(&text).contains("not a node declared before"));
+    }
+
+    #[test]
+    fn unknown_names_and_missing_files_are_clear() {
+        let e = Preset::load("no-such-preset").unwrap_err().to_string();
+        assert!(e.contains("classic"), "{e}");
+        let e = Preset::load("/nonexistent/dir/p.ron").unwrap_err().to_string();
+        assert!(e.contains("/nonexistent/dir/p.ron") && e.contains("cannot read"), "{e}");
+    }
+}
