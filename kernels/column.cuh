@@ -3,6 +3,8 @@
 #pragma once
 #include "noise_objects.cuh"
 
+#define BW_MAX_SURFACE 1048576.0f
+
 __device__ __forceinline__ unsigned int bw_threshold_index(float v, const float* thresholds, unsigned int limit) {
     for (unsigned int i = 0; i < limit; ++i) {
         if (v <= thresholds[i]) return i;
@@ -30,14 +32,15 @@ __device__ __forceinline__ void bw_sample_column(const WorldParams* p, NoiseObje
     float m = f[BW_FIELD_MOISTURE] * 0.5f + 0.5f;
     float t = f[BW_FIELD_TEMPERATURE] * 0.5f + 0.5f;
     float r = f[BW_FIELD_ROUGHNESS];
-    float peaks = f[BW_FIELD_PEAKS];
+    float peaks = fminf(fmaxf(f[BW_FIELD_PEAKS], -1.0f), 1.0f);  // see column.rs
     float n = f[BW_FIELD_MOUNTAIN];
-    n = n + bw_signpow(peaks, (1.0f - n) * p->peak_exponent_scale);
+    n = n + bw_signpow(peaks, fminf(fmaxf((1.0f - n) * p->peak_exponent_scale, 0.0f), INFINITY));
     t = fminf(fmaxf(t - p->temperature_mountain_cooling * n, 0.0f), 1.0f);
     float nh = n + h;
     unsigned int b = bw_select_biome(p, h, m, t, n, nh);
     h = bw_signpow(h, p->biome_exponent[b]);
     float base = h * p->height_amplitude + n * p->mountain_amplitude;
-    *h_b = base * p->biome_scale[b] + p->biome_roughness[b] * r * p->roughness_amplitude;
+    float out = base * p->biome_scale[b] + p->biome_roughness[b] * r * p->roughness_amplitude;
+    *h_b = fminf(fmaxf(out, -BW_MAX_SURFACE), BW_MAX_SURFACE);
     *biome = (unsigned char)b;
 }

@@ -56,12 +56,16 @@ __device__ __forceinline__ float bw_perlin3(unsigned int seed, float x, float y,
     float g100 = bw_gradient3(bw_hash3(seed, x1, y0, z0), ux, ty, tz);
     float g010 = bw_gradient3(bw_hash3(seed, x0, y1, z0), tx, uy, tz);
     float g110 = bw_gradient3(bw_hash3(seed, x1, y1, z0), ux, uy, tz);
+    float fx = bw_fade(tx), fy = bw_fade(ty);
+    float a = bw_lerp(fy, bw_lerp(fx, g000, g100), bw_lerp(fx, g010, g110));
+    // On an integer z the z interpolation returns `a`: skip the far corners
+    // (part of the definition shared with the Rust engines).
+    if (tz == 0.0f) return fminf(fmaxf(a * BW_SCALE_3D, -1.0f), 1.0f);
     float g001 = bw_gradient3(bw_hash3(seed, x0, y0, z1), tx, ty, uz);
     float g101 = bw_gradient3(bw_hash3(seed, x1, y0, z1), ux, ty, uz);
     float g011 = bw_gradient3(bw_hash3(seed, x0, y1, z1), tx, uy, uz);
     float g111 = bw_gradient3(bw_hash3(seed, x1, y1, z1), ux, uy, uz);
-    float fx = bw_fade(tx), fy = bw_fade(ty), fz = bw_fade(tz);
-    float a = bw_lerp(fy, bw_lerp(fx, g000, g100), bw_lerp(fx, g010, g110));
+    float fz = bw_fade(tz);
     float b = bw_lerp(fy, bw_lerp(fx, g001, g101), bw_lerp(fx, g011, g111));
     float r = bw_lerp(fz, a, b) * BW_SCALE_3D;
     return fminf(fmaxf(r, -1.0f), 1.0f);

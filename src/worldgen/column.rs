@@ -7,6 +7,9 @@ use super::params::{
     WorldParams, FIELD_HEIGHT, FIELD_MOISTURE, FIELD_MOUNTAIN, FIELD_PEAKS, FIELD_ROUGHNESS, FIELD_TEMPERATURE,
 };
 
+/// Largest |h_b|: far beyond any terrain, well inside i32.
+pub const MAX_SURFACE: f32 = 1_048_576.0;
+
 /// The original's `get_biome(h, m, t, n, n + h)`, driven by the preset's rules.
 #[inline(always)]
 pub fn select_biome(p: &WorldParams, h: f32, m: f32, t: f32, n: f32, nh: f32) -> u32 {
@@ -19,8 +22,10 @@ pub fn select_biome(p: &WorldParams, h: f32, m: f32, t: f32, n: f32, nh: f32) ->
     if n >= p.mountain_min && nh >= p.mountain_min_with_height {
         return p.mountain_biome;
     }
-    let limit = p.threshold_search_limit as usize;
-    let index = |v: f32, thresholds: &[f32]| thresholds[..limit].iter().position(|&th| v <= th).unwrap_or(limit);
+    // Thresholds are ascending (checked when the preset loads), so "the
+    // first threshold ≥ v" is the number of thresholds below v.
+    let limit = (p.threshold_search_limit as usize).min(p.heat_thresholds.len());
+    let index = |v: f32, thresholds: &[f32; 5]| thresholds[..limit].iter().map(|&th| (th < v) as usize).sum::<usize>();
     p.biome_table[index(m, &p.moisture_thresholds)][index(t, &p.heat_thresholds)]
 }
 
@@ -34,9 +39,12 @@ pub fn sample<L: Lanes>(program: &NoiseProgram, p: &WorldParams, x: L, z: L, h_b
     let m = f[FIELD_MOISTURE].mul(half).add(half);
     let t = f[FIELD_TEMPERATURE].mul(half).add(half);
     let r = f[FIELD_ROUGHNESS];
-    let peaks = f[FIELD_PEAKS];
+    // |p| is clamped to 1 and the exponent below at 0: the formula assumes
+    // |p| ≤ 1, and where the octave sums exceed it the original's
+    // |p|^((1−n)·3) explodes into spikes and pits thousands of blocks deep.
+    let peaks = f[FIELD_PEAKS].clamp(-1.0, 1.0);
     let n = f[FIELD_MOUNTAIN];
-    let n = n.add(peaks.signpow(L::splat(1.0).sub(n).mul(L::splat(p.peak_exponent_scale))));
+    let n = n.add(peaks.signpow(L::splat(1.0).sub(n).mul(L::splat(p.peak_exponent_scale)).clamp(0.0, f32::INFINITY)));
     let t = t.sub(L::splat(p.temperature_mountain_cooling).mul(n)).clamp(0.0, 1.0);
     let nh = n.add(h);
 
@@ -58,6 +66,8 @@ pub fn sample<L: Lanes>(program: &NoiseProgram, p: &WorldParams, x: L, z: L, h_b
     let h = h.signpow(L::load(&exponent));
     let base = h.mul(L::splat(p.height_amplitude)).add(n.mul(L::splat(p.mountain_amplitude)));
     let out = base.mul(L::load(&scale)).add(L::load(&rough).mul(r).mul(L::splat(p.roughness_amplitude)));
+    // A guard, not a shape: keeps any extreme preset finite and in i32.
+    let out = out.clamp(-MAX_SURFACE, MAX_SURFACE);
     out.store(h_b);
 }
 

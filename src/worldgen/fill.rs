@@ -11,6 +11,7 @@ use super::params::WorldParams;
 use crate::world::block::{BlockId, MAX_BLOCK_TYPES};
 use crate::world::chunk::{BlockCounts, Chunk, ChunkBlocks};
 use crate::world::coords::{ChunkPos, CHUNK_AREA, CHUNK_SIZE, CHUNK_SIZE_I64, CHUNK_VOLUME};
+use super::preset::MAX_BIOMES;
 
 /// What a chunk is known to be from its heightmap alone.
 /// `min_height` and `max_height` are the column's extreme surface heights.
@@ -32,10 +33,31 @@ pub fn known_uniform(p: &WorldParams, pos: ChunkPos, min_height: i32, max_height
     None
 }
 
-/// Blocks in [lo, hi) ∩ [0, 32), for heights relative to the chunk bottom.
+/// Writes one 32-block column. Branch-free byte selects, so the loop
+/// compiles to a handful of vector compares and blends.
 #[inline(always)]
-fn overlap(lo: i64, hi: i64) -> u32 {
-    (hi.min(CHUNK_SIZE_I64) - lo.max(0)).max(0) as u32
+fn fill_column(column: &mut [u8], rel: ColumnRel, ids: [u8; 5]) {
+    let [top, under, deep, water, air] = ids;
+    for (ly, out) in column.iter_mut().enumerate().take(CHUNK_SIZE) {
+        let y = ly as i8;
+        let above = if y <= rel.water { water } else { air };
+        let below = if y >= rel.under { under } else { deep };
+        let below = if y == rel.height { top } else { below };
+        *out = if y > rel.height { above } else { below };
+    }
+}
+
+/// Surface, under-layer start and water level relative to the chunk bottom,
+/// clamped into i8: every comparison against 0..32 keeps its result.
+#[derive(Clone, Copy)]
+struct ColumnRel {
+    height: i8,
+    under: i8,
+    water: i8,
+}
+
+fn rel8(v: i64) -> i8 {
+    v.clamp(-8, 40) as i8
 }
 
 /// Fills one chunk. Uniform chunks are recognised without visiting blocks.
@@ -43,42 +65,60 @@ pub fn fill(p: &WorldParams, pos: ChunkPos, hm: &Heightmap) -> Chunk {
     if let Some(b) = known_uniform(p, pos, hm.min_height, hm.max_height) {
         return Chunk { pos, blocks: ChunkBlocks::Uniform(b), counts: BlockCounts::uniform(b) };
     }
+    let mut bytes = vec![0u8; CHUNK_VOLUME];
+    let counts = fill_dense(p, pos, hm, &mut bytes);
+    let ids: Box<[BlockId]> = bytes.into_iter().map(BlockId).collect();
+    Chunk { pos, blocks: ChunkBlocks::from_dense(ids, &counts), counts }
+}
+
+fn fill_dense(p: &WorldParams, pos: ChunkPos, hm: &Heightmap, bytes: &mut [u8]) -> BlockCounts {
+    #[cfg(target_arch = "x86_64")]
+    if crate::worldgen::noise::perlin_avx2::available() {
+        // SAFETY: AVX2 presence was just checked.
+        return unsafe { fill_dense_avx2(p, pos, hm, bytes) };
+    }
+    fill_dense_generic(p, pos, hm, bytes)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn fill_dense_avx2(p: &WorldParams, pos: ChunkPos, hm: &Heightmap, bytes: &mut [u8]) -> BlockCounts {
+    fill_dense_generic(p, pos, hm, bytes)
+}
+
+#[inline(always)]
+fn fill_dense_generic(p: &WorldParams, pos: ChunkPos, hm: &Heightmap, bytes: &mut [u8]) -> BlockCounts {
     let y0 = pos.y as i64 * CHUNK_SIZE_I64;
     let water_rel = p.water_level as i64 - y0;
     let depth = p.under_depth as i64;
     let (air, water, deep, snow) = (p.air_block as u8, p.water_block as u8, p.deep_block as u8, p.snow_block as u8);
-    let mut ids = vec![BlockId::AIR; CHUNK_VOLUME].into_boxed_slice();
+    let mut tops = [0u8; MAX_BIOMES];
+    let mut unders = [0u8; MAX_BIOMES];
+    for b in 0..MAX_BIOMES {
+        tops[b] = p.biome_top[b] as u8;
+        unders[b] = p.biome_under[b] as u8;
+    }
     let mut counts = [0u32; MAX_BLOCK_TYPES];
-    // SAFETY: BlockId is repr(transparent) over u8.
-    let bytes: &mut [u8] = unsafe { std::slice::from_raw_parts_mut(ids.as_mut_ptr().cast::<u8>(), ids.len()) };
+    let water_top = (water_rel + 1).clamp(0, CHUNK_SIZE_I64);
     for (c, column) in bytes.chunks_exact_mut(CHUNK_SIZE).enumerate().take(CHUNK_AREA) {
         let h = hm.heights[c] as i64;
-        let b = hm.biomes[c] as usize;
-        let top = if h > p.snow_above as i64 { snow } else { p.biome_top[b] as u8 };
-        let under = p.biome_under[b] as u8;
+        let b = hm.biomes[c] as usize % MAX_BIOMES;
+        let top = if h > p.snow_above as i64 { snow } else { tops[b] };
+        let under = unders[b];
         let hr = h - y0;
-        // Relative heights clamped into i8 keep every comparison against
-        // 0..32 unchanged and let the loop run as byte lanes.
-        let clamp = |v: i64| v.clamp(-8, 40) as i8;
-        let (hr8, wr8, ur8) = (clamp(hr), clamp(water_rel), clamp(hr - depth));
-        for (ly, out) in column.iter_mut().enumerate() {
-            let y = ly as i8;
-            let above = if y <= wr8 { water } else { air };
-            let below = if y == hr8 {
-                top
-            } else if y >= ur8 {
-                under
-            } else {
-                deep
-            };
-            *out = if y > hr8 { above } else { below };
-        }
-        counts[water as usize] += overlap(hr + 1, water_rel + 1);
-        counts[air as usize] += overlap(hr.max(water_rel) + 1, CHUNK_SIZE_I64);
-        counts[top as usize] += overlap(hr, hr + 1);
-        counts[under as usize] += overlap(hr - depth, hr);
-        counts[deep as usize] += overlap(i64::MIN / 2, hr - depth);
+        let rel = ColumnRel { height: rel8(hr), under: rel8(hr - depth), water: rel8(water_rel) };
+        fill_column(column, rel, [top, under, deep, water, air]);
+        // Run lengths within the chunk: [0, u) deep, [u, s) under, [s, s+1)
+        // top, [s+1, water_top) water, the rest air.
+        let u = (hr - depth).clamp(0, CHUNK_SIZE_I64);
+        let s = hr.clamp(0, CHUNK_SIZE_I64);
+        let t = (hr + 1).clamp(0, CHUNK_SIZE_I64);
+        let w = water_top.max(t);
+        counts[deep as usize] += u as u32;
+        counts[under as usize] += (s - u) as u32;
+        counts[top as usize] += (t - s) as u32;
+        counts[water as usize] += (w - t) as u32;
+        counts[air as usize] += (CHUNK_SIZE_I64 - w) as u32;
     }
-    let counts = BlockCounts(counts);
-    Chunk { pos, blocks: ChunkBlocks::from_dense(ids, &counts), counts }
+    BlockCounts(counts)
 }

@@ -153,12 +153,20 @@ pub fn perlin3<H: CornerHash>(hash: &H, x: f32, y: f32, z: f32) -> f32 {
     let g100 = gradient3(hash.index3(x1, y0, z0), ux, ty, tz);
     let g010 = gradient3(hash.index3(x0, y1, z0), tx, uy, tz);
     let g110 = gradient3(hash.index3(x1, y1, z0), ux, uy, tz);
+    let (fx, fy) = (fade(tx), fade(ty));
+    let a = lerp(fy, lerp(fx, g000, g100), lerp(fx, g010, g110));
+    // On an integer z (the recipe's third coordinate is 32·offset) the z
+    // interpolation returns `a`: skip the far four corners. Part of the
+    // definition, so every engine does the same (it can only change the
+    // sign of a zero result).
+    if tz == 0.0 {
+        return (a * SCALE_3D).clamp(-1.0, 1.0);
+    }
     let g001 = gradient3(hash.index3(x0, y0, z1), tx, ty, uz);
     let g101 = gradient3(hash.index3(x1, y0, z1), ux, ty, uz);
     let g011 = gradient3(hash.index3(x0, y1, z1), tx, uy, uz);
     let g111 = gradient3(hash.index3(x1, y1, z1), ux, uy, uz);
-    let (fx, fy, fz) = (fade(tx), fade(ty), fade(tz));
-    let a = lerp(fy, lerp(fx, g000, g100), lerp(fx, g010, g110));
+    let fz = fade(tz);
     let b = lerp(fy, lerp(fx, g001, g101), lerp(fx, g011, g111));
     (lerp(fz, a, b) * SCALE_3D).clamp(-1.0, 1.0)
 }

@@ -108,14 +108,22 @@ pub unsafe fn perlin3(seed: u32, x: __m256, y: __m256, z: __m256) -> __m256 {
     let g100 = gradient3(table, h(px1, y0z0), ux, ty, tz);
     let g010 = gradient3(table, h(px0, y1z0), tx, uy, tz);
     let g110 = gradient3(table, h(px1, y1z0), ux, uy, tz);
-    let g001 = gradient3(table, h(px0, y0z1), tx, ty, uz);
-    let g101 = gradient3(table, h(px1, y0z1), ux, ty, uz);
-    let g011 = gradient3(table, h(px0, y1z1), tx, uy, uz);
-    let g111 = gradient3(table, h(px1, y1z1), ux, uy, uz);
-    let (fx, fy, fz) = (fade(tx), fade(ty), fade(tz));
+    let (fx, fy) = (fade(tx), fade(ty));
     let a = lerp(fy, lerp(fx, g000, g100), lerp(fx, g010, g110));
-    let b = lerp(fy, lerp(fx, g001, g101), lerp(fx, g011, g111));
-    let r = _mm256_mul_ps(lerp(fz, a, b), ps(SCALE_3D));
+    // Lanes on an integer z take `a` (see perlin::perlin3); when all do,
+    // the far corners are not computed at all.
+    let z_integer = _mm256_cmp_ps(tz, _mm256_setzero_ps(), _CMP_EQ_OQ);
+    let r = if _mm256_movemask_ps(z_integer) == 0xff {
+        a
+    } else {
+        let g001 = gradient3(table, h(px0, y0z1), tx, ty, uz);
+        let g101 = gradient3(table, h(px1, y0z1), ux, ty, uz);
+        let g011 = gradient3(table, h(px0, y1z1), tx, uy, uz);
+        let g111 = gradient3(table, h(px1, y1z1), ux, uy, uz);
+        let b = lerp(fy, lerp(fx, g001, g101), lerp(fx, g011, g111));
+        _mm256_blendv_ps(lerp(fade(tz), a, b), a, z_integer)
+    };
+    let r = _mm256_mul_ps(r, ps(SCALE_3D));
     _mm256_min_ps(_mm256_max_ps(r, ps(-1.0)), ps(1.0))
 }
 
