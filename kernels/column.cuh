@@ -4,6 +4,7 @@
 #include "noise_objects.cuh"
 
 #define BW_MAX_SURFACE 1048576.0f
+#define BW_MAX_EXPONENT 3.0e38f
 
 __device__ __forceinline__ unsigned int bw_threshold_index(float v, const float* thresholds, unsigned int limit) {
     for (unsigned int i = 0; i < limit; ++i) {
@@ -34,7 +35,7 @@ __device__ __forceinline__ void bw_sample_column(const WorldParams* p, NoiseObje
     float r = f[BW_FIELD_ROUGHNESS];
     float peaks = fminf(fmaxf(f[BW_FIELD_PEAKS], -1.0f), 1.0f);  // see column.rs
     float n = f[BW_FIELD_MOUNTAIN];
-    n = n + bw_signpow(peaks, fminf(fmaxf((1.0f - n) * p->peak_exponent_scale, 0.0f), INFINITY));
+    n = n + bw_signpow(peaks, fminf(fmaxf((1.0f - n) * p->peak_exponent_scale, 0.0f), BW_MAX_EXPONENT));
     t = fminf(fmaxf(t - p->temperature_mountain_cooling * n, 0.0f), 1.0f);
     float nh = n + h;
     unsigned int b = bw_select_biome(p, h, m, t, n, nh);

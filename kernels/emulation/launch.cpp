@@ -32,4 +32,19 @@ void bw_emu_fill(const WorldParams* params, const ChunkJob* jobs, unsigned int c
 
 unsigned int bw_emu_sizeof_noise_object_ptr() { return sizeof(NoiseObject*); }
 
+#if defined(BW_EMU_THREADS)
+// Self-test of the race detection: a shared-memory exchange between
+// neighbouring threads, with or without the barrier that orders it.
+__global__ void bw_selftest_exchange(int* out, int with_barrier) {
+    __shared__ int s[64];
+    s[threadIdx.x] = (int)threadIdx.x;
+    if (with_barrier) __syncthreads();  // uniform across the block
+    out[threadIdx.x] = s[(threadIdx.x + 1) % 64];
+}
+
+void bw_emu_selftest_exchange(int* out, int with_barrier) {
+    BW_LAUNCH(bw_selftest_exchange, dim3(1), dim3(64), out, with_barrier);
+}
+#endif
+
 }  // extern "C"

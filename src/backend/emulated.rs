@@ -58,7 +58,14 @@ impl EmulatedDevice {
         let _guard = LAUNCH_LOCK.lock().unwrap_or_else(|e| e.into_inner());
         // SAFETY: `objects` has room for every node; params is a valid WorldParams.
         unsafe { bw_emu_build_noise_objects(&*params, objects.as_mut_ptr()) };
-        Self { params, objects, heights: Vec::new(), biomes: Vec::new(), fail_after_launches: None, launches: 0 }
+        Self {
+            params,
+            objects,
+            heights: Vec::new(),
+            biomes: Vec::new(),
+            fail_after_launches: None,
+            launches: 0,
+        }
     }
 
     /// Makes every launch after the first `n` fail like a lost device.
@@ -81,7 +88,11 @@ impl EmulatedDevice {
 
 impl KernelDevice for EmulatedDevice {
     fn describe(&self) -> String {
-        let mode = if cfg!(feature = "kernel-emulation-tsan") { "threads, ThreadSanitizer" } else { "fibers" };
+        let mode = if cfg!(feature = "kernel-emulation-tsan") {
+            "threads, ThreadSanitizer"
+        } else {
+            "fibers"
+        };
         format!("CUDA kernels emulated on the CPU ({mode})")
     }
 
@@ -110,7 +121,10 @@ impl KernelDevice for EmulatedDevice {
         self.check_injected_failure("fill launch")?;
         let columns = self.heights.len() / CHUNK_AREA;
         if let Some(bad) = chunks.iter().find(|c| c.column as usize >= columns) {
-            return Err(BackendError::Device { stage: "fill launch", message: format!("chunk job refers to column {} of {columns}", bad.column) });
+            return Err(BackendError::Device {
+                stage: "fill launch",
+                message: format!("chunk job refers to column {} of {columns}", bad.column),
+            });
         }
         let mut blocks = vec![0u8; chunks.len() * CHUNK_VOLUME];
         let mut counts = vec![0u32; chunks.len() * MAX_BLOCK_TYPES];

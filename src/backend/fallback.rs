@@ -17,12 +17,19 @@ pub struct FallbackBackend {
 
 impl FallbackBackend {
     pub fn new(primary: Arc<dyn ChunkBackend>, cpu: CpuBackend) -> Self {
-        Self { primary, cpu, failure: Mutex::new(None) }
+        Self {
+            primary,
+            cpu,
+            failure: Mutex::new(None),
+        }
     }
 
     /// Why the device was abandoned, if it was.
     pub fn failure(&self) -> Option<BackendError> {
-        self.failure.lock().unwrap_or_else(|e| e.into_inner()).clone()
+        self.failure
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 }
 
@@ -40,7 +47,10 @@ impl ChunkBackend for FallbackBackend {
             match self.primary.generate(positions) {
                 Ok(chunks) => return Ok(chunks),
                 Err(e) => {
-                    eprintln!("blockworld: {} backend failed: {e}. Its requests move to the CPU.", self.primary.kind().label());
+                    eprintln!(
+                        "blockworld: {} backend failed: {e}. Its requests move to the CPU.",
+                        self.primary.kind().label()
+                    );
                     *self.failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
                 }
             }

@@ -7,20 +7,41 @@ use std::path::Path;
 
 pub fn table(reports: &[GenReport]) -> String {
     let mut s = String::new();
-    let Some(first) = reports.first() else { return s };
-    let _ = writeln!(s, "blockworld bench gen — seed {}, preset {}, median of {} runs", first.seed, first.preset, first.repeat);
+    let Some(first) = reports.first() else {
+        return s;
+    };
+    let _ = writeln!(
+        s,
+        "blockworld bench gen — seed {}, preset {}, median of {} runs",
+        first.seed, first.preset, first.repeat
+    );
     for r in reports {
         let _ = writeln!(s, "  {:<14} {}", r.backend, r.device);
     }
-    let _ = writeln!(s, "\nPerlin 3D: this project {:.2} ns/point, noise crate {:.2} ns/point ({:.1}× faster)",
-        first.perlin3d_ns_per_point, first.noise_crate_perlin3d_ns_per_point,
-        first.noise_crate_perlin3d_ns_per_point / first.perlin3d_ns_per_point);
+    let _ = writeln!(
+        s,
+        "\nPerlin 3D: this project {:.2} ns/point, noise crate {:.2} ns/point ({:.1}× faster)",
+        first.perlin3d_ns_per_point,
+        first.noise_crate_perlin3d_ns_per_point,
+        first.noise_crate_perlin3d_ns_per_point / first.perlin3d_ns_per_point
+    );
     let _ = writeln!(s, "\nTable 5.1 and stages (ms)");
-    let _ = writeln!(s, "  {:<14} {:>14} {:>14} {:>14}", "backend", "one chunk", "heightmap/col", "fill/chunk");
+    let _ = writeln!(
+        s,
+        "  {:<14} {:>14} {:>14} {:>14}",
+        "backend", "one chunk", "heightmap/col", "fill/chunk"
+    );
     for r in reports {
-        let _ = writeln!(s, "  {:<14} {:>14.4} {:>14.4} {:>14.4}", r.backend, r.ms_single_chunk, r.ms_per_column_heightmap, r.ms_per_chunk_fill);
+        let _ = writeln!(
+            s,
+            "  {:<14} {:>14.4} {:>14.4} {:>14.4}",
+            r.backend, r.ms_single_chunk, r.ms_per_column_heightmap, r.ms_per_chunk_fill
+        );
     }
-    let _ = writeln!(s, "\nTables 5.2/5.3: whole world, cold heightmap cache (ms)");
+    let _ = writeln!(
+        s,
+        "\nTables 5.2/5.3: whole world, cold heightmap cache (ms)"
+    );
     let _ = write!(s, "  {:>8}", "chunks");
     for r in reports {
         let _ = write!(s, " {:>14}", r.backend);
@@ -34,17 +55,29 @@ pub fn table(reports: &[GenReport]) -> String {
     for (i, row) in first.world.iter().enumerate() {
         let _ = write!(s, "  {:>8}", row.chunks);
         for r in reports {
-            let _ = write!(s, " {:>14.3}", r.world.get(i).map(|w| w.ms).unwrap_or(f64::NAN));
+            let _ = write!(
+                s,
+                " {:>14.3}",
+                r.world.get(i).map(|w| w.ms).unwrap_or(f64::NAN)
+            );
         }
         if reports.len() > 1 {
             for r in &reports[1..] {
-                let _ = write!(s, " {:>16.2}", row.ms / r.world.get(i).map(|w| w.ms).unwrap_or(f64::NAN));
+                let _ = write!(
+                    s,
+                    " {:>16.2}",
+                    row.ms / r.world.get(i).map(|w| w.ms).unwrap_or(f64::NAN)
+                );
             }
         }
         let _ = writeln!(s);
     }
     if reports.len() > 1 {
-        let _ = writeln!(s, "  (speedup = {} time / that backend's time)", first.backend);
+        let _ = writeln!(
+            s,
+            "  (speedup = {} time / that backend's time)",
+            first.backend
+        );
     }
     s
 }
@@ -67,13 +100,26 @@ pub fn write_csv(path: &Path, reports: &[GenReport]) -> anyhow::Result<()> {
 /// Time against chunk count per backend, like the thesis's Figure 5.1.
 pub fn write_plot(path: &Path, reports: &[GenReport]) -> anyhow::Result<()> {
     use plotters::prelude::*;
-    let max_n = reports.iter().flat_map(|r| r.world.iter().map(|w| w.chunks)).max().unwrap_or(1) as f64;
-    let max_ms = reports.iter().flat_map(|r| r.world.iter().map(|w| w.ms)).fold(0.0f64, f64::max).max(1e-3) * 1.1;
+    let max_n = reports
+        .iter()
+        .flat_map(|r| r.world.iter().map(|w| w.chunks))
+        .max()
+        .unwrap_or(1) as f64;
+    let max_ms = reports
+        .iter()
+        .flat_map(|r| r.world.iter().map(|w| w.ms))
+        .fold(0.0f64, f64::max)
+        .max(1e-3)
+        * 1.1;
     let root = SVGBackend::new(path, (900, 560)).into_drawing_area();
-    let err = |e: &dyn std::fmt::Display| anyhow::anyhow!("cannot draw the plot {}: {e}", path.display());
+    let err =
+        |e: &dyn std::fmt::Display| anyhow::anyhow!("cannot draw the plot {}: {e}", path.display());
     root.fill(&WHITE).map_err(|e| err(&e))?;
     let mut chart = ChartBuilder::on(&root)
-        .caption("Chunk generation: whole world, cold cache", ("sans-serif", 22))
+        .caption(
+            "Chunk generation: whole world, cold cache",
+            ("sans-serif", 22),
+        )
         .margin(16)
         .x_label_area_size(44)
         .y_label_area_size(64)
@@ -94,7 +140,9 @@ pub fn write_plot(path: &Path, reports: &[GenReport]) -> anyhow::Result<()> {
             .map_err(|e| err(&e))?
             .label(r.backend.clone())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
-        chart.draw_series(pts.into_iter().map(|p| Circle::new(p, 3, c.filled()))).map_err(|e| err(&e))?;
+        chart
+            .draw_series(pts.into_iter().map(|p| Circle::new(p, 3, c.filled())))
+            .map_err(|e| err(&e))?;
     }
     chart
         .configure_series_labels()

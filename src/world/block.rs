@@ -19,8 +19,20 @@ pub struct BlockInfo {
     pub solid: bool,
 }
 
-const fn block(name: &'static str, opaque: bool, transparent: bool, liquid: bool, solid: bool) -> BlockInfo {
-    BlockInfo { name, opaque, transparent, liquid, solid }
+const fn block(
+    name: &'static str,
+    opaque: bool,
+    transparent: bool,
+    liquid: bool,
+    solid: bool,
+) -> BlockInfo {
+    BlockInfo {
+        name,
+        opaque,
+        transparent,
+        liquid,
+        solid,
+    }
 }
 
 /// The registry, indexed by id. Append only: ids are part of region digests.
@@ -51,7 +63,10 @@ impl BlockId {
     pub const PODZOL: BlockId = BlockId(7);
 
     pub fn by_name(name: &str) -> Option<BlockId> {
-        BLOCKS.iter().position(|b| b.name == name).map(|i| BlockId(i as u8))
+        BLOCKS
+            .iter()
+            .position(|b| b.name == name)
+            .map(|i| BlockId(i as u8))
     }
 
     pub fn info(self) -> &'static BlockInfo {

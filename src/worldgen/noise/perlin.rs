@@ -213,7 +213,8 @@ mod tests {
             let ours = PermutationHash::from_crate(&table);
             let mut worst = 0.0f64;
             for [x, y, z] in sample_points() {
-                let theirs = noise::core::perlin::perlin_3d([x as f64, y as f64, z as f64].into(), &table);
+                let theirs =
+                    noise::core::perlin::perlin_3d([x as f64, y as f64, z as f64].into(), &table);
                 let mine = perlin3(&ours, x, y, z) as f64;
                 worst = worst.max((theirs - mine).abs());
             }
@@ -236,7 +237,9 @@ mod tests {
     #[test]
     fn seeded_noise_is_in_range_and_varies() {
         let h = SeededHash(99);
-        let values: Vec<f32> = sample_points().map(|[x, y, z]| perlin3(&h, x, y, z)).collect();
+        let values: Vec<f32> = sample_points()
+            .map(|[x, y, z]| perlin3(&h, x, y, z))
+            .collect();
         assert!(values.iter().all(|v| (-1.0..=1.0).contains(v)));
         let mean = values.iter().sum::<f32>() / values.len() as f32;
         let var = values.iter().map(|v| (v - mean) * (v - mean)).sum::<f32>() / values.len() as f32;

@@ -8,7 +8,9 @@
 #![allow(unsafe_op_in_unsafe_fn)]
 
 use super::lanes::Lanes;
-use super::perlin::{HASH_MIX, LATTICE_MAX, LATTICE_MIN, PRIME_X, PRIME_Y, PRIME_Z, SCALE_2D, SCALE_3D};
+use super::perlin::{
+    HASH_MIX, LATTICE_MAX, LATTICE_MIN, PRIME_X, PRIME_Y, PRIME_Z, SCALE_2D, SCALE_3D,
+};
 use std::arch::x86_64::*;
 
 /// True when this CPU can run the eight-lane path.
@@ -84,20 +86,29 @@ unsafe fn gradient2(index: __m256i, x: __m256, y: __m256) -> __m256 {
     _mm256_add_ps(_mm256_xor_ps(x, su), _mm256_xor_ps(y, sv))
 }
 
+/// # Safety
+/// The CPU must support AVX2 (see [`available`]).
 #[inline(always)]
 pub unsafe fn perlin3(seed: u32, x: __m256, y: __m256, z: __m256) -> __m256 {
     let (x0, tx) = lattice(x);
     let (y0, ty) = lattice(y);
     let (z0, tz) = lattice(z);
     let one = ps(1.0);
-    let (ux, uy, uz) = (_mm256_sub_ps(tx, one), _mm256_sub_ps(ty, one), _mm256_sub_ps(tz, one));
+    let (ux, uy, uz) = (
+        _mm256_sub_ps(tx, one),
+        _mm256_sub_ps(ty, one),
+        _mm256_sub_ps(tz, one),
+    );
     // (c + 1) * P == c * P + P in wrapping arithmetic, so one multiply per axis.
     let px0 = _mm256_mullo_epi32(x0, epi(PRIME_X));
     let px1 = _mm256_add_epi32(px0, epi(PRIME_X));
     let py0 = _mm256_mullo_epi32(y0, epi(PRIME_Y));
     let py1 = _mm256_add_epi32(py0, epi(PRIME_Y));
     let pz0 = _mm256_xor_si256(_mm256_mullo_epi32(z0, epi(PRIME_Z)), epi(seed));
-    let pz1 = _mm256_xor_si256(_mm256_add_epi32(_mm256_mullo_epi32(z0, epi(PRIME_Z)), epi(PRIME_Z)), epi(seed));
+    let pz1 = _mm256_xor_si256(
+        _mm256_add_epi32(_mm256_mullo_epi32(z0, epi(PRIME_Z)), epi(PRIME_Z)),
+        epi(seed),
+    );
     let y0z0 = _mm256_xor_si256(py0, pz0);
     let y1z0 = _mm256_xor_si256(py1, pz0);
     let y0z1 = _mm256_xor_si256(py0, pz1);
@@ -127,6 +138,8 @@ pub unsafe fn perlin3(seed: u32, x: __m256, y: __m256, z: __m256) -> __m256 {
     _mm256_min_ps(_mm256_max_ps(r, ps(-1.0)), ps(1.0))
 }
 
+/// # Safety
+/// The CPU must support AVX2 (see [`available`]).
 #[inline(always)]
 pub unsafe fn perlin2(seed: u32, x: __m256, y: __m256) -> __m256 {
     let (x0, tx) = lattice(x);
@@ -134,7 +147,10 @@ pub unsafe fn perlin2(seed: u32, x: __m256, y: __m256) -> __m256 {
     let one = ps(1.0);
     let (ux, uy) = (_mm256_sub_ps(tx, one), _mm256_sub_ps(ty, one));
     let px0 = _mm256_xor_si256(_mm256_mullo_epi32(x0, epi(PRIME_X)), epi(seed));
-    let px1 = _mm256_xor_si256(_mm256_add_epi32(_mm256_mullo_epi32(x0, epi(PRIME_X)), epi(PRIME_X)), epi(seed));
+    let px1 = _mm256_xor_si256(
+        _mm256_add_epi32(_mm256_mullo_epi32(x0, epi(PRIME_X)), epi(PRIME_X)),
+        epi(seed),
+    );
     let py0 = _mm256_mullo_epi32(y0, epi(PRIME_Y));
     let py1 = _mm256_add_epi32(py0, epi(PRIME_Y));
     let h = |a: __m256i, b: __m256i| finish_hash(_mm256_xor_si256(a, b));
@@ -143,15 +159,24 @@ pub unsafe fn perlin2(seed: u32, x: __m256, y: __m256) -> __m256 {
     let g01 = gradient2(h(px0, py1), tx, uy);
     let g11 = gradient2(h(px1, py1), ux, uy);
     let (fx, fy) = (fade(tx), fade(ty));
-    let r = _mm256_mul_ps(lerp(fy, lerp(fx, g00, g10), lerp(fx, g01, g11)), ps(SCALE_2D));
+    let r = _mm256_mul_ps(
+        lerp(fy, lerp(fx, g00, g10), lerp(fx, g01, g11)),
+        ps(SCALE_2D),
+    );
     _mm256_min_ps(_mm256_max_ps(r, ps(-1.0)), ps(1.0))
 }
 
 #[inline(always)]
 unsafe fn log2(x: __m256) -> __m256 {
     let bits = _mm256_castps_si256(x);
-    let e = _mm256_sub_epi32(_mm256_and_si256(_mm256_srli_epi32(bits, 23), epi(0xff)), epi(127));
-    let m = _mm256_castsi256_ps(_mm256_or_si256(_mm256_and_si256(bits, epi(0x007f_ffff)), epi(0x3f80_0000)));
+    let e = _mm256_sub_epi32(
+        _mm256_and_si256(_mm256_srli_epi32(bits, 23), epi(0xff)),
+        epi(127),
+    );
+    let m = _mm256_castsi256_ps(_mm256_or_si256(
+        _mm256_and_si256(bits, epi(0x007f_ffff)),
+        epi(0x3f80_0000),
+    ));
     let big = _mm256_cmp_ps(m, ps(std::f32::consts::SQRT_2), _CMP_GT_OQ);
     let m = _mm256_blendv_ps(m, _mm256_mul_ps(m, ps(0.5)), big);
     // big is all ones (-1 as i32) where m was halved: e - (-1) = e + 1.
@@ -165,7 +190,10 @@ unsafe fn log2(x: __m256) -> __m256 {
     poly = _mm256_add_ps(c(0.666_666_7), _mm256_mul_ps(s2, poly));
     poly = _mm256_add_ps(c(2.0), _mm256_mul_ps(s2, poly));
     let ln_m = _mm256_mul_ps(s, poly);
-    _mm256_add_ps(_mm256_mul_ps(ln_m, ps(std::f32::consts::LOG2_E)), _mm256_cvtepi32_ps(e))
+    _mm256_add_ps(
+        _mm256_mul_ps(ln_m, ps(std::f32::consts::LOG2_E)),
+        _mm256_cvtepi32_ps(e),
+    )
 }
 
 #[inline(always)]
@@ -244,7 +272,10 @@ impl Lanes for F32x8 {
 }
 
 /// Fills `out[i] = perlin3(seed, xs[i], ys[i], zs[i])` eight at a time.
-/// The caller guarantees AVX2 (see [`available`]); the tail is scalar.
+/// The tail is scalar.
+///
+/// # Safety
+/// The CPU must support AVX2 (see [`available`]).
 #[target_feature(enable = "avx2")]
 pub unsafe fn perlin3_batch(seed: u32, xs: &[f32], ys: &[f32], zs: &[f32], out: &mut [f32]) {
     let n = out.len().min(xs.len()).min(ys.len()).min(zs.len());
@@ -265,12 +296,19 @@ pub unsafe fn perlin3_batch(seed: u32, xs: &[f32], ys: &[f32], zs: &[f32], out: 
 }
 
 /// Fills `out[i] = perlin2(seed, xs[i], ys[i])`; see [`perlin3_batch`].
+///
+/// # Safety
+/// The CPU must support AVX2 (see [`available`]).
 #[target_feature(enable = "avx2")]
 pub unsafe fn perlin2_batch(seed: u32, xs: &[f32], ys: &[f32], out: &mut [f32]) {
     let n = out.len().min(xs.len()).min(ys.len());
     let full = n / 8 * 8;
     for i in (0..full).step_by(8) {
-        let r = perlin2(seed, _mm256_loadu_ps(xs.as_ptr().add(i)), _mm256_loadu_ps(ys.as_ptr().add(i)));
+        let r = perlin2(
+            seed,
+            _mm256_loadu_ps(xs.as_ptr().add(i)),
+            _mm256_loadu_ps(ys.as_ptr().add(i)),
+        );
         _mm256_storeu_ps(out.as_mut_ptr().add(i), r);
     }
     let hash = super::perlin::SeededHash(seed);
@@ -283,7 +321,10 @@ pub unsafe fn perlin2_batch(seed: u32, xs: &[f32], ys: &[f32], out: &mut [f32]) 
 #[target_feature(enable = "avx2")]
 unsafe fn signpow_batch(xs: &[f32], ys: &[f32], out: &mut [f32]) {
     for i in (0..out.len() / 8 * 8).step_by(8) {
-        let r = signpow(_mm256_loadu_ps(xs.as_ptr().add(i)), _mm256_loadu_ps(ys.as_ptr().add(i)));
+        let r = signpow(
+            _mm256_loadu_ps(xs.as_ptr().add(i)),
+            _mm256_loadu_ps(ys.as_ptr().add(i)),
+        );
         _mm256_storeu_ps(out.as_mut_ptr().add(i), r);
     }
 }
@@ -312,7 +353,11 @@ mod tests {
             return;
         }
         for span in [4.0f32, 1000.0, 3.0e6, 5.0e9] {
-            let (xs, ys, zs) = (inputs(4096, span), inputs(4096, span * 0.7), inputs(4096, span * 0.3));
+            let (xs, ys, zs) = (
+                inputs(4096, span),
+                inputs(4096, span * 0.7),
+                inputs(4096, span * 0.3),
+            );
             let mut out3 = vec![0.0; 4096];
             let mut out2 = vec![0.0; 4096];
             unsafe {
@@ -321,8 +366,16 @@ mod tests {
             }
             let h = perlin::SeededHash(0xDEAD_BEEF);
             for i in 0..4096 {
-                assert_eq!(out3[i].to_bits(), perlin::perlin3(&h, xs[i], ys[i], zs[i]).to_bits(), "3D lane {i} span {span}");
-                assert_eq!(out2[i].to_bits(), perlin::perlin2(&h, xs[i], ys[i]).to_bits(), "2D lane {i} span {span}");
+                assert_eq!(
+                    out3[i].to_bits(),
+                    perlin::perlin3(&h, xs[i], ys[i], zs[i]).to_bits(),
+                    "3D lane {i} span {span}"
+                );
+                assert_eq!(
+                    out2[i].to_bits(),
+                    perlin::perlin2(&h, xs[i], ys[i]).to_bits(),
+                    "2D lane {i} span {span}"
+                );
             }
         }
     }
@@ -340,7 +393,13 @@ mod tests {
         let mut out = vec![0.0; 8192];
         unsafe { signpow_batch(&xs, &ys, &mut out) };
         for i in 0..8192 {
-            assert_eq!(out[i].to_bits(), fastmath::signpow(xs[i], ys[i]).to_bits(), "x={} y={}", xs[i], ys[i]);
+            assert_eq!(
+                out[i].to_bits(),
+                fastmath::signpow(xs[i], ys[i]).to_bits(),
+                "x={} y={}",
+                xs[i],
+                ys[i]
+            );
         }
     }
 }

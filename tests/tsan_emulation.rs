@@ -1,0 +1,101 @@
+//! The emulated kernels with one OS thread per CUDA thread under
+//! ThreadSanitizer (feature kernel-emulation-tsan): a missing barrier shows
+//! up as a data race and fails the run.
+//!
+//! A plain `main` (harness = false) on one Rust thread: libtest's own
+//! threads talk through channels ThreadSanitizer cannot see into (Rust's
+//! std is not instrumented), which it would report as races of its own.
+
+#[cfg(feature = "kernel-emulation-tsan")]
+mod checks {
+    use blockworld::backend::cpu::CpuBackend;
+    use blockworld::backend::{self, BackendKind, ChunkBackend};
+    use blockworld::cli::region_hash::region_positions;
+    use blockworld::world::coords::ChunkPos;
+    use blockworld::worldgen::{Preset, WorldGen};
+    use std::process::Command;
+    use std::sync::Arc;
+
+    extern "C" {
+        fn bw_emu_selftest_exchange(out: *mut i32, with_barrier: i32);
+    }
+
+    pub fn kernels_run_race_free_and_match_the_cpu() {
+        let w = Arc::new(WorldGen::new(Preset::classic(), 42));
+        // Two columns, two levels: both kernels, several non-uniform chunks.
+        let positions = region_positions(ChunkPos::new(0, -1, 0), ChunkPos::new(1, 0, 0)).unwrap();
+        let cpu = CpuBackend::serial(w.clone()).generate(&positions).unwrap();
+        assert!(
+            cpu.iter().any(|c| c.blocks.uniform().is_none()),
+            "no fill would be exercised"
+        );
+        let emulated = backend::create(BackendKind::CudaEmulated, w).unwrap();
+        assert!(emulated.describe().contains("ThreadSanitizer"));
+        assert_eq!(cpu, emulated.generate(&positions).unwrap());
+    }
+
+    fn child(mode: &str) -> std::process::Output {
+        Command::new(std::env::current_exe().unwrap())
+            .env("BW_TSAN_SELFTEST", mode)
+            .env("TSAN_OPTIONS", "halt_on_error=1 exitcode=66")
+            .output()
+            .unwrap()
+    }
+
+    /// The detector is live: the exchange without its barrier is reported,
+    /// the same exchange with it is not.
+    pub fn a_missing_barrier_is_reported_as_a_race() {
+        let racy = child("race");
+        let err = String::from_utf8_lossy(&racy.stderr);
+        assert!(
+            racy.status.code() == Some(66) && err.contains("ThreadSanitizer: data race"),
+            "race not detected: {err}"
+        );
+        let clean = child("barrier");
+        assert!(
+            clean.status.success(),
+            "false positive: {}",
+            String::from_utf8_lossy(&clean.stderr)
+        );
+    }
+
+    /// In the child: run the self-test exchange and exit.
+    pub fn selftest(mode: &str) {
+        let mut out = vec![0i32; 64];
+        unsafe { bw_emu_selftest_exchange(out.as_mut_ptr(), (mode == "barrier") as i32) };
+        if mode == "barrier" {
+            assert!(out
+                .iter()
+                .enumerate()
+                .all(|(i, &v)| v == ((i + 1) % 64) as i32));
+        }
+    }
+}
+
+#[cfg(feature = "kernel-emulation-tsan")]
+fn main() {
+    if let Ok(mode) = std::env::var("BW_TSAN_SELFTEST") {
+        checks::selftest(&mode);
+        return;
+    }
+    let tests: [(&str, fn()); 2] = [
+        (
+            "kernels_run_race_free_and_match_the_cpu",
+            checks::kernels_run_race_free_and_match_the_cpu,
+        ),
+        (
+            "a_missing_barrier_is_reported_as_a_race",
+            checks::a_missing_barrier_is_reported_as_a_race,
+        ),
+    ];
+    for (name, test) in tests {
+        test();
+        println!("test {name} ... ok");
+    }
+    println!("{} passed, 0 failed", tests.len());
+}
+
+#[cfg(not(feature = "kernel-emulation-tsan"))]
+fn main() {
+    println!("tsan_emulation: needs --features kernel-emulation-tsan; nothing to run");
+}
