@@ -27,13 +27,7 @@ fn main() {
     let out = PathBuf::from(env::var("OUT_DIR").unwrap());
     let kernels = manifest.join("kernels");
     println!("cargo:rerun-if-changed=kernels");
-    for var in [
-        "BLOCKWORLD_NVCC",
-        "CUDA_PATH",
-        "CUDA_HOME",
-        "PATH",
-        "BLOCKWORLD_REQUIRE_NVCC",
-    ] {
+    for var in ["BLOCKWORLD_NVCC", "CUDA_PATH", "CUDA_HOME", "PATH", "BLOCKWORLD_REQUIRE_NVCC"] {
         println!("cargo:rerun-if-env-changed={var}");
     }
     println!("cargo::rustc-check-cfg=cfg(bw_fatbin)");
@@ -41,36 +35,27 @@ fn main() {
     for name in KERNELS {
         let src = kernels.join(format!("{name}.cu"));
         let amalgamated = inline_includes(&src, &mut Vec::new());
-        fs::write(out.join(format!("{name}.nvrtc.cu")), amalgamated)
-            .expect("write amalgamated kernel");
+        fs::write(out.join(format!("{name}.nvrtc.cu")), amalgamated).expect("write amalgamated kernel");
     }
 
-    let require = env::var("BLOCKWORLD_REQUIRE_NVCC")
-        .map(|v| v == "1")
-        .unwrap_or(false);
+    let require = env::var("BLOCKWORLD_REQUIRE_NVCC").map(|v| v == "1").unwrap_or(false);
     match find_nvcc(&manifest) {
         Some(nvcc) => {
             let mut ok = true;
             for name in KERNELS {
-                if let Err(e) = compile_fatbin(
-                    &nvcc,
-                    &kernels.join(format!("{name}.cu")),
-                    &out.join(format!("{name}.fatbin")),
-                ) {
+                if let Err(e) =
+                    compile_fatbin(&nvcc, &kernels.join(format!("{name}.cu")), &out.join(format!("{name}.fatbin")))
+                {
                     ok = false;
                     if require {
-                        panic!(
-                            "BLOCKWORLD_REQUIRE_NVCC=1: compiling kernels/{name}.cu failed:\n{e}"
-                        );
+                        panic!("BLOCKWORLD_REQUIRE_NVCC=1: compiling kernels/{name}.cu failed:\n{e}");
                     }
                     println!("cargo:warning=kernels/{name}.cu did not compile with {}; the GPU backend will use NVRTC at run time: {e}", nvcc.display());
                 }
             }
             // The embedded NVRTC copies must compile on their own too.
             for name in KERNELS {
-                if let Err(e) =
-                    compile_ptx_check(&nvcc, &out.join(format!("{name}.nvrtc.cu")), &out)
-                {
+                if let Err(e) = compile_ptx_check(&nvcc, &out.join(format!("{name}.nvrtc.cu")), &out) {
                     ok = false;
                     if require {
                         panic!("BLOCKWORLD_REQUIRE_NVCC=1: the self-contained {name}.nvrtc.cu did not compile:\n{e}");
@@ -91,7 +76,9 @@ fn main() {
                      .cuda/venv/bin/pip install nvidia-cuda-nvcc nvidia-cuda-crt"
                 );
             }
-            println!("cargo:warning=nvcc not found: kernels will be compiled at run time with NVRTC when a GPU is used");
+            println!(
+                "cargo:warning=nvcc not found: kernels will be compiled at run time with NVRTC when a GPU is used"
+            );
         }
     }
 
@@ -102,9 +89,7 @@ fn main() {
 
 /// Replaces `#include "x"` lines by the file's contents (once per file).
 fn inline_includes(path: &Path, seen: &mut Vec<PathBuf>) -> String {
-    let canonical = path
-        .canonicalize()
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let canonical = path.canonicalize().unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     if seen.contains(&canonical) {
         return String::new();
     }
@@ -142,77 +127,45 @@ fn find_nvcc(manifest: &Path) -> Option<PathBuf> {
     }
     // PyPI wheels: nvidia/cu13/bin/nvcc (CUDA 13) or nvidia/cuda_nvcc/bin/nvcc.
     let mut site_dirs: Vec<PathBuf> = Vec::new();
-    for venv in [
-        manifest.join(".cuda/venv"),
-        PathBuf::from(env::var("HOME").unwrap_or_default()).join(".local"),
-    ] {
+    for venv in [manifest.join(".cuda/venv"), PathBuf::from(env::var("HOME").unwrap_or_default()).join(".local")] {
         if let Ok(entries) = fs::read_dir(venv.join("lib")) {
             site_dirs.extend(entries.flatten().map(|e| e.path().join("site-packages")));
         }
     }
     if let Ok(o) = Command::new("python3")
-        .args([
-            "-c",
-            "import site,sys;print('\\n'.join(sys.path+site.getsitepackages()))",
-        ])
+        .args(["-c", "import site,sys;print('\\n'.join(sys.path+site.getsitepackages()))"])
         .output()
     {
-        site_dirs.extend(
-            String::from_utf8_lossy(&o.stdout)
-                .lines()
-                .map(PathBuf::from),
-        );
+        site_dirs.extend(String::from_utf8_lossy(&o.stdout).lines().map(PathBuf::from));
     }
     for d in site_dirs {
         candidates.push(d.join("nvidia/cu13/bin/nvcc"));
         candidates.push(d.join("nvidia/cuda_nvcc/bin/nvcc"));
     }
-    candidates.into_iter().find(|c| {
-        c.is_file()
-            && Command::new(c)
-                .arg("--version")
-                .output()
-                .map(|o| o.status.success())
-                .unwrap_or(false)
-    })
+    candidates
+        .into_iter()
+        .find(|c| c.is_file() && Command::new(c).arg("--version").output().map(|o| o.status.success()).unwrap_or(false))
 }
 
 fn compile_fatbin(nvcc: &Path, src: &Path, dst: &Path) -> Result<(), String> {
     let mut cmd = Command::new(nvcc);
-    cmd.arg("-fatbin")
-        .arg("--fmad=false")
-        .arg("-O3")
-        .arg("-std=c++17");
+    cmd.arg("-fatbin").arg("--fmad=false").arg("-O3").arg("-std=c++17");
     for a in SASS_ARCHS {
-        cmd.arg("-gencode")
-            .arg(format!("arch=compute_{a},code=sm_{a}"));
+        cmd.arg("-gencode").arg(format!("arch=compute_{a},code=sm_{a}"));
     }
-    cmd.arg("-gencode")
-        .arg(format!("arch=compute_{PTX_ARCH},code=compute_{PTX_ARCH}"));
+    cmd.arg("-gencode").arg(format!("arch=compute_{PTX_ARCH},code=compute_{PTX_ARCH}"));
     cmd.arg("-o").arg(dst).arg(src);
-    let o = cmd
-        .output()
-        .map_err(|e| format!("cannot run {}: {e}", nvcc.display()))?;
+    let o = cmd.output().map_err(|e| format!("cannot run {}: {e}", nvcc.display()))?;
     if o.status.success() {
         Ok(())
     } else {
-        Err(format!(
-            "{}{}",
-            String::from_utf8_lossy(&o.stdout),
-            String::from_utf8_lossy(&o.stderr)
-        ))
+        Err(format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr)))
     }
 }
 
 fn compile_ptx_check(nvcc: &Path, src: &Path, out: &Path) -> Result<(), String> {
     let o = Command::new(nvcc)
-        .args([
-            "-ptx",
-            "--fmad=false",
-            "-std=c++17",
-            "-arch=compute_75",
-            "-o",
-        ])
+        .args(["-ptx", "--fmad=false", "-std=c++17", "-arch=compute_75", "-o"])
         .arg(out.join("nvrtc-check.ptx"))
         .arg(src)
         .output()
@@ -240,9 +193,7 @@ fn build_emulation(kernels: &Path) {
         .extra_warnings(true);
     // Fibers need the hand-written x86-64 context switch; elsewhere the
     // emulation runs one OS thread per CUDA thread (slower, same results).
-    let x86_64 = env::var("CARGO_CFG_TARGET_ARCH")
-        .map(|a| a == "x86_64")
-        .unwrap_or(false);
+    let x86_64 = env::var("CARGO_CFG_TARGET_ARCH").map(|a| a == "x86_64").unwrap_or(false);
     if tsan || !x86_64 {
         build.define("BW_EMU_THREADS", None);
     } else {

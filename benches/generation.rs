@@ -34,9 +34,7 @@ fn perlin(c: &mut Criterion) {
     let crate_perlin = noise::Perlin::new(7);
     let mut g = c.benchmark_group("perlin3d");
     g.throughput(Throughput::Elements(POINTS as u64));
-    g.bench_function("blockworld", |b| {
-        b.iter(|| perlin3_batch(7, black_box(&xs), &ys, &zs, &mut out))
-    });
+    g.bench_function("blockworld", |b| b.iter(|| perlin3_batch(7, black_box(&xs), &ys, &zs, &mut out)));
     g.bench_function("noise-crate", |b| {
         b.iter(|| {
             for i in 0..POINTS {
@@ -48,9 +46,7 @@ fn perlin(c: &mut Criterion) {
     g.finish();
     let mut g = c.benchmark_group("perlin2d");
     g.throughput(Throughput::Elements(POINTS as u64));
-    g.bench_function("blockworld", |b| {
-        b.iter(|| perlin2_batch(7, black_box(&xs), &ys, &mut out))
-    });
+    g.bench_function("blockworld", |b| b.iter(|| perlin2_batch(7, black_box(&xs), &ys, &mut out)));
     g.bench_function("noise-crate", |b| {
         b.iter(|| {
             for i in 0..POINTS {
@@ -65,15 +61,11 @@ fn perlin(c: &mut Criterion) {
 fn stages(c: &mut Criterion) {
     let world = WorldGen::new(Preset::classic(), 42);
     let col = ColumnPos { x: 3, z: -2 };
-    c.bench_function("heightmap/column", |b| {
-        b.iter(|| black_box(world.compute_heightmap(black_box(col))))
-    });
+    c.bench_function("heightmap/column", |b| b.iter(|| black_box(world.compute_heightmap(black_box(col)))));
     let hm = world.compute_heightmap(col);
     let surface = ChunkPos::new(col.x, (hm.heights[528] as i64).div_euclid(32) as i32, col.z);
     assert!(world.fill(surface, &hm).blocks.uniform().is_none());
-    c.bench_function("fill/surface-chunk", |b| {
-        b.iter(|| black_box(world.fill(black_box(surface), &hm)))
-    });
+    c.bench_function("fill/surface-chunk", |b| b.iter(|| black_box(world.fill(black_box(surface), &hm))));
 }
 
 fn worlds(c: &mut Criterion) {
@@ -81,11 +73,7 @@ fn worlds(c: &mut Criterion) {
     g.sample_size(20);
     for parallel in [false, true] {
         let world = Arc::new(WorldGen::new(Preset::classic(), 42));
-        let backend = if parallel {
-            CpuBackend::parallel(world.clone())
-        } else {
-            CpuBackend::serial(world.clone())
-        };
+        let backend = if parallel { CpuBackend::parallel(world.clone()) } else { CpuBackend::serial(world.clone()) };
         for n in [16usize, 24, 32, 40, 48, 56] {
             let positions = world_positions(n);
             let name = if parallel { "cpu" } else { "cpu-serial" };

@@ -4,5 +4,6 @@
 pub mod backend;
 pub mod bench;
 pub mod cli;
+pub mod mesh;
 pub mod world;
 pub mod worldgen;

@@ -118,43 +118,22 @@ fn run() -> Result<()> {
             println!("\n\nThe playable game is not built yet; see README.md.");
             Ok(())
         }
-        Some(Command::RegionHash {
-            world,
-            from,
-            to,
-            backend: kind,
-        }) => {
+        Some(Command::RegionHash { world, from, to, backend: kind }) => {
             let w = load_world(&world)?;
             let b = backend::create(kind, w)?;
             let r = region_hash(&*b, from, to)?;
             if !r.counts_consistent {
-                bail!(
-                    "backend {} reported block counts that do not match its blocks",
-                    kind.label()
-                );
+                bail!("backend {} reported block counts that do not match its blocks", kind.label());
             }
             println!("{}  {} chunks", r.digest, r.chunks);
             Ok(())
         }
         Some(Command::Bench {
-            which:
-                BenchCommand::Gen {
-                    world,
-                    backend: which,
-                    chunks,
-                    repeat,
-                    json,
-                    csv,
-                    plot,
-                },
+            which: BenchCommand::Gen { world, backend: which, chunks, repeat, json, csv, plot },
         }) => {
             let sizes = chunks.0;
-            let opts = gen::GenOptions {
-                seed: world.seed,
-                preset: world.preset.clone(),
-                sizes,
-                repeat: repeat as usize,
-            };
+            let opts =
+                gen::GenOptions { seed: world.seed, preset: world.preset.clone(), sizes, repeat: repeat as usize };
             let kinds: Vec<BackendKind> = match which {
                 BenchBackend::CpuSerial => vec![BackendKind::CpuSerial],
                 BenchBackend::Cpu => vec![BackendKind::Cpu],

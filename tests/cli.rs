@@ -4,10 +4,7 @@
 use std::process::{Command, Output};
 
 fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_blockworld"))
-        .args(args)
-        .output()
-        .expect("run blockworld")
+    Command::new(env!("CARGO_BIN_EXE_blockworld")).args(args).output().expect("run blockworld")
 }
 
 fn stderr(o: &Output) -> String {
@@ -16,38 +13,17 @@ fn stderr(o: &Output) -> String {
 
 fn assert_clean_failure(o: &Output, needle: &str) {
     let err = stderr(o);
-    assert!(
-        !o.status.success(),
-        "expected failure, got success; stderr: {err}"
-    );
-    assert!(
-        err.contains(needle),
-        "stderr does not mention `{needle}`: {err}"
-    );
-    assert!(
-        !err.contains("panicked"),
-        "panic instead of an error: {err}"
-    );
+    assert!(!o.status.success(), "expected failure, got success; stderr: {err}");
+    assert!(err.contains(needle), "stderr does not mention `{needle}`: {err}");
+    assert!(!err.contains("panicked"), "panic instead of an error: {err}");
 }
 
 #[test]
 fn region_hash_matches_across_backends_and_threads() {
-    let args = [
-        "region-hash",
-        "--seed",
-        "42",
-        "--from",
-        "-2,-2,-2",
-        "--to",
-        "2,1,2",
-    ];
+    let args = ["region-hash", "--seed", "42", "--from", "-2,-2,-2", "--to", "2,1,2"];
     let a = run(&[&args[..], &["--backend", "cpu"]].concat());
     let b = run(&[&args[..], &["--backend", "cpu-serial"]].concat());
-    let c = Command::new(env!("CARGO_BIN_EXE_blockworld"))
-        .args(args)
-        .env("RAYON_NUM_THREADS", "1")
-        .output()
-        .unwrap();
+    let c = Command::new(env!("CARGO_BIN_EXE_blockworld")).args(args).env("RAYON_NUM_THREADS", "1").output().unwrap();
     assert!(a.status.success(), "{}", stderr(&a));
     let out = String::from_utf8_lossy(&a.stdout).into_owned();
     assert!(out.trim().ends_with("100 chunks"), "{out}");
@@ -57,38 +33,10 @@ fn region_hash_matches_across_backends_and_threads() {
 
 #[test]
 fn bad_flags_are_rejected_clearly() {
-    assert_clean_failure(
-        &run(&["region-hash", "--from", "1,2", "--to", "3,3,3"]),
-        "X,Y,Z",
-    );
-    assert_clean_failure(
-        &run(&["region-hash", "--from", "3,3,3", "--to", "1,1,1"]),
-        "must not exceed",
-    );
-    assert_clean_failure(
-        &run(&[
-            "region-hash",
-            "--from",
-            "0,0,0",
-            "--to",
-            "0,0,0",
-            "--seed",
-            "abc",
-        ]),
-        "--seed",
-    );
-    assert_clean_failure(
-        &run(&[
-            "region-hash",
-            "--from",
-            "0,0,0",
-            "--to",
-            "0,0,0",
-            "--backend",
-            "quantum",
-        ]),
-        "quantum",
-    );
+    assert_clean_failure(&run(&["region-hash", "--from", "1,2", "--to", "3,3,3"]), "X,Y,Z");
+    assert_clean_failure(&run(&["region-hash", "--from", "3,3,3", "--to", "1,1,1"]), "must not exceed");
+    assert_clean_failure(&run(&["region-hash", "--from", "0,0,0", "--to", "0,0,0", "--seed", "abc"]), "--seed");
+    assert_clean_failure(&run(&["region-hash", "--from", "0,0,0", "--to", "0,0,0", "--backend", "quantum"]), "quantum");
     assert_clean_failure(&run(&["bench", "gen", "--chunks", "16,zero"]), "zero");
     assert_clean_failure(&run(&["bench", "gen", "--repeat", "0"]), "repeat");
     assert_clean_failure(&run(&["no-such-command"]), "no-such-command");
@@ -100,59 +48,23 @@ fn bad_presets_are_rejected_clearly() {
     std::fs::create_dir_all(&dir).unwrap();
     let classic = include_str!("../assets/worldgen/classic.ron");
     let cases = [
-        (
-            "syntax.ron",
-            classic.replacen("Preset(", "Preset(((", 1),
-            "line",
-        ),
-        (
-            "octaves.ron",
-            classic.replacen("octaves: 5", "octaves: 99", 1),
-            "noise[4] (o0).octaves",
-        ),
-        (
-            "block.ron",
-            classic.replacen("deep: \"stone\"", "deep: \"lava\"", 1),
-            "fill.deep",
-        ),
+        ("syntax.ron", classic.replacen("Preset(", "Preset(((", 1), "line"),
+        ("octaves.ron", classic.replacen("octaves: 5", "octaves: 99", 1), "noise[4] (o0).octaves"),
+        ("block.ron", classic.replacen("deep: \"stone\"", "deep: \"lava\"", 1), "fill.deep"),
     ];
     for (name, text, needle) in cases {
         let path = dir.join(name);
         std::fs::write(&path, text).unwrap();
-        let o = run(&[
-            "region-hash",
-            "--preset",
-            path.to_str().unwrap(),
-            "--from",
-            "0,0,0",
-            "--to",
-            "0,0,0",
-        ]);
+        let o = run(&["region-hash", "--preset", path.to_str().unwrap(), "--from", "0,0,0", "--to", "0,0,0"]);
         assert_clean_failure(&o, needle);
         assert_clean_failure(&o, name);
     }
     assert_clean_failure(
-        &run(&[
-            "region-hash",
-            "--preset",
-            "nonexistent",
-            "--from",
-            "0,0,0",
-            "--to",
-            "0,0,0",
-        ]),
+        &run(&["region-hash", "--preset", "nonexistent", "--from", "0,0,0", "--to", "0,0,0"]),
         "classic",
     );
     assert_clean_failure(
-        &run(&[
-            "region-hash",
-            "--preset",
-            "/no/such/file.ron",
-            "--from",
-            "0,0,0",
-            "--to",
-            "0,0,0",
-        ]),
+        &run(&["region-hash", "--preset", "/no/such/file.ron", "--from", "0,0,0", "--to", "0,0,0"]),
         "cannot read",
     );
     let _ = std::fs::remove_dir_all(&dir);
@@ -165,45 +77,18 @@ fn gpu_backend_explains_its_absence() {
         return;
     }
     assert_clean_failure(
-        &run(&[
-            "bench",
-            "gen",
-            "--backend",
-            "gpu",
-            "--chunks",
-            "16",
-            "--repeat",
-            "1",
-        ]),
+        &run(&["bench", "gen", "--backend", "gpu", "--chunks", "16", "--repeat", "1"]),
         "GPU unavailable",
     );
     assert_clean_failure(
-        &run(&[
-            "region-hash",
-            "--backend",
-            "gpu",
-            "--from",
-            "0,0,0",
-            "--to",
-            "0,0,0",
-        ]),
+        &run(&["region-hash", "--backend", "gpu", "--from", "0,0,0", "--to", "0,0,0"]),
         "GPU unavailable",
     );
 }
 
 #[test]
 fn bench_gen_json_reports_every_field() {
-    let o = run(&[
-        "bench",
-        "gen",
-        "--backend",
-        "cpu-serial",
-        "--chunks",
-        "16,24",
-        "--repeat",
-        "1",
-        "--json",
-    ]);
+    let o = run(&["bench", "gen", "--backend", "cpu-serial", "--chunks", "16,24", "--repeat", "1", "--json"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("one JSON object");
     for field in [
@@ -244,10 +129,7 @@ fn bench_gen_all_writes_csv_and_plot_without_a_gpu() {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let table = String::from_utf8_lossy(&o.stdout);
-    assert!(
-        table.contains("cpu-serial") && table.contains("speedup"),
-        "{table}"
-    );
+    assert!(table.contains("cpu-serial") && table.contains("speedup"), "{table}");
     let rows = std::fs::read_to_string(&csv).unwrap();
     assert!(rows.lines().count() >= 5, "{rows}");
     assert!(std::fs::read_to_string(&svg).unwrap().contains("<svg"));

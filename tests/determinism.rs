@@ -27,10 +27,7 @@ fn golden_region_hash() {
     let r = region_hash(&CpuBackend::parallel(world(42)), from, to).unwrap();
     assert_eq!(r.chunks, 100);
     assert!(r.counts_consistent);
-    assert_eq!(
-        r.digest, GOLDEN_SEED_42,
-        "the classic world of seed 42 changed"
-    );
+    assert_eq!(r.digest, GOLDEN_SEED_42, "the classic world of seed 42 changed");
 }
 
 #[test]
@@ -38,10 +35,7 @@ fn serial_parallel_and_thread_counts_agree() {
     let (from, to) = region();
     let serial = region_hash(&CpuBackend::serial(world(42)), from, to).unwrap();
     for threads in [1, 2, 3, 8] {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
         let par = pool.install(|| region_hash(&CpuBackend::parallel(world(42)), from, to).unwrap());
         assert_eq!(par, serial, "{threads} threads");
     }
@@ -61,58 +55,28 @@ fn request_order_and_cache_do_not_matter() {
     let order: Vec<ChunkPos> = shuffled.iter().map(|&i| positions[i]).collect();
     let chunks = backend.generate(&order).unwrap();
     for (&i, c) in shuffled.iter().zip(&chunks) {
-        assert_eq!(
-            c, &reference[i],
-            "chunk {} differs when generated out of order",
-            c.pos
-        );
+        assert_eq!(c, &reference[i], "chunk {} differs when generated out of order", c.pos);
     }
     // No cache at all.
-    let uncached = Arc::new(WorldGen::with_options(
-        Preset::classic(),
-        7,
-        Lanes::detect(),
-        0,
-    ));
-    assert_eq!(
-        CpuBackend::serial(uncached).generate(&positions).unwrap(),
-        reference
-    );
+    let uncached = Arc::new(WorldGen::with_options(Preset::classic(), 7, Lanes::detect(), 0));
+    assert_eq!(CpuBackend::serial(uncached).generate(&positions).unwrap(), reference);
 }
 
 #[test]
 fn scalar_and_simd_lanes_agree_bit_for_bit() {
     let scalar = WorldGen::with_options(Preset::classic(), 99, Lanes::Scalar, 0);
     let fast = WorldGen::with_options(Preset::classic(), 99, Lanes::detect(), 0);
-    for (x, z) in [
-        (0, 0),
-        (-1, -1),
-        (5, -9),
-        (31_250, -31_251),
-        (-40_000, 40_000),
-    ] {
+    for (x, z) in [(0, 0), (-1, -1), (5, -9), (31_250, -31_251), (-40_000, 40_000)] {
         let col = blockworld::world::coords::ColumnPos { x, z };
-        assert_eq!(
-            scalar.compute_heightmap(col),
-            fast.compute_heightmap(col),
-            "column ({x}, {z})"
-        );
+        assert_eq!(scalar.compute_heightmap(col), fast.compute_heightmap(col), "column ({x}, {z})");
     }
 }
 
 #[test]
 fn generated_counts_match_the_blocks() {
     let (from, to) = region();
-    for chunk in CpuBackend::serial(world(3))
-        .generate(&region_positions(from, to).unwrap())
-        .unwrap()
-    {
-        assert_eq!(
-            BlockCounts::tally(&chunk.blocks),
-            chunk.counts,
-            "chunk {}",
-            chunk.pos
-        );
+    for chunk in CpuBackend::serial(world(3)).generate(&region_positions(from, to).unwrap()).unwrap() {
+        assert_eq!(BlockCounts::tally(&chunk.blocks), chunk.counts, "chunk {}", chunk.pos);
         assert_eq!(chunk.counts.total(), 32768);
     }
 }
@@ -124,8 +88,5 @@ fn different_seeds_give_different_worlds() {
     let b = region_hash(&CpuBackend::parallel(world(2)), from, to).unwrap();
     let c = region_hash(&CpuBackend::parallel(world(1 + (1 << 32))), from, to).unwrap();
     assert_ne!(a.digest, b.digest);
-    assert_ne!(
-        a.digest, c.digest,
-        "seeds above 2^32 must not alias their low bits"
-    );
+    assert_ne!(a.digest, c.digest, "seeds above 2^32 must not alias their low bits");
 }

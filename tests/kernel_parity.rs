@@ -20,9 +20,7 @@ fn world(seed: u64) -> Arc<WorldGen> {
 /// Generates the region on both engines and compares chunk by chunk.
 fn assert_parity(seed: u64, from: ChunkPos, to: ChunkPos) -> usize {
     let positions = region_positions(from, to).unwrap();
-    let cpu = CpuBackend::parallel(world(seed))
-        .generate(&positions)
-        .unwrap();
+    let cpu = CpuBackend::parallel(world(seed)).generate(&positions).unwrap();
     let emulated = backend::create(BackendKind::CudaEmulated, world(seed)).unwrap();
     assert_eq!(emulated.kind(), BackendKind::CudaEmulated);
     let gpu = emulated.generate(&positions).unwrap();
@@ -30,16 +28,8 @@ fn assert_parity(seed: u64, from: ChunkPos, to: ChunkPos) -> usize {
     let mut dense = 0;
     for (a, b) in cpu.iter().zip(&gpu) {
         assert_eq!(a.pos, b.pos);
-        assert_eq!(
-            a.counts, b.counts,
-            "block counts of chunk {} differ (seed {seed})",
-            a.pos
-        );
-        assert!(
-            a.blocks == b.blocks,
-            "blocks of chunk {} differ (seed {seed})",
-            a.pos
-        );
+        assert_eq!(a.counts, b.counts, "block counts of chunk {} differ (seed {seed})", a.pos);
+        assert!(a.blocks == b.blocks, "blocks of chunk {} differ (seed {seed})", a.pos);
         dense += a.blocks.uniform().is_none() as usize;
     }
     // And the digests the CLI prints.
@@ -56,39 +46,21 @@ fn parity_on_a_region_reaching_every_biome() {
     let (from, to) = (ChunkPos::new(-648, -2, 567), ChunkPos::new(-349, 1, 567));
     let w = world(42);
     let biomes: BTreeSet<u32> = (from.x..=to.x)
-        .flat_map(|x| {
-            w.compute_heightmap(blockworld::world::coords::ColumnPos { x, z: 567 })
-                .biomes
-                .to_vec()
-        })
+        .flat_map(|x| w.compute_heightmap(blockworld::world::coords::ColumnPos { x, z: 567 }).biomes.to_vec())
         .map(|b| b as u32)
         .collect();
     let reachable: BTreeSet<u32> = w.params.reachable_biomes().into_iter().collect();
-    assert!(
-        biomes.is_superset(&reachable),
-        "the region must reach every biome"
-    );
+    assert!(biomes.is_superset(&reachable), "the region must reach every biome");
     assert!(region_positions(from, to).unwrap().len() >= 1000);
     let dense = assert_parity(42, from, to);
-    assert!(
-        dense > 100,
-        "too few non-uniform chunks ({dense}) to exercise the fill kernel"
-    );
+    assert!(dense > 100, "too few non-uniform chunks ({dense}) to exercise the fill kernel");
 }
 
 #[test]
 fn parity_beyond_a_million_blocks_with_a_seed_above_2_pow_32() {
     let seed = (1u64 << 40) + 5;
-    assert_parity(
-        seed,
-        ChunkPos::new(40_000, -2, -40_003),
-        ChunkPos::new(40_003, 1, -40_000),
-    );
-    assert_parity(
-        seed,
-        ChunkPos::new(-1_000_000, -2, 999_998),
-        ChunkPos::new(-999_998, 1, 1_000_000),
-    );
+    assert_parity(seed, ChunkPos::new(40_000, -2, -40_003), ChunkPos::new(40_003, 1, -40_000));
+    assert_parity(seed, ChunkPos::new(-1_000_000, -2, 999_998), ChunkPos::new(-999_998, 1, 1_000_000));
 }
 
 #[test]
@@ -104,10 +76,7 @@ fn parity_with_the_archipelago_preset() {
     let positions = region_positions(ChunkPos::new(-2, -2, -2), ChunkPos::new(2, 1, 2)).unwrap();
     let w = Arc::new(WorldGen::new(preset, 9));
     let cpu = CpuBackend::serial(w.clone()).generate(&positions).unwrap();
-    let gpu = backend::create(BackendKind::CudaEmulated, w)
-        .unwrap()
-        .generate(&positions)
-        .unwrap();
+    let gpu = backend::create(BackendKind::CudaEmulated, w).unwrap().generate(&positions).unwrap();
     assert_eq!(cpu, gpu);
 }
 
@@ -117,10 +86,7 @@ fn parity_with_the_archipelago_preset() {
 fn a_failing_device_hands_its_requests_to_the_cpu() {
     let w = world(5);
     let device = EmulatedDevice::new(&w.params).fail_after(1);
-    let fallback = FallbackBackend::new(
-        Arc::new(KernelBackend::new(device, &w)),
-        CpuBackend::parallel(w.clone()),
-    );
+    let fallback = FallbackBackend::new(Arc::new(KernelBackend::new(device, &w)), CpuBackend::parallel(w.clone()));
     let positions = region_positions(ChunkPos::new(-2, -2, -2), ChunkPos::new(2, 1, 2)).unwrap();
     let reference = CpuBackend::serial(world(5)).generate(&positions).unwrap();
     let mut got = Vec::new();
@@ -128,12 +94,7 @@ fn a_failing_device_hands_its_requests_to_the_cpu() {
         got.extend(fallback.generate(batch).expect("the fallback never fails"));
     }
     assert_eq!(got, reference);
-    let failure = fallback
-        .failure()
-        .expect("the injected failure is recorded");
-    assert!(
-        failure.to_string().contains("CUDA_ERROR_LAUNCH_FAILED"),
-        "{failure}"
-    );
+    let failure = fallback.failure().expect("the injected failure is recorded");
+    assert!(failure.to_string().contains("CUDA_ERROR_LAUNCH_FAILED"), "{failure}");
     assert_eq!(fallback.kind(), BackendKind::Cpu);
 }

@@ -43,10 +43,7 @@ fn steps(g: &[Vec<i32>]) -> (Vec<f64>, Vec<f64>) {
 /// Two-sample Kolmogorov–Smirnov statistic.
 fn ks(a: &[f64], b: &[f64]) -> f64 {
     let cdf = |s: &[f64], v: f64| s.iter().filter(|&&x| x <= v).count() as f64 / s.len() as f64;
-    a.iter()
-        .chain(b)
-        .map(|&v| (cdf(a, v) - cdf(b, v)).abs())
-        .fold(0.0, f64::max)
+    a.iter().chain(b).map(|&v| (cdf(a, v) - cdf(b, v)).abs()).fold(0.0, f64::max)
 }
 
 /// The KS critical value at α = 0.001.
@@ -54,10 +51,7 @@ fn critical(n: usize, m: usize) -> f64 {
     1.95 * (((n + m) as f64) / ((n * m) as f64)).sqrt()
 }
 
-fn seam_statistic(
-    world: &WorldGen,
-    smooth: impl Fn(&WorldGen, ColumnPos) -> Vec<i32>,
-) -> (f64, f64) {
+fn seam_statistic(world: &WorldGen, smooth: impl Fn(&WorldGen, ColumnPos) -> Vec<i32>) -> (f64, f64) {
     let g = grid(world, smooth);
     let (border, inner) = steps(&g);
     (ks(&border, &inner), critical(border.len(), inner.len()))
@@ -68,10 +62,7 @@ fn chunk_borders_are_seamless() {
     for seed in [42u64, 7, 1 << 40] {
         let world = WorldGen::new(Preset::classic(), seed);
         let (d, crit) = seam_statistic(&world, |w, c| w.compute_heightmap(c).heights.to_vec());
-        assert!(
-            d < crit,
-            "seed {seed}: border steps differ from inner steps (KS {d:.3} ≥ {crit:.3})"
-        );
+        assert!(d < crit, "seed {seed}: border steps differ from inner steps (KS {d:.3} ≥ {crit:.3})");
     }
 }
 
@@ -82,25 +73,18 @@ fn the_seam_test_detects_a_clamped_stencil() {
     let world = WorldGen::new(Preset::classic(), 42);
     let clamped = |w: &WorldGen, c: ColumnPos| {
         let (h_b, _) = sample_apron(&w.program, &w.params, c, w.lanes);
-        let at = |x: i32, z: i32| {
-            h_b[((z.clamp(0, 31) + 1) as usize) * APRON + (x.clamp(0, 31) + 1) as usize]
-        };
+        let at = |x: i32, z: i32| h_b[((z.clamp(0, 31) + 1) as usize) * APRON + (x.clamp(0, 31) + 1) as usize];
         let mut out = vec![0; 1024];
         for z in 0..32 {
             for x in 0..32 {
-                let v = (((at(x - 1, z - 1) + at(x + 1, z - 1)) + at(x - 1, z + 1))
-                    + at(x + 1, z + 1))
-                    * 0.25;
+                let v = (((at(x - 1, z - 1) + at(x + 1, z - 1)) + at(x - 1, z + 1)) + at(x + 1, z + 1)) * 0.25;
                 out[column_index(x as usize, z as usize)] = v as i32;
             }
         }
         out
     };
     let (d, crit) = seam_statistic(&world, clamped);
-    assert!(
-        d >= crit,
-        "a clamped stencil went unnoticed (KS {d:.3} < {crit:.3})"
-    );
+    assert!(d >= crit, "a clamped stencil went unnoticed (KS {d:.3} < {crit:.3})");
 }
 
 /// Every biome the rules can select appears in this fixed strip of 300
@@ -115,10 +99,8 @@ fn every_reachable_biome_appears_in_the_fixed_region() {
         seen.extend(hm.biomes.iter().map(|&b| b as u32));
     }
     let reachable: BTreeSet<u32> = world.params.reachable_biomes().into_iter().collect();
-    let missing: Vec<&str> = reachable
-        .difference(&seen)
-        .map(|&b| world.preset.biomes[b as usize].name.as_str())
-        .collect();
+    let missing: Vec<&str> =
+        reachable.difference(&seen).map(|&b| world.preset.biomes[b as usize].name.as_str()).collect();
     assert!(missing.is_empty(), "biomes never reached: {missing:?}");
     assert_eq!(
         reachable.len(),

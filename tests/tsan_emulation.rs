@@ -25,10 +25,7 @@ mod checks {
         // Two columns, two levels: both kernels, several non-uniform chunks.
         let positions = region_positions(ChunkPos::new(0, -1, 0), ChunkPos::new(1, 0, 0)).unwrap();
         let cpu = CpuBackend::serial(w.clone()).generate(&positions).unwrap();
-        assert!(
-            cpu.iter().any(|c| c.blocks.uniform().is_none()),
-            "no fill would be exercised"
-        );
+        assert!(cpu.iter().any(|c| c.blocks.uniform().is_none()), "no fill would be exercised");
         let emulated = backend::create(BackendKind::CudaEmulated, w).unwrap();
         assert!(emulated.describe().contains("ThreadSanitizer"));
         assert_eq!(cpu, emulated.generate(&positions).unwrap());
@@ -52,11 +49,7 @@ mod checks {
             "race not detected: {err}"
         );
         let clean = child("barrier");
-        assert!(
-            clean.status.success(),
-            "false positive: {}",
-            String::from_utf8_lossy(&clean.stderr)
-        );
+        assert!(clean.status.success(), "false positive: {}", String::from_utf8_lossy(&clean.stderr));
     }
 
     /// In the child: run the self-test exchange and exit.
@@ -64,10 +57,7 @@ mod checks {
         let mut out = vec![0i32; 64];
         unsafe { bw_emu_selftest_exchange(out.as_mut_ptr(), (mode == "barrier") as i32) };
         if mode == "barrier" {
-            assert!(out
-                .iter()
-                .enumerate()
-                .all(|(i, &v)| v == ((i + 1) % 64) as i32));
+            assert!(out.iter().enumerate().all(|(i, &v)| v == ((i + 1) % 64) as i32));
         }
     }
 }
@@ -79,14 +69,8 @@ fn main() {
         return;
     }
     let tests: [(&str, fn()); 2] = [
-        (
-            "kernels_run_race_free_and_match_the_cpu",
-            checks::kernels_run_race_free_and_match_the_cpu,
-        ),
-        (
-            "a_missing_barrier_is_reported_as_a_race",
-            checks::a_missing_barrier_is_reported_as_a_race,
-        ),
+        ("kernels_run_race_free_and_match_the_cpu", checks::kernels_run_race_free_and_match_the_cpu),
+        ("a_missing_barrier_is_reported_as_a_race", checks::a_missing_barrier_is_reported_as_a_race),
     ];
     for (name, test) in tests {
         test();

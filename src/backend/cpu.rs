@@ -14,16 +14,10 @@ pub struct CpuBackend {
 
 impl CpuBackend {
     pub fn serial(world: Arc<WorldGen>) -> Self {
-        Self {
-            world,
-            parallel: false,
-        }
+        Self { world, parallel: false }
     }
     pub fn parallel(world: Arc<WorldGen>) -> Self {
-        Self {
-            world,
-            parallel: true,
-        }
+        Self { world, parallel: true }
     }
     pub fn world(&self) -> &Arc<WorldGen> {
         &self.world
@@ -33,11 +27,7 @@ impl CpuBackend {
 /// The distinct columns of `positions`, in order of first appearance.
 pub fn distinct_columns(positions: &[ChunkPos]) -> Vec<ColumnPos> {
     let mut seen = std::collections::HashSet::new();
-    positions
-        .iter()
-        .map(|p| p.column())
-        .filter(|c| seen.insert(*c))
-        .collect()
+    positions.iter().map(|p| p.column()).filter(|c| seen.insert(*c)).collect()
 }
 
 impl ChunkBackend for CpuBackend {
@@ -65,10 +55,7 @@ impl ChunkBackend for CpuBackend {
     fn describe(&self) -> String {
         let lanes = format!("{:?} lanes", self.world.lanes);
         if self.parallel {
-            format!(
-                "CPU, rayon with {} threads, {lanes}",
-                rayon::current_num_threads()
-            )
+            format!("CPU, rayon with {} threads, {lanes}", rayon::current_num_threads())
         } else {
             format!("CPU, one thread, {lanes}")
         }

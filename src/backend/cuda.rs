@@ -21,10 +21,7 @@ const HEIGHTMAP_SOURCE: &str = include_str!(concat!(env!("OUT_DIR"), "/heightmap
 const FILL_SOURCE: &str = include_str!(concat!(env!("OUT_DIR"), "/fill.nvrtc.cu"));
 
 #[cfg(bw_fatbin)]
-const HEIGHTMAP_FATBIN: Option<&[u8]> = Some(include_bytes!(concat!(
-    env!("OUT_DIR"),
-    "/heightmap.fatbin"
-)));
+const HEIGHTMAP_FATBIN: Option<&[u8]> = Some(include_bytes!(concat!(env!("OUT_DIR"), "/heightmap.fatbin")));
 #[cfg(bw_fatbin)]
 const FILL_FATBIN: Option<&[u8]> = Some(include_bytes!(concat!(env!("OUT_DIR"), "/fill.fatbin")));
 #[cfg(not(bw_fatbin))]
@@ -67,27 +64,15 @@ fn no_driver_reason() -> String {
 }
 
 fn device_err(stage: &'static str) -> impl Fn(cudarc::driver::DriverError) -> BackendError {
-    move |e| BackendError::Device {
-        stage,
-        message: format!("{e:?}"),
-    }
+    move |e| BackendError::Device { stage, message: format!("{e:?}") }
 }
 
 /// Runs `f`, turning a panic inside cudarc (it panics when a library symbol
 /// is missing) into an error.
-fn guarded<T>(
-    stage: &'static str,
-    f: impl FnOnce() -> Result<T, BackendError>,
-) -> Result<T, BackendError> {
+fn guarded<T>(stage: &'static str, f: impl FnOnce() -> Result<T, BackendError>) -> Result<T, BackendError> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|p| {
-        let msg = p
-            .downcast_ref::<String>()
-            .cloned()
-            .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()));
-        Err(BackendError::Unavailable(format!(
-            "{stage}: {}",
-            msg.unwrap_or_else(|| "CUDA library failure".into())
-        )))
+        let msg = p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()));
+        Err(BackendError::Unavailable(format!("{stage}: {}", msg.unwrap_or_else(|| "CUDA library failure".into()))))
     })
 }
 
@@ -98,13 +83,10 @@ pub fn probe() -> Result<GpuInfo, BackendError> {
         if !unsafe { cudarc::driver::sys::is_culib_present() } {
             return Err(BackendError::Unavailable(no_driver_reason()));
         }
-        let count = cudarc::driver::CudaContext::device_count().map_err(|e| {
-            BackendError::Unavailable(format!("the NVIDIA driver did not initialise: {e:?}"))
-        })?;
+        let count = cudarc::driver::CudaContext::device_count()
+            .map_err(|e| BackendError::Unavailable(format!("the NVIDIA driver did not initialise: {e:?}")))?;
         if count < 1 {
-            return Err(BackendError::Unavailable(
-                "the NVIDIA driver reports no CUDA device".into(),
-            ));
+            return Err(BackendError::Unavailable("the NVIDIA driver reports no CUDA device".into()));
         }
         let ctx = cudarc::driver::CudaContext::new(0)
             .map_err(|e| BackendError::Unavailable(format!("cannot open GPU 0: {e:?}")))?;
@@ -113,9 +95,7 @@ pub fn probe() -> Result<GpuInfo, BackendError> {
 }
 
 fn info(ctx: &Arc<cudarc::driver::CudaContext>) -> Result<GpuInfo, BackendError> {
-    let err = |e: cudarc::driver::DriverError| {
-        BackendError::Unavailable(format!("cannot query GPU 0: {e:?}"))
-    };
+    let err = |e: cudarc::driver::DriverError| BackendError::Unavailable(format!("cannot query GPU 0: {e:?}"));
     Ok(GpuInfo {
         name: ctx.name().map_err(err)?,
         compute_capability: ctx.compute_capability().map_err(err)?,
@@ -124,8 +104,7 @@ fn info(ctx: &Arc<cudarc::driver::CudaContext>) -> Result<GpuInfo, BackendError>
 }
 
 use cudarc::driver::{
-    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, LaunchConfig, PinnedHostSlice,
-    PushKernelArg,
+    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, LaunchConfig, PinnedHostSlice, PushKernelArg,
 };
 
 pub struct CudaDevice {
@@ -160,20 +139,17 @@ fn load_module(
     if let Some(bin) = fatbin {
         match ctx.load_module(cudarc::nvrtc::Ptx::from_binary(bin.to_vec())) {
             Ok(m) => return Ok((m, "prebuilt fatbin")),
-            Err(e) => reasons.push(format!("the prebuilt kernels were rejected ({e:?}); a driver of version 580 or newer runs them")),
+            Err(e) => reasons.push(format!(
+                "the prebuilt kernels were rejected ({e:?}); a driver of version 580 or newer runs them"
+            )),
         }
     }
     // SAFETY: only tries to dlopen NVRTC.
     if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
-        reasons.push(
-            "NVRTC (libnvrtc) is not installed, so the kernels cannot be compiled at run time"
-                .into(),
-        );
+        reasons.push("NVRTC (libnvrtc) is not installed, so the kernels cannot be compiled at run time".into());
         return Err(BackendError::Unavailable(reasons.join("; ")));
     }
-    let (major, minor) = ctx
-        .compute_capability()
-        .map_err(device_err("querying the compute capability"))?;
+    let (major, minor) = ctx.compute_capability().map_err(device_err("querying the compute capability"))?;
     let arch: &'static str = Box::leak(format!("compute_{major}{minor}").into_boxed_str());
     let opts = cudarc::nvrtc::CompileOptions {
         fmad: Some(false),
@@ -182,15 +158,9 @@ fn load_module(
         name: Some(format!("{name}.cu")),
         ..Default::default()
     };
-    let ptx = cudarc::nvrtc::compile_ptx_with_opts(source, opts).map_err(|e| {
-        BackendError::Unavailable(format!(
-            "{}; NVRTC failed on {name}.cu: {e:?}",
-            reasons.join("; ")
-        ))
-    })?;
-    let m = ctx
-        .load_module(ptx)
-        .map_err(device_err("loading the NVRTC-compiled kernels"))?;
+    let ptx = cudarc::nvrtc::compile_ptx_with_opts(source, opts)
+        .map_err(|e| BackendError::Unavailable(format!("{}; NVRTC failed on {name}.cu: {e:?}", reasons.join("; "))))?;
+    let m = ctx.load_module(ptx).map_err(device_err("loading the NVRTC-compiled kernels"))?;
     Ok((m, "NVRTC"))
 }
 
@@ -202,40 +172,26 @@ impl CudaDevice {
     }
 
     fn open_inner(params: &WorldParams) -> Result<CudaDevice, BackendError> {
-        let ctx = CudaContext::new(0)
-            .map_err(|e| BackendError::Unavailable(format!("cannot open GPU 0: {e:?}")))?;
+        let ctx = CudaContext::new(0).map_err(|e| BackendError::Unavailable(format!("cannot open GPU 0: {e:?}")))?;
         let info = info(&ctx)?;
         let stream = ctx.new_stream().map_err(device_err("creating a stream"))?;
-        let (hm_module, loaded_from) =
-            load_module(&ctx, HEIGHTMAP_FATBIN, HEIGHTMAP_SOURCE, "heightmap")?;
+        let (hm_module, loaded_from) = load_module(&ctx, HEIGHTMAP_FATBIN, HEIGHTMAP_SOURCE, "heightmap")?;
         let (fill_module, _) = load_module(&ctx, FILL_FATBIN, FILL_SOURCE, "fill")?;
-        let f = |m: &Arc<CudaModule>, name: &str| {
-            m.load_function(name)
-                .map_err(device_err("loading a kernel function"))
-        };
+        let f =
+            |m: &Arc<CudaModule>, name: &str| m.load_function(name).map_err(device_err("loading a kernel function"));
         let build_fn = f(&hm_module, "bw_build_noise_objects")?;
         let destroy_fn = f(&hm_module, "bw_destroy_noise_objects")?;
         let heightmap_fn = f(&hm_module, "bw_heightmap")?;
         let fill_fn = f(&fill_module, "bw_fill")?;
 
-        let params_dev = stream
-            .clone_htod(params.as_bytes())
-            .map_err(device_err("uploading the world description"))?;
-        let mut objects = stream
-            .alloc_zeros::<u64>(MAX_NODES)
-            .map_err(device_err("allocating the noise objects"))?;
-        let one = LaunchConfig {
-            grid_dim: (1, 1, 1),
-            block_dim: (1, 1, 1),
-            shared_mem_bytes: 0,
-        };
+        let params_dev = stream.clone_htod(params.as_bytes()).map_err(device_err("uploading the world description"))?;
+        let mut objects = stream.alloc_zeros::<u64>(MAX_NODES).map_err(device_err("allocating the noise objects"))?;
+        let one = LaunchConfig { grid_dim: (1, 1, 1), block_dim: (1, 1, 1), shared_mem_bytes: 0 };
         let mut launch = stream.launch_builder(&build_fn);
         launch.arg(&params_dev).arg(&mut objects);
         // SAFETY: argument types match bw_build_noise_objects(const WorldParams*, NoiseObject**).
         unsafe { launch.launch(one) }.map_err(device_err("building the noise objects"))?;
-        stream
-            .synchronize()
-            .map_err(device_err("building the noise objects"))?;
+        stream.synchronize().map_err(device_err("building the noise objects"))?;
 
         let device = CudaDevice {
             ctx,
@@ -255,10 +211,7 @@ impl CudaDevice {
             pinned_blocks: None,
             last_kernel_ms: None,
         };
-        eprintln!(
-            "blockworld: GPU {} — kernels from {}",
-            device.info, device.loaded_from
-        );
+        eprintln!("blockworld: GPU {} — kernels from {}", device.info, device.loaded_from);
         Ok(device)
     }
 
@@ -292,69 +245,34 @@ impl KernelDevice for CudaDevice {
         let flat: Vec<i32> = columns.iter().flat_map(|c| [c.x, c.z]).collect();
         let jobs = self.stream.clone_htod(&flat).map_err(device_err(stage))?;
         if self.columns_resident < n || self.heights.is_none() {
-            self.heights = Some(
-                self.stream
-                    .alloc_zeros::<i32>(n * CHUNK_AREA)
-                    .map_err(device_err(stage))?,
-            );
-            self.biomes = Some(
-                self.stream
-                    .alloc_zeros::<u8>(n * CHUNK_AREA)
-                    .map_err(device_err(stage))?,
-            );
+            self.heights = Some(self.stream.alloc_zeros::<i32>(n * CHUNK_AREA).map_err(device_err(stage))?);
+            self.biomes = Some(self.stream.alloc_zeros::<u8>(n * CHUNK_AREA).map_err(device_err(stage))?);
             self.columns_resident = n;
         }
-        let mut min_max = self
-            .stream
-            .alloc_zeros::<i32>(n * 2)
-            .map_err(device_err(stage))?;
-        let cfg = LaunchConfig {
-            grid_dim: (n as u32, 1, 1),
-            block_dim: (HEIGHTMAP_THREADS, 1, 1),
-            shared_mem_bytes: 0,
-        };
+        let mut min_max = self.stream.alloc_zeros::<i32>(n * 2).map_err(device_err(stage))?;
+        let cfg =
+            LaunchConfig { grid_dim: (n as u32, 1, 1), block_dim: (HEIGHTMAP_THREADS, 1, 1), shared_mem_bytes: 0 };
         let count = n as u32;
         self.timed(stage, |d| {
-            let (heights, biomes) = (
-                d.heights.as_mut().ok_or_else(no_buffer)?,
-                d.biomes.as_mut().ok_or_else(no_buffer)?,
-            );
+            let (heights, biomes) =
+                (d.heights.as_mut().ok_or_else(no_buffer)?, d.biomes.as_mut().ok_or_else(no_buffer)?);
             let mut launch = d.stream.launch_builder(&d.heightmap_fn);
-            launch
-                .arg(&d.params)
-                .arg(&d.objects)
-                .arg(&jobs)
-                .arg(&count)
-                .arg(heights)
-                .arg(biomes)
-                .arg(&mut min_max);
+            launch.arg(&d.params).arg(&d.objects).arg(&jobs).arg(&count).arg(heights).arg(biomes).arg(&mut min_max);
             // SAFETY: matches bw_heightmap's parameters; buffers hold n columns.
             unsafe { launch.launch(cfg) }.map_err(device_err(stage))?;
             Ok(())
         })?;
-        let host = self
-            .stream
-            .clone_dtoh(&min_max)
-            .map_err(device_err("copying heightmap extremes"))?;
+        let host = self.stream.clone_dtoh(&min_max).map_err(device_err("copying heightmap extremes"))?;
         Ok(host.chunks_exact(2).map(|m| [m[0], m[1]]).collect())
     }
 
     fn fill(&mut self, chunks: &[ChunkJob]) -> Result<(Vec<u8>, Vec<u32>), BackendError> {
         let stage = "fill launch";
         let n = chunks.len();
-        let flat: Vec<i32> = chunks
-            .iter()
-            .flat_map(|c| [c.x, c.y, c.z, c.column as i32])
-            .collect();
+        let flat: Vec<i32> = chunks.iter().flat_map(|c| [c.x, c.y, c.z, c.column as i32]).collect();
         let jobs = self.stream.clone_htod(&flat).map_err(device_err(stage))?;
-        let mut blocks = self
-            .stream
-            .alloc_zeros::<u8>(n * CHUNK_VOLUME)
-            .map_err(device_err(stage))?;
-        let mut counts = self
-            .stream
-            .alloc_zeros::<u32>(n * MAX_BLOCK_TYPES)
-            .map_err(device_err(stage))?;
+        let mut blocks = self.stream.alloc_zeros::<u8>(n * CHUNK_VOLUME).map_err(device_err(stage))?;
+        let mut counts = self.stream.alloc_zeros::<u32>(n * MAX_BLOCK_TYPES).map_err(device_err(stage))?;
         let cfg = LaunchConfig {
             grid_dim: ((CHUNK_VOLUME as u32) / FILL_THREADS, n as u32, 1),
             block_dim: (FILL_THREADS, 1, 1),
@@ -362,50 +280,27 @@ impl KernelDevice for CudaDevice {
         };
         let count = n as u32;
         self.timed(stage, |d| {
-            let (heights, biomes) = (
-                d.heights.as_ref().ok_or_else(no_buffer)?,
-                d.biomes.as_ref().ok_or_else(no_buffer)?,
-            );
+            let (heights, biomes) =
+                (d.heights.as_ref().ok_or_else(no_buffer)?, d.biomes.as_ref().ok_or_else(no_buffer)?);
             let mut launch = d.stream.launch_builder(&d.fill_fn);
-            launch
-                .arg(&d.params)
-                .arg(&jobs)
-                .arg(&count)
-                .arg(heights)
-                .arg(biomes)
-                .arg(&mut blocks)
-                .arg(&mut counts);
+            launch.arg(&d.params).arg(&jobs).arg(&count).arg(heights).arg(biomes).arg(&mut blocks).arg(&mut counts);
             // SAFETY: matches bw_fill's parameters; buffers hold n chunks.
             unsafe { launch.launch(cfg) }.map_err(device_err(stage))?;
             Ok(())
         })?;
         // Page-locked staging buffer: the device→host copy runs as DMA.
         let needed = n * CHUNK_VOLUME;
-        if self
-            .pinned_blocks
-            .as_ref()
-            .map(|p| p.len() < needed)
-            .unwrap_or(true)
-        {
+        if self.pinned_blocks.as_ref().map(|p| p.len() < needed).unwrap_or(true) {
             // SAFETY: the buffer is written by the copy below before it is read.
             let pinned = unsafe { self.ctx.alloc_pinned_with_flags::<u8>(needed, 0) }
                 .map_err(device_err("allocating pinned memory"))?;
             self.pinned_blocks = Some(pinned);
         }
         let pinned = self.pinned_blocks.as_mut().ok_or_else(no_buffer)?;
-        self.stream
-            .memcpy_dtoh(&blocks, &mut *pinned)
-            .map_err(device_err("copying blocks"))?;
-        let counts_host = self
-            .stream
-            .clone_dtoh(&counts)
-            .map_err(device_err("copying counts"))?;
-        self.stream
-            .synchronize()
-            .map_err(device_err("copying blocks"))?;
-        let staged = pinned
-            .as_slice()
-            .map_err(device_err("reading pinned memory"))?;
+        self.stream.memcpy_dtoh(&blocks, &mut *pinned).map_err(device_err("copying blocks"))?;
+        let counts_host = self.stream.clone_dtoh(&counts).map_err(device_err("copying counts"))?;
+        self.stream.synchronize().map_err(device_err("copying blocks"))?;
+        let staged = pinned.as_slice().map_err(device_err("reading pinned memory"))?;
         Ok((staged[..needed].to_vec(), counts_host))
     }
 
@@ -415,19 +310,12 @@ impl KernelDevice for CudaDevice {
 }
 
 fn no_buffer() -> BackendError {
-    BackendError::Device {
-        stage: "fill launch",
-        message: "no resident heightmaps: heightmaps() must run first".into(),
-    }
+    BackendError::Device { stage: "fill launch", message: "no resident heightmaps: heightmaps() must run first".into() }
 }
 
 impl Drop for CudaDevice {
     fn drop(&mut self) {
-        let one = LaunchConfig {
-            grid_dim: (1, 1, 1),
-            block_dim: (1, 1, 1),
-            shared_mem_bytes: 0,
-        };
+        let one = LaunchConfig { grid_dim: (1, 1, 1), block_dim: (1, 1, 1), shared_mem_bytes: 0 };
         let mut launch = self.stream.launch_builder(&self.destroy_fn);
         launch.arg(&self.params).arg(&mut self.objects);
         // SAFETY: matches bw_destroy_noise_objects; errors at teardown are ignored.

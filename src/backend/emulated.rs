@@ -58,14 +58,7 @@ impl EmulatedDevice {
         let _guard = LAUNCH_LOCK.lock().unwrap_or_else(|e| e.into_inner());
         // SAFETY: `objects` has room for every node; params is a valid WorldParams.
         unsafe { bw_emu_build_noise_objects(&*params, objects.as_mut_ptr()) };
-        Self {
-            params,
-            objects,
-            heights: Vec::new(),
-            biomes: Vec::new(),
-            fail_after_launches: None,
-            launches: 0,
-        }
+        Self { params, objects, heights: Vec::new(), biomes: Vec::new(), fail_after_launches: None, launches: 0 }
     }
 
     /// Makes every launch after the first `n` fail like a lost device.
@@ -88,11 +81,7 @@ impl EmulatedDevice {
 
 impl KernelDevice for EmulatedDevice {
     fn describe(&self) -> String {
-        let mode = if cfg!(feature = "kernel-emulation-tsan") {
-            "threads, ThreadSanitizer"
-        } else {
-            "fibers"
-        };
+        let mode = if cfg!(feature = "kernel-emulation-tsan") { "threads, ThreadSanitizer" } else { "fibers" };
         format!("CUDA kernels emulated on the CPU ({mode})")
     }
 

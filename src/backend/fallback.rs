@@ -17,19 +17,12 @@ pub struct FallbackBackend {
 
 impl FallbackBackend {
     pub fn new(primary: Arc<dyn ChunkBackend>, cpu: CpuBackend) -> Self {
-        Self {
-            primary,
-            cpu,
-            failure: Mutex::new(None),
-        }
+        Self { primary, cpu, failure: Mutex::new(None) }
     }
 
     /// Why the device was abandoned, if it was.
     pub fn failure(&self) -> Option<BackendError> {
-        self.failure
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        self.failure.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 }
 

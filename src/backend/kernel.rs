@@ -65,34 +65,15 @@ pub struct KernelBackend<D: KernelDevice> {
 
 impl<D: KernelDevice> KernelBackend<D> {
     pub fn new(device: D, world: &WorldGen) -> Self {
-        let kind = if std::any::type_name::<D>().contains("Emulated") {
-            BackendKind::CudaEmulated
-        } else {
-            BackendKind::Gpu
-        };
-        Self {
-            device: Mutex::new(device),
-            params: world.params.clone(),
-            kind,
-            timings: Mutex::new(None),
-        }
+        let kind =
+            if std::any::type_name::<D>().contains("Emulated") { BackendKind::CudaEmulated } else { BackendKind::Gpu };
+        Self { device: Mutex::new(device), params: world.params.clone(), kind, timings: Mutex::new(None) }
     }
 
-    fn run_batch(
-        &self,
-        device: &mut D,
-        positions: &[ChunkPos],
-    ) -> Result<(Vec<Chunk>, f64), BackendError> {
+    fn run_batch(&self, device: &mut D, positions: &[ChunkPos]) -> Result<(Vec<Chunk>, f64), BackendError> {
         let columns = distinct_columns(positions);
-        let index: HashMap<_, _> = columns
-            .iter()
-            .enumerate()
-            .map(|(i, c)| (*c, i as u32))
-            .collect();
-        let jobs: Vec<ColumnJob> = columns
-            .iter()
-            .map(|c| ColumnJob { x: c.x, z: c.z })
-            .collect();
+        let index: HashMap<_, _> = columns.iter().enumerate().map(|(i, c)| (*c, i as u32)).collect();
+        let jobs: Vec<ColumnJob> = columns.iter().map(|c| ColumnJob { x: c.x, z: c.z }).collect();
         let extremes = device.heightmaps(&jobs)?;
         let mut kernel_ms = device.last_kernel_ms().unwrap_or(0.0);
 
@@ -104,19 +85,10 @@ impl<D: KernelDevice> KernelBackend<D> {
             let [lo, hi] = extremes[column as usize];
             match known_uniform(&self.params, pos, lo, hi) {
                 Some(b) => {
-                    chunks[slot] = Some(Chunk {
-                        pos,
-                        blocks: ChunkBlocks::Uniform(b),
-                        counts: BlockCounts::uniform(b),
-                    })
+                    chunks[slot] = Some(Chunk { pos, blocks: ChunkBlocks::Uniform(b), counts: BlockCounts::uniform(b) })
                 }
                 None => {
-                    fill_jobs.push(ChunkJob {
-                        x: pos.x,
-                        y: pos.y,
-                        z: pos.z,
-                        column,
-                    });
+                    fill_jobs.push(ChunkJob { x: pos.x, y: pos.y, z: pos.z, column });
                     fill_slots.push(slot);
                 }
             }
@@ -125,18 +97,13 @@ impl<D: KernelDevice> KernelBackend<D> {
             let (blocks, counts) = device.fill(&fill_jobs)?;
             kernel_ms += device.last_kernel_ms().unwrap_or(0.0);
             for (i, &slot) in fill_slots.iter().enumerate() {
-                let ids: Box<[BlockId]> = blocks[i * CHUNK_VOLUME..(i + 1) * CHUNK_VOLUME]
-                    .iter()
-                    .map(|&b| BlockId(b))
-                    .collect();
+                let ids: Box<[BlockId]> =
+                    blocks[i * CHUNK_VOLUME..(i + 1) * CHUNK_VOLUME].iter().map(|&b| BlockId(b)).collect();
                 let mut c = [0u32; MAX_BLOCK_TYPES];
                 c.copy_from_slice(&counts[i * MAX_BLOCK_TYPES..(i + 1) * MAX_BLOCK_TYPES]);
                 let counts = BlockCounts(c);
-                chunks[slot] = Some(Chunk {
-                    pos: positions[slot],
-                    blocks: ChunkBlocks::from_dense(ids, &counts),
-                    counts,
-                });
+                chunks[slot] =
+                    Some(Chunk { pos: positions[slot], blocks: ChunkBlocks::from_dense(ids, &counts), counts });
             }
         }
         // Every slot was settled above, either as uniform or by the fill.
@@ -172,10 +139,8 @@ impl<D: KernelDevice> ChunkBackend for KernelBackend<D> {
             kernel_ms += ms;
             start_i = end;
         }
-        *self.timings.lock().unwrap_or_else(|e| e.into_inner()) = Some(DeviceTimings {
-            kernel_ms,
-            end_to_end_ms: start.elapsed().as_secs_f64() * 1e3,
-        });
+        *self.timings.lock().unwrap_or_else(|e| e.into_inner()) =
+            Some(DeviceTimings { kernel_ms, end_to_end_ms: start.elapsed().as_secs_f64() * 1e3 });
         Ok(out)
     }
 
@@ -184,9 +149,6 @@ impl<D: KernelDevice> ChunkBackend for KernelBackend<D> {
     }
 
     fn describe(&self) -> String {
-        self.device
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .describe()
+        self.device.lock().unwrap_or_else(|e| e.into_inner()).describe()
     }
 }

@@ -51,10 +51,7 @@ pub enum BackendError {
     #[error("GPU unavailable: {0}")]
     Unavailable(String),
     #[error("CUDA error during {stage}: {message}")]
-    Device {
-        stage: &'static str,
-        message: String,
-    },
+    Device { stage: &'static str, message: String },
     #[error("the cuda-emulated backend is not built into this binary: rebuild with `--features kernel-emulation`")]
     EmulationNotBuilt,
 }
@@ -80,27 +77,18 @@ pub trait ChunkBackend: Send + Sync {
 
 /// Creates a backend of `kind` for a world. GPU and emulated backends fail
 /// here with a reason when they cannot run.
-pub fn create(
-    kind: BackendKind,
-    world: Arc<WorldGen>,
-) -> Result<Arc<dyn ChunkBackend>, BackendError> {
+pub fn create(kind: BackendKind, world: Arc<WorldGen>) -> Result<Arc<dyn ChunkBackend>, BackendError> {
     Ok(match kind {
         BackendKind::CpuSerial => Arc::new(cpu::CpuBackend::serial(world)),
         BackendKind::Cpu => Arc::new(cpu::CpuBackend::parallel(world)),
-        BackendKind::Gpu => Arc::new(kernel::KernelBackend::new(
-            cuda::CudaDevice::open(&world.params)?,
-            &world,
-        )),
+        BackendKind::Gpu => Arc::new(kernel::KernelBackend::new(cuda::CudaDevice::open(&world.params)?, &world)),
         BackendKind::CudaEmulated => create_emulated(world)?,
     })
 }
 
 #[cfg(feature = "kernel-emulation")]
 fn create_emulated(world: Arc<WorldGen>) -> Result<Arc<dyn ChunkBackend>, BackendError> {
-    Ok(Arc::new(kernel::KernelBackend::new(
-        emulated::EmulatedDevice::new(&world.params),
-        &world,
-    )))
+    Ok(Arc::new(kernel::KernelBackend::new(emulated::EmulatedDevice::new(&world.params), &world)))
 }
 
 #[cfg(not(feature = "kernel-emulation"))]

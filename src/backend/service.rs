@@ -26,7 +26,11 @@ pub enum Command {
 }
 
 pub enum Event {
-    Generated { chunk: Chunk, backend: BackendKind, latency: Duration },
+    Generated {
+        chunk: Chunk,
+        backend: BackendKind,
+        latency: Duration,
+    },
     /// A request dropped by `Retain` before it ran.
     Cancelled(ChunkPos),
 }
@@ -58,7 +62,16 @@ impl GenerationService {
         let worker_stats = stats.clone();
         let worker = std::thread::Builder::new()
             .name("chunk-generation".into())
-            .spawn(move || Worker { backend, batch: batch.max(1), pending: VecDeque::new(), pending_set: HashSet::new(), stats: worker_stats }.run(command_rx, event_tx))
+            .spawn(move || {
+                Worker {
+                    backend,
+                    batch: batch.max(1),
+                    pending: VecDeque::new(),
+                    pending_set: HashSet::new(),
+                    stats: worker_stats,
+                }
+                .run(command_rx, event_tx)
+            })
             .ok();
         Self { commands, events, stats, worker }
     }
@@ -118,7 +131,10 @@ impl Worker {
             }
             Command::Retain { center, radius } => {
                 let far = |p: &ChunkPos| {
-                    (p.x as i64 - center.x as i64).abs().max((p.y as i64 - center.y as i64).abs()).max((p.z as i64 - center.z as i64).abs())
+                    (p.x as i64 - center.x as i64)
+                        .abs()
+                        .max((p.y as i64 - center.y as i64).abs())
+                        .max((p.z as i64 - center.z as i64).abs())
                         > radius as i64
                 };
                 let (keep, drop): (Vec<_>, Vec<_>) = self.pending.drain(..).partition(|(p, _)| !far(p));

@@ -53,9 +53,7 @@ pub fn world_positions(n: usize) -> Vec<ChunkPos> {
     let mut r = 1i32;
     let mut columns: Vec<ColumnPos>;
     loop {
-        columns = (-r..=r)
-            .flat_map(|x| (-r..=r).map(move |z| ColumnPos { x, z }))
-            .collect();
+        columns = (-r..=r).flat_map(|x| (-r..=r).map(move |z| ColumnPos { x, z })).collect();
         if columns.len() >= columns_needed * 2 || columns.len() >= columns_needed && r > 64 {
             break;
         }
@@ -111,28 +109,19 @@ pub fn perlin_ns_per_point(repeat: usize) -> (f64, f64) {
         s ^= s << 5;
         (s as f32 / u32::MAX as f32) * 2000.0 - 1000.0
     };
-    let (xs, ys, zs): (Vec<f32>, Vec<f32>, Vec<f32>) =
-        (0..N).map(|_| (next(), next(), next())).fold(
-            (
-                Vec::with_capacity(N),
-                Vec::with_capacity(N),
-                Vec::with_capacity(N),
-            ),
-            |(mut a, mut b, mut c), (x, y, z)| {
-                a.push(x);
-                b.push(y);
-                c.push(z);
-                (a, b, c)
-            },
-        );
+    let (xs, ys, zs): (Vec<f32>, Vec<f32>, Vec<f32>) = (0..N).map(|_| (next(), next(), next())).fold(
+        (Vec::with_capacity(N), Vec::with_capacity(N), Vec::with_capacity(N)),
+        |(mut a, mut b, mut c), (x, y, z)| {
+            a.push(x);
+            b.push(y);
+            c.push(z);
+            (a, b, c)
+        },
+    );
     let mut out = vec![0.0f32; N];
     let ours = median(
         (0..repeat)
-            .map(|_| {
-                time_ms(|| crate::worldgen::noise::perlin3_batch(1234, &xs, &ys, &zs, &mut out))
-                    * 1e6
-                    / N as f64
-            })
+            .map(|_| time_ms(|| crate::worldgen::noise::perlin3_batch(1234, &xs, &ys, &zs, &mut out)) * 1e6 / N as f64)
             .collect(),
     );
     std::hint::black_box(&out);
@@ -173,12 +162,7 @@ pub fn run(
     let repeat = opts.repeat.max(1);
 
     // Stage figures on 16 columns.
-    let columns: Vec<ColumnPos> = (0..16)
-        .map(|i| ColumnPos {
-            x: i % 4 - 2,
-            z: i / 4 - 2,
-        })
-        .collect();
+    let columns: Vec<ColumnPos> = (0..16).map(|i| ColumnPos { x: i % 4 - 2, z: i / 4 - 2 }).collect();
     let surface = surface_chunks(&world, &columns);
     let (hm_ms, fill_ms) = stage_times(kind, &*backend, &world, &columns, &surface, repeat)?;
 
@@ -189,9 +173,7 @@ pub fn run(
                 world.clear_cache();
                 let pos = surface[i % surface.len()];
                 let t = Instant::now();
-                backend
-                    .generate(&[pos])
-                    .map(|_| t.elapsed().as_secs_f64() * 1e3)
+                backend.generate(&[pos]).map(|_| t.elapsed().as_secs_f64() * 1e3)
             })
             .collect::<Result<Vec<_>, _>>()?,
     );
@@ -211,21 +193,13 @@ pub fn run(
                 kernel.push(tm.kernel_ms);
             }
         }
-        rows.push(WorldRow {
-            chunks: n,
-            ms: median(times),
-            kernel_ms: (!kernel.is_empty()).then(|| median(kernel)),
-        });
+        rows.push(WorldRow { chunks: n, ms: median(times), kernel_ms: (!kernel.is_empty()).then(|| median(kernel)) });
     }
 
     Ok(GenReport {
         backend: kind.label().to_string(),
         device: backend.describe(),
-        threads: if kind == BackendKind::Cpu {
-            rayon::current_num_threads()
-        } else {
-            1
-        },
+        threads: if kind == BackendKind::Cpu { rayon::current_num_threads() } else { 1 },
         seed: opts.seed,
         preset: opts.preset.clone(),
         repeat,
@@ -255,10 +229,7 @@ fn stage_times(
     match kind {
         BackendKind::CpuSerial | BackendKind::Cpu => {
             let parallel = kind == BackendKind::Cpu;
-            let hms: Vec<_> = columns
-                .iter()
-                .map(|&c| world.compute_heightmap(c))
-                .collect();
+            let hms: Vec<_> = columns.iter().map(|&c| world.compute_heightmap(c)).collect();
             let hm = median(
                 (0..repeat)
                     .map(|_| {
@@ -301,10 +272,7 @@ fn stage_times(
         }
         BackendKind::Gpu | BackendKind::CudaEmulated => {
             // Chunks far above the terrain are uniform: only the heightmap runs.
-            let sky: Vec<ChunkPos> = columns
-                .iter()
-                .map(|c| ChunkPos::new(c.x, 1000, c.z))
-                .collect();
+            let sky: Vec<ChunkPos> = columns.iter().map(|c| ChunkPos::new(c.x, 1000, c.z)).collect();
             let mut hm = Vec::new();
             let mut both = Vec::new();
             for _ in 0..repeat {

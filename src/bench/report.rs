@@ -26,11 +26,7 @@ pub fn table(reports: &[GenReport]) -> String {
         first.noise_crate_perlin3d_ns_per_point / first.perlin3d_ns_per_point
     );
     let _ = writeln!(s, "\nTable 5.1 and stages (ms)");
-    let _ = writeln!(
-        s,
-        "  {:<14} {:>14} {:>14} {:>14}",
-        "backend", "one chunk", "heightmap/col", "fill/chunk"
-    );
+    let _ = writeln!(s, "  {:<14} {:>14} {:>14} {:>14}", "backend", "one chunk", "heightmap/col", "fill/chunk");
     for r in reports {
         let _ = writeln!(
             s,
@@ -38,10 +34,7 @@ pub fn table(reports: &[GenReport]) -> String {
             r.backend, r.ms_single_chunk, r.ms_per_column_heightmap, r.ms_per_chunk_fill
         );
     }
-    let _ = writeln!(
-        s,
-        "\nTables 5.2/5.3: whole world, cold heightmap cache (ms)"
-    );
+    let _ = writeln!(s, "\nTables 5.2/5.3: whole world, cold heightmap cache (ms)");
     let _ = write!(s, "  {:>8}", "chunks");
     for r in reports {
         let _ = write!(s, " {:>14}", r.backend);
@@ -55,29 +48,17 @@ pub fn table(reports: &[GenReport]) -> String {
     for (i, row) in first.world.iter().enumerate() {
         let _ = write!(s, "  {:>8}", row.chunks);
         for r in reports {
-            let _ = write!(
-                s,
-                " {:>14.3}",
-                r.world.get(i).map(|w| w.ms).unwrap_or(f64::NAN)
-            );
+            let _ = write!(s, " {:>14.3}", r.world.get(i).map(|w| w.ms).unwrap_or(f64::NAN));
         }
         if reports.len() > 1 {
             for r in &reports[1..] {
-                let _ = write!(
-                    s,
-                    " {:>16.2}",
-                    row.ms / r.world.get(i).map(|w| w.ms).unwrap_or(f64::NAN)
-                );
+                let _ = write!(s, " {:>16.2}", row.ms / r.world.get(i).map(|w| w.ms).unwrap_or(f64::NAN));
             }
         }
         let _ = writeln!(s);
     }
     if reports.len() > 1 {
-        let _ = writeln!(
-            s,
-            "  (speedup = {} time / that backend's time)",
-            first.backend
-        );
+        let _ = writeln!(s, "  (speedup = {} time / that backend's time)", first.backend);
     }
     s
 }
@@ -100,37 +81,19 @@ pub fn write_csv(path: &Path, reports: &[GenReport]) -> anyhow::Result<()> {
 /// Time against chunk count per backend, like the thesis's Figure 5.1.
 pub fn write_plot(path: &Path, reports: &[GenReport]) -> anyhow::Result<()> {
     use plotters::prelude::*;
-    let max_n = reports
-        .iter()
-        .flat_map(|r| r.world.iter().map(|w| w.chunks))
-        .max()
-        .unwrap_or(1) as f64;
-    let max_ms = reports
-        .iter()
-        .flat_map(|r| r.world.iter().map(|w| w.ms))
-        .fold(0.0f64, f64::max)
-        .max(1e-3)
-        * 1.1;
+    let max_n = reports.iter().flat_map(|r| r.world.iter().map(|w| w.chunks)).max().unwrap_or(1) as f64;
+    let max_ms = reports.iter().flat_map(|r| r.world.iter().map(|w| w.ms)).fold(0.0f64, f64::max).max(1e-3) * 1.1;
     let root = SVGBackend::new(path, (900, 560)).into_drawing_area();
-    let err =
-        |e: &dyn std::fmt::Display| anyhow::anyhow!("cannot draw the plot {}: {e}", path.display());
+    let err = |e: &dyn std::fmt::Display| anyhow::anyhow!("cannot draw the plot {}: {e}", path.display());
     root.fill(&WHITE).map_err(|e| err(&e))?;
     let mut chart = ChartBuilder::on(&root)
-        .caption(
-            "Chunk generation: whole world, cold cache",
-            ("sans-serif", 22),
-        )
+        .caption("Chunk generation: whole world, cold cache", ("sans-serif", 22))
         .margin(16)
         .x_label_area_size(44)
         .y_label_area_size(64)
         .build_cartesian_2d(0f64..max_n * 1.05, 0f64..max_ms)
         .map_err(|e| err(&e))?;
-    chart
-        .configure_mesh()
-        .x_desc("chunks in world")
-        .y_desc("milliseconds")
-        .draw()
-        .map_err(|e| err(&e))?;
+    chart.configure_mesh().x_desc("chunks in world").y_desc("milliseconds").draw().map_err(|e| err(&e))?;
     let colors = [RED, BLUE, GREEN, MAGENTA, BLACK];
     for (r, color) in reports.iter().zip(colors.iter().cycle()) {
         let pts: Vec<(f64, f64)> = r.world.iter().map(|w| (w.chunks as f64, w.ms)).collect();
@@ -140,9 +103,7 @@ pub fn write_plot(path: &Path, reports: &[GenReport]) -> anyhow::Result<()> {
             .map_err(|e| err(&e))?
             .label(r.backend.clone())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
-        chart
-            .draw_series(pts.into_iter().map(|p| Circle::new(p, 3, c.filled())))
-            .map_err(|e| err(&e))?;
+        chart.draw_series(pts.into_iter().map(|p| Circle::new(p, 3, c.filled()))).map_err(|e| err(&e))?;
     }
     chart
         .configure_series_labels()

@@ -6,14 +6,9 @@ use crate::world::coords::ChunkPos;
 pub fn parse_chunk_pos(s: &str) -> Result<ChunkPos, String> {
     let parts: Vec<&str> = s.split(',').map(str::trim).collect();
     if parts.len() != 3 {
-        return Err(format!(
-            "`{s}` is not X,Y,Z (three integers separated by commas)"
-        ));
+        return Err(format!("`{s}` is not X,Y,Z (three integers separated by commas)"));
     }
-    let n = |p: &str| {
-        p.parse::<i32>()
-            .map_err(|e| format!("`{p}` in `{s}` is not a chunk coordinate: {e}"))
-    };
+    let n = |p: &str| p.parse::<i32>().map_err(|e| format!("`{p}` in `{s}` is not a chunk coordinate: {e}"));
     Ok(ChunkPos::new(n(parts[0])?, n(parts[1])?, n(parts[2])?))
 }
 
@@ -21,15 +16,11 @@ pub fn parse_chunk_pos(s: &str) -> Result<ChunkPos, String> {
 pub fn parse_vec3(s: &str) -> Result<[f64; 3], String> {
     let parts: Vec<&str> = s.split(',').map(str::trim).collect();
     if parts.len() != 3 {
-        return Err(format!(
-            "`{s}` is not X,Y,Z (three numbers separated by commas)"
-        ));
+        return Err(format!("`{s}` is not X,Y,Z (three numbers separated by commas)"));
     }
     let mut v = [0.0; 3];
     for (o, p) in v.iter_mut().zip(&parts) {
-        *o = p
-            .parse::<f64>()
-            .map_err(|e| format!("`{p}` in `{s}` is not a number: {e}"))?;
+        *o = p.parse::<f64>().map_err(|e| format!("`{p}` in `{s}` is not a number: {e}"))?;
         if !o.is_finite() {
             return Err(format!("`{p}` in `{s}` is not finite"));
         }
@@ -44,9 +35,7 @@ pub fn parse_counts(s: &str) -> Result<Vec<usize>, String> {
         .map(str::trim)
         .map(|p| match p.parse::<usize>() {
             Ok(0) => Err("chunk counts must be at least 1".to_string()),
-            Ok(n) if n > 1 << 20 => Err(format!(
-                "{n} chunks is more than the benchmark allows (1048576)"
-            )),
+            Ok(n) if n > 1 << 20 => Err(format!("{n} chunks is more than the benchmark allows (1048576)")),
             Ok(n) => Ok(n),
             Err(e) => Err(format!("`{p}` is not a chunk count: {e}")),
         })
@@ -56,9 +45,7 @@ pub fn parse_counts(s: &str) -> Result<Vec<usize>, String> {
 
 /// Parses `WxH`.
 pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
-    let (w, h) = s
-        .split_once(['x', 'X'])
-        .ok_or_else(|| format!("`{s}` is not WIDTHxHEIGHT"))?;
+    let (w, h) = s.split_once(['x', 'X']).ok_or_else(|| format!("`{s}` is not WIDTHxHEIGHT"))?;
     let n = |p: &str| match p.trim().parse::<u32>() {
         Ok(v) if (16..=8192).contains(&v) => Ok(v),
         Ok(v) => Err(format!("{v} is outside 16..=8192 pixels")),

@@ -36,9 +36,7 @@ pub fn region_positions(from: ChunkPos, to: ChunkPos) -> Result<Vec<ChunkPos>, R
         return Err(RegionError::Inverted { from, to });
     }
     let span = |a: i32, b: i32| (b as i64 - a as i64 + 1) as u64;
-    let n = span(from.x, to.x)
-        .saturating_mul(span(from.y, to.y))
-        .saturating_mul(span(from.z, to.z));
+    let n = span(from.x, to.x).saturating_mul(span(from.y, to.y)).saturating_mul(span(from.z, to.z));
     if n > 1 << 20 {
         return Err(RegionError::TooLarge(n));
     }
@@ -53,11 +51,7 @@ pub fn region_positions(from: ChunkPos, to: ChunkPos) -> Result<Vec<ChunkPos>, R
     Ok(v)
 }
 
-pub fn region_hash(
-    backend: &dyn ChunkBackend,
-    from: ChunkPos,
-    to: ChunkPos,
-) -> Result<RegionHash, RegionError> {
+pub fn region_hash(backend: &dyn ChunkBackend, from: ChunkPos, to: ChunkPos) -> Result<RegionHash, RegionError> {
     let positions = region_positions(from, to)?;
     let mut hasher = Sha256::new();
     let mut total = BlockCounts::default();
@@ -68,23 +62,13 @@ pub fn region_hash(
         for chunk in &chunks {
             chunk.blocks.for_each_run(|run| {
                 // SAFETY: BlockId is repr(transparent) over u8.
-                let bytes =
-                    unsafe { std::slice::from_raw_parts(run.as_ptr().cast::<u8>(), run.len()) };
+                let bytes = unsafe { std::slice::from_raw_parts(run.as_ptr().cast::<u8>(), run.len()) };
                 hasher.update(bytes);
             });
             consistent &= BlockCounts::tally(&chunk.blocks) == chunk.counts;
             total.add(&chunk.counts);
         }
     }
-    let digest = hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    Ok(RegionHash {
-        digest,
-        chunks: positions.len() as u64,
-        counts: total,
-        counts_consistent: consistent,
-    })
+    let digest = hasher.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    Ok(RegionHash { digest, chunks: positions.len() as u64, counts: total, counts_consistent: consistent })
 }

@@ -17,6 +17,8 @@ pub struct BlockInfo {
     pub liquid: bool,
     /// Collides with the player.
     pub solid: bool,
+    /// Atlas tiles of the top, side and bottom faces (see `render::atlas::TILES`).
+    pub tiles: [u8; 3],
 }
 
 const fn block(
@@ -25,26 +27,21 @@ const fn block(
     transparent: bool,
     liquid: bool,
     solid: bool,
+    tiles: [u8; 3],
 ) -> BlockInfo {
-    BlockInfo {
-        name,
-        opaque,
-        transparent,
-        liquid,
-        solid,
-    }
+    BlockInfo { name, opaque, transparent, liquid, solid, tiles }
 }
 
 /// The registry, indexed by id. Append only: ids are part of region digests.
 pub const BLOCKS: &[BlockInfo] = &[
-    block("air", false, true, false, false),
-    block("stone", true, false, false, true),
-    block("dirt", true, false, false, true),
-    block("grass", true, false, false, true),
-    block("sand", true, false, false, true),
-    block("water", false, true, true, false),
-    block("snow", true, false, false, true),
-    block("podzol", true, false, false, true),
+    block("air", false, true, false, false, [0, 0, 0]),
+    block("stone", true, false, false, true, [0, 0, 0]),
+    block("dirt", true, false, false, true, [1, 1, 1]),
+    block("grass", true, false, false, true, [2, 3, 1]),
+    block("sand", true, false, false, true, [4, 4, 4]),
+    block("water", false, true, true, false, [5, 5, 5]),
+    block("snow", true, false, false, true, [6, 6, 6]),
+    block("podzol", true, false, false, true, [7, 8, 1]),
 ];
 
 /// Upper bound on block types, shared with the kernels' count arrays
@@ -63,10 +60,7 @@ impl BlockId {
     pub const PODZOL: BlockId = BlockId(7);
 
     pub fn by_name(name: &str) -> Option<BlockId> {
-        BLOCKS
-            .iter()
-            .position(|b| b.name == name)
-            .map(|i| BlockId(i as u8))
+        BLOCKS.iter().position(|b| b.name == name).map(|i| BlockId(i as u8))
     }
 
     pub fn info(self) -> &'static BlockInfo {

@@ -74,10 +74,7 @@ impl BlockCounts {
         self.0.iter().map(|&c| c as u64).sum()
     }
     pub fn single_type(&self) -> Option<BlockId> {
-        self.0
-            .iter()
-            .position(|&c| c as usize == CHUNK_VOLUME)
-            .map(|i| BlockId(i as u8))
+        self.0.iter().position(|&c| c as usize == CHUNK_VOLUME).map(|i| BlockId(i as u8))
     }
     /// Counts by walking the blocks; the reference the generated counts are
     /// checked against.

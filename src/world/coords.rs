@@ -31,25 +31,15 @@ impl ChunkPos {
         Self { x, y, z }
     }
     pub fn column(self) -> ColumnPos {
-        ColumnPos {
-            x: self.x,
-            z: self.z,
-        }
+        ColumnPos { x: self.x, z: self.z }
     }
     /// World coordinate of the chunk's lowest corner.
     pub fn origin(self) -> [i64; 3] {
-        [
-            self.x as i64 * CHUNK_SIZE_I64,
-            self.y as i64 * CHUNK_SIZE_I64,
-            self.z as i64 * CHUNK_SIZE_I64,
-        ]
+        [self.x as i64 * CHUNK_SIZE_I64, self.y as i64 * CHUNK_SIZE_I64, self.z as i64 * CHUNK_SIZE_I64]
     }
     /// The chunk containing a world block coordinate.
     pub fn containing(block: [i64; 3]) -> Self {
-        let c = |v: i64| {
-            v.div_euclid(CHUNK_SIZE_I64)
-                .clamp(i32::MIN as i64, i32::MAX as i64) as i32
-        };
+        let c = |v: i64| v.div_euclid(CHUNK_SIZE_I64).clamp(i32::MIN as i64, i32::MAX as i64) as i32;
         Self::new(c(block[0]), c(block[1]), c(block[2]))
     }
 }
@@ -81,10 +71,7 @@ mod tests {
     #[test]
     fn containing_floors_negative_coordinates() {
         assert_eq!(ChunkPos::containing([-1, 0, 31]), ChunkPos::new(-1, 0, 0));
-        assert_eq!(
-            ChunkPos::containing([-32, -33, 32]),
-            ChunkPos::new(-1, -2, 1)
-        );
+        assert_eq!(ChunkPos::containing([-32, -33, 32]), ChunkPos::new(-1, -2, 1));
         let p = ChunkPos::new(-5, 7, 1_000_000);
         assert_eq!(ChunkPos::containing(p.origin()), p);
     }

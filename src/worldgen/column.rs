@@ -4,8 +4,7 @@
 use super::graph::NoiseProgram;
 use super::noise::lanes::Lanes;
 use super::params::{
-    WorldParams, FIELD_HEIGHT, FIELD_MOISTURE, FIELD_MOUNTAIN, FIELD_PEAKS, FIELD_ROUGHNESS,
-    FIELD_TEMPERATURE,
+    WorldParams, FIELD_HEIGHT, FIELD_MOISTURE, FIELD_MOUNTAIN, FIELD_PEAKS, FIELD_ROUGHNESS, FIELD_TEMPERATURE,
 };
 
 /// Largest peak exponent: a finite stand-in for "no upper bound".
@@ -29,26 +28,14 @@ pub fn select_biome(p: &WorldParams, h: f32, m: f32, t: f32, n: f32, nh: f32) ->
     // Thresholds are ascending (checked when the preset loads), so "the
     // first threshold ≥ v" is the number of thresholds below v.
     let limit = (p.threshold_search_limit as usize).min(p.heat_thresholds.len());
-    let index = |v: f32, thresholds: &[f32; 5]| {
-        thresholds[..limit]
-            .iter()
-            .map(|&th| (th < v) as usize)
-            .sum::<usize>()
-    };
+    let index = |v: f32, thresholds: &[f32; 5]| thresholds[..limit].iter().map(|&th| (th < v) as usize).sum::<usize>();
     p.biome_table[index(m, &p.moisture_thresholds)][index(t, &p.heat_thresholds)]
 }
 
 /// Samples `L::WIDTH` columns at world coordinates (x, z): writes `h_b` and
 /// the biome index of each lane.
 #[inline(always)]
-pub fn sample<L: Lanes>(
-    program: &NoiseProgram,
-    p: &WorldParams,
-    x: L,
-    z: L,
-    h_b: &mut [f32],
-    biome: &mut [u8],
-) {
+pub fn sample<L: Lanes>(program: &NoiseProgram, p: &WorldParams, x: L, z: L, h_b: &mut [f32], biome: &mut [u8]) {
     let f = program.eval(x, z);
     let half = L::splat(0.5);
     let h = f[FIELD_HEIGHT];
@@ -60,17 +47,8 @@ pub fn sample<L: Lanes>(
     // |p|^((1−n)·3) explodes into spikes and pits thousands of blocks deep.
     let peaks = f[FIELD_PEAKS].clamp(-1.0, 1.0);
     let n = f[FIELD_MOUNTAIN];
-    let n = n.add(
-        peaks.signpow(
-            L::splat(1.0)
-                .sub(n)
-                .mul(L::splat(p.peak_exponent_scale))
-                .clamp(0.0, MAX_EXPONENT),
-        ),
-    );
-    let t = t
-        .sub(L::splat(p.temperature_mountain_cooling).mul(n))
-        .clamp(0.0, 1.0);
+    let n = n.add(peaks.signpow(L::splat(1.0).sub(n).mul(L::splat(p.peak_exponent_scale)).clamp(0.0, MAX_EXPONENT)));
+    let t = t.sub(L::splat(p.temperature_mountain_cooling).mul(n)).clamp(0.0, 1.0);
     let nh = n.add(h);
 
     // Biome choice is branchy table logic: do it per lane, then gather the
@@ -82,26 +60,15 @@ pub fn sample<L: Lanes>(
     }
     let (mut exponent, mut scale, mut rough) = ([0.0f32; MAX_W], [0.0f32; MAX_W], [0.0f32; MAX_W]);
     for i in 0..L::WIDTH {
-        let b = select_biome(
-            p,
-            lanes[0][i],
-            lanes[1][i],
-            lanes[2][i],
-            lanes[3][i],
-            lanes[4][i],
-        ) as usize;
+        let b = select_biome(p, lanes[0][i], lanes[1][i], lanes[2][i], lanes[3][i], lanes[4][i]) as usize;
         biome[i] = b as u8;
         exponent[i] = p.biome_exponent[b];
         scale[i] = p.biome_scale[b];
         rough[i] = p.biome_roughness[b];
     }
     let h = h.signpow(L::load(&exponent));
-    let base = h
-        .mul(L::splat(p.height_amplitude))
-        .add(n.mul(L::splat(p.mountain_amplitude)));
-    let out = base
-        .mul(L::load(&scale))
-        .add(L::load(&rough).mul(r).mul(L::splat(p.roughness_amplitude)));
+    let base = h.mul(L::splat(p.height_amplitude)).add(n.mul(L::splat(p.mountain_amplitude)));
+    let out = base.mul(L::load(&scale)).add(L::load(&rough).mul(r).mul(L::splat(p.roughness_amplitude)));
     // A guard, not a shape: keeps any extreme preset finite and in i32.
     let out = out.clamp(-MAX_SURFACE, MAX_SURFACE);
     out.store(h_b);
@@ -122,20 +89,14 @@ mod tests {
         let name = |b: u32| Preset::classic().biomes[b as usize].name.clone();
         assert_eq!(name(select_biome(&p, -0.1, 0.5, 0.5, 0.2, 0.1)), "ocean");
         assert_eq!(name(select_biome(&p, 0.3, 0.5, 0.5, -0.01, 0.29)), "ocean");
-        assert_eq!(
-            name(select_biome(&p, 0.004, 0.5, 0.5, 0.05, 0.054)),
-            "beach"
-        );
+        assert_eq!(name(select_biome(&p, 0.004, 0.5, 0.5, 0.05, 0.054)), "beach");
         assert_eq!(name(select_biome(&p, 0.2, 0.5, 0.5, 0.1, 0.3)), "mountain");
         // m = 0.1 → row 0; t = 0.7 → first threshold ≥ 0.7 among the first
         // four is none → column 4: desert.
         assert_eq!(name(select_biome(&p, 0.2, 0.1, 0.7, 0.05, 0.25)), "desert");
         // m = 0.65 → row 4 (0.7 is beyond the search limit); t = 0.5 → col 3: forest.
         assert_eq!(name(select_biome(&p, 0.2, 0.65, 0.5, 0.05, 0.25)), "forest");
-        assert_eq!(
-            name(select_biome(&p, 0.2, 0.99, 0.99, 0.05, 0.25)),
-            "jungle"
-        );
+        assert_eq!(name(select_biome(&p, 0.2, 0.99, 0.99, 0.05, 0.25)), "jungle");
         assert_eq!(name(select_biome(&p, 0.2, 0.45, 0.01, 0.05, 0.25)), "ice");
         assert_eq!(name(select_biome(&p, 0.2, 0.55, 0.3, 0.05, 0.25)), "taiga");
     }
@@ -148,32 +109,19 @@ mod tests {
         let preset = Preset::classic();
         for (x, z) in [(10.0f32, 20.0f32), (-3000.0, 777.0), (123_456.0, -98_765.0)] {
             let f = program.eval::<f32>(x, z);
-            let (h, m, t, r, n, pk) = (
-                f[0] as f64,
-                f[1] as f64,
-                f[2] as f64,
-                f[3] as f64,
-                f[4] as f64,
-                f[5] as f64,
-            );
+            let (h, m, t, r, n, pk) = (f[0] as f64, f[1] as f64, f[2] as f64, f[3] as f64, f[4] as f64, f[5] as f64);
             let m = m * 0.5 + 0.5;
             let t = t * 0.5 + 0.5;
             let n = n + pk.signum() * pk.abs().powf((1.0 - n) * 3.0);
             let t = (t - 0.4 * n).clamp(0.0, 1.0);
-            let b =
-                select_biome(&p, h as f32, m as f32, t as f32, n as f32, (n + h) as f32) as usize;
+            let b = select_biome(&p, h as f32, m as f32, t as f32, n as f32, (n + h) as f32) as usize;
             let bd = &preset.biomes[b];
             let hh = h.signum() * h.abs().powf(bd.exponent as f64);
-            let expected =
-                (hh * 32.0 + n * 256.0) * bd.scale as f64 + bd.roughness as f64 * r * 2.0;
+            let expected = (hh * 32.0 + n * 256.0) * bd.scale as f64 + bd.roughness as f64 * r * 2.0;
             let (mut hb, mut biome) = ([0.0f32], [0u8]);
             sample::<f32>(&program, &p, x, z, &mut hb, &mut biome);
             assert_eq!(biome[0] as usize, b);
-            assert!(
-                (hb[0] as f64 - expected).abs() < 1e-3,
-                "({x},{z}): {} vs {expected}",
-                hb[0]
-            );
+            assert!((hb[0] as f64 - expected).abs() < 1e-3, "({x},{z}): {} vs {expected}", hb[0]);
         }
     }
 }

@@ -15,12 +15,7 @@ use crate::world::coords::{ChunkPos, CHUNK_AREA, CHUNK_SIZE, CHUNK_SIZE_I64, CHU
 
 /// What a chunk is known to be from its heightmap alone.
 /// `min_height` and `max_height` are the column's extreme surface heights.
-pub fn known_uniform(
-    p: &WorldParams,
-    pos: ChunkPos,
-    min_height: i32,
-    max_height: i32,
-) -> Option<BlockId> {
+pub fn known_uniform(p: &WorldParams, pos: ChunkPos, min_height: i32, max_height: i32) -> Option<BlockId> {
     let y0 = pos.y as i64 * CHUNK_SIZE_I64;
     let y1 = y0 + CHUNK_SIZE_I64 - 1;
     let water = p.water_level as i64;
@@ -68,20 +63,12 @@ fn rel8(v: i64) -> i8 {
 /// Fills one chunk. Uniform chunks are recognised without visiting blocks.
 pub fn fill(p: &WorldParams, pos: ChunkPos, hm: &Heightmap) -> Chunk {
     if let Some(b) = known_uniform(p, pos, hm.min_height, hm.max_height) {
-        return Chunk {
-            pos,
-            blocks: ChunkBlocks::Uniform(b),
-            counts: BlockCounts::uniform(b),
-        };
+        return Chunk { pos, blocks: ChunkBlocks::Uniform(b), counts: BlockCounts::uniform(b) };
     }
     let mut bytes = vec![0u8; CHUNK_VOLUME];
     let counts = fill_dense(p, pos, hm, &mut bytes);
     let ids: Box<[BlockId]> = bytes.into_iter().map(BlockId).collect();
-    Chunk {
-        pos,
-        blocks: ChunkBlocks::from_dense(ids, &counts),
-        counts,
-    }
+    Chunk { pos, blocks: ChunkBlocks::from_dense(ids, &counts), counts }
 }
 
 fn fill_dense(p: &WorldParams, pos: ChunkPos, hm: &Heightmap, bytes: &mut [u8]) -> BlockCounts {
@@ -95,31 +82,16 @@ fn fill_dense(p: &WorldParams, pos: ChunkPos, hm: &Heightmap, bytes: &mut [u8]) 
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn fill_dense_avx2(
-    p: &WorldParams,
-    pos: ChunkPos,
-    hm: &Heightmap,
-    bytes: &mut [u8],
-) -> BlockCounts {
+unsafe fn fill_dense_avx2(p: &WorldParams, pos: ChunkPos, hm: &Heightmap, bytes: &mut [u8]) -> BlockCounts {
     fill_dense_generic(p, pos, hm, bytes)
 }
 
 #[inline(always)]
-fn fill_dense_generic(
-    p: &WorldParams,
-    pos: ChunkPos,
-    hm: &Heightmap,
-    bytes: &mut [u8],
-) -> BlockCounts {
+fn fill_dense_generic(p: &WorldParams, pos: ChunkPos, hm: &Heightmap, bytes: &mut [u8]) -> BlockCounts {
     let y0 = pos.y as i64 * CHUNK_SIZE_I64;
     let water_rel = p.water_level as i64 - y0;
     let depth = p.under_depth as i64;
-    let (air, water, deep, snow) = (
-        p.air_block as u8,
-        p.water_block as u8,
-        p.deep_block as u8,
-        p.snow_block as u8,
-    );
+    let (air, water, deep, snow) = (p.air_block as u8, p.water_block as u8, p.deep_block as u8, p.snow_block as u8);
     let mut tops = [0u8; MAX_BIOMES];
     let mut unders = [0u8; MAX_BIOMES];
     for b in 0..MAX_BIOMES {
@@ -128,25 +100,13 @@ fn fill_dense_generic(
     }
     let mut counts = [0u32; MAX_BLOCK_TYPES];
     let water_top = (water_rel + 1).clamp(0, CHUNK_SIZE_I64);
-    for (c, column) in bytes
-        .chunks_exact_mut(CHUNK_SIZE)
-        .enumerate()
-        .take(CHUNK_AREA)
-    {
+    for (c, column) in bytes.chunks_exact_mut(CHUNK_SIZE).enumerate().take(CHUNK_AREA) {
         let h = hm.heights[c] as i64;
         let b = hm.biomes[c] as usize % MAX_BIOMES;
-        let top = if h > p.snow_above as i64 {
-            snow
-        } else {
-            tops[b]
-        };
+        let top = if h > p.snow_above as i64 { snow } else { tops[b] };
         let under = unders[b];
         let hr = h - y0;
-        let rel = ColumnRel {
-            height: rel8(hr),
-            under: rel8(hr - depth),
-            water: rel8(water_rel),
-        };
+        let rel = ColumnRel { height: rel8(hr), under: rel8(hr - depth), water: rel8(water_rel) };
         fill_column(column, rel, [top, under, deep, water, air]);
         // Run lengths within the chunk: [0, u) deep, [u, s) under, [s, s+1)
         // top, [s+1, water_top) water, the rest air.

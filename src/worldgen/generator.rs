@@ -61,11 +61,7 @@ impl WorldGen {
             params,
             program,
             lanes,
-            cache: Mutex::new(HeightmapCache {
-                map: HashMap::new(),
-                order: VecDeque::new(),
-                capacity: cache_columns,
-            }),
+            cache: Mutex::new(HeightmapCache { map: HashMap::new(), order: VecDeque::new(), capacity: cache_columns }),
         }
     }
 
@@ -77,27 +73,16 @@ impl WorldGen {
     /// The cached heightmap of a column, computing it on a miss. Two threads
     /// missing the same column both compute it; the results are identical.
     pub fn heightmap(&self, col: ColumnPos) -> Arc<Heightmap> {
-        if let Some(hm) = self
-            .cache
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(col)
-        {
+        if let Some(hm) = self.cache.lock().unwrap_or_else(|e| e.into_inner()).get(col) {
             return hm;
         }
         let hm = Arc::new(self.compute_heightmap(col));
-        self.cache
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(col, hm.clone());
+        self.cache.lock().unwrap_or_else(|e| e.into_inner()).insert(col, hm.clone());
         hm
     }
 
     pub fn cached_heightmap(&self, col: ColumnPos) -> Option<Arc<Heightmap>> {
-        self.cache
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(col)
+        self.cache.lock().unwrap_or_else(|e| e.into_inner()).get(col)
     }
 
     pub fn clear_cache(&self) {

@@ -7,9 +7,7 @@
 //! step inlines into one `target_feature` function.
 
 use super::noise::lanes::Lanes;
-use super::params::{
-    WorldParams, FIELD_COUNT, NODE_BASIC, NODE_COMBINED, NODE_EXPSCALE, NODE_OCTAVE,
-};
+use super::params::{WorldParams, FIELD_COUNT, NODE_BASIC, NODE_COMBINED, NODE_EXPSCALE, NODE_OCTAVE};
 use super::preset::MAX_DEPTH;
 
 /// Divisor applied to x and z before the octaves, as in the original.
@@ -20,11 +18,7 @@ pub enum Op {
     /// Push `perlin3(x, z, z_offset)` at the current coordinates.
     Basic { seed: u32, z_offset: f32 },
     /// Push the octave sum at the current coordinates.
-    Octave {
-        seed: u32,
-        z_offset: f32,
-        octaves: u32,
-    },
+    Octave { seed: u32, z_offset: f32, octaves: u32 },
     /// Enter coordinates (x·scale, z·scale).
     ScaleCoords { scale: f32 },
     /// Pop a value v and enter coordinates (x + v, z).
@@ -69,11 +63,7 @@ impl NoiseProgram {
                     values[top] = L::perlin3(seed, cx, cz, L::splat(z_offset));
                     top += 1;
                 }
-                Op::Octave {
-                    seed,
-                    z_offset,
-                    octaves,
-                } => {
+                Op::Octave { seed, z_offset, octaves } => {
                     let (cx, cz) = coords[level];
                     values[top] = octave_sum(seed, z_offset, octaves, cx, cz);
                     top += 1;
@@ -91,9 +81,7 @@ impl NoiseProgram {
                     coords[level] = (cx.add(values[top]), cz);
                 }
                 Op::PopCoords => level -= 1,
-                Op::SignPow { exponent } => {
-                    values[top - 1] = values[top - 1].signpow(L::splat(exponent))
-                }
+                Op::SignPow { exponent } => values[top - 1] = values[top - 1].signpow(L::splat(exponent)),
                 Op::StoreField(i) => {
                     top -= 1;
                     fields[i] = values[top];
@@ -135,15 +123,8 @@ pub fn octave_sum<L: Lanes>(seed: u32, z_offset: f32, octaves: u32, x: L, z: L) 
 fn emit(params: &WorldParams, node: usize, ops: &mut Vec<Op>) {
     let n = params.nodes[node];
     match n.kind {
-        NODE_BASIC => ops.push(Op::Basic {
-            seed: n.seed,
-            z_offset: n.z_offset,
-        }),
-        NODE_OCTAVE => ops.push(Op::Octave {
-            seed: n.seed,
-            z_offset: n.z_offset,
-            octaves: n.octaves,
-        }),
+        NODE_BASIC => ops.push(Op::Basic { seed: n.seed, z_offset: n.z_offset }),
+        NODE_OCTAVE => ops.push(Op::Octave { seed: n.seed, z_offset: n.z_offset, octaves: n.octaves }),
         NODE_COMBINED => {
             emit(params, n.offset_by as usize, ops);
             ops.push(Op::ShiftX);
@@ -154,9 +135,7 @@ fn emit(params: &WorldParams, node: usize, ops: &mut Vec<Op>) {
             ops.push(Op::ScaleCoords { scale: n.scale });
             emit(params, n.source as usize, ops);
             ops.push(Op::PopCoords);
-            ops.push(Op::SignPow {
-                exponent: n.exponent,
-            });
+            ops.push(Op::SignPow { exponent: n.exponent });
         }
         // Kinds come from `WorldParams::new`, which writes only the four above.
         other => unreachable!("node kind {other} is not produced by WorldParams::new"),

@@ -36,9 +36,7 @@ pub enum Lanes {
 impl Lanes {
     /// The fastest this CPU supports, unless `BLOCKWORLD_SIMD=off`.
     pub fn detect() -> Lanes {
-        let disabled = std::env::var("BLOCKWORLD_SIMD")
-            .map(|v| v == "off" || v == "0")
-            .unwrap_or(false);
+        let disabled = std::env::var("BLOCKWORLD_SIMD").map(|v| v == "off" || v == "0").unwrap_or(false);
         #[cfg(target_arch = "x86_64")]
         if !disabled && super::noise::perlin_avx2::available() {
             return Lanes::Avx2;
@@ -60,12 +58,7 @@ pub fn apron_coords(col: ColumnPos, i: usize) -> (f32, f32) {
 }
 
 /// Samples `h_b` and the biome for the whole apron.
-pub fn sample_apron(
-    program: &NoiseProgram,
-    p: &WorldParams,
-    col: ColumnPos,
-    lanes: Lanes,
-) -> (Vec<f32>, Vec<u8>) {
+pub fn sample_apron(program: &NoiseProgram, p: &WorldParams, col: ColumnPos, lanes: Lanes) -> (Vec<f32>, Vec<u8>) {
     let mut xs = vec![0.0f32; APRON_PADDED];
     let mut zs = vec![0.0f32; APRON_PADDED];
     for i in 0..APRON_PADDED {
@@ -127,12 +120,7 @@ pub fn smooth(h_b: &[f32], biome: &[u8]) -> Heightmap {
             hi = hi.max(h);
         }
     }
-    Heightmap {
-        heights,
-        biomes,
-        min_height: lo,
-        max_height: hi,
-    }
+    Heightmap { heights, biomes, min_height: lo, max_height: hi }
 }
 
 pub fn compute(program: &NoiseProgram, p: &WorldParams, col: ColumnPos, lanes: Lanes) -> Heightmap {

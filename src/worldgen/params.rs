@@ -102,11 +102,7 @@ impl WorldParams {
     pub fn new(preset: &Preset, seed: u64) -> Box<WorldParams> {
         let index = preset.node_indices();
         let child = |name: &str| index.get(name).map(|&i| i as i32).unwrap_or(-1);
-        let mut nodes = [FlatNode {
-            source: -1,
-            offset_by: -1,
-            ..FlatNode::default()
-        }; MAX_NODES];
+        let mut nodes = [FlatNode { source: -1, offset_by: -1, ..FlatNode::default() }; MAX_NODES];
         for (slot, named) in nodes.iter_mut().zip(&preset.noise) {
             *slot = match &named.node {
                 NodeKind::Basic { offset } => FlatNode {
@@ -135,11 +131,7 @@ impl WorldParams {
                     offset_by: child(offset_by),
                     ..FlatNode::default()
                 },
-                NodeKind::ExpScale {
-                    source,
-                    exponent,
-                    scale,
-                } => FlatNode {
+                NodeKind::ExpScale { source, exponent, scale } => FlatNode {
                     kind: NODE_EXPSCALE,
                     source: child(source),
                     offset_by: -1,
@@ -197,8 +189,7 @@ impl WorldParams {
             air_block: BlockId::AIR.0 as u32,
         };
         p.heat_thresholds.copy_from_slice(&r.heat_thresholds);
-        p.moisture_thresholds
-            .copy_from_slice(&r.moisture_thresholds);
+        p.moisture_thresholds.copy_from_slice(&r.moisture_thresholds);
         for (i, b) in preset.biomes.iter().enumerate() {
             p.biome_top[i] = block(&b.top);
             p.biome_under[i] = block(&b.under);
@@ -216,12 +207,7 @@ impl WorldParams {
     /// The raw bytes uploaded to the device.
     pub fn as_bytes(&self) -> &[u8] {
         // SAFETY: repr(C), only u32/i32/f32 fields (no padding, no pointers).
-        unsafe {
-            std::slice::from_raw_parts(
-                (self as *const Self).cast::<u8>(),
-                std::mem::size_of::<Self>(),
-            )
-        }
+        unsafe { std::slice::from_raw_parts((self as *const Self).cast::<u8>(), std::mem::size_of::<Self>()) }
     }
 
     /// The biomes the rules can ever select: ocean, beach, mountain and the
@@ -271,28 +257,13 @@ mod tests {
     fn kernel_header_agrees_on_sizes() {
         let header = include_str!("../../kernels/worldgen_params.cuh");
         let define = |name: &str| -> usize {
-            let line = header
-                .lines()
-                .find(|l| l.starts_with(&format!("#define {name} ")))
-                .expect(name);
-            line.split_whitespace()
-                .nth(2)
-                .and_then(|v| v.parse().ok())
-                .expect(name)
+            let line = header.lines().find(|l| l.starts_with(&format!("#define {name} "))).expect(name);
+            line.split_whitespace().nth(2).and_then(|v| v.parse().ok()).expect(name)
         };
         assert_eq!(define("BW_MAX_NODES"), MAX_NODES);
         assert_eq!(define("BW_MAX_BIOMES"), MAX_BIOMES);
-        assert_eq!(
-            define("BW_MAX_BLOCK_TYPES"),
-            crate::world::block::MAX_BLOCK_TYPES
-        );
-        assert_eq!(
-            define("BW_WORLD_PARAMS_BYTES"),
-            std::mem::size_of::<WorldParams>()
-        );
-        assert_eq!(
-            define("BW_FLAT_NODE_BYTES"),
-            std::mem::size_of::<FlatNode>()
-        );
+        assert_eq!(define("BW_MAX_BLOCK_TYPES"), crate::world::block::MAX_BLOCK_TYPES);
+        assert_eq!(define("BW_WORLD_PARAMS_BYTES"), std::mem::size_of::<WorldParams>());
+        assert_eq!(define("BW_FLAT_NODE_BYTES"), std::mem::size_of::<FlatNode>());
     }
 }

@@ -22,10 +22,7 @@ pub const MAX_DEPTH: usize = 12;
 /// Presets shipped inside the binary, selectable by name.
 pub const BUNDLED: &[(&str, &str)] = &[
     ("classic", include_str!("../../assets/worldgen/classic.ron")),
-    (
-        "archipelago",
-        include_str!("../../assets/worldgen/archipelago.ron"),
-    ),
+    ("archipelago", include_str!("../../assets/worldgen/archipelago.ron")),
 ];
 
 #[derive(Debug, thiserror::Error)]
@@ -37,17 +34,9 @@ pub enum PresetError {
         source: std::io::Error,
     },
     #[error("preset {file}: {position}: {reason}")]
-    Syntax {
-        file: String,
-        position: String,
-        reason: String,
-    },
+    Syntax { file: String, position: String, reason: String },
     #[error("preset {file}: field `{field}`: {reason}")]
-    Invalid {
-        file: String,
-        field: String,
-        reason: String,
-    },
+    Invalid { file: String, field: String, reason: String },
     #[error("unknown preset `{name}`: not a bundled preset ({bundled}) and no such file")]
     Unknown { name: String, bundled: String },
 }
@@ -62,11 +51,7 @@ pub enum NodeKind {
     /// `source(x + offset_by(x, z), z)`: a domain offset in x.
     Combined { source: String, offset_by: String },
     /// `v = source(x·scale, z·scale); sign(v)·|v|^exponent`.
-    ExpScale {
-        source: String,
-        exponent: f32,
-        scale: f32,
-    },
+    ExpScale { source: String, exponent: f32, scale: f32 },
 }
 
 #[derive(Clone, Debug, Deserialize, PartialEq)]
@@ -170,19 +155,13 @@ impl Preset {
         }
         let path = Path::new(name_or_path);
         if path.exists() || name_or_path.ends_with(".ron") || name_or_path.contains('/') {
-            let text = std::fs::read_to_string(path).map_err(|source| PresetError::Io {
-                file: path.display().to_string(),
-                source,
-            })?;
+            let text = std::fs::read_to_string(path)
+                .map_err(|source| PresetError::Io { file: path.display().to_string(), source })?;
             return Preset::parse(&text, &path.display().to_string());
         }
         Err(PresetError::Unknown {
             name: name_or_path.to_string(),
-            bundled: BUNDLED
-                .iter()
-                .map(|(n, _)| *n)
-                .collect::<Vec<_>>()
-                .join(", "),
+            bundled: BUNDLED.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", "),
         })
     }
 
@@ -204,11 +183,7 @@ impl Preset {
 
     /// Index of each node name, in declaration order.
     pub fn node_indices(&self) -> HashMap<&str, usize> {
-        self.noise
-            .iter()
-            .enumerate()
-            .map(|(i, n)| (n.name.as_str(), i))
-            .collect()
+        self.noise.iter().enumerate().map(|(i, n)| (n.name.as_str(), i)).collect()
     }
 
     pub fn biome_index(&self, name: &str) -> Option<usize> {
@@ -216,11 +191,7 @@ impl Preset {
     }
 
     fn validate(&self, file: &str) -> Result<(), PresetError> {
-        let bad = |field: String, reason: String| PresetError::Invalid {
-            file: file.to_string(),
-            field,
-            reason,
-        };
+        let bad = |field: String, reason: String| PresetError::Invalid { file: file.to_string(), field, reason };
         let finite = |field: String, v: f32| {
             if v.is_finite() {
                 Ok(())
@@ -230,32 +201,20 @@ impl Preset {
         };
 
         if self.noise.is_empty() || self.noise.len() > MAX_NODES {
-            return Err(bad(
-                "noise".into(),
-                format!("needs 1 to {MAX_NODES} nodes, found {}", self.noise.len()),
-            ));
+            return Err(bad("noise".into(), format!("needs 1 to {MAX_NODES} nodes, found {}", self.noise.len())));
         }
         let mut index: HashMap<&str, usize> = HashMap::new();
         for (i, n) in self.noise.iter().enumerate() {
             let here = |f: &str| format!("noise[{i}] ({}).{f}", n.name);
             if index.insert(n.name.as_str(), i).is_some() {
-                return Err(bad(
-                    format!("noise[{i}].name"),
-                    format!("duplicate node name `{}`", n.name),
-                ));
+                return Err(bad(format!("noise[{i}].name"), format!("duplicate node name `{}`", n.name)));
             }
             // Children must be declared earlier: the graph is a DAG by construction.
             let child = |field: &str, name: &str| -> Result<(), PresetError> {
                 match index.get(name) {
                     Some(&j) if j < i => Ok(()),
-                    Some(_) => Err(bad(
-                        here(field),
-                        format!("`{name}` refers to the node itself"),
-                    )),
-                    None => Err(bad(
-                        here(field),
-                        format!("`{name}` is not a node declared before this one"),
-                    )),
+                    Some(_) => Err(bad(here(field), format!("`{name}` refers to the node itself"))),
+                    None => Err(bad(here(field), format!("`{name}` is not a node declared before this one"))),
                 }
             };
             match &n.node {
@@ -266,10 +225,7 @@ impl Preset {
                 }
                 NodeKind::Octave { octaves, offset } => {
                     if *octaves == 0 || *octaves > MAX_OCTAVES {
-                        return Err(bad(
-                            here("octaves"),
-                            format!("{octaves} is outside 1..={MAX_OCTAVES}"),
-                        ));
+                        return Err(bad(here("octaves"), format!("{octaves} is outside 1..={MAX_OCTAVES}")));
                     }
                     if *offset > 1 << 16 {
                         return Err(bad(here("offset"), format!("{offset} is above 65536")));
@@ -279,19 +235,12 @@ impl Preset {
                     child("source", source)?;
                     child("offset_by", offset_by)?;
                 }
-                NodeKind::ExpScale {
-                    source,
-                    exponent,
-                    scale,
-                } => {
+                NodeKind::ExpScale { source, exponent, scale } => {
                     child("source", source)?;
                     finite(here("exponent"), *exponent)?;
                     finite(here("scale"), *scale)?;
                     if *exponent <= 0.0 || *exponent > 16.0 {
-                        return Err(bad(
-                            here("exponent"),
-                            format!("{exponent} is outside (0, 16]"),
-                        ));
+                        return Err(bad(here("exponent"), format!("{exponent} is outside (0, 16]")));
                     }
                     if *scale == 0.0 {
                         return Err(bad(here("scale"), "must not be 0".into()));
@@ -301,18 +250,12 @@ impl Preset {
         }
         for (field, name) in self.fields.in_order() {
             if !index.contains_key(name) {
-                return Err(bad(
-                    format!("fields.{field}"),
-                    format!("`{name}` is not a node"),
-                ));
+                return Err(bad(format!("fields.{field}"), format!("`{name}` is not a node")));
             }
         }
         let depth = self.max_depth();
         if depth > MAX_DEPTH {
-            return Err(bad(
-                "noise".into(),
-                format!("nesting depth {depth} exceeds {MAX_DEPTH}"),
-            ));
+            return Err(bad("noise".into(), format!("nesting depth {depth} exceeds {MAX_DEPTH}")));
         }
 
         let c = &self.column;
@@ -320,23 +263,14 @@ impl Preset {
             ("height_amplitude", c.height_amplitude),
             ("mountain_amplitude", c.mountain_amplitude),
             ("roughness_amplitude", c.roughness_amplitude),
-            (
-                "temperature_mountain_cooling",
-                c.temperature_mountain_cooling,
-            ),
+            ("temperature_mountain_cooling", c.temperature_mountain_cooling),
             ("peak_exponent_scale", c.peak_exponent_scale),
         ] {
             finite(format!("column.{f}"), v)?;
         }
 
         if self.biomes.is_empty() || self.biomes.len() > MAX_BIOMES {
-            return Err(bad(
-                "biomes".into(),
-                format!(
-                    "needs 1 to {MAX_BIOMES} biomes, found {}",
-                    self.biomes.len()
-                ),
-            ));
+            return Err(bad("biomes".into(), format!("needs 1 to {MAX_BIOMES} biomes, found {}", self.biomes.len())));
         }
         for (i, b) in self.biomes.iter().enumerate() {
             let here = |f: &str| format!("biomes[{i}] ({}).{f}", b.name);
@@ -352,24 +286,14 @@ impl Preset {
             finite(here("scale"), b.scale)?;
             finite(here("exponent"), b.exponent)?;
             if b.exponent <= 0.0 || b.exponent > 16.0 {
-                return Err(bad(
-                    here("exponent"),
-                    format!("{} is outside (0, 16]", b.exponent),
-                ));
+                return Err(bad(here("exponent"), format!("{} is outside (0, 16]", b.exponent)));
             }
         }
 
         let r = &self.biome_rules;
-        for (f, name) in [
-            ("ocean", &r.ocean),
-            ("beach", &r.beach),
-            ("mountain", &r.mountain),
-        ] {
+        for (f, name) in [("ocean", &r.ocean), ("beach", &r.beach), ("mountain", &r.mountain)] {
             if self.biome_index(name).is_none() {
-                return Err(bad(
-                    format!("biome_rules.{f}"),
-                    format!("`{name}` is not a biome"),
-                ));
+                return Err(bad(format!("biome_rules.{f}"), format!("`{name}` is not a biome")));
             }
         }
         for (f, v) in [
@@ -381,10 +305,7 @@ impl Preset {
         ] {
             finite(format!("biome_rules.{f}"), v)?;
         }
-        for (f, list) in [
-            ("heat_thresholds", &r.heat_thresholds),
-            ("moisture_thresholds", &r.moisture_thresholds),
-        ] {
+        for (f, list) in [("heat_thresholds", &r.heat_thresholds), ("moisture_thresholds", &r.moisture_thresholds)] {
             if list.len() != THRESHOLDS {
                 return Err(bad(
                     format!("biome_rules.{f}"),
@@ -395,10 +316,7 @@ impl Preset {
                 finite(format!("biome_rules.{f}[{i}]"), *v)?;
             }
             if list.windows(2).any(|w| w[0] > w[1]) {
-                return Err(bad(
-                    format!("biome_rules.{f}"),
-                    "values must be in ascending order".into(),
-                ));
+                return Err(bad(format!("biome_rules.{f}"), "values must be in ascending order".into()));
             }
         }
         if r.threshold_search_limit as usize > THRESHOLDS {
@@ -408,10 +326,7 @@ impl Preset {
             ));
         }
         if r.table.len() != TABLE_SIZE {
-            return Err(bad(
-                "biome_rules.table".into(),
-                format!("needs {TABLE_SIZE} rows, found {}", r.table.len()),
-            ));
+            return Err(bad("biome_rules.table".into(), format!("needs {TABLE_SIZE} rows, found {}", r.table.len())));
         }
         for (row, names) in r.table.iter().enumerate() {
             if names.len() != TABLE_SIZE {
@@ -422,10 +337,7 @@ impl Preset {
             }
             for (col, name) in names.iter().enumerate() {
                 if self.biome_index(name).is_none() {
-                    return Err(bad(
-                        format!("biome_rules.table[{row}][{col}]"),
-                        format!("`{name}` is not a biome"),
-                    ));
+                    return Err(bad(format!("biome_rules.table[{row}][{col}]"), format!("`{name}` is not a biome")));
                 }
             }
         }
@@ -433,17 +345,11 @@ impl Preset {
         let f = &self.fill;
         for (field, block) in [("water", &f.water), ("deep", &f.deep), ("snow", &f.snow)] {
             if BlockId::by_name(block).is_none() {
-                return Err(bad(
-                    format!("fill.{field}"),
-                    format!("unknown block `{block}`"),
-                ));
+                return Err(bad(format!("fill.{field}"), format!("unknown block `{block}`")));
             }
         }
         if !(0..=32).contains(&f.under_depth) {
-            return Err(bad(
-                "fill.under_depth".into(),
-                format!("{} is outside 0..=32", f.under_depth),
-            ));
+            return Err(bad("fill.under_depth".into(), format!("{} is outside 0..=32", f.under_depth)));
         }
         Ok(())
     }
@@ -508,48 +414,23 @@ mod tests {
                 "noise[10] (b1_b2).source",
                 "`nope`",
             ),
-            (
-                "Octave(octaves: 5, offset: 0)",
-                "Octave(octaves: 0, offset: 0)",
-                "noise[4] (o0).octaves",
-                "outside",
-            ),
+            ("Octave(octaves: 5, offset: 0)", "Octave(octaves: 0, offset: 0)", "noise[4] (o0).octaves", "outside"),
             (
                 "exponent: 1.3, scale: 0.0078125",
                 "exponent: 1.3, scale: 0.0",
                 "noise[15] (height).scale",
                 "must not be 0",
             ),
-            (
-                r#"height: "height""#,
-                r#"height: "heigth""#,
-                "fields.height",
-                "not a node",
-            ),
-            (
-                r#"top: "podzol""#,
-                r#"top: "lava""#,
-                "biomes[10] (taiga).top",
-                "unknown block `lava`",
-            ),
-            (
-                "[0.05, 0.18, 0.4, 0.6, 0.8]",
-                "[0.05, 0.18, 0.9, 0.6, 0.8]",
-                "biome_rules.heat_thresholds",
-                "ascending",
-            ),
+            (r#"height: "height""#, r#"height: "heigth""#, "fields.height", "not a node"),
+            (r#"top: "podzol""#, r#"top: "lava""#, "biomes[10] (taiga).top", "unknown block `lava`"),
+            ("[0.05, 0.18, 0.4, 0.6, 0.8]", "[0.05, 0.18, 0.9, 0.6, 0.8]", "biome_rules.heat_thresholds", "ascending"),
             (
                 r#"["ice", "tundra", "taiga", "forest", "jungle", "jungle"]"#,
                 r#"["ice", "tundra", "taiga", "forest", "jungle"]"#,
                 "biome_rules.table[4]",
                 "needs 6",
             ),
-            (
-                "under_depth: 3",
-                "under_depth: -1",
-                "fill.under_depth",
-                "outside",
-            ),
+            ("under_depth: 3", "under_depth: -1", "fill.under_depth", "outside"),
             (
                 "exponent: 3.0, scale: 0.001953125)),\n        (name: \"peaks\"",
                 "exponent: inf, scale: 0.001953125)),\n        (name: \"peaks\"",
@@ -561,10 +442,7 @@ mod tests {
             let text = classic_text();
             assert!(text.contains(from), "test setup: `{from}` not in classic");
             let e = error_of(&text.replacen(from, to, 1));
-            assert!(
-                e.contains(&format!("field `{field}`")),
-                "expected field {field}: {e}"
-            );
+            assert!(e.contains(&format!("field `{field}`")), "expected field {field}: {e}");
             assert!(e.contains(reason), "expected reason {reason}: {e}");
             assert!(e.contains("test.ron"), "{e}");
         }
@@ -583,12 +461,7 @@ mod tests {
     fn unknown_names_and_missing_files_are_clear() {
         let e = Preset::load("no-such-preset").unwrap_err().to_string();
         assert!(e.contains("classic"), "{e}");
-        let e = Preset::load("/nonexistent/dir/p.ron")
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.contains("/nonexistent/dir/p.ron") && e.contains("cannot read"),
-            "{e}"
-        );
+        let e = Preset::load("/nonexistent/dir/p.ron").unwrap_err().to_string();
+        assert!(e.contains("/nonexistent/dir/p.ron") && e.contains("cannot read"), "{e}");
     }
 }

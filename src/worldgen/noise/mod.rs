@@ -15,11 +15,7 @@ pub fn perlin3_batch(seed: u32, xs: &[f32], ys: &[f32], zs: &[f32], out: &mut [f
         return;
     }
     let h = perlin::SeededHash(seed);
-    for (i, o) in out
-        .iter_mut()
-        .enumerate()
-        .take(xs.len().min(ys.len()).min(zs.len()))
-    {
+    for (i, o) in out.iter_mut().enumerate().take(xs.len().min(ys.len()).min(zs.len())) {
         *o = perlin::perlin3(&h, xs[i], ys[i], zs[i]);
     }
 }

@@ -59,10 +59,8 @@ impl CornerHash for SeededHash {
 
 #[inline(always)]
 pub fn hash3(seed: u32, x: i32, y: i32, z: i32) -> u32 {
-    let h = seed
-        ^ (x as u32).wrapping_mul(PRIME_X)
-        ^ (y as u32).wrapping_mul(PRIME_Y)
-        ^ (z as u32).wrapping_mul(PRIME_Z);
+    let h =
+        seed ^ (x as u32).wrapping_mul(PRIME_X) ^ (y as u32).wrapping_mul(PRIME_Y) ^ (z as u32).wrapping_mul(PRIME_Z);
     h.wrapping_mul(HASH_MIX) >> 28
 }
 
@@ -213,8 +211,7 @@ mod tests {
             let ours = PermutationHash::from_crate(&table);
             let mut worst = 0.0f64;
             for [x, y, z] in sample_points() {
-                let theirs =
-                    noise::core::perlin::perlin_3d([x as f64, y as f64, z as f64].into(), &table);
+                let theirs = noise::core::perlin::perlin_3d([x as f64, y as f64, z as f64].into(), &table);
                 let mine = perlin3(&ours, x, y, z) as f64;
                 worst = worst.max((theirs - mine).abs());
             }
@@ -237,9 +234,7 @@ mod tests {
     #[test]
     fn seeded_noise_is_in_range_and_varies() {
         let h = SeededHash(99);
-        let values: Vec<f32> = sample_points()
-            .map(|[x, y, z]| perlin3(&h, x, y, z))
-            .collect();
+        let values: Vec<f32> = sample_points().map(|[x, y, z]| perlin3(&h, x, y, z)).collect();
         assert!(values.iter().all(|v| (-1.0..=1.0).contains(v)));
         let mean = values.iter().sum::<f32>() / values.len() as f32;
         let var = values.iter().map(|v| (v - mean) * (v - mean)).sum::<f32>() / values.len() as f32;
@@ -252,10 +247,8 @@ mod tests {
     #[test]
     fn different_seeds_give_different_noise() {
         let (a, b) = (SeededHash(1), SeededHash(2));
-        let differing = sample_points()
-            .take(1000)
-            .filter(|&[x, y, z]| perlin3(&a, x, y, z) != perlin3(&b, x, y, z))
-            .count();
+        let differing =
+            sample_points().take(1000).filter(|&[x, y, z]| perlin3(&a, x, y, z) != perlin3(&b, x, y, z)).count();
         assert!(differing > 900);
     }
 

@@ -8,9 +8,7 @@
 #![allow(unsafe_op_in_unsafe_fn)]
 
 use super::lanes::Lanes;
-use super::perlin::{
-    HASH_MIX, LATTICE_MAX, LATTICE_MIN, PRIME_X, PRIME_Y, PRIME_Z, SCALE_2D, SCALE_3D,
-};
+use super::perlin::{HASH_MIX, LATTICE_MAX, LATTICE_MIN, PRIME_X, PRIME_Y, PRIME_Z, SCALE_2D, SCALE_3D};
 use std::arch::x86_64::*;
 
 /// True when this CPU can run the eight-lane path.
@@ -42,10 +40,7 @@ unsafe fn lattice(v: __m256) -> (__m256i, __m256) {
 #[inline(always)]
 unsafe fn fade(t: __m256) -> __m256 {
     // t * t * t * (t * (t * 6 - 15) + 10)
-    let inner = _mm256_add_ps(
-        _mm256_mul_ps(t, _mm256_sub_ps(_mm256_mul_ps(t, ps(6.0)), ps(15.0))),
-        ps(10.0),
-    );
+    let inner = _mm256_add_ps(_mm256_mul_ps(t, _mm256_sub_ps(_mm256_mul_ps(t, ps(6.0)), ps(15.0))), ps(10.0));
     _mm256_mul_ps(_mm256_mul_ps(_mm256_mul_ps(t, t), t), inner)
 }
 
@@ -94,21 +89,14 @@ pub unsafe fn perlin3(seed: u32, x: __m256, y: __m256, z: __m256) -> __m256 {
     let (y0, ty) = lattice(y);
     let (z0, tz) = lattice(z);
     let one = ps(1.0);
-    let (ux, uy, uz) = (
-        _mm256_sub_ps(tx, one),
-        _mm256_sub_ps(ty, one),
-        _mm256_sub_ps(tz, one),
-    );
+    let (ux, uy, uz) = (_mm256_sub_ps(tx, one), _mm256_sub_ps(ty, one), _mm256_sub_ps(tz, one));
     // (c + 1) * P == c * P + P in wrapping arithmetic, so one multiply per axis.
     let px0 = _mm256_mullo_epi32(x0, epi(PRIME_X));
     let px1 = _mm256_add_epi32(px0, epi(PRIME_X));
     let py0 = _mm256_mullo_epi32(y0, epi(PRIME_Y));
     let py1 = _mm256_add_epi32(py0, epi(PRIME_Y));
     let pz0 = _mm256_xor_si256(_mm256_mullo_epi32(z0, epi(PRIME_Z)), epi(seed));
-    let pz1 = _mm256_xor_si256(
-        _mm256_add_epi32(_mm256_mullo_epi32(z0, epi(PRIME_Z)), epi(PRIME_Z)),
-        epi(seed),
-    );
+    let pz1 = _mm256_xor_si256(_mm256_add_epi32(_mm256_mullo_epi32(z0, epi(PRIME_Z)), epi(PRIME_Z)), epi(seed));
     let y0z0 = _mm256_xor_si256(py0, pz0);
     let y1z0 = _mm256_xor_si256(py1, pz0);
     let y0z1 = _mm256_xor_si256(py0, pz1);
@@ -147,10 +135,7 @@ pub unsafe fn perlin2(seed: u32, x: __m256, y: __m256) -> __m256 {
     let one = ps(1.0);
     let (ux, uy) = (_mm256_sub_ps(tx, one), _mm256_sub_ps(ty, one));
     let px0 = _mm256_xor_si256(_mm256_mullo_epi32(x0, epi(PRIME_X)), epi(seed));
-    let px1 = _mm256_xor_si256(
-        _mm256_add_epi32(_mm256_mullo_epi32(x0, epi(PRIME_X)), epi(PRIME_X)),
-        epi(seed),
-    );
+    let px1 = _mm256_xor_si256(_mm256_add_epi32(_mm256_mullo_epi32(x0, epi(PRIME_X)), epi(PRIME_X)), epi(seed));
     let py0 = _mm256_mullo_epi32(y0, epi(PRIME_Y));
     let py1 = _mm256_add_epi32(py0, epi(PRIME_Y));
     let h = |a: __m256i, b: __m256i| finish_hash(_mm256_xor_si256(a, b));
@@ -159,24 +144,15 @@ pub unsafe fn perlin2(seed: u32, x: __m256, y: __m256) -> __m256 {
     let g01 = gradient2(h(px0, py1), tx, uy);
     let g11 = gradient2(h(px1, py1), ux, uy);
     let (fx, fy) = (fade(tx), fade(ty));
-    let r = _mm256_mul_ps(
-        lerp(fy, lerp(fx, g00, g10), lerp(fx, g01, g11)),
-        ps(SCALE_2D),
-    );
+    let r = _mm256_mul_ps(lerp(fy, lerp(fx, g00, g10), lerp(fx, g01, g11)), ps(SCALE_2D));
     _mm256_min_ps(_mm256_max_ps(r, ps(-1.0)), ps(1.0))
 }
 
 #[inline(always)]
 unsafe fn log2(x: __m256) -> __m256 {
     let bits = _mm256_castps_si256(x);
-    let e = _mm256_sub_epi32(
-        _mm256_and_si256(_mm256_srli_epi32(bits, 23), epi(0xff)),
-        epi(127),
-    );
-    let m = _mm256_castsi256_ps(_mm256_or_si256(
-        _mm256_and_si256(bits, epi(0x007f_ffff)),
-        epi(0x3f80_0000),
-    ));
+    let e = _mm256_sub_epi32(_mm256_and_si256(_mm256_srli_epi32(bits, 23), epi(0xff)), epi(127));
+    let m = _mm256_castsi256_ps(_mm256_or_si256(_mm256_and_si256(bits, epi(0x007f_ffff)), epi(0x3f80_0000)));
     let big = _mm256_cmp_ps(m, ps(std::f32::consts::SQRT_2), _CMP_GT_OQ);
     let m = _mm256_blendv_ps(m, _mm256_mul_ps(m, ps(0.5)), big);
     // big is all ones (-1 as i32) where m was halved: e - (-1) = e + 1.
@@ -190,10 +166,7 @@ unsafe fn log2(x: __m256) -> __m256 {
     poly = _mm256_add_ps(c(0.666_666_7), _mm256_mul_ps(s2, poly));
     poly = _mm256_add_ps(c(2.0), _mm256_mul_ps(s2, poly));
     let ln_m = _mm256_mul_ps(s, poly);
-    _mm256_add_ps(
-        _mm256_mul_ps(ln_m, ps(std::f32::consts::LOG2_E)),
-        _mm256_cvtepi32_ps(e),
-    )
+    _mm256_add_ps(_mm256_mul_ps(ln_m, ps(std::f32::consts::LOG2_E)), _mm256_cvtepi32_ps(e))
 }
 
 #[inline(always)]
@@ -304,11 +277,7 @@ pub unsafe fn perlin2_batch(seed: u32, xs: &[f32], ys: &[f32], out: &mut [f32]) 
     let n = out.len().min(xs.len()).min(ys.len());
     let full = n / 8 * 8;
     for i in (0..full).step_by(8) {
-        let r = perlin2(
-            seed,
-            _mm256_loadu_ps(xs.as_ptr().add(i)),
-            _mm256_loadu_ps(ys.as_ptr().add(i)),
-        );
+        let r = perlin2(seed, _mm256_loadu_ps(xs.as_ptr().add(i)), _mm256_loadu_ps(ys.as_ptr().add(i)));
         _mm256_storeu_ps(out.as_mut_ptr().add(i), r);
     }
     let hash = super::perlin::SeededHash(seed);
@@ -321,10 +290,7 @@ pub unsafe fn perlin2_batch(seed: u32, xs: &[f32], ys: &[f32], out: &mut [f32]) 
 #[target_feature(enable = "avx2")]
 unsafe fn signpow_batch(xs: &[f32], ys: &[f32], out: &mut [f32]) {
     for i in (0..out.len() / 8 * 8).step_by(8) {
-        let r = signpow(
-            _mm256_loadu_ps(xs.as_ptr().add(i)),
-            _mm256_loadu_ps(ys.as_ptr().add(i)),
-        );
+        let r = signpow(_mm256_loadu_ps(xs.as_ptr().add(i)), _mm256_loadu_ps(ys.as_ptr().add(i)));
         _mm256_storeu_ps(out.as_mut_ptr().add(i), r);
     }
 }
@@ -353,11 +319,7 @@ mod tests {
             return;
         }
         for span in [4.0f32, 1000.0, 3.0e6, 5.0e9] {
-            let (xs, ys, zs) = (
-                inputs(4096, span),
-                inputs(4096, span * 0.7),
-                inputs(4096, span * 0.3),
-            );
+            let (xs, ys, zs) = (inputs(4096, span), inputs(4096, span * 0.7), inputs(4096, span * 0.3));
             let mut out3 = vec![0.0; 4096];
             let mut out2 = vec![0.0; 4096];
             unsafe {
@@ -371,11 +333,7 @@ mod tests {
                     perlin::perlin3(&h, xs[i], ys[i], zs[i]).to_bits(),
                     "3D lane {i} span {span}"
                 );
-                assert_eq!(
-                    out2[i].to_bits(),
-                    perlin::perlin2(&h, xs[i], ys[i]).to_bits(),
-                    "2D lane {i} span {span}"
-                );
+                assert_eq!(out2[i].to_bits(), perlin::perlin2(&h, xs[i], ys[i]).to_bits(), "2D lane {i} span {span}");
             }
         }
     }
@@ -393,13 +351,7 @@ mod tests {
         let mut out = vec![0.0; 8192];
         unsafe { signpow_batch(&xs, &ys, &mut out) };
         for i in 0..8192 {
-            assert_eq!(
-                out[i].to_bits(),
-                fastmath::signpow(xs[i], ys[i]).to_bits(),
-                "x={} y={}",
-                xs[i],
-                ys[i]
-            );
+            assert_eq!(out[i].to_bits(), fastmath::signpow(xs[i], ys[i]).to_bits(), "x={} y={}", xs[i], ys[i]);
         }
     }
 }
