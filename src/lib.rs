@@ -4,6 +4,8 @@
 pub mod backend;
 pub mod bench;
 pub mod cli;
+pub mod game;
 pub mod mesh;
+pub mod render;
 pub mod world;
 pub mod worldgen;

@@ -3,8 +3,10 @@
 use anyhow::{bail, Context, Result};
 use blockworld::backend::{self, BackendKind};
 use blockworld::bench::{gen, report};
-use blockworld::cli::args::{parse_chunk_pos, parse_counts};
+use blockworld::cli::args::{parse_chunk_pos, parse_counts, parse_size, parse_vec3};
 use blockworld::cli::region_hash::region_hash;
+use blockworld::game::headless::{screenshot, ScreenshotOptions};
+use blockworld::game::streaming::{Engine, GpuDevice};
 use blockworld::world::coords::ChunkPos;
 use blockworld::worldgen::{Preset, WorldGen};
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -47,11 +49,63 @@ enum Command {
         #[arg(long, value_enum, default_value = "cpu")]
         backend: BackendKind,
     },
+    /// Render the world offscreen once everything in range is loaded, and write a PNG.
+    Screenshot {
+        #[command(flatten)]
+        world: WorldArgs,
+        #[arg(long)]
+        out: PathBuf,
+        /// Camera position X,Y,Z in blocks (default: above the spawn point).
+        #[arg(long, value_parser = parse_vec3, allow_hyphen_values = true)]
+        pos: Option<[f64; 3]>,
+        /// Degrees; 0 looks towards +z, 90 towards +x.
+        #[arg(long, default_value_t = 35.0, allow_hyphen_values = true)]
+        yaw: f64,
+        /// Degrees, -89..89.
+        #[arg(long, default_value_t = -18.0, allow_hyphen_values = true, value_parser = parse_pitch)]
+        pitch: f64,
+        #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(i32).range(2..=32))]
+        render_distance: i32,
+        #[arg(long, value_parser = parse_size, default_value = "1280x720")]
+        size: (u32, u32),
+        /// Generation engine.
+        #[arg(long, value_enum, default_value = "cpu")]
+        backend: EngineArg,
+        /// Give up after this many seconds of loading.
+        #[arg(long, default_value_t = 180)]
+        timeout: u64,
+    },
     /// Benchmarks.
     Bench {
         #[command(subcommand)]
         which: BenchCommand,
     },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum EngineArg {
+    Cpu,
+    Gpu,
+    /// The CUDA kernels emulated on the CPU (kernel-emulation builds).
+    CudaEmulated,
+}
+
+impl EngineArg {
+    fn split(self) -> (Engine, GpuDevice) {
+        match self {
+            EngineArg::Cpu => (Engine::Cpu, GpuDevice::Real),
+            EngineArg::Gpu => (Engine::Gpu, GpuDevice::Real),
+            EngineArg::CudaEmulated => (Engine::Gpu, GpuDevice::Emulated),
+        }
+    }
+}
+
+fn parse_pitch(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(p) if (-89.0..=89.0).contains(&p) => Ok(p),
+        Ok(p) => Err(format!("{p} is outside -89..89 degrees")),
+        Err(e) => Err(format!("`{s}` is not a number: {e}")),
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -126,6 +180,36 @@ fn run() -> Result<()> {
                 bail!("backend {} reported block counts that do not match its blocks", kind.label());
             }
             println!("{}  {} chunks", r.digest, r.chunks);
+            Ok(())
+        }
+        Some(Command::Screenshot { world, out, pos, yaw, pitch, render_distance, size, backend, timeout }) => {
+            let w = load_world(&world)?;
+            let (engine, gpu_device) = backend.split();
+            let opts = ScreenshotOptions {
+                out: out.clone(),
+                pos,
+                yaw,
+                pitch,
+                render_distance,
+                size,
+                engine,
+                gpu_device,
+                timeout: std::time::Duration::from_secs(timeout),
+            };
+            let r = screenshot(w, &opts)?;
+            println!(
+                "wrote {} ({}x{}) — loaded {} chunks, {} meshes in {:.0} ms on {}; eye at {:.1},{:.1},{:.1}",
+                out.display(),
+                size.0,
+                size.1,
+                r.chunks,
+                r.meshes,
+                r.load_time.as_secs_f64() * 1e3,
+                r.adapter,
+                r.eye.x,
+                r.eye.y,
+                r.eye.z
+            );
             Ok(())
         }
         Some(Command::Bench {

@@ -1,0 +1,99 @@
+//! Offscreen rendering of the streamed world: the `screenshot` command.
+
+use super::spawn::spawn_point;
+use super::streaming::{Budget, ChunkStreamer, Engine, GpuDevice};
+use crate::render::camera::Camera;
+use crate::render::gpu::Gpu;
+use crate::render::offscreen::{self, OffscreenTarget};
+use crate::render::world_renderer::WorldRenderer;
+use crate::world::coords::ChunkPos;
+use crate::worldgen::WorldGen;
+use anyhow::{bail, Context, Result};
+use glam::DVec3;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+pub struct ScreenshotOptions {
+    pub out: PathBuf,
+    pub pos: Option<[f64; 3]>,
+    pub yaw: f64,
+    pub pitch: f64,
+    pub render_distance: i32,
+    pub size: (u32, u32),
+    pub engine: Engine,
+    pub gpu_device: GpuDevice,
+    pub timeout: Duration,
+}
+
+pub struct ScreenshotReport {
+    pub load_time: Duration,
+    pub chunks: usize,
+    pub meshes: usize,
+    pub adapter: String,
+    pub eye: DVec3,
+}
+
+/// Waits until everything in range is generated, meshed and uploaded.
+pub fn load_all(
+    streamer: &mut ChunkStreamer,
+    centre: ChunkPos,
+    gpu: &Gpu,
+    renderer: &mut WorldRenderer,
+    timeout: Duration,
+) -> Result<Duration> {
+    let start = Instant::now();
+    let budget = Budget { upload_bytes: u64::MAX, upload_time: Duration::from_millis(50) };
+    loop {
+        streamer.update(centre, gpu, renderer, budget);
+        if streamer.is_complete() {
+            return Ok(start.elapsed());
+        }
+        if start.elapsed() > timeout {
+            let c = streamer.counts();
+            bail!("the world did not finish loading within {:?}: {} of {} chunks ready", timeout, c.complete, c.wanted);
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+pub fn screenshot(world: Arc<WorldGen>, opts: &ScreenshotOptions) -> Result<ScreenshotReport> {
+    let gpu = Gpu::headless()?;
+    let mut renderer = WorldRenderer::new(&gpu, offscreen::FORMAT)?;
+    let eye = match opts.pos {
+        Some(p) => DVec3::from_array(p),
+        None => spawn_point(&world) + DVec3::new(0.0, 24.0, 0.0),
+    };
+    let centre = ChunkPos::containing([eye.x.floor() as i64, eye.y.floor() as i64, eye.z.floor() as i64]);
+    let mut streamer = ChunkStreamer::new(world, opts.engine, opts.gpu_device, opts.render_distance);
+    if opts.engine == Engine::Gpu {
+        if let Some(reason) = streamer.gpu_off_reason() {
+            eprintln!("GPU unavailable, generating on the CPU: {reason}");
+        }
+    }
+    let load_time = load_all(&mut streamer, centre, &gpu, &mut renderer, opts.timeout)?;
+    let target = OffscreenTarget::new(&gpu, opts.size);
+    let camera = Camera {
+        eye,
+        yaw: opts.yaw,
+        pitch: opts.pitch,
+        fov_y_degrees: 70.0,
+        aspect: opts.size.0 as f64 / opts.size.1 as f64,
+        far: (streamer.render_distance() as f64 + 2.0) * 32.0 * 1.5,
+    };
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    let fog_end = (streamer.render_distance() as f32 - 0.5) * 32.0;
+    renderer.render(&gpu, &mut encoder, &target.view, opts.size, &camera, fog_end);
+    target.copy_out(&mut encoder);
+    gpu.queue.submit([encoder.finish()]);
+    let rgba = target.read_rgba(&gpu)?;
+    offscreen::write_png(&opts.out, opts.size, &rgba)
+        .with_context(|| format!("cannot write {}", opts.out.display()))?;
+    Ok(ScreenshotReport {
+        load_time,
+        chunks: streamer.counts().loaded,
+        meshes: renderer.mesh_count(),
+        adapter: gpu.adapter_name(),
+        eye,
+    })
+}

@@ -1,0 +1,475 @@
+//! Chunk streaming around the player.
+//!
+//! Wanted chunks are ordered in rings of chunk distance (Chebyshev, one FIFO
+//! per ring as in seed 003), nearest first. At most `max_in_flight` requests
+//! are outstanding at the generation service; when the player moves, requests
+//! that fell out of range are cancelled before they run, and chunks and
+//! meshes beyond the render distance are freed. A chunk is meshed on the
+//! mesher threads once it and its 26 neighbours exist; the main thread
+//! uploads finished meshes within a per-frame byte and time budget.
+
+use crate::backend::cpu::CpuBackend;
+use crate::backend::fallback::FallbackBackend;
+use crate::backend::service::{Command, Event, GenerationService, DEFAULT_BATCH};
+use crate::backend::{self, BackendKind, ChunkBackend};
+use crate::mesh::{mesh_chunk, ChunkMesh, Neighbourhood};
+use crate::render::gpu::Gpu;
+use crate::render::world_renderer::WorldRenderer;
+use crate::world::block::BlockId;
+use crate::world::chunk::{Chunk, ChunkBlocks};
+use crate::world::coords::ChunkPos;
+use crate::worldgen::WorldGen;
+use crossbeam_channel::{Receiver, Sender};
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+pub const MIN_RENDER_DISTANCE: i32 = 2;
+pub const MAX_RENDER_DISTANCE: i32 = 32;
+/// Vertical reach in chunks above and below the player.
+pub const MAX_VERTICAL: i32 = 6;
+
+/// Which engine generates chunks: the player's toggle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Engine {
+    Cpu,
+    Gpu,
+}
+
+/// What "GPU" means for this run: the real device, or (in builds with the
+/// kernel-emulation feature, for tests) the kernels emulated on the CPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum GpuDevice {
+    Real,
+    Emulated,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Budget {
+    pub upload_bytes: u64,
+    pub upload_time: Duration,
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Budget { upload_bytes: 4 << 20, upload_time: Duration::from_millis(4) }
+    }
+}
+
+struct MeshJob {
+    pos: ChunkPos,
+    chunks: Vec<Arc<Chunk>>,
+}
+
+struct MeshDone {
+    pos: ChunkPos,
+    mesh: ChunkMesh,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct StreamCounts {
+    pub loaded: usize,
+    pub queued: usize,
+    pub generating: usize,
+    pub meshing: usize,
+    pub meshes: usize,
+    pub wanted: usize,
+    pub complete: usize,
+}
+
+pub struct ChunkStreamer {
+    world: Arc<WorldGen>,
+    service: GenerationService,
+    engine: Engine,
+    gpu_device: GpuDevice,
+    gpu_off_reason: Option<String>,
+    gpu_backend: Option<Arc<FallbackBackend>>,
+    chunks: HashMap<ChunkPos, Arc<Chunk>>,
+    requested: HashMap<ChunkPos, Instant>,
+    meshing: HashSet<ChunkPos>,
+    meshed: HashSet<ChunkPos>,
+    uploads: VecDeque<MeshDone>,
+    mesh_tx: Option<Sender<MeshJob>>,
+    mesh_rx: Receiver<MeshDone>,
+    workers: Vec<std::thread::JoinHandle<()>>,
+    centre: ChunkPos,
+    render_distance: i32,
+    wanted: Vec<ChunkPos>,
+    cursor: usize,
+    max_in_flight: usize,
+    /// Request → mesh on the GPU, per chunk with a mesh.
+    pub ready_latencies: Vec<Duration>,
+    generated_total: u64,
+}
+
+/// Vertical reach for a render distance.
+pub fn vertical(r: i32) -> i32 {
+    r.min(MAX_VERTICAL)
+}
+
+/// Chunks within `r` horizontally and `v` vertically of `centre`, nearest ring first.
+pub fn rings(centre: ChunkPos, r: i32) -> Vec<ChunkPos> {
+    rings_hv(centre, r, vertical(r))
+}
+
+fn rings_hv(centre: ChunkPos, r: i32, v: i32) -> Vec<ChunkPos> {
+    let mut out = Vec::new();
+    for dz in -r..=r {
+        for dy in -v..=v {
+            for dx in -r..=r {
+                out.push((dx, dy, dz));
+            }
+        }
+    }
+    out.sort_by_key(|&(dx, dy, dz)| (dx.abs().max(dy.abs()).max(dz.abs()), dx * dx + dy * dy + dz * dz, dx, dy, dz));
+    out.into_iter()
+        .map(|(dx, dy, dz)| {
+            ChunkPos::new(centre.x.saturating_add(dx), centre.y.saturating_add(dy), centre.z.saturating_add(dz))
+        })
+        .collect()
+}
+
+/// Within render distance `r` (horizontal `r`, vertical `vertical(r)`).
+fn within(a: ChunkPos, b: ChunkPos, r: i32) -> bool {
+    within_hv(a, b, r, vertical(r))
+}
+
+/// Within the data range: one more ring on every side than the render
+/// distance, so the chunks at the edge have all their neighbours for meshing.
+fn within_data(a: ChunkPos, b: ChunkPos, r: i32) -> bool {
+    within_hv(a, b, r + 1, vertical(r) + 1)
+}
+
+fn within_hv(a: ChunkPos, b: ChunkPos, r: i32, v: i32) -> bool {
+    let d = |p: i32, q: i32| (p as i64 - q as i64).abs();
+    d(a.x, b.x) <= r as i64 && d(a.z, b.z) <= r as i64 && d(a.y, b.y) <= v as i64
+}
+
+fn spawn_mesher(rx: Receiver<MeshJob>, tx: Sender<MeshDone>) -> std::thread::JoinHandle<()> {
+    std::thread::Builder::new()
+        .name("mesher".into())
+        .spawn(move || {
+            while let Ok(job) = rx.recv() {
+                let centre = &job.chunks[13];
+                let mut neighbours = [&centre.blocks; 27];
+                for (i, c) in job.chunks.iter().enumerate() {
+                    neighbours[i] = &c.blocks;
+                }
+                let mesh = mesh_chunk(&Neighbourhood { centre, neighbours });
+                if tx.send(MeshDone { pos: job.pos, mesh }).is_err() {
+                    return;
+                }
+            }
+        })
+        .expect("spawning a mesher thread")
+}
+
+impl ChunkStreamer {
+    pub fn new(world: Arc<WorldGen>, engine: Engine, gpu_device: GpuDevice, render_distance: i32) -> ChunkStreamer {
+        let cpu: Arc<dyn ChunkBackend> = Arc::new(CpuBackend::parallel(world.clone()));
+        let service = GenerationService::spawn(cpu, DEFAULT_BATCH);
+        let (mesh_tx, job_rx) = crossbeam_channel::unbounded();
+        let (done_tx, mesh_rx) = crossbeam_channel::unbounded();
+        let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2).saturating_sub(1).max(1);
+        let workers = (0..threads).map(|_| spawn_mesher(job_rx.clone(), done_tx.clone())).collect();
+        let mut s = ChunkStreamer {
+            world,
+            service,
+            engine: Engine::Cpu,
+            gpu_device,
+            gpu_off_reason: None,
+            gpu_backend: None,
+            chunks: HashMap::new(),
+            requested: HashMap::new(),
+            meshing: HashSet::new(),
+            meshed: HashSet::new(),
+            uploads: VecDeque::new(),
+            mesh_tx: Some(mesh_tx),
+            mesh_rx,
+            workers,
+            centre: ChunkPos::new(0, 0, 0),
+            render_distance: render_distance.clamp(MIN_RENDER_DISTANCE, MAX_RENDER_DISTANCE),
+            wanted: Vec::new(),
+            cursor: 0,
+            max_in_flight: 4 * DEFAULT_BATCH,
+            ready_latencies: Vec::new(),
+            generated_total: 0,
+        };
+        s.wanted = rings(s.centre, s.render_distance);
+        s.set_engine(engine);
+        s
+    }
+
+    pub fn engine(&self) -> Engine {
+        self.engine
+    }
+
+    /// Why the GPU is not generating, if it is not.
+    pub fn gpu_off_reason(&self) -> Option<String> {
+        if let Some(f) = self.gpu_backend.as_ref().and_then(|b| b.failure()) {
+            return Some(format!("device failed, CPU took over: {f}"));
+        }
+        self.gpu_off_reason.clone()
+    }
+
+    pub fn backend_label(&self) -> String {
+        match (self.engine, self.gpu_backend.as_ref().and_then(|b| b.failure())) {
+            (Engine::Gpu, None) => match self.gpu_device {
+                GpuDevice::Real => "GPU".into(),
+                GpuDevice::Emulated => "GPU (emulated kernels)".into(),
+            },
+            (Engine::Gpu, Some(_)) => "CPU (GPU failed)".into(),
+            (Engine::Cpu, _) => "CPU".into(),
+        }
+    }
+
+    /// Switches generation; requests in flight are kept. Returns the reason
+    /// when the GPU cannot be used (generation stays on the CPU).
+    pub fn set_engine(&mut self, engine: Engine) -> Option<String> {
+        let cpu = || CpuBackend::parallel(self.world.clone());
+        match engine {
+            Engine::Cpu => {
+                self.service.send(Command::SetBackend(Arc::new(cpu())));
+                self.engine = Engine::Cpu;
+                None
+            }
+            Engine::Gpu => {
+                if self.gpu_backend.is_none() {
+                    let kind = match self.gpu_device {
+                        GpuDevice::Real => BackendKind::Gpu,
+                        GpuDevice::Emulated => BackendKind::CudaEmulated,
+                    };
+                    match backend::create(kind, self.world.clone()) {
+                        Ok(b) => self.gpu_backend = Some(Arc::new(FallbackBackend::new(b, cpu()))),
+                        Err(e) => {
+                            self.gpu_off_reason = Some(e.to_string());
+                            return self.gpu_off_reason.clone();
+                        }
+                    }
+                }
+                if let Some(b) = &self.gpu_backend {
+                    self.service.send(Command::SetBackend(b.clone()));
+                    self.engine = Engine::Gpu;
+                }
+                None
+            }
+        }
+    }
+
+    pub fn render_distance(&self) -> i32 {
+        self.render_distance
+    }
+
+    pub fn set_render_distance(&mut self, r: i32, renderer: &mut WorldRenderer) {
+        let r = r.clamp(MIN_RENDER_DISTANCE, MAX_RENDER_DISTANCE);
+        if r != self.render_distance {
+            self.render_distance = r;
+            self.recentre(self.centre, renderer, true);
+        }
+    }
+
+    fn recentre(&mut self, centre: ChunkPos, renderer: &mut WorldRenderer, force: bool) {
+        if centre == self.centre && !force {
+            return;
+        }
+        self.centre = centre;
+        let r = self.render_distance;
+        self.wanted = rings(centre, r);
+        self.cursor = 0;
+        self.service.send(Command::Retain { center: centre, radius: r + 1 });
+        // Keep one extra ring of data so meshes at the edge keep their neighbours.
+        self.chunks.retain(|p, _| within_data(*p, centre, r));
+        self.meshed.retain(|p| within(*p, centre, r));
+        self.uploads.retain(|m| within(m.pos, centre, r));
+        renderer.retain(|p| within(p, centre, r));
+    }
+
+    fn try_mesh(&mut self, pos: ChunkPos) {
+        if self.meshed.contains(&pos) || self.meshing.contains(&pos) || !within(pos, self.centre, self.render_distance)
+        {
+            return;
+        }
+        let Some(centre) = self.chunks.get(&pos) else { return };
+        // Air and buried chunks have nothing to draw.
+        if centre.blocks.uniform() == Some(BlockId::AIR) {
+            self.meshed.insert(pos);
+            return;
+        }
+        let mut chunks = Vec::with_capacity(27);
+        for dz in -1..=1 {
+            for dy in -1..=1 {
+                for dx in -1..=1 {
+                    match self.chunks.get(&ChunkPos::new(pos.x + dx, pos.y + dy, pos.z + dz)) {
+                        Some(c) => chunks.push(c.clone()),
+                        None => return,
+                    }
+                }
+            }
+        }
+        let opaque = |c: &Chunk| matches!(c.blocks, ChunkBlocks::Uniform(b) if b.info().opaque);
+        if opaque(&chunks[13]) && [4, 10, 12, 14, 16, 22].iter().all(|&i| opaque(&chunks[i])) {
+            self.meshed.insert(pos);
+            return;
+        }
+        if let Some(tx) = &self.mesh_tx {
+            if tx.send(MeshJob { pos, chunks }).is_ok() {
+                self.meshing.insert(pos);
+            }
+        }
+    }
+
+    /// One frame of streaming: take in generated chunks and finished meshes,
+    /// issue new requests, upload within `budget`.
+    pub fn update(&mut self, player_chunk: ChunkPos, gpu: &Gpu, renderer: &mut WorldRenderer, budget: Budget) {
+        self.recentre(player_chunk, renderer, false);
+
+        while let Some(event) = self.service.try_next() {
+            match event {
+                Event::Generated { chunk, .. } => {
+                    self.generated_total += 1;
+                    let pos = chunk.pos;
+                    if !within_data(pos, self.centre, self.render_distance) {
+                        self.requested.remove(&pos);
+                        continue;
+                    }
+                    self.chunks.insert(pos, Arc::new(chunk));
+                    for dz in -1..=1 {
+                        for dy in -1..=1 {
+                            for dx in -1..=1 {
+                                self.try_mesh(ChunkPos::new(pos.x + dx, pos.y + dy, pos.z + dz));
+                            }
+                        }
+                    }
+                    if self.meshed.contains(&pos) {
+                        self.requested.remove(&pos);
+                    }
+                }
+                Event::Cancelled(pos) => {
+                    self.requested.remove(&pos);
+                }
+            }
+        }
+
+        // New requests, nearest first, up to the in-flight bound.
+        let in_flight = self.service.stats().queued.load(Ordering::Relaxed)
+            + self.service.stats().generating.load(Ordering::Relaxed);
+        let mut room = self.max_in_flight.saturating_sub(in_flight);
+        let mut batch = Vec::new();
+        while room > 0 && self.cursor < self.wanted.len() {
+            let p = self.wanted[self.cursor];
+            self.cursor += 1;
+            if !self.chunks.contains_key(&p) && !self.requested.contains_key(&p) {
+                self.requested.insert(p, Instant::now());
+                batch.push(p);
+                room -= 1;
+            }
+        }
+        // Edge data: the ring just outside is needed for meshing the last ring.
+        if self.cursor >= self.wanted.len() && room > 0 {
+            let r = self.render_distance;
+            for p in rings_hv(self.centre, r + 1, vertical(r) + 1) {
+                if room == 0 {
+                    break;
+                }
+                if !within(p, self.centre, r) && !self.chunks.contains_key(&p) && !self.requested.contains_key(&p) {
+                    self.requested.insert(p, Instant::now());
+                    batch.push(p);
+                    room -= 1;
+                }
+            }
+        }
+        if !batch.is_empty() {
+            self.service.send(Command::Generate(batch));
+        }
+        // Some wanted chunks may have been dropped and need asking again.
+        if self.cursor >= self.wanted.len() && self.requested.is_empty() && self.complete_count() < self.wanted.len() {
+            self.cursor = 0;
+        }
+
+        while let Ok(done) = self.mesh_rx.try_recv() {
+            self.meshing.remove(&done.pos);
+            if within(done.pos, self.centre, self.render_distance) {
+                self.uploads.push_back(done);
+            }
+        }
+        let start = Instant::now();
+        let mut bytes = 0u64;
+        while !self.uploads.is_empty() {
+            if bytes > 0 && (bytes >= budget.upload_bytes || start.elapsed() >= budget.upload_time) {
+                break;
+            }
+            let Some(done) = self.uploads.pop_front() else { break };
+            if !done.mesh.is_empty() {
+                bytes += renderer.upload(gpu, done.pos, &done.mesh);
+                if let Some(t) = self.requested.get(&done.pos) {
+                    self.ready_latencies.push(t.elapsed());
+                }
+            }
+            self.requested.remove(&done.pos);
+            self.meshed.insert(done.pos);
+        }
+        // Requests settled without a mesh (air, buried) leave the map too.
+        let (meshed, chunks) = (&self.meshed, &self.chunks);
+        self.requested.retain(|p, _| !(chunks.contains_key(p) && meshed.contains(p)));
+    }
+
+    fn complete_count(&self) -> usize {
+        self.wanted.iter().filter(|p| self.meshed.contains(p)).count()
+    }
+
+    pub fn counts(&self) -> StreamCounts {
+        let st = self.service.stats();
+        StreamCounts {
+            loaded: self.chunks.len(),
+            queued: st.queued.load(Ordering::Relaxed),
+            generating: st.generating.load(Ordering::Relaxed),
+            meshing: self.meshing.len() + self.uploads.len(),
+            meshes: 0,
+            wanted: self.wanted.len(),
+            complete: self.complete_count(),
+        }
+    }
+
+    /// Every wanted chunk is generated and meshed (or known to need no mesh).
+    pub fn is_complete(&self) -> bool {
+        self.wanted.iter().all(|p| self.meshed.contains(p))
+    }
+
+    pub fn generated_total(&self) -> u64 {
+        self.generated_total
+    }
+
+    pub fn chunk(&self, pos: ChunkPos) -> Option<&Arc<Chunk>> {
+        self.chunks.get(&pos)
+    }
+
+    pub fn world(&self) -> &Arc<WorldGen> {
+        &self.world
+    }
+}
+
+impl Drop for ChunkStreamer {
+    fn drop(&mut self) {
+        self.mesh_tx = None;
+        for w in self.workers.drain(..) {
+            let _ = w.join();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rings_are_nearest_first_and_complete() {
+        let r = rings(ChunkPos::new(5, 0, -5), 3);
+        assert_eq!(r.len(), 7 * 7 * 7);
+        assert_eq!(r[0], ChunkPos::new(5, 0, -5));
+        let ring = |p: &ChunkPos| (p.x - 5).abs().max(p.y.abs()).max((p.z + 5).abs());
+        assert!(r.windows(2).all(|w| ring(&w[0]) <= ring(&w[1])));
+        let unique: HashSet<_> = r.iter().collect();
+        assert_eq!(unique.len(), r.len());
+    }
+}

@@ -1,0 +1,8 @@
+//! Rendering with wgpu: one pipeline per file, shaders in `assets/shaders/`.
+pub mod atlas;
+pub mod camera;
+pub mod gpu;
+pub mod offscreen;
+pub mod terrain_pipeline;
+pub mod water_pipeline;
+pub mod world_renderer;

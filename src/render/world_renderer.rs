@@ -1,0 +1,389 @@
+//! The world renderer: chunk meshes on the GPU, culled against the frustum
+//! and drawn in two passes (opaque, then water back to front), with fog that
+//! fades the streaming edge into the sky colour.
+
+use super::atlas::{self, TILE};
+use super::camera::Camera;
+use super::gpu::{Gpu, RenderError};
+use super::{terrain_pipeline, water_pipeline};
+use crate::mesh::greedy::{quad_indices, ChunkMesh};
+use crate::mesh::vertex::Vertex;
+use crate::world::coords::{ChunkPos, CHUNK_SIZE};
+use bytemuck::{Pod, Zeroable};
+use glam::{DVec3, Vec3};
+use std::collections::HashMap;
+use wgpu::util::DeviceExt;
+
+pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
+pub const VERTEX_LAYOUT: wgpu::VertexBufferLayout<'static> = wgpu::VertexBufferLayout {
+    array_stride: std::mem::size_of::<Vertex>() as u64,
+    step_mode: wgpu::VertexStepMode::Vertex,
+    attributes: &[wgpu::VertexAttribute { format: wgpu::VertexFormat::Uint32, offset: 0, shader_location: 0 }],
+};
+pub const SKY: [f32; 3] = [0.62, 0.78, 0.95];
+
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+struct Globals {
+    view_proj: [[f32; 4]; 4],
+    sun_dir: [f32; 4],
+    sky_color: [f32; 4],
+    fog: [f32; 4],
+}
+
+struct GpuMesh {
+    opaque: Option<(wgpu::Buffer, u32)>,
+    water: Option<(wgpu::Buffer, u32)>,
+    bytes: u64,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct DrawStats {
+    pub chunks_drawn: usize,
+    pub chunks_culled: usize,
+    pub quads_drawn: u64,
+}
+
+pub struct WorldRenderer {
+    opaque: wgpu::RenderPipeline,
+    water: wgpu::RenderPipeline,
+    layout: wgpu::BindGroupLayout,
+    globals: wgpu::Buffer,
+    origins: wgpu::Buffer,
+    origins_capacity: usize,
+    atlas_view: wgpu::TextureView,
+    sampler: wgpu::Sampler,
+    bind_group: wgpu::BindGroup,
+    indices: wgpu::Buffer,
+    index_quads: usize,
+    meshes: HashMap<ChunkPos, GpuMesh>,
+    depth: Option<(wgpu::TextureView, (u32, u32))>,
+    pub format: wgpu::TextureFormat,
+    pub gpu_bytes: u64,
+}
+
+impl WorldRenderer {
+    pub fn new(gpu: &Gpu, format: wgpu::TextureFormat) -> Result<WorldRenderer, RenderError> {
+        let device = &gpu.device;
+        let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("terrain.wgsl"),
+            source: wgpu::ShaderSource::Wgsl(include_str!("../../assets/shaders/terrain.wgsl").into()),
+        });
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("terrain"),
+            entries: &[
+                wgpu::BindGroupLayoutEntry {
+                    binding: 0,
+                    visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Uniform,
+                        has_dynamic_offset: false,
+                        min_binding_size: None,
+                    },
+                    count: None,
+                },
+                wgpu::BindGroupLayoutEntry {
+                    binding: 1,
+                    visibility: wgpu::ShaderStages::VERTEX,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Storage { read_only: true },
+                        has_dynamic_offset: false,
+                        min_binding_size: None,
+                    },
+                    count: None,
+                },
+                wgpu::BindGroupLayoutEntry {
+                    binding: 2,
+                    visibility: wgpu::ShaderStages::FRAGMENT,
+                    ty: wgpu::BindingType::Texture {
+                        sample_type: wgpu::TextureSampleType::Float { filterable: true },
+                        view_dimension: wgpu::TextureViewDimension::D2Array,
+                        multisampled: false,
+                    },
+                    count: None,
+                },
+                wgpu::BindGroupLayoutEntry {
+                    binding: 3,
+                    visibility: wgpu::ShaderStages::FRAGMENT,
+                    ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
+                    count: None,
+                },
+            ],
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("terrain"),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        let opaque = terrain_pipeline::create(device, &pipeline_layout, &shader, format);
+        let water = water_pipeline::create(device, &pipeline_layout, &shader, format);
+
+        let tiles = atlas::decode_png(atlas::ATLAS_PNG)?;
+        let texture = device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("block-tiles"),
+            size: wgpu::Extent3d { width: TILE as u32, height: TILE as u32, depth_or_array_layers: tiles.len() as u32 },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: wgpu::TextureFormat::Rgba8UnormSrgb,
+            usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+            view_formats: &[],
+        });
+        for (layer, px) in tiles.iter().enumerate() {
+            gpu.queue.write_texture(
+                wgpu::TexelCopyTextureInfo {
+                    texture: &texture,
+                    mip_level: 0,
+                    origin: wgpu::Origin3d { x: 0, y: 0, z: layer as u32 },
+                    aspect: wgpu::TextureAspect::All,
+                },
+                px,
+                wgpu::TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: Some(TILE as u32 * 4),
+                    rows_per_image: Some(TILE as u32),
+                },
+                wgpu::Extent3d { width: TILE as u32, height: TILE as u32, depth_or_array_layers: 1 },
+            );
+        }
+        let atlas_view = texture.create_view(&wgpu::TextureViewDescriptor {
+            dimension: Some(wgpu::TextureViewDimension::D2Array),
+            ..Default::default()
+        });
+        // Nearest filtering keeps the pixel-art look; repeat tiles merged quads.
+        let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
+            label: Some("block-tiles"),
+            address_mode_u: wgpu::AddressMode::Repeat,
+            address_mode_v: wgpu::AddressMode::Repeat,
+            mag_filter: wgpu::FilterMode::Nearest,
+            min_filter: wgpu::FilterMode::Nearest,
+            ..Default::default()
+        });
+        let globals = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("globals"),
+            size: std::mem::size_of::<Globals>() as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let origins_capacity = 1024;
+        let origins = Self::origins_buffer(device, origins_capacity);
+        let bind_group = Self::bind_group(device, &layout, &globals, &origins, &atlas_view, &sampler);
+        let index_quads = 4096;
+        let indices = Self::index_buffer(device, index_quads);
+        Ok(WorldRenderer {
+            opaque,
+            water,
+            layout,
+            globals,
+            origins,
+            origins_capacity,
+            atlas_view,
+            sampler,
+            bind_group,
+            indices,
+            index_quads,
+            meshes: HashMap::new(),
+            depth: None,
+            format,
+            gpu_bytes: 0,
+        })
+    }
+
+    fn origins_buffer(device: &wgpu::Device, capacity: usize) -> wgpu::Buffer {
+        device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("chunk-origins"),
+            size: (capacity * 16) as u64,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        })
+    }
+
+    fn index_buffer(device: &wgpu::Device, quads: usize) -> wgpu::Buffer {
+        device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("quad-indices"),
+            contents: bytemuck::cast_slice(&quad_indices(quads)),
+            usage: wgpu::BufferUsages::INDEX,
+        })
+    }
+
+    fn bind_group(
+        device: &wgpu::Device,
+        layout: &wgpu::BindGroupLayout,
+        globals: &wgpu::Buffer,
+        origins: &wgpu::Buffer,
+        atlas: &wgpu::TextureView,
+        sampler: &wgpu::Sampler,
+    ) -> wgpu::BindGroup {
+        device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("terrain"),
+            layout,
+            entries: &[
+                wgpu::BindGroupEntry { binding: 0, resource: globals.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 1, resource: origins.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 2, resource: wgpu::BindingResource::TextureView(atlas) },
+                wgpu::BindGroupEntry { binding: 3, resource: wgpu::BindingResource::Sampler(sampler) },
+            ],
+        })
+    }
+
+    /// Uploads (or replaces) a chunk's mesh. Returns the bytes uploaded.
+    pub fn upload(&mut self, gpu: &Gpu, pos: ChunkPos, mesh: &ChunkMesh) -> u64 {
+        self.remove(pos);
+        let buffer = |verts: &[Vertex], label: &str| {
+            (!verts.is_empty()).then(|| {
+                let b = gpu.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some(label),
+                    contents: bytemuck::cast_slice(verts),
+                    usage: wgpu::BufferUsages::VERTEX,
+                });
+                (b, (verts.len() / 4) as u32)
+            })
+        };
+        let most = mesh.opaque.len().max(mesh.water.len()) / 4;
+        if most > self.index_quads {
+            self.index_quads = most.next_power_of_two();
+            self.indices = Self::index_buffer(&gpu.device, self.index_quads);
+        }
+        let bytes = ((mesh.opaque.len() + mesh.water.len()) * 4) as u64;
+        self.gpu_bytes += bytes;
+        self.meshes.insert(
+            pos,
+            GpuMesh { opaque: buffer(&mesh.opaque, "chunk-opaque"), water: buffer(&mesh.water, "chunk-water"), bytes },
+        );
+        bytes
+    }
+
+    pub fn remove(&mut self, pos: ChunkPos) {
+        if let Some(m) = self.meshes.remove(&pos) {
+            self.gpu_bytes -= m.bytes;
+        }
+    }
+
+    pub fn retain(&mut self, mut keep: impl FnMut(ChunkPos) -> bool) {
+        let gone: Vec<ChunkPos> = self.meshes.keys().copied().filter(|&p| !keep(p)).collect();
+        for p in gone {
+            self.remove(p);
+        }
+    }
+
+    pub fn mesh_count(&self) -> usize {
+        self.meshes.len()
+    }
+
+    fn ensure_depth(&mut self, gpu: &Gpu, size: (u32, u32)) {
+        if self.depth.as_ref().map(|(_, s)| *s != size).unwrap_or(true) {
+            let tex = gpu.device.create_texture(&wgpu::TextureDescriptor {
+                label: Some("depth"),
+                size: wgpu::Extent3d { width: size.0, height: size.1, depth_or_array_layers: 1 },
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format: DEPTH_FORMAT,
+                usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+                view_formats: &[],
+            });
+            self.depth = Some((tex.create_view(&Default::default()), size));
+        }
+    }
+
+    /// Records the world into `target` (cleared to the sky colour).
+    pub fn render(
+        &mut self,
+        gpu: &Gpu,
+        encoder: &mut wgpu::CommandEncoder,
+        target: &wgpu::TextureView,
+        size: (u32, u32),
+        camera: &Camera,
+        fog_end: f32,
+    ) -> DrawStats {
+        self.ensure_depth(gpu, size);
+        let frustum = camera.frustum();
+        let eye = camera.eye;
+        let mut visible: Vec<(ChunkPos, Vec3, f32)> = Vec::new();
+        let mut culled = 0;
+        let reach = fog_end + CHUNK_SIZE as f32 * 1.8;
+        for pos in self.meshes.keys() {
+            let o = pos.origin();
+            let rel = (DVec3::new(o[0] as f64, o[1] as f64, o[2] as f64) - eye).as_vec3();
+            let size = Vec3::splat(CHUNK_SIZE as f32);
+            let centre = rel + size * 0.5;
+            if centre.x.hypot(centre.z) > reach || !frustum.intersects_box(rel, rel + size) {
+                culled += 1;
+                continue;
+            }
+            visible.push((*pos, rel, centre.length_squared()));
+        }
+        // Front to back for the opaque pass (early depth rejection).
+        visible.sort_by(|a, b| a.2.total_cmp(&b.2));
+        if visible.len() > self.origins_capacity {
+            self.origins_capacity = visible.len().next_power_of_two();
+            self.origins = Self::origins_buffer(&gpu.device, self.origins_capacity);
+            self.bind_group = Self::bind_group(
+                &gpu.device,
+                &self.layout,
+                &self.globals,
+                &self.origins,
+                &self.atlas_view,
+                &self.sampler,
+            );
+        }
+        let origins: Vec<[f32; 4]> = visible.iter().map(|(_, r, _)| [r.x, r.y, r.z, 0.0]).collect();
+        if !origins.is_empty() {
+            gpu.queue.write_buffer(&self.origins, 0, bytemuck::cast_slice(&origins));
+        }
+        let sun = Vec3::new(0.45, 0.8, 0.35).normalize();
+        let globals = Globals {
+            view_proj: camera.view_proj().to_cols_array_2d(),
+            sun_dir: [sun.x, sun.y, sun.z, 0.0],
+            sky_color: [SKY[0], SKY[1], SKY[2], 1.0],
+            fog: [fog_end * 0.55, fog_end, 0.0, 0.0],
+        };
+        gpu.queue.write_buffer(&self.globals, 0, bytemuck::bytes_of(&globals));
+
+        let Some((depth_view, _)) = &self.depth else { return DrawStats::default() };
+        // sRGB targets expect linear clear values.
+        let lin = |c: f32| c.powf(2.2) as f64;
+        let clear = if self.format.is_srgb() {
+            wgpu::Color { r: lin(SKY[0]), g: lin(SKY[1]), b: lin(SKY[2]), a: 1.0 }
+        } else {
+            wgpu::Color { r: SKY[0] as f64, g: SKY[1] as f64, b: SKY[2] as f64, a: 1.0 }
+        };
+        let mut stats = DrawStats { chunks_drawn: visible.len(), chunks_culled: culled, quads_drawn: 0 };
+        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some("world"),
+            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                view: target,
+                depth_slice: None,
+                resolve_target: None,
+                ops: wgpu::Operations { load: wgpu::LoadOp::Clear(clear), store: wgpu::StoreOp::Store },
+            })],
+            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                view: depth_view,
+                depth_ops: Some(wgpu::Operations { load: wgpu::LoadOp::Clear(1.0), store: wgpu::StoreOp::Store }),
+                stencil_ops: None,
+            }),
+            timestamp_writes: None,
+            occlusion_query_set: None,
+            multiview_mask: None,
+        });
+        pass.set_bind_group(0, &self.bind_group, &[]);
+        pass.set_index_buffer(self.indices.slice(..), wgpu::IndexFormat::Uint32);
+        pass.set_pipeline(&self.opaque);
+        for (i, (pos, _, _)) in visible.iter().enumerate() {
+            if let Some((buf, quads)) = self.meshes.get(pos).and_then(|m| m.opaque.as_ref()) {
+                pass.set_vertex_buffer(0, buf.slice(..));
+                pass.draw_indexed(0..quads * 6, 0, i as u32..i as u32 + 1);
+                stats.quads_drawn += *quads as u64;
+            }
+        }
+        pass.set_pipeline(&self.water);
+        for (i, (pos, _, _)) in visible.iter().enumerate().rev() {
+            if let Some((buf, quads)) = self.meshes.get(pos).and_then(|m| m.water.as_ref()) {
+                pass.set_vertex_buffer(0, buf.slice(..));
+                pass.draw_indexed(0..quads * 6, 0, i as u32..i as u32 + 1);
+                stats.quads_drawn += *quads as u64;
+            }
+        }
+        stats
+    }
+}
