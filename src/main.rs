@@ -34,8 +34,44 @@ struct WorldArgs {
     preset: String,
 }
 
+#[derive(Args, Clone)]
+struct PlayArgs {
+    #[command(flatten)]
+    world: WorldArgs,
+    /// Chunks streamed around the player (2–32); +/- change it in game.
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(i32).range(2..=32))]
+    render_distance: i32,
+    /// Generation engine at start; G toggles it in game.
+    #[arg(long, value_enum, default_value = "cpu")]
+    backend: EngineArg,
+    /// Append one JSON line of game state per second to FILE.
+    #[arg(long)]
+    dump_state: Option<PathBuf>,
+    /// Window size in pixels.
+    #[arg(long, value_parser = parse_size, default_value = "1280x720")]
+    size: (u32, u32),
+    /// Quit after this many seconds.
+    #[arg(long)]
+    exit_after: Option<f64>,
+}
+
+impl Default for PlayArgs {
+    fn default() -> Self {
+        PlayArgs {
+            world: WorldArgs { seed: 42, preset: "classic".into() },
+            render_distance: 8,
+            backend: EngineArg::Cpu,
+            dump_state: None,
+            size: (1280, 720),
+            exit_after: None,
+        }
+    }
+}
+
 #[derive(Subcommand)]
 enum Command {
+    /// Play: walk and fly the streamed world (the default command).
+    Play(PlayArgs),
     /// Digest of every block in an inclusive box of chunks.
     RegionHash {
         #[command(flatten)]
@@ -118,8 +154,33 @@ enum BenchBackend {
     All,
 }
 
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum FlightBackend {
+    Cpu,
+    Gpu,
+    CudaEmulated,
+    /// cpu and gpu in one run (gpu only where present).
+    All,
+}
+
 #[derive(Subcommand)]
 enum BenchCommand {
+    /// Fly a fixed camera path offscreen and report frame times and streaming latency.
+    Flight {
+        #[command(flatten)]
+        world: WorldArgs,
+        /// Seconds of flight per backend.
+        #[arg(long, default_value_t = 30.0)]
+        seconds: f64,
+        #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(i32).range(2..=32))]
+        render_distance: i32,
+        #[arg(long, value_enum, default_value = "cpu")]
+        backend: FlightBackend,
+        #[arg(long, value_parser = parse_size, default_value = "1280x720")]
+        size: (u32, u32),
+        #[arg(long)]
+        json: bool,
+    },
     /// Chunk generation: seed 004's tables 5.1–5.3 plus stage and noise figures.
     Gen {
         #[command(flatten)]
@@ -156,6 +217,25 @@ fn load_world(args: &WorldArgs) -> Result<Arc<WorldGen>> {
     Ok(Arc::new(WorldGen::new(preset, args.seed)))
 }
 
+fn play(args: PlayArgs) -> Result<()> {
+    let world = load_world(&args.world)?;
+    let (engine, gpu_device) = args.backend.split();
+    if let Some(s) = args.exit_after {
+        if !(s.is_finite() && s > 0.0) {
+            bail!("--exit-after must be a positive number of seconds");
+        }
+    }
+    blockworld::game::app::play(blockworld::game::app::PlayOptions {
+        world,
+        render_distance: args.render_distance,
+        engine,
+        gpu_device,
+        dump_state: args.dump_state,
+        size: args.size,
+        exit_after: args.exit_after.map(std::time::Duration::from_secs_f64),
+    })
+}
+
 fn main() {
     if let Err(e) = run() {
         eprintln!("error: {e:#}");
@@ -166,12 +246,8 @@ fn main() {
 fn run() -> Result<()> {
     let cli = Cli::parse();
     match cli.command {
-        None => {
-            use clap::CommandFactory;
-            Cli::command().print_help()?;
-            println!("\n\nThe playable game is not built yet; see README.md.");
-            Ok(())
-        }
+        None => play(PlayArgs::default()),
+        Some(Command::Play(args)) => play(args),
         Some(Command::RegionHash { world, from, to, backend: kind }) => {
             let w = load_world(&world)?;
             let b = backend::create(kind, w)?;
@@ -210,6 +286,47 @@ fn run() -> Result<()> {
                 r.eye.y,
                 r.eye.z
             );
+            Ok(())
+        }
+        Some(Command::Bench {
+            which: BenchCommand::Flight { world, seconds, render_distance, backend, size, json },
+        }) => {
+            if !(seconds.is_finite() && seconds > 0.0 && seconds <= 3600.0) {
+                bail!("--seconds must be between 0 and 3600");
+            }
+            let runs: Vec<EngineArg> = match backend {
+                FlightBackend::Cpu => vec![EngineArg::Cpu],
+                FlightBackend::Gpu => vec![EngineArg::Gpu],
+                FlightBackend::CudaEmulated => vec![EngineArg::CudaEmulated],
+                FlightBackend::All => vec![EngineArg::Cpu, EngineArg::Gpu],
+            };
+            let mut reports = Vec::new();
+            for run in runs {
+                let (engine, gpu_device) = run.split();
+                let opts =
+                    blockworld::game::flight::FlightOptions { seconds, render_distance, size, engine, gpu_device };
+                match blockworld::game::flight::fly(load_world(&world)?, &opts) {
+                    Ok(r) => reports.push(r),
+                    Err(e) if backend == FlightBackend::All && run == EngineArg::Gpu => eprintln!("gpu: skipped — {e}"),
+                    Err(e) => return Err(e),
+                }
+            }
+            if json {
+                let value = if reports.len() == 1 {
+                    serde_json::to_value(&reports[0])?
+                } else {
+                    serde_json::json!({ "results": reports })
+                };
+                println!("{}", serde_json::to_string_pretty(&value)?);
+            } else {
+                for r in &reports {
+                    println!(
+                        "{:<28} {} frames in {:.0} s on {}: frame ms min {:.1} / median {:.1} / p99 {:.1} / max {:.1}; first complete view {:.0} ms; chunk ready latency median {:.0} ms, p99 {:.0} ms; {} chunks generated, {:.0} blocks flown",
+                        r.backend, r.frames, r.seconds, r.adapter, r.frame_ms_min, r.frame_ms_median, r.frame_ms_p99, r.frame_ms_max,
+                        r.time_to_first_complete_view_ms, r.chunk_ready_latency_ms_median, r.chunk_ready_latency_ms_p99, r.chunks_generated, r.distance_flown_blocks
+                    );
+                }
+            }
             Ok(())
         }
         Some(Command::Bench {

@@ -83,10 +83,7 @@ impl GenerationService {
 
     /// The next event, if one is ready. Never blocks.
     pub fn try_next(&self) -> Option<Event> {
-        match self.events.try_recv() {
-            Ok(e) => Some(e),
-            Err(TryRecvError::Empty | TryRecvError::Disconnected) => None,
-        }
+        self.events.try_recv().ok()
     }
 
     /// Waits up to `timeout` for the next event (for tests and benchmarks).

@@ -1,5 +1,11 @@
 //! The game: streaming, the player, the loop, the window.
+pub mod app;
+pub mod flight;
+pub mod game_loop;
 pub mod headless;
+pub mod hud;
+pub mod input;
 pub mod player;
 pub mod spawn;
+pub mod state_dump;
 pub mod streaming;

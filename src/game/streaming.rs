@@ -86,7 +86,10 @@ pub struct ChunkStreamer {
     gpu_off_reason: Option<String>,
     gpu_backend: Option<Arc<FallbackBackend>>,
     chunks: HashMap<ChunkPos, Arc<Chunk>>,
-    requested: HashMap<ChunkPos, Instant>,
+    /// Sent to the service and not yet back (generated or cancelled).
+    in_flight: HashSet<ChunkPos>,
+    /// When each chunk was first asked for, until it is meshed (latency).
+    asked_at: HashMap<ChunkPos, Instant>,
     meshing: HashSet<ChunkPos>,
     meshed: HashSet<ChunkPos>,
     uploads: VecDeque<MeshDone>,
@@ -97,6 +100,9 @@ pub struct ChunkStreamer {
     render_distance: i32,
     wanted: Vec<ChunkPos>,
     cursor: usize,
+    /// The ring just outside the render distance: data for meshing the edge.
+    edge: Vec<ChunkPos>,
+    edge_cursor: usize,
     max_in_flight: usize,
     /// Request → mesh on the GPU, per chunk with a mesh.
     pub ready_latencies: Vec<Duration>,
@@ -181,7 +187,8 @@ impl ChunkStreamer {
             gpu_off_reason: None,
             gpu_backend: None,
             chunks: HashMap::new(),
-            requested: HashMap::new(),
+            in_flight: HashSet::new(),
+            asked_at: HashMap::new(),
             meshing: HashSet::new(),
             meshed: HashSet::new(),
             uploads: VecDeque::new(),
@@ -192,11 +199,13 @@ impl ChunkStreamer {
             render_distance: render_distance.clamp(MIN_RENDER_DISTANCE, MAX_RENDER_DISTANCE),
             wanted: Vec::new(),
             cursor: 0,
+            edge: Vec::new(),
+            edge_cursor: 0,
             max_in_flight: 4 * DEFAULT_BATCH,
             ready_latencies: Vec::new(),
             generated_total: 0,
         };
-        s.wanted = rings(s.centre, s.render_distance);
+        s.set_lists();
         s.set_engine(engine);
         s
     }
@@ -269,20 +278,34 @@ impl ChunkStreamer {
         }
     }
 
+    fn set_lists(&mut self) {
+        let (c, r) = (self.centre, self.render_distance);
+        self.wanted = rings(c, r);
+        self.edge = rings_hv(c, r + 1, vertical(r) + 1).into_iter().filter(|p| !within(*p, c, r)).collect();
+        self.cursor = 0;
+        self.edge_cursor = 0;
+    }
+
     fn recentre(&mut self, centre: ChunkPos, renderer: &mut WorldRenderer, force: bool) {
         if centre == self.centre && !force {
             return;
         }
         self.centre = centre;
         let r = self.render_distance;
-        self.wanted = rings(centre, r);
-        self.cursor = 0;
+        self.set_lists();
         self.service.send(Command::Retain { center: centre, radius: r + 1 });
         // Keep one extra ring of data so meshes at the edge keep their neighbours.
         self.chunks.retain(|p, _| within_data(*p, centre, r));
         self.meshed.retain(|p| within(*p, centre, r));
         self.uploads.retain(|m| within(m.pos, centre, r));
+        self.asked_at.retain(|p, _| within_data(*p, centre, r));
         renderer.retain(|p| within(p, centre, r));
+        // Chunks that just came into range may already have all their
+        // neighbours: no arrival will trigger them, so try them now.
+        let candidates: Vec<ChunkPos> = self.chunks.keys().copied().filter(|p| within(*p, centre, r)).collect();
+        for p in candidates {
+            self.try_mesh(p);
+        }
     }
 
     fn try_mesh(&mut self, pos: ChunkPos) {
@@ -329,8 +352,8 @@ impl ChunkStreamer {
                 Event::Generated { chunk, .. } => {
                     self.generated_total += 1;
                     let pos = chunk.pos;
+                    self.in_flight.remove(&pos);
                     if !within_data(pos, self.centre, self.render_distance) {
-                        self.requested.remove(&pos);
                         continue;
                     }
                     self.chunks.insert(pos, Arc::new(chunk));
@@ -341,39 +364,23 @@ impl ChunkStreamer {
                             }
                         }
                     }
-                    if self.meshed.contains(&pos) {
-                        self.requested.remove(&pos);
-                    }
                 }
                 Event::Cancelled(pos) => {
-                    self.requested.remove(&pos);
+                    self.in_flight.remove(&pos);
                 }
             }
         }
 
-        // New requests, nearest first, up to the in-flight bound.
-        let in_flight = self.service.stats().queued.load(Ordering::Relaxed)
-            + self.service.stats().generating.load(Ordering::Relaxed);
-        let mut room = self.max_in_flight.saturating_sub(in_flight);
+        // New requests, nearest first (then the edge ring), up to the in-flight bound.
+        let mut room = self.max_in_flight.saturating_sub(self.in_flight.len());
         let mut batch = Vec::new();
-        while room > 0 && self.cursor < self.wanted.len() {
-            let p = self.wanted[self.cursor];
-            self.cursor += 1;
-            if !self.chunks.contains_key(&p) && !self.requested.contains_key(&p) {
-                self.requested.insert(p, Instant::now());
-                batch.push(p);
-                room -= 1;
-            }
-        }
-        // Edge data: the ring just outside is needed for meshing the last ring.
-        if self.cursor >= self.wanted.len() && room > 0 {
-            let r = self.render_distance;
-            for p in rings_hv(self.centre, r + 1, vertical(r) + 1) {
-                if room == 0 {
-                    break;
-                }
-                if !within(p, self.centre, r) && !self.chunks.contains_key(&p) && !self.requested.contains_key(&p) {
-                    self.requested.insert(p, Instant::now());
+        for (list, cursor) in [(&self.wanted, &mut self.cursor), (&self.edge, &mut self.edge_cursor)] {
+            while room > 0 && *cursor < list.len() {
+                let p = list[*cursor];
+                *cursor += 1;
+                if !self.chunks.contains_key(&p) && !self.in_flight.contains(&p) {
+                    self.in_flight.insert(p);
+                    self.asked_at.entry(p).or_insert_with(Instant::now);
                     batch.push(p);
                     room -= 1;
                 }
@@ -382,9 +389,15 @@ impl ChunkStreamer {
         if !batch.is_empty() {
             self.service.send(Command::Generate(batch));
         }
-        // Some wanted chunks may have been dropped and need asking again.
-        if self.cursor >= self.wanted.len() && self.requested.is_empty() && self.complete_count() < self.wanted.len() {
+        // Everything asked for and still incomplete (a request was cancelled
+        // and the player came back): walk the lists again.
+        if self.cursor >= self.wanted.len()
+            && self.edge_cursor >= self.edge.len()
+            && self.in_flight.is_empty()
+            && !self.is_complete()
+        {
             self.cursor = 0;
+            self.edge_cursor = 0;
         }
 
         while let Ok(done) = self.mesh_rx.try_recv() {
@@ -402,16 +415,13 @@ impl ChunkStreamer {
             let Some(done) = self.uploads.pop_front() else { break };
             if !done.mesh.is_empty() {
                 bytes += renderer.upload(gpu, done.pos, &done.mesh);
-                if let Some(t) = self.requested.get(&done.pos) {
+                if let Some(t) = self.asked_at.get(&done.pos) {
                     self.ready_latencies.push(t.elapsed());
                 }
             }
-            self.requested.remove(&done.pos);
+            self.asked_at.remove(&done.pos);
             self.meshed.insert(done.pos);
         }
-        // Requests settled without a mesh (air, buried) leave the map too.
-        let (meshed, chunks) = (&self.meshed, &self.chunks);
-        self.requested.retain(|p, _| !(chunks.contains_key(p) && meshed.contains(p)));
     }
 
     fn complete_count(&self) -> usize {
@@ -433,7 +443,7 @@ impl ChunkStreamer {
 
     /// Every wanted chunk is generated and meshed (or known to need no mesh).
     pub fn is_complete(&self) -> bool {
-        self.wanted.iter().all(|p| self.meshed.contains(p))
+        self.meshed.len() >= self.wanted.len() && self.wanted.iter().all(|p| self.meshed.contains(p))
     }
 
     pub fn generated_total(&self) -> u64 {

@@ -3,6 +3,7 @@ pub mod atlas;
 pub mod camera;
 pub mod gpu;
 pub mod offscreen;
+pub mod overlay;
 pub mod terrain_pipeline;
 pub mod water_pipeline;
 pub mod world_renderer;

@@ -1,0 +1,383 @@
+//! The windowed game: winit events, the fixed-step loop, rendering with the
+//! overlay, cursor grab, and the runtime toggles.
+
+use super::game_loop::{FixedStep, TICK};
+use super::hud::{self, HudData};
+use super::input::{Action, InputState};
+use super::player::{LoadedChunks, Mode, Player};
+use super::spawn::spawn_point;
+use super::state_dump::{StateDump, StateLine};
+use super::streaming::{Budget, ChunkStreamer, Engine, GpuDevice};
+use crate::render::camera::Camera;
+use crate::render::gpu::Gpu;
+use crate::render::overlay::Overlay;
+use crate::render::world_renderer::WorldRenderer;
+use crate::worldgen::WorldGen;
+use anyhow::{Context, Result};
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use winit::application::ApplicationHandler;
+use winit::event::{DeviceEvent, DeviceId, ElementState, MouseButton, WindowEvent};
+use winit::event_loop::{ActiveEventLoop, EventLoop};
+use winit::window::{CursorGrabMode, Window, WindowId};
+
+pub struct PlayOptions {
+    pub world: Arc<WorldGen>,
+    pub render_distance: i32,
+    pub engine: Engine,
+    pub gpu_device: GpuDevice,
+    pub dump_state: Option<PathBuf>,
+    pub size: (u32, u32),
+    /// Quit by itself after this long (tests, demos).
+    pub exit_after: Option<Duration>,
+}
+
+const MOUSE_DEGREES_PER_PIXEL: f64 = 0.12;
+
+struct Running {
+    window: Arc<Window>,
+    gpu: Gpu,
+    surface: wgpu::Surface<'static>,
+    config: wgpu::SurfaceConfiguration,
+    renderer: WorldRenderer,
+    overlay: Overlay,
+    streamer: ChunkStreamer,
+    player: Player,
+    previous: Player,
+    input: InputState,
+    step: FixedStep,
+    last_frame: Instant,
+    frame_ms: VecDeque<f64>,
+    grabbed: bool,
+    settings_open: bool,
+    dump: Option<StateDump>,
+    started: Instant,
+    message: Option<(String, Instant)>,
+    rate: (Instant, u64, f64),
+}
+
+struct App {
+    opts: PlayOptions,
+    running: Option<Running>,
+    error: Option<anyhow::Error>,
+}
+
+pub fn play(opts: PlayOptions) -> Result<()> {
+    let event_loop = EventLoop::new().context(
+        "cannot connect to a display (is DISPLAY or WAYLAND_DISPLAY set?); `blockworld screenshot` renders without one",
+    )?;
+    let mut app = App { opts, running: None, error: None };
+    event_loop.run_app(&mut app).context("the event loop failed")?;
+    match app.error {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+impl App {
+    fn start(&mut self, event_loop: &ActiveEventLoop) -> Result<Running> {
+        let attrs = Window::default_attributes()
+            .with_title("blockworld")
+            .with_inner_size(winit::dpi::PhysicalSize::new(self.opts.size.0, self.opts.size.1));
+        let window = Arc::new(event_loop.create_window(attrs).context("cannot open a window")?);
+        let (gpu, surface) = Gpu::for_window(Box::new(event_loop.owned_display_handle()), window.clone())?;
+        let size = window.inner_size();
+        let mut config = surface
+            .get_default_config(&gpu.adapter, size.width.max(1), size.height.max(1))
+            .context("the window surface is not supported by the graphics adapter")?;
+        let caps = surface.get_capabilities(&gpu.adapter);
+        if let Some(f) = caps.formats.iter().find(|f| f.is_srgb()) {
+            config.format = *f;
+        }
+        config.present_mode = wgpu::PresentMode::AutoVsync;
+        surface.configure(&gpu.device, &config);
+        let renderer = WorldRenderer::new(&gpu, config.format)?;
+        let overlay = Overlay::new(&window, &gpu, config.format);
+        let streamer = ChunkStreamer::new(
+            self.opts.world.clone(),
+            self.opts.engine,
+            self.opts.gpu_device,
+            self.opts.render_distance,
+        );
+        let feet = spawn_point(&self.opts.world);
+        let mut player = Player::new(feet, 35.0, -10.0);
+        player.mode = Mode::Walk;
+        let dump = match &self.opts.dump_state {
+            Some(p) => {
+                Some(StateDump::create(p).with_context(|| format!("cannot write the state dump {}", p.display()))?)
+            }
+            None => None,
+        };
+        eprintln!("blockworld: {} — generation {}", gpu.adapter_name(), streamer.backend_label());
+        let mut running = Running {
+            window,
+            gpu,
+            surface,
+            config,
+            renderer,
+            overlay,
+            streamer,
+            player,
+            previous: player,
+            input: InputState::default(),
+            step: FixedStep::default(),
+            last_frame: Instant::now(),
+            frame_ms: VecDeque::new(),
+            grabbed: false,
+            settings_open: false,
+            dump,
+            started: Instant::now(),
+            message: None,
+            rate: (Instant::now(), 0, 0.0),
+        };
+        if let Some(reason) = running.streamer.gpu_off_reason() {
+            running.say(format!("GPU unavailable: {reason}"));
+        }
+        running.grab(true);
+        Ok(running)
+    }
+}
+
+impl Running {
+    fn say(&mut self, m: String) {
+        eprintln!("blockworld: {m}");
+        self.message = Some((m, Instant::now()));
+    }
+
+    fn grab(&mut self, on: bool) {
+        self.grabbed = on;
+        if on {
+            let ok = self
+                .window
+                .set_cursor_grab(CursorGrabMode::Locked)
+                .or_else(|_| self.window.set_cursor_grab(CursorGrabMode::Confined));
+            if let Err(e) = ok {
+                eprintln!("blockworld: cursor grab unavailable ({e}); mouse look still works");
+            }
+        } else {
+            let _ = self.window.set_cursor_grab(CursorGrabMode::None);
+        }
+        self.window.set_cursor_visible(!on);
+    }
+
+    fn act(&mut self, action: Action) {
+        match action {
+            Action::ToggleFly => {
+                self.player.mode = if self.player.mode == Mode::Fly { Mode::Walk } else { Mode::Fly };
+                self.player.vel = glam::DVec3::ZERO;
+                self.say(format!("{:?} mode", self.player.mode));
+            }
+            Action::ToggleBackend => self.toggle_backend(None),
+            Action::RenderDistanceUp => self.change_distance(self.streamer.render_distance() + 1),
+            Action::RenderDistanceDown => self.change_distance(self.streamer.render_distance() - 1),
+            Action::ToggleSettings => {
+                self.settings_open = !self.settings_open;
+                let open = self.settings_open;
+                self.grab(!open);
+            }
+            Action::ReleaseCursor => {
+                self.grab(false);
+                self.input.release_all();
+            }
+        }
+    }
+
+    fn toggle_backend(&mut self, want_gpu: Option<bool>) {
+        let to_gpu = want_gpu.unwrap_or(self.streamer.engine() == Engine::Cpu);
+        let target = if to_gpu { Engine::Gpu } else { Engine::Cpu };
+        match self.streamer.set_engine(target) {
+            None => self.say(format!("generation: {}", self.streamer.backend_label())),
+            Some(reason) => self.say(format!("GPU unavailable, staying on the CPU: {reason}")),
+        }
+    }
+
+    fn change_distance(&mut self, r: i32) {
+        self.streamer.set_render_distance(r, &mut self.renderer);
+        self.say(format!("render distance {}", self.streamer.render_distance()));
+    }
+
+    fn resize(&mut self, w: u32, h: u32) {
+        if w > 0 && h > 0 {
+            self.config.width = w;
+            self.config.height = h;
+            self.surface.configure(&self.gpu.device, &self.config);
+        }
+    }
+
+    fn frame(&mut self) {
+        let now = Instant::now();
+        let dt = now - self.last_frame;
+        self.last_frame = now;
+        self.frame_ms.push_back(dt.as_secs_f64() * 1e3);
+        if self.frame_ms.len() > 60 {
+            self.frame_ms.pop_front();
+        }
+
+        // Look is applied per frame (no latency); movement per fixed tick.
+        let (dx, dy) = std::mem::take(&mut self.input.look);
+        self.player.look(dx * MOUSE_DEGREES_PER_PIXEL, -dy * MOUSE_DEGREES_PER_PIXEL);
+        let ticks = self.step.advance(dt);
+        let intent = if self.grabbed { self.input.intent() } else { Default::default() };
+        for _ in 0..ticks {
+            self.previous = self.player;
+            let streamer = &self.streamer;
+            let get = |p| streamer.chunk(p).map(|c| &**c);
+            self.player.step(TICK.as_secs_f64(), intent, &LoadedChunks { get: &get });
+        }
+        self.streamer.update(self.player.chunk(), &self.gpu, &mut self.renderer, Budget::default());
+
+        let frame = match self.surface.get_current_texture() {
+            wgpu::CurrentSurfaceTexture::Success(f) | wgpu::CurrentSurfaceTexture::Suboptimal(f) => f,
+            wgpu::CurrentSurfaceTexture::Outdated | wgpu::CurrentSurfaceTexture::Lost => {
+                self.surface.configure(&self.gpu.device, &self.config);
+                return;
+            }
+            _ => return,
+        };
+        let view = frame.texture.create_view(&Default::default());
+        let size = (self.config.width, self.config.height);
+        let alpha = self.step.alpha();
+        let eye = self.previous.eye().lerp(self.player.eye(), alpha);
+        let camera = Camera {
+            eye,
+            yaw: self.player.yaw,
+            pitch: self.player.pitch,
+            fov_y_degrees: 70.0,
+            aspect: size.0 as f64 / size.1.max(1) as f64,
+            far: (self.streamer.render_distance() as f64 + 2.0) * 32.0 * 1.5,
+        };
+        let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
+        let fog_end = (self.streamer.render_distance() as f32 - 0.5) * 32.0;
+        self.renderer.render(&self.gpu, &mut encoder, &view, size, &camera, fog_end);
+
+        let generated = self.streamer.generated_total();
+        if self.rate.0.elapsed() >= Duration::from_secs(1) {
+            let secs = self.rate.0.elapsed().as_secs_f64();
+            self.rate = (Instant::now(), generated, (generated - self.rate.1) as f64 / secs);
+        }
+        if self.message.as_ref().map(|(_, t)| t.elapsed() > Duration::from_secs(6)).unwrap_or(false) {
+            self.message = None;
+        }
+        let frame_ms = self.frame_ms.iter().sum::<f64>() / self.frame_ms.len().max(1) as f64;
+        let data = HudData {
+            fps: 1000.0 / frame_ms.max(1e-3),
+            frame_ms,
+            pos: self.player.pos.to_array(),
+            yaw: self.player.yaw,
+            pitch: self.player.pitch,
+            mode: self.player.mode,
+            counts: self.streamer.counts(),
+            meshes: self.renderer.mesh_count(),
+            backend: self.streamer.backend_label(),
+            gpu_off: self.streamer.gpu_off_reason(),
+            chunks_per_second: self.rate.2,
+            render_distance: self.streamer.render_distance(),
+            message: self.message.as_ref().map(|(m, _)| m.clone()),
+        };
+        let settings_open = self.settings_open;
+        let mut change = hud::SettingsChange::default();
+        self.overlay.draw(&self.gpu, &self.window, &mut encoder, &view, size, |ctx| {
+            change = hud::draw(ctx, &data, settings_open)
+        });
+        self.gpu.queue.submit([encoder.finish()]);
+        self.window.pre_present_notify();
+        self.gpu.queue.present(frame);
+
+        if let Some(r) = change.render_distance {
+            self.change_distance(r);
+        }
+        if let Some(g) = change.use_gpu {
+            self.toggle_backend(Some(g));
+        }
+        if let Some(f) = change.fly {
+            self.player.mode = if f { Mode::Fly } else { Mode::Walk };
+        }
+        if let Some(dump) = &mut self.dump {
+            let backend = data.backend.clone();
+            let line = StateLine {
+                t: self.started.elapsed().as_secs_f64(),
+                pos: data.pos,
+                yaw: data.yaw,
+                pitch: data.pitch,
+                mode: data.mode,
+                backend: &backend,
+                gpu_off: data.gpu_off.as_deref(),
+                render_distance: data.render_distance,
+                loaded_chunks: data.counts.loaded,
+                meshes: data.meshes,
+                complete: data.counts.complete,
+                wanted: data.counts.wanted,
+                fps: data.fps,
+                grabbed: self.grabbed,
+            };
+            if let Err(e) = dump.maybe_write(&line) {
+                eprintln!("blockworld: state dump failed: {e}");
+                self.dump = None;
+            }
+        }
+    }
+}
+
+impl ApplicationHandler for App {
+    fn resumed(&mut self, event_loop: &ActiveEventLoop) {
+        if self.running.is_some() {
+            return;
+        }
+        match self.start(event_loop) {
+            Ok(r) => self.running = Some(r),
+            Err(e) => {
+                self.error = Some(e);
+                event_loop.exit();
+            }
+        }
+    }
+
+    fn window_event(&mut self, event_loop: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
+        let Some(r) = self.running.as_mut() else { return };
+        let used_by_ui = r.settings_open && r.overlay.on_window_event(&r.window, &event);
+        match event {
+            WindowEvent::CloseRequested => event_loop.exit(),
+            WindowEvent::Resized(s) => r.resize(s.width, s.height),
+            WindowEvent::Focused(false) => r.input.release_all(),
+            WindowEvent::KeyboardInput { event, .. }
+                if !used_by_ui || event.physical_key == winit::keyboard::KeyCode::Tab =>
+            {
+                if let Some(action) = r.input.key(event.physical_key, event.state == ElementState::Pressed) {
+                    r.act(action);
+                }
+            }
+            WindowEvent::MouseInput { state: ElementState::Pressed, button: MouseButton::Left, .. }
+                if !r.grabbed && !used_by_ui =>
+            {
+                r.settings_open = false;
+                r.grab(true);
+            }
+            WindowEvent::RedrawRequested => {
+                r.frame();
+                if let Some(limit) = self.opts.exit_after {
+                    if r.started.elapsed() >= limit {
+                        event_loop.exit();
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn device_event(&mut self, _event_loop: &ActiveEventLoop, _id: DeviceId, event: DeviceEvent) {
+        if let (Some(r), DeviceEvent::MouseMotion { delta }) = (self.running.as_mut(), event) {
+            if r.grabbed {
+                r.input.look.0 += delta.0;
+                r.input.look.1 += delta.1;
+            }
+        }
+    }
+
+    fn about_to_wait(&mut self, _event_loop: &ActiveEventLoop) {
+        if let Some(r) = &self.running {
+            r.window.request_redraw();
+        }
+    }
+}

@@ -1,0 +1,139 @@
+//! `blockworld bench flight`: a fixed, seeded camera path flown offscreen,
+//! like seed 003's 300-second path. The GPU's value is in removing stutter,
+//! so the worst frames matter more than the mean.
+//!
+//! Phase 1: the camera waits at the start until everything in range is
+//! ready (time to the first complete view). Phase 2: it flies for
+//! `--seconds` of wall-clock time along the path (east at 25 blocks/s,
+//! weaving and bobbing, 30 blocks above the spawn height) while chunks
+//! stream in; every frame runs the streamer, renders and waits for the GPU.
+
+use super::headless::load_all;
+use super::spawn::spawn_point;
+use super::streaming::{Budget, ChunkStreamer, Engine, GpuDevice};
+use crate::render::camera::Camera;
+use crate::render::gpu::Gpu;
+use crate::render::offscreen::{self, OffscreenTarget};
+use crate::render::world_renderer::WorldRenderer;
+use crate::worldgen::WorldGen;
+use anyhow::Result;
+use glam::DVec3;
+use serde::Serialize;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+#[derive(Clone, Debug, Serialize)]
+pub struct FlightReport {
+    pub backend: String,
+    pub adapter: String,
+    pub seconds: f64,
+    pub render_distance: i32,
+    pub size: (u32, u32),
+    pub frames: usize,
+    pub frame_ms_min: f64,
+    pub frame_ms_median: f64,
+    pub frame_ms_p99: f64,
+    pub frame_ms_max: f64,
+    pub time_to_first_complete_view_ms: f64,
+    pub chunk_ready_latency_ms_median: f64,
+    pub chunk_ready_latency_ms_p99: f64,
+    pub chunks_generated: u64,
+    pub distance_flown_blocks: f64,
+}
+
+/// Camera position and heading at time `t` seconds along the path.
+pub fn path(start: DVec3, t: f64) -> (DVec3, f64, f64) {
+    let pos = start + DVec3::new(25.0 * t, 30.0 + 8.0 * (t / 5.0).sin(), 60.0 * (t / 7.0).sin());
+    let vx: f64 = 25.0;
+    let vz = 60.0 / 7.0 * (t / 7.0).cos();
+    let yaw = vx.atan2(vz).to_degrees();
+    (pos, yaw, -12.0)
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let i = ((sorted.len() - 1) as f64 * p).round() as usize;
+    sorted[i.min(sorted.len() - 1)]
+}
+
+pub struct FlightOptions {
+    pub seconds: f64,
+    pub render_distance: i32,
+    pub size: (u32, u32),
+    pub engine: Engine,
+    pub gpu_device: GpuDevice,
+}
+
+pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
+    let gpu = Gpu::headless()?;
+    let mut renderer = WorldRenderer::new(&gpu, offscreen::FORMAT)?;
+    let target = OffscreenTarget::new(&gpu, opts.size);
+    let start = spawn_point(&world);
+    let mut streamer = ChunkStreamer::new(world, opts.engine, opts.gpu_device, opts.render_distance);
+    if opts.engine == Engine::Gpu {
+        if let Some(reason) = streamer.gpu_off_reason() {
+            anyhow::bail!("GPU unavailable: {reason}");
+        }
+    }
+    let (p0, _, _) = path(start, 0.0);
+    let centre = crate::world::coords::ChunkPos::containing([p0.x as i64, p0.y as i64, p0.z as i64]);
+    let first_view = load_all(&mut streamer, centre, &gpu, &mut renderer, Duration::from_secs(600))?;
+    streamer.ready_latencies.clear();
+    let generated_before = streamer.generated_total();
+
+    let mut frames = Vec::new();
+    let t0 = Instant::now();
+    let fog_end = (opts.render_distance as f32 - 0.5) * 32.0;
+    let mut last = p0;
+    let mut flown = 0.0;
+    while t0.elapsed().as_secs_f64() < opts.seconds {
+        let frame_start = Instant::now();
+        let (eye, yaw, pitch) = path(start, t0.elapsed().as_secs_f64());
+        flown += (eye - last).length();
+        last = eye;
+        let chunk = crate::world::coords::ChunkPos::containing([
+            eye.x.floor() as i64,
+            eye.y.floor() as i64,
+            eye.z.floor() as i64,
+        ]);
+        streamer.update(chunk, &gpu, &mut renderer, Budget::default());
+        let camera = Camera {
+            eye,
+            yaw,
+            pitch,
+            fov_y_degrees: 70.0,
+            aspect: opts.size.0 as f64 / opts.size.1 as f64,
+            far: (opts.render_distance as f64 + 2.0) * 48.0,
+        };
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        renderer.render(&gpu, &mut encoder, &target.view, opts.size, &camera, fog_end);
+        let index = gpu.queue.submit([encoder.finish()]);
+        gpu.device
+            .poll(wgpu::PollType::Wait { submission_index: Some(index), timeout: None })
+            .map_err(|e| anyhow::anyhow!("waiting for the GPU: {e}"))?;
+        frames.push(frame_start.elapsed().as_secs_f64() * 1e3);
+    }
+    let mut sorted = frames.clone();
+    sorted.sort_by(|a, b| a.total_cmp(b));
+    let mut lat: Vec<f64> = streamer.ready_latencies.iter().map(|d| d.as_secs_f64() * 1e3).collect();
+    lat.sort_by(|a, b| a.total_cmp(b));
+    Ok(FlightReport {
+        backend: streamer.backend_label(),
+        adapter: gpu.adapter_name(),
+        seconds: opts.seconds,
+        render_distance: opts.render_distance,
+        size: opts.size,
+        frames: frames.len(),
+        frame_ms_min: sorted.first().copied().unwrap_or(f64::NAN),
+        frame_ms_median: percentile(&sorted, 0.5),
+        frame_ms_p99: percentile(&sorted, 0.99),
+        frame_ms_max: sorted.last().copied().unwrap_or(f64::NAN),
+        time_to_first_complete_view_ms: first_view.as_secs_f64() * 1e3,
+        chunk_ready_latency_ms_median: percentile(&lat, 0.5),
+        chunk_ready_latency_ms_p99: percentile(&lat, 0.99),
+        chunks_generated: streamer.generated_total() - generated_before,
+        distance_flown_blocks: flown,
+    })
+}

@@ -1,0 +1,48 @@
+//! `--dump-state FILE`: one JSON line per second describing the game, for
+//! tests that drive the real window from outside.
+
+use super::player::Mode;
+use serde::Serialize;
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+#[derive(Serialize)]
+pub struct StateLine<'a> {
+    pub t: f64,
+    pub pos: [f64; 3],
+    pub yaw: f64,
+    pub pitch: f64,
+    pub mode: Mode,
+    pub backend: &'a str,
+    pub gpu_off: Option<&'a str>,
+    pub render_distance: i32,
+    pub loaded_chunks: usize,
+    pub meshes: usize,
+    pub complete: usize,
+    pub wanted: usize,
+    pub fps: f64,
+    pub grabbed: bool,
+}
+
+pub struct StateDump {
+    out: std::io::BufWriter<std::fs::File>,
+    last: Option<Instant>,
+}
+
+impl StateDump {
+    pub fn create(path: &std::path::Path) -> std::io::Result<StateDump> {
+        let file = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
+        Ok(StateDump { out: std::io::BufWriter::new(file), last: None })
+    }
+
+    /// Writes a line if a second has passed since the last one.
+    pub fn maybe_write(&mut self, line: &StateLine) -> std::io::Result<()> {
+        if self.last.map(|t| t.elapsed() < Duration::from_secs(1)).unwrap_or(false) {
+            return Ok(());
+        }
+        self.last = Some(Instant::now());
+        serde_json::to_writer(&mut self.out, line)?;
+        self.out.write_all(b"\n")?;
+        self.out.flush()
+    }
+}
