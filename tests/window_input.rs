@@ -1,0 +1,147 @@
+//! The real windowed game under Xvfb, driven by real X key and mouse events
+//! from xdotool; the state dump must show the player flew forward, turned,
+//! toggled fly mode and the backend, and changed the render distance.
+//! Needs Xvfb and xdotool (.ci/install provides them); set
+//! BLOCKWORLD_SKIP_WINDOW_TESTS=1 to skip on a machine without them.
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+struct Killed(Child);
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn have(tool: &str) -> bool {
+    Command::new("sh")
+        .args(["-c", &format!("command -v {tool}")])
+        .stdout(Stdio::null())
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false)
+}
+
+fn xdotool(display: &str, args: &[&str]) -> String {
+    let o = Command::new("xdotool").args(args).env("DISPLAY", display).output().expect("xdotool runs");
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn last_state(path: &Path) -> Option<serde_json::Value> {
+    let text = std::fs::read_to_string(path).ok()?;
+    text.lines().last().and_then(|l| serde_json::from_str(l).ok())
+}
+
+#[test]
+fn keys_and_mouse_drive_the_real_window() {
+    if std::env::var("BLOCKWORLD_SKIP_WINDOW_TESTS").as_deref() == Ok("1") {
+        eprintln!("skipped by BLOCKWORLD_SKIP_WINDOW_TESTS=1");
+        return;
+    }
+    assert!(have("Xvfb") && have("xdotool"), "Xvfb and xdotool are required (run .ci/install)");
+    let n = (90..200).find(|n| !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()).expect("a free X display");
+    let display = format!(":{n}");
+    let _xvfb = Killed(
+        Command::new("Xvfb")
+            .args([display.as_str(), "-screen", "0", "1024x640x24", "-nolisten", "tcp"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("Xvfb starts"),
+    );
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists() {
+        assert!(Instant::now() < deadline, "Xvfb did not start");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+
+    let dir = std::env::temp_dir().join(format!("blockworld-window-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let dump = dir.join("state.jsonl");
+    let log = std::fs::File::create(dir.join("game.log")).unwrap();
+    let _game = Killed(
+        Command::new(env!("CARGO_BIN_EXE_blockworld"))
+            .args([
+                "play",
+                "--seed",
+                "42",
+                "--render-distance",
+                "4",
+                "--size",
+                "800x500",
+                "--exit-after",
+                "90",
+                "--dump-state",
+            ])
+            .arg(&dump)
+            .env("DISPLAY", &display)
+            .env("XDG_RUNTIME_DIR", &dir)
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .spawn()
+            .expect("the game starts"),
+    );
+
+    // Wait for the window and for the world around the player to load.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let window = loop {
+        let id = xdotool(&display, &["search", "--name", "^blockworld$"]);
+        if let Some(id) = id.lines().next() {
+            if last_state(&dump)
+                .map(|s| s["complete"] == s["wanted"] && s["loaded_chunks"].as_u64() > Some(0))
+                .unwrap_or(false)
+            {
+                break id.to_string();
+            }
+        }
+        let game_log = std::fs::read_to_string(dir.join("game.log")).unwrap_or_default();
+        assert!(Instant::now() < deadline, "the game window did not come up and load; log:\n{game_log}");
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    xdotool(&display, &["windowfocus", "--sync", &window]);
+    std::thread::sleep(Duration::from_millis(1500));
+    let before = last_state(&dump).unwrap();
+    assert_eq!(before["mode"], "walk", "the player starts walking on the ground");
+    assert!(before["gpu_off"].is_null());
+
+    let key = |k: &str| xdotool(&display, &["key", "--delay", "50", k]);
+    let hold = |k: &str, d: Duration| {
+        xdotool(&display, &["keydown", k]);
+        std::thread::sleep(d);
+        xdotool(&display, &["keyup", k]);
+    };
+    key("f");
+    hold("space", Duration::from_millis(1000));
+    hold("w", Duration::from_millis(2500));
+    for _ in 0..10 {
+        xdotool(&display, &["mousemove_relative", "--", "30", "0"]);
+        std::thread::sleep(Duration::from_millis(60));
+    }
+    key("g");
+    key("equal");
+    key("equal");
+    std::thread::sleep(Duration::from_millis(2500));
+    let after = last_state(&dump).unwrap();
+    let game_log = std::fs::read_to_string(dir.join("game.log")).unwrap_or_default();
+
+    let v = |s: &serde_json::Value, k: &str, i: usize| s[k][i].as_f64().unwrap();
+    let yaw0 = before["yaw"].as_f64().unwrap().to_radians();
+    let forward = (v(&after, "pos", 0) - v(&before, "pos", 0)) * yaw0.sin()
+        + (v(&after, "pos", 2) - v(&before, "pos", 2)) * yaw0.cos();
+    assert!(forward > 10.0, "W did not move the player forward ({forward:.1} blocks); log:\n{game_log}");
+    assert!(v(&after, "pos", 1) > v(&before, "pos", 1) + 5.0, "Space did not lift the flying player");
+    let turned = (after["yaw"].as_f64().unwrap() - before["yaw"].as_f64().unwrap()).abs();
+    assert!(turned > 10.0, "the mouse did not turn the player ({turned:.1}°)");
+    assert_eq!(after["mode"], "fly", "F did not toggle fly mode");
+    let toggled = after["backend"] != before["backend"] || !after["gpu_off"].is_null();
+    assert!(toggled, "G did not reach the backend toggle: {after}");
+    assert_eq!(
+        after["render_distance"].as_i64(),
+        Some(before["render_distance"].as_i64().unwrap() + 2),
+        "= did not raise the render distance"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
