@@ -217,6 +217,16 @@ fn load_world(args: &WorldArgs) -> Result<Arc<WorldGen>> {
     Ok(Arc::new(WorldGen::new(preset, args.seed)))
 }
 
+/// One report as a JSON object; several as `{"results": [...]}`.
+fn print_json<T: serde::Serialize>(reports: &[T]) -> Result<()> {
+    let value = match reports {
+        [one] => serde_json::to_value(one)?,
+        many => serde_json::json!({ "results": many }),
+    };
+    println!("{}", serde_json::to_string_pretty(&value)?);
+    Ok(())
+}
+
 fn play(args: PlayArgs) -> Result<()> {
     let world = load_world(&args.world)?;
     let (engine, gpu_device) = args.backend.split();
@@ -312,12 +322,7 @@ fn run() -> Result<()> {
                 }
             }
             if json {
-                let value = if reports.len() == 1 {
-                    serde_json::to_value(&reports[0])?
-                } else {
-                    serde_json::json!({ "results": reports })
-                };
-                println!("{}", serde_json::to_string_pretty(&value)?);
+                print_json(&reports)?;
             } else {
                 for r in &reports {
                     println!(
@@ -357,12 +362,7 @@ fn run() -> Result<()> {
                 }
             }
             if json {
-                let value = if reports.len() == 1 {
-                    serde_json::to_value(&reports[0])?
-                } else {
-                    serde_json::json!({ "results": reports })
-                };
-                println!("{}", serde_json::to_string_pretty(&value)?);
+                print_json(&reports)?;
             } else {
                 print!("{}", report::table(&reports));
             }

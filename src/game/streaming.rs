@@ -104,9 +104,10 @@ pub struct ChunkStreamer {
     edge: Vec<ChunkPos>,
     edge_cursor: usize,
     max_in_flight: usize,
-    /// Request → mesh on the GPU, per chunk with a mesh.
+    /// Wanted (in range) → mesh on the GPU, per chunk with a mesh.
     pub ready_latencies: Vec<Duration>,
     generated_total: u64,
+    started: bool,
 }
 
 /// Vertical reach for a render distance.
@@ -204,6 +205,7 @@ impl ChunkStreamer {
             max_in_flight: 4 * DEFAULT_BATCH,
             ready_latencies: Vec::new(),
             generated_total: 0,
+            started: false,
         };
         s.set_lists();
         s.set_engine(engine);
@@ -298,7 +300,14 @@ impl ChunkStreamer {
         self.chunks.retain(|p, _| within_data(*p, centre, r));
         self.meshed.retain(|p| within(*p, centre, r));
         self.uploads.retain(|m| within(m.pos, centre, r));
-        self.asked_at.retain(|p, _| within_data(*p, centre, r));
+        // Latency runs from the moment a chunk is wanted to its mesh on the GPU.
+        self.asked_at.retain(|p, _| within(*p, centre, r));
+        let now = Instant::now();
+        for p in &self.wanted {
+            if !self.meshed.contains(p) {
+                self.asked_at.entry(*p).or_insert(now);
+            }
+        }
         renderer.retain(|p| within(p, centre, r));
         // Chunks that just came into range may already have all their
         // neighbours: no arrival will trigger them, so try them now.
@@ -345,7 +354,8 @@ impl ChunkStreamer {
     /// One frame of streaming: take in generated chunks and finished meshes,
     /// issue new requests, upload within `budget`.
     pub fn update(&mut self, player_chunk: ChunkPos, gpu: &Gpu, renderer: &mut WorldRenderer, budget: Budget) {
-        self.recentre(player_chunk, renderer, false);
+        self.recentre(player_chunk, renderer, !self.started);
+        self.started = true;
 
         while let Some(event) = self.service.try_next() {
             match event {
@@ -380,7 +390,6 @@ impl ChunkStreamer {
                 *cursor += 1;
                 if !self.chunks.contains_key(&p) && !self.in_flight.contains(&p) {
                     self.in_flight.insert(p);
-                    self.asked_at.entry(p).or_insert_with(Instant::now);
                     batch.push(p);
                     room -= 1;
                 }

@@ -135,12 +135,17 @@ impl Volume {
                                 wm = span;
                             }
                         }
+                        ChunkBlocks::Dense(ids) if dy != 0 => {
+                            // Above and below only one block of the column is needed.
+                            let b = ids[block_index(lx, lo, lz)].0 as usize;
+                            om = (is_opaque[b] as u64) << base_p;
+                            wm = (is_transparent[b] as u64) << base_p;
+                        }
                         ChunkBlocks::Dense(ids) => {
                             let col = &ids[block_index(lx, 0, lz)..block_index(lx, 0, lz) + CHUNK_SIZE];
                             let (o32, w32) = column_bits(col, &tables);
-                            let keep = ((1u64 << (hi - lo)) - 1) << lo;
-                            om = ((o32 as u64 & keep) >> lo) << base_p;
-                            wm = ((w32 as u64 & keep) >> lo) << base_p;
+                            om = (o32 as u64) << base_p;
+                            wm = (w32 as u64) << base_p;
                         }
                     }
                     o |= om;

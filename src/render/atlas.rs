@@ -29,6 +29,15 @@ fn shade(rgb: [u8; 3], f: f32) -> [u8; 4] {
     [c(rgb[0]), c(rgb[1]), c(rgb[2]), 255]
 }
 
+/// A side tile: the top block's colour in a ragged fringe over dirt.
+fn top_fringe(in_fringe: bool, rgb: [u8; 3], n: f32, dirt: [u8; 4]) -> [u8; 4] {
+    if in_fringe {
+        shade(rgb, 0.8 + 0.3 * n)
+    } else {
+        dirt
+    }
+}
+
 fn pixel(tile: usize, x: usize, y: usize) -> [u8; 4] {
     let n = hash(tile, x, y, 1);
     let n2 = hash(tile, x / 2, y / 2, 7);
@@ -41,13 +50,7 @@ fn pixel(tile: usize, x: usize, y: usize) -> [u8; 4] {
         }
         "dirt" => dirt,
         "grass_top" => shade([96, 156, 60], 0.8 + 0.3 * n + 0.1 * n2),
-        "grass_side" => {
-            if y < 3 + jag {
-                shade([96, 156, 60], 0.8 + 0.3 * n)
-            } else {
-                dirt
-            }
-        }
+        "grass_side" => top_fringe(y < 3 + jag, [96, 156, 60], n, dirt),
         "sand" => shade([219, 206, 160], 0.9 + 0.14 * n),
         "water" => {
             let wave = ((x as f32 * 0.8 + y as f32 * 1.7).sin() * 0.5 + 0.5) * 0.12;
@@ -55,13 +58,7 @@ fn pixel(tile: usize, x: usize, y: usize) -> [u8; 4] {
         }
         "snow" => shade([240, 246, 250], 0.93 + 0.07 * n),
         "podzol_top" => shade([122, 86, 44], 0.78 + 0.35 * n2 + 0.1 * n),
-        "podzol_side" => {
-            if y < 2 + jag {
-                shade([122, 86, 44], 0.8 + 0.3 * n)
-            } else {
-                dirt
-            }
-        }
+        "podzol_side" => top_fringe(y < 2 + jag, [122, 86, 44], n, dirt),
         _ => [255, 0, 255, 255],
     }
 }
