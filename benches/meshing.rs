@@ -104,6 +104,14 @@ fn meshing(c: &mut Criterion) {
             black_box(mesh_chunk(&neighbourhood(&sets[i])))
         })
     });
+    // Breakdown: gathering the neighbourhood bitmasks alone.
+    g.bench_function("blockworld-gather-only", |b| {
+        let mut i = 0;
+        b.iter(|| {
+            i = (i + 1) % sets.len();
+            black_box(blockworld::mesh::volume::Volume::build(&neighbourhood(&sets[i])))
+        })
+    });
     g.bench_function("block-mesh", |b| {
         let mut i = 0;
         b.iter(|| {

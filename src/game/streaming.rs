@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 pub const MIN_RENDER_DISTANCE: i32 = 2;
 pub const MAX_RENDER_DISTANCE: i32 = 32;
 /// Vertical reach in chunks above and below the player.
-pub const MAX_VERTICAL: i32 = 6;
+pub const MAX_VERTICAL: i32 = 10;
 
 /// Which engine generates chunks: the player's toggle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -103,11 +103,15 @@ pub struct ChunkStreamer {
     /// The ring just outside the render distance: data for meshing the edge.
     edge: Vec<ChunkPos>,
     edge_cursor: usize,
+    /// Sorted (wanted, edge) offsets for a render distance.
+    offsets: (i32, Vec<(i32, i32, i32)>, Vec<(i32, i32, i32)>),
     max_in_flight: usize,
     /// Wanted (in range) → mesh on the GPU, per chunk with a mesh.
     pub ready_latencies: Vec<Duration>,
     generated_total: u64,
     started: bool,
+    /// The render distance the current `meshed` set was built for.
+    meshed_distance: i32,
 }
 
 /// Vertical reach for a render distance.
@@ -121,7 +125,13 @@ pub fn rings(centre: ChunkPos, r: i32) -> Vec<ChunkPos> {
 }
 
 fn rings_hv(centre: ChunkPos, r: i32, v: i32) -> Vec<ChunkPos> {
-    let mut out = Vec::new();
+    ring_offsets(r, v).iter().map(|&o| offset(centre, o)).collect()
+}
+
+/// Offsets within (r, v), nearest ring first. Sorting is done once per
+/// render distance, not on every chunk crossing.
+fn ring_offsets(r: i32, v: i32) -> Vec<(i32, i32, i32)> {
+    let mut out = Vec::with_capacity(((2 * r + 1) * (2 * r + 1) * (2 * v + 1)) as usize);
     for dz in -r..=r {
         for dy in -v..=v {
             for dx in -r..=r {
@@ -130,11 +140,11 @@ fn rings_hv(centre: ChunkPos, r: i32, v: i32) -> Vec<ChunkPos> {
         }
     }
     out.sort_by_key(|&(dx, dy, dz)| (dx.abs().max(dy.abs()).max(dz.abs()), dx * dx + dy * dy + dz * dz, dx, dy, dz));
-    out.into_iter()
-        .map(|(dx, dy, dz)| {
-            ChunkPos::new(centre.x.saturating_add(dx), centre.y.saturating_add(dy), centre.z.saturating_add(dz))
-        })
-        .collect()
+    out
+}
+
+fn offset(c: ChunkPos, (dx, dy, dz): (i32, i32, i32)) -> ChunkPos {
+    ChunkPos::new(c.x.saturating_add(dx), c.y.saturating_add(dy), c.z.saturating_add(dz))
 }
 
 /// Within render distance `r` (horizontal `r`, vertical `vertical(r)`).
@@ -202,10 +212,12 @@ impl ChunkStreamer {
             cursor: 0,
             edge: Vec::new(),
             edge_cursor: 0,
+            offsets: (-1, Vec::new(), Vec::new()),
             max_in_flight: 4 * DEFAULT_BATCH,
             ready_latencies: Vec::new(),
             generated_total: 0,
             started: false,
+            meshed_distance: 0,
         };
         s.set_lists();
         s.set_engine(engine);
@@ -282,8 +294,16 @@ impl ChunkStreamer {
 
     fn set_lists(&mut self) {
         let (c, r) = (self.centre, self.render_distance);
-        self.wanted = rings(c, r);
-        self.edge = rings_hv(c, r + 1, vertical(r) + 1).into_iter().filter(|p| !within(*p, c, r)).collect();
+        if self.offsets.0 != r {
+            let wanted = ring_offsets(r, vertical(r));
+            let edge = ring_offsets(r + 1, vertical(r) + 1)
+                .into_iter()
+                .filter(|&(dx, dy, dz)| dx.abs() > r || dz.abs() > r || dy.abs() > vertical(r))
+                .collect();
+            self.offsets = (r, wanted, edge);
+        }
+        self.wanted = self.offsets.1.iter().map(|&o| offset(c, o)).collect();
+        self.edge = self.offsets.2.iter().map(|&o| offset(c, o)).collect();
         self.cursor = 0;
         self.edge_cursor = 0;
     }
@@ -292,8 +312,10 @@ impl ChunkStreamer {
         if centre == self.centre && !force {
             return;
         }
+        let (old_centre, old_r) = (self.centre, self.meshed_distance);
         self.centre = centre;
         let r = self.render_distance;
+        self.meshed_distance = r;
         self.set_lists();
         self.service.send(Command::Retain { center: centre, radius: r + 1 });
         // Keep one extra ring of data so meshes at the edge keep their neighbours.
@@ -302,18 +324,19 @@ impl ChunkStreamer {
         self.uploads.retain(|m| within(m.pos, centre, r));
         // Latency runs from the moment a chunk is wanted to its mesh on the GPU.
         self.asked_at.retain(|p, _| within(*p, centre, r));
-        let now = Instant::now();
-        for p in &self.wanted {
-            if !self.meshed.contains(p) {
-                self.asked_at.entry(*p).or_insert(now);
-            }
-        }
         renderer.retain(|p| within(p, centre, r));
         // Chunks that just came into range may already have all their
         // neighbours: no arrival will trigger them, so try them now.
-        let candidates: Vec<ChunkPos> = self.chunks.keys().copied().filter(|p| within(*p, centre, r)).collect();
-        for p in candidates {
-            self.try_mesh(p);
+        let now = Instant::now();
+        let entering: Vec<ChunkPos> =
+            self.wanted.iter().copied().filter(|p| force || !within(*p, old_centre, old_r)).collect();
+        for p in entering {
+            if !self.meshed.contains(&p) {
+                self.asked_at.entry(p).or_insert(now);
+                if self.chunks.contains_key(&p) {
+                    self.try_mesh(p);
+                }
+            }
         }
     }
 

@@ -98,6 +98,10 @@ impl Mesher {
 
         let mut used_slices = 0u32;
         let slot = face.tile_slot();
+        let mut tiles = [0u8; 256];
+        for (t, b) in tiles.iter_mut().zip(BLOCKS) {
+            *t = b.tiles[slot];
+        }
         for z in 0..N {
             for x in 0..N {
                 let (xp, zp) = (x + 1, z + 1);
@@ -135,14 +139,18 @@ impl Mesher {
                     ChunkBlocks::Uniform(_) => None,
                 };
                 let uniform = n.centre.blocks.uniform().unwrap_or(BlockId::AIR);
+                // Faces with no occluder at any corner (most flat ground) skip the per-corner unpacking.
+                let open = ao_lo.iter().chain(&ao_hi).fold(u32::MAX, |a, &m| a & m);
                 let mut bits = vis_o | vis_w;
                 while bits != 0 {
                     let y = bits.trailing_zeros() as usize;
                     bits &= bits - 1;
                     let id = column_ids.map(|c| c[y]).unwrap_or(uniform);
-                    let tile = BLOCKS[id.0 as usize % BLOCKS.len()].tiles[slot] as u32;
+                    let tile = tiles[id.0 as usize] as u32;
                     let key = if (vis_w >> y) & 1 != 0 {
                         tile | 0xFF << 8 | 1 << 16
+                    } else if (open >> y) & 1 != 0 {
+                        tile | 0xFF << 8
                     } else {
                         let mut k = tile;
                         for c in 0..4 {
