@@ -104,7 +104,7 @@ pub struct ChunkStreamer {
     edge: Vec<ChunkPos>,
     edge_cursor: usize,
     /// Sorted (wanted, edge) offsets for a render distance.
-    offsets: (i32, Vec<(i32, i32, i32)>, Vec<(i32, i32, i32)>),
+    offsets: (i32, Vec<Offset>, Vec<Offset>),
     max_in_flight: usize,
     /// Wanted (in range) → mesh on the GPU, per chunk with a mesh.
     pub ready_latencies: Vec<Duration>,
@@ -113,6 +113,9 @@ pub struct ChunkStreamer {
     /// The render distance the current `meshed` set was built for.
     meshed_distance: i32,
 }
+
+/// A chunk offset (dx, dy, dz) from the streaming centre.
+type Offset = (i32, i32, i32);
 
 /// Vertical reach for a render distance.
 pub fn vertical(r: i32) -> i32 {
@@ -130,7 +133,7 @@ fn rings_hv(centre: ChunkPos, r: i32, v: i32) -> Vec<ChunkPos> {
 
 /// Offsets within (r, v), nearest ring first. Sorting is done once per
 /// render distance, not on every chunk crossing.
-fn ring_offsets(r: i32, v: i32) -> Vec<(i32, i32, i32)> {
+fn ring_offsets(r: i32, v: i32) -> Vec<Offset> {
     let mut out = Vec::with_capacity(((2 * r + 1) * (2 * r + 1) * (2 * v + 1)) as usize);
     for dz in -r..=r {
         for dy in -v..=v {
@@ -143,7 +146,7 @@ fn ring_offsets(r: i32, v: i32) -> Vec<(i32, i32, i32)> {
     out
 }
 
-fn offset(c: ChunkPos, (dx, dy, dz): (i32, i32, i32)) -> ChunkPos {
+fn offset(c: ChunkPos, (dx, dy, dz): Offset) -> ChunkPos {
     ChunkPos::new(c.x.saturating_add(dx), c.y.saturating_add(dy), c.z.saturating_add(dz))
 }
 
