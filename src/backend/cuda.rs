@@ -235,6 +235,10 @@ impl CudaDevice {
 }
 
 impl KernelDevice for CudaDevice {
+    fn kind(&self) -> super::BackendKind {
+        super::BackendKind::Gpu
+    }
+
     fn describe(&self) -> String {
         format!("GPU {} — kernels from {}", self.info, self.loaded_from)
     }

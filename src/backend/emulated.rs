@@ -3,7 +3,7 @@
 //! kernels are proven right on machines without a GPU.
 
 use super::kernel::{ChunkJob, ColumnJob, KernelDevice};
-use super::BackendError;
+use super::{BackendError, BackendKind};
 use crate::world::block::MAX_BLOCK_TYPES;
 use crate::world::coords::{CHUNK_AREA, CHUNK_VOLUME};
 use crate::worldgen::params::WorldParams;
@@ -80,6 +80,10 @@ impl EmulatedDevice {
 }
 
 impl KernelDevice for EmulatedDevice {
+    fn kind(&self) -> BackendKind {
+        BackendKind::CudaEmulated
+    }
+
     fn describe(&self) -> String {
         let mode = if cfg!(feature = "kernel-emulation-tsan") { "threads, ThreadSanitizer" } else { "fibers" };
         format!("CUDA kernels emulated on the CPU ({mode})")

@@ -45,6 +45,8 @@ pub const MAX_BATCH_CHUNKS: usize = 1024;
 
 /// A place that runs the kernels.
 pub trait KernelDevice: Send {
+    /// `Gpu` for a real device, `CudaEmulated` for the CPU emulation.
+    fn kind(&self) -> BackendKind;
     fn describe(&self) -> String;
     /// Runs the heightmap kernel for `columns`, keeping the heightmaps
     /// resident for [`KernelDevice::fill`]. Returns [min, max] per column.
@@ -65,8 +67,7 @@ pub struct KernelBackend<D: KernelDevice> {
 
 impl<D: KernelDevice> KernelBackend<D> {
     pub fn new(device: D, world: &WorldGen) -> Self {
-        let kind =
-            if std::any::type_name::<D>().contains("Emulated") { BackendKind::CudaEmulated } else { BackendKind::Gpu };
+        let kind = device.kind();
         Self { device: Mutex::new(device), params: world.params.clone(), kind, timings: Mutex::new(None) }
     }
 

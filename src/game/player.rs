@@ -1,7 +1,6 @@
 //! The player: an axis-aligned box that flies or walks, collides with solid
 //! blocks axis by axis, and never enters terrain.
 
-use crate::world::block::BlockId;
 use crate::world::coords::{block_index, ChunkPos, CHUNK_SIZE_I64};
 use glam::DVec3;
 
@@ -156,7 +155,7 @@ impl SolidQuery for LoadedChunks<'_> {
                     crate::world::chunk::ChunkBlocks::Uniform(b) => *b,
                     crate::world::chunk::ChunkBlocks::Dense(ids) => ids[block_index(l(x), l(y), l(z))],
                 };
-                b.info().solid && b != BlockId::AIR
+                b.info().solid
             }
             None => true,
         }
