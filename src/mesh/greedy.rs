@@ -58,12 +58,6 @@ pub fn mesh_chunk(n: &Neighbourhood) -> ChunkMesh {
     MESHER.with(|m| m.borrow_mut().mesh(n))
 }
 
-#[inline(always)]
-fn occ(v: &Volume, xp: usize, zp: usize, dx: i32, dy: i32, dz: i32) -> u32 {
-    let col = v.opaque[(zp as i32 + dz) as usize * PADDED + (xp as i32 + dx) as usize];
-    (col >> (1 + dy)) as u32
-}
-
 impl Mesher {
     pub fn mesh(&mut self, n: &Neighbourhood) -> ChunkMesh {
         let mut out = ChunkMesh::default();
@@ -95,6 +89,11 @@ impl Mesher {
             (add(nrm, unit(ua, -1)), add(nrm, unit(ua, 1)), add(nrm, unit(va, -1)), add(nrm, unit(va, 1)));
         let diag = |du: i32, dv: i32| add(add(nrm, unit(ua, du)), unit(va, dv));
         let corners = [(-1, -1), (1, -1), (1, 1), (-1, 1)];
+        // Each AO sample as (column index delta, bit shift), resolved once per face:
+        // the four sides, then the four diagonals in corner order.
+        let sample = |d: [i32; 3]| (d[2] as isize * PADDED as isize + d[0] as isize, (1 + d[1]) as u32);
+        let sides = [sample(um), sample(up), sample(vm), sample(vp)];
+        let diagonals = corners.map(|(du, dv)| sample(diag(du, dv)));
 
         let mut used_slices = 0u32;
         let slot = face.tile_slot();
@@ -121,12 +120,13 @@ impl Mesher {
                 let mut ao_lo = [0u32; 4];
                 let mut ao_hi = [0u32; 4];
                 if vis_o != 0 {
-                    let o = |d: [i32; 3]| occ(vol, xp, zp, d[0], d[1], d[2]);
-                    let (s_um, s_up, s_vm, s_vp) = (o(um), o(up), o(vm), o(vp));
+                    let base = (zp * PADDED + xp) as isize;
+                    let o = |(delta, shift): (isize, u32)| (vol.opaque[(base + delta) as usize] >> shift) as u32;
+                    let [s_um, s_up, s_vm, s_vp] = sides.map(o);
                     for (k, &(du, dv)) in corners.iter().enumerate() {
                         let s1 = if du < 0 { s_um } else { s_up };
                         let s2 = if dv < 0 { s_vm } else { s_vp };
-                        let c = o(diag(du, dv));
+                        let c = o(diagonals[k]);
                         let bit0 = s1 ^ s2 ^ c;
                         let bit1 = (s1 & s2) | (s1 & c) | (s2 & c);
                         let both = s1 & s2;
