@@ -25,10 +25,58 @@ __device__ __forceinline__ unsigned int bw_select_biome(const WorldParams* p, fl
     return p->biome_table[row][col];
 }
 
-__device__ __forceinline__ void bw_sample_column(const WorldParams* p, NoiseObject* const* objects, float x, float z,
+// The six fields through the polymorphic noise objects (the seed-004 design).
+struct VirtualFields {
+    NoiseObject* const* objects;
+    __device__ float compute(const WorldParams* p, int field, float x, float z) const {
+        return objects[p->field_roots[field]]->compute(x, z);
+    }
+};
+
+// The same graph walked by a switch over node kinds: no indirect calls, so
+// the compiler can inline the leaves. Selected at run time beside the
+// virtual path; both are held equal to the CPU path by the parity tests.
+__device__ inline float bw_eval_node(const WorldParams* p, unsigned int i, float x, float z) {
+    const FlatNode n = p->nodes[i];
+    switch (n.kind) {
+    case BW_NODE_BASIC:
+        return bw_perlin3(n.seed, x, z, n.z_offset);
+    case BW_NODE_OCTAVE: {
+        float xd = x / BW_OCTAVE_DIVISOR;
+        float zd = z / BW_OCTAVE_DIVISOR;
+        float u = 1.0f;
+        float v = 0.0f;
+        for (unsigned int k = 0; k < n.octaves; ++k) {
+            float noise = bw_perlin3(n.seed, xd * u, zd * u, n.z_offset);
+            v = v + (1.0f / u) * noise;
+            u = u * 2.0f;
+        }
+        return v;
+    }
+    case BW_NODE_COMBINED: {
+        float shift = bw_eval_node(p, (unsigned int)n.offset_by, x, z);
+        return bw_eval_node(p, (unsigned int)n.source, x + shift, z);
+    }
+    case BW_NODE_EXPSCALE: {
+        float v = bw_eval_node(p, (unsigned int)n.source, x * n.scale, z * n.scale);
+        return bw_signpow(v, n.exponent);
+    }
+    default:
+        return 0.0f;
+    }
+}
+
+struct SwitchFields {
+    __device__ float compute(const WorldParams* p, int field, float x, float z) const {
+        return bw_eval_node(p, p->field_roots[field], x, z);
+    }
+};
+
+template <typename Fields>
+__device__ __forceinline__ void bw_sample_column(const WorldParams* p, const Fields& fields, float x, float z,
                                                  float* h_b, unsigned char* biome) {
     float f[BW_FIELD_COUNT];
-    for (int i = 0; i < BW_FIELD_COUNT; ++i) f[i] = objects[p->field_roots[i]]->compute(x, z);
+    for (int i = 0; i < BW_FIELD_COUNT; ++i) f[i] = fields.compute(p, i, x, z);
     float h = f[BW_FIELD_HEIGHT];
     float m = f[BW_FIELD_MOISTURE] * 0.5f + 0.5f;
     float t = f[BW_FIELD_TEMPERATURE] * 0.5f + 0.5f;

@@ -26,9 +26,10 @@ extern "C" __global__ void bw_destroy_noise_objects(const WorldParams* params, N
 
 // One thread block per chunk column (grid = job count, block = 256 threads).
 // Outputs per job: 1024 heights, 1024 biome ids, and {min, max} height.
-extern "C" __global__ void __launch_bounds__(BW_HEIGHTMAP_THREADS)
-    bw_heightmap(const WorldParams* params, NoiseObject* const* objects, const ColumnJob* jobs, unsigned int job_count,
-                 int* heights, unsigned char* biomes, int* min_max) {
+template <typename Fields>
+__device__ __forceinline__ void bw_heightmap_body(const WorldParams* params, const Fields& fields, const ColumnJob* jobs,
+                                                  unsigned int job_count, int* heights, unsigned char* biomes,
+                                                  int* min_max) {
     __shared__ float s_hb[BW_APRON_AREA];
     __shared__ unsigned char s_biome[BW_APRON_AREA];
     __shared__ int s_lo[BW_HEIGHTMAP_THREADS];
@@ -43,7 +44,7 @@ extern "C" __global__ void __launch_bounds__(BW_HEIGHTMAP_THREADS)
     for (unsigned int i = threadIdx.x; i < BW_APRON_AREA; i += blockDim.x) {
         long long wx = (long long)c.x * BW_CHUNK + (long long)(i % BW_APRON) - 1;
         long long wz = (long long)c.z * BW_CHUNK + (long long)(i / BW_APRON) - 1;
-        bw_sample_column(params, objects, (float)wx, (float)wz, &s_hb[i], &s_biome[i]);
+        bw_sample_column(params, fields, (float)wx, (float)wz, &s_hb[i], &s_biome[i]);
     }
     __syncthreads();
 
@@ -70,4 +71,18 @@ extern "C" __global__ void __launch_bounds__(BW_HEIGHTMAP_THREADS)
         min_max[job * 2] = lo;
         min_max[job * 2 + 1] = hi;
     }
+}
+
+// Through the virtual noise objects built by bw_build_noise_objects.
+extern "C" __global__ void __launch_bounds__(BW_HEIGHTMAP_THREADS)
+    bw_heightmap(const WorldParams* params, NoiseObject* const* objects, const ColumnJob* jobs, unsigned int job_count,
+                 int* heights, unsigned char* biomes, int* min_max) {
+    bw_heightmap_body(params, VirtualFields{objects}, jobs, job_count, heights, biomes, min_max);
+}
+
+// Through the switch over node kinds (no objects needed).
+extern "C" __global__ void __launch_bounds__(BW_HEIGHTMAP_THREADS)
+    bw_heightmap_switch(const WorldParams* params, const ColumnJob* jobs, unsigned int job_count, int* heights,
+                        unsigned char* biomes, int* min_max) {
+    bw_heightmap_body(params, SwitchFields{}, jobs, job_count, heights, biomes, min_max);
 }

@@ -5,7 +5,7 @@
 use blockworld::backend::cpu::CpuBackend;
 use blockworld::backend::emulated::EmulatedDevice;
 use blockworld::backend::fallback::FallbackBackend;
-use blockworld::backend::kernel::KernelBackend;
+use blockworld::backend::kernel::{KernelBackend, KernelPath};
 use blockworld::backend::{self, BackendKind, ChunkBackend};
 use blockworld::cli::region_hash::{region_hash, region_positions};
 use blockworld::world::coords::ChunkPos;
@@ -17,25 +17,28 @@ fn world(seed: u64) -> Arc<WorldGen> {
     Arc::new(WorldGen::new(Preset::classic(), seed))
 }
 
-/// Generates the region on both engines and compares chunk by chunk.
+/// Generates the region on the CPU and on the emulated kernels (both
+/// heightmap paths) and compares chunk by chunk, counts and digests.
 fn assert_parity(seed: u64, from: ChunkPos, to: ChunkPos) -> usize {
     let positions = region_positions(from, to).unwrap();
     let cpu = CpuBackend::parallel(world(seed)).generate(&positions).unwrap();
-    let emulated = backend::create(BackendKind::CudaEmulated, world(seed)).unwrap();
-    assert_eq!(emulated.kind(), BackendKind::CudaEmulated);
-    let gpu = emulated.generate(&positions).unwrap();
-    assert_eq!(cpu.len(), gpu.len());
-    let mut dense = 0;
-    for (a, b) in cpu.iter().zip(&gpu) {
-        assert_eq!(a.pos, b.pos);
-        assert_eq!(a.counts, b.counts, "block counts of chunk {} differ (seed {seed})", a.pos);
-        assert!(a.blocks == b.blocks, "blocks of chunk {} differ (seed {seed})", a.pos);
-        dense += a.blocks.uniform().is_none() as usize;
-    }
-    // And the digests the CLI prints.
     let d_cpu = region_hash(&CpuBackend::parallel(world(seed)), from, to).unwrap();
-    let d_emu = region_hash(&*emulated, from, to).unwrap();
-    assert_eq!(d_cpu.digest, d_emu.digest);
+    let mut dense = 0;
+    for path in [KernelPath::Virtual, KernelPath::Switch] {
+        let w = world(seed);
+        let emulated = KernelBackend::new(EmulatedDevice::new(&w.params).with_path(path), &w);
+        assert_eq!(emulated.kind(), BackendKind::CudaEmulated);
+        let gpu = emulated.generate(&positions).unwrap();
+        assert_eq!(cpu.len(), gpu.len());
+        dense = 0;
+        for (a, b) in cpu.iter().zip(&gpu) {
+            assert_eq!(a.pos, b.pos);
+            assert_eq!(a.counts, b.counts, "{path:?}: block counts of chunk {} differ (seed {seed})", a.pos);
+            assert!(a.blocks == b.blocks, "{path:?}: blocks of chunk {} differ (seed {seed})", a.pos);
+            dense += a.blocks.uniform().is_none() as usize;
+        }
+        assert_eq!(d_cpu.digest, region_hash(&emulated, from, to).unwrap().digest, "{path:?}");
+    }
     dense
 }
 

@@ -9,6 +9,8 @@
 #[cfg(feature = "kernel-emulation-tsan")]
 mod checks {
     use blockworld::backend::cpu::CpuBackend;
+    use blockworld::backend::emulated::EmulatedDevice;
+    use blockworld::backend::kernel::{KernelBackend, KernelPath};
     use blockworld::backend::{self, BackendKind, ChunkBackend};
     use blockworld::cli::region_hash::region_positions;
     use blockworld::world::coords::ChunkPos;
@@ -26,9 +28,12 @@ mod checks {
         let positions = region_positions(ChunkPos::new(0, -1, 0), ChunkPos::new(1, 0, 0)).unwrap();
         let cpu = CpuBackend::serial(w.clone()).generate(&positions).unwrap();
         assert!(cpu.iter().any(|c| c.blocks.uniform().is_none()), "no fill would be exercised");
-        let emulated = backend::create(BackendKind::CudaEmulated, w).unwrap();
+        let emulated = backend::create(BackendKind::CudaEmulated, w.clone()).unwrap();
         assert!(emulated.describe().contains("ThreadSanitizer"));
         assert_eq!(cpu, emulated.generate(&positions).unwrap());
+        // The switch-over-kinds heightmap path too.
+        let switch = KernelBackend::new(EmulatedDevice::new(&w.params).with_path(KernelPath::Switch), &w);
+        assert_eq!(cpu, switch.generate(&positions).unwrap());
     }
 
     fn child(mode: &str) -> std::process::Output {

@@ -22,6 +22,13 @@ void bw_emu_heightmap(const WorldParams* params, NoiseObject* const* objects, co
               biomes, min_max);
 }
 
+void bw_emu_heightmap_switch(const WorldParams* params, const ColumnJob* jobs, unsigned int job_count, int* heights,
+                             unsigned char* biomes, int* min_max) {
+    if (job_count == 0) return;
+    BW_LAUNCH(bw_heightmap_switch, dim3(job_count), dim3(BW_HEIGHTMAP_THREADS), params, jobs, job_count, heights, biomes,
+              min_max);
+}
+
 void bw_emu_fill(const WorldParams* params, const ChunkJob* jobs, unsigned int chunk_count, const int* heights,
                  const unsigned char* biomes, unsigned char* blocks, unsigned int* counts) {
     if (chunk_count == 0) return;

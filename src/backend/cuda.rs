@@ -6,7 +6,7 @@
 //! compute_75 PTX); if it is missing or the driver rejects it, the embedded
 //! kernel source is compiled with NVRTC.
 
-use super::kernel::{ChunkJob, ColumnJob, KernelDevice};
+use super::kernel::{ChunkJob, ColumnJob, KernelDevice, KernelPath};
 use super::BackendError;
 use crate::world::block::MAX_BLOCK_TYPES;
 use crate::world::coords::{CHUNK_AREA, CHUNK_VOLUME};
@@ -114,6 +114,8 @@ pub struct CudaDevice {
     loaded_from: &'static str,
     _modules: [Arc<CudaModule>; 2],
     heightmap_fn: CudaFunction,
+    heightmap_switch_fn: CudaFunction,
+    path: KernelPath,
     fill_fn: CudaFunction,
     destroy_fn: CudaFunction,
     node_count: u32,
@@ -166,12 +168,12 @@ fn load_module(
 
 impl CudaDevice {
     /// Opens GPU 0, loads the kernels and builds the world's noise objects.
-    pub fn open(params: &WorldParams) -> Result<CudaDevice, BackendError> {
+    pub fn open(params: &WorldParams, path: KernelPath) -> Result<CudaDevice, BackendError> {
         probe()?;
-        guarded("opening the GPU", || Self::open_inner(params))
+        guarded("opening the GPU", || Self::open_inner(params, path))
     }
 
-    fn open_inner(params: &WorldParams) -> Result<CudaDevice, BackendError> {
+    fn open_inner(params: &WorldParams, path: KernelPath) -> Result<CudaDevice, BackendError> {
         let ctx = CudaContext::new(0).map_err(|e| BackendError::Unavailable(format!("cannot open GPU 0: {e:?}")))?;
         let info = info(&ctx)?;
         let stream = ctx.new_stream().map_err(device_err("creating a stream"))?;
@@ -182,6 +184,7 @@ impl CudaDevice {
         let build_fn = f(&hm_module, "bw_build_noise_objects")?;
         let destroy_fn = f(&hm_module, "bw_destroy_noise_objects")?;
         let heightmap_fn = f(&hm_module, "bw_heightmap")?;
+        let heightmap_switch_fn = f(&hm_module, "bw_heightmap_switch")?;
         let fill_fn = f(&fill_module, "bw_fill")?;
 
         let params_dev = stream.clone_htod(params.as_bytes()).map_err(device_err("uploading the world description"))?;
@@ -200,6 +203,8 @@ impl CudaDevice {
             loaded_from,
             _modules: [hm_module, fill_module],
             heightmap_fn,
+            heightmap_switch_fn,
+            path,
             fill_fn,
             destroy_fn,
             node_count: params.node_count,
@@ -211,7 +216,7 @@ impl CudaDevice {
             pinned_blocks: None,
             last_kernel_ms: None,
         };
-        eprintln!("blockworld: GPU {} — kernels from {}", device.info, device.loaded_from);
+        eprintln!("blockworld: GPU {} — kernels from {}, {}", device.info, device.loaded_from, path.label());
         Ok(device)
     }
 
@@ -240,7 +245,7 @@ impl KernelDevice for CudaDevice {
     }
 
     fn describe(&self) -> String {
-        format!("GPU {} — kernels from {}", self.info, self.loaded_from)
+        format!("GPU {} — kernels from {}, {}", self.info, self.loaded_from, self.path.label())
     }
 
     fn heightmaps(&mut self, columns: &[ColumnJob]) -> Result<Vec<[i32; 2]>, BackendError> {
@@ -260,9 +265,20 @@ impl KernelDevice for CudaDevice {
         self.timed(stage, |d| {
             let (heights, biomes) =
                 (d.heights.as_mut().ok_or_else(no_buffer)?, d.biomes.as_mut().ok_or_else(no_buffer)?);
-            let mut launch = d.stream.launch_builder(&d.heightmap_fn);
-            launch.arg(&d.params).arg(&d.objects).arg(&jobs).arg(&count).arg(heights).arg(biomes).arg(&mut min_max);
-            // SAFETY: matches bw_heightmap's parameters; buffers hold n columns.
+            let mut launch = match d.path {
+                KernelPath::Virtual => {
+                    let mut l = d.stream.launch_builder(&d.heightmap_fn);
+                    l.arg(&d.params).arg(&d.objects);
+                    l
+                }
+                KernelPath::Switch => {
+                    let mut l = d.stream.launch_builder(&d.heightmap_switch_fn);
+                    l.arg(&d.params);
+                    l
+                }
+            };
+            launch.arg(&jobs).arg(&count).arg(heights).arg(biomes).arg(&mut min_max);
+            // SAFETY: matches bw_heightmap / bw_heightmap_switch; buffers hold n columns.
             unsafe { launch.launch(cfg) }.map_err(device_err(stage))?;
             Ok(())
         })?;

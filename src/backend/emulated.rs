@@ -2,7 +2,7 @@
 //! Its output must equal the Rust CPU path bit for bit; that is how the
 //! kernels are proven right on machines without a GPU.
 
-use super::kernel::{ChunkJob, ColumnJob, KernelDevice};
+use super::kernel::{ChunkJob, ColumnJob, KernelDevice, KernelPath};
 use super::{BackendError, BackendKind};
 use crate::world::block::MAX_BLOCK_TYPES;
 use crate::world::coords::{CHUNK_AREA, CHUNK_VOLUME};
@@ -17,6 +17,14 @@ extern "C" {
     fn bw_emu_heightmap(
         params: *const WorldParams,
         objects: *const *mut c_void,
+        jobs: *const ColumnJob,
+        job_count: u32,
+        heights: *mut i32,
+        biomes: *mut u8,
+        min_max: *mut i32,
+    );
+    fn bw_emu_heightmap_switch(
+        params: *const WorldParams,
         jobs: *const ColumnJob,
         job_count: u32,
         heights: *mut i32,
@@ -42,6 +50,7 @@ pub struct EmulatedDevice {
     objects: Vec<*mut c_void>,
     heights: Vec<i32>,
     biomes: Vec<u8>,
+    path: KernelPath,
     /// Test hook: fail every launch after this many have succeeded.
     fail_after_launches: Option<usize>,
     launches: usize,
@@ -58,7 +67,20 @@ impl EmulatedDevice {
         let _guard = LAUNCH_LOCK.lock().unwrap_or_else(|e| e.into_inner());
         // SAFETY: `objects` has room for every node; params is a valid WorldParams.
         unsafe { bw_emu_build_noise_objects(&*params, objects.as_mut_ptr()) };
-        Self { params, objects, heights: Vec::new(), biomes: Vec::new(), fail_after_launches: None, launches: 0 }
+        Self {
+            params,
+            objects,
+            heights: Vec::new(),
+            biomes: Vec::new(),
+            path: KernelPath::Virtual,
+            fail_after_launches: None,
+            launches: 0,
+        }
+    }
+
+    pub fn with_path(mut self, path: KernelPath) -> Self {
+        self.path = path;
+        self
     }
 
     /// Makes every launch after the first `n` fail like a lost device.
@@ -86,7 +108,7 @@ impl KernelDevice for EmulatedDevice {
 
     fn describe(&self) -> String {
         let mode = if cfg!(feature = "kernel-emulation-tsan") { "threads, ThreadSanitizer" } else { "fibers" };
-        format!("CUDA kernels emulated on the CPU ({mode})")
+        format!("CUDA kernels emulated on the CPU ({mode}; {})", self.path.label())
     }
 
     fn heightmaps(&mut self, columns: &[ColumnJob]) -> Result<Vec<[i32; 2]>, BackendError> {
@@ -95,17 +117,24 @@ impl KernelDevice for EmulatedDevice {
         self.biomes = vec![0; columns.len() * CHUNK_AREA];
         let mut min_max = vec![0i32; columns.len() * 2];
         let _guard = LAUNCH_LOCK.lock().unwrap_or_else(|e| e.into_inner());
-        // SAFETY: buffers are sized for `columns.len()` jobs as the kernel expects.
+        let (n, heights, biomes, extremes) =
+            (columns.len() as u32, self.heights.as_mut_ptr(), self.biomes.as_mut_ptr(), min_max.as_mut_ptr());
+        // SAFETY: buffers are sized for `columns.len()` jobs as the kernels expect.
         unsafe {
-            bw_emu_heightmap(
-                &*self.params,
-                self.objects.as_ptr(),
-                columns.as_ptr(),
-                columns.len() as u32,
-                self.heights.as_mut_ptr(),
-                self.biomes.as_mut_ptr(),
-                min_max.as_mut_ptr(),
-            )
+            match self.path {
+                KernelPath::Virtual => bw_emu_heightmap(
+                    &*self.params,
+                    self.objects.as_ptr(),
+                    columns.as_ptr(),
+                    n,
+                    heights,
+                    biomes,
+                    extremes,
+                ),
+                KernelPath::Switch => {
+                    bw_emu_heightmap_switch(&*self.params, columns.as_ptr(), n, heights, biomes, extremes)
+                }
+            }
         };
         Ok(min_max.chunks_exact(2).map(|m| [m[0], m[1]]).collect())
     }

@@ -38,6 +38,35 @@ pub struct ChunkJob {
     pub column: u32,
 }
 
+/// How the heightmap kernel evaluates the noise graph.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KernelPath {
+    /// Polymorphic noise objects with a virtual `compute` (the seed-004 design; default).
+    Virtual,
+    /// A switch over node kinds on the flat node array (no indirect calls).
+    Switch,
+}
+
+impl KernelPath {
+    /// From `BLOCKWORLD_KERNEL_PATH` (`virtual`, the default, or `switch`).
+    pub fn from_env() -> Result<KernelPath, BackendError> {
+        match std::env::var("BLOCKWORLD_KERNEL_PATH").as_deref() {
+            Err(_) | Ok("") | Ok("virtual") => Ok(KernelPath::Virtual),
+            Ok("switch") => Ok(KernelPath::Switch),
+            Ok(other) => Err(BackendError::InvalidSetting(format!(
+                "BLOCKWORLD_KERNEL_PATH={other}: expected `virtual` or `switch`"
+            ))),
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            KernelPath::Virtual => "virtual noise objects",
+            KernelPath::Switch => "switch over node kinds",
+        }
+    }
+}
+
 /// Most chunk columns in one heightmap launch.
 pub const MAX_BATCH_COLUMNS: usize = 2048;
 /// Most chunks in one fill launch (32 KiB each on the device).

@@ -54,6 +54,8 @@ pub enum BackendError {
     Device { stage: &'static str, message: String },
     #[error("the cuda-emulated backend is not built into this binary: rebuild with `--features kernel-emulation`")]
     EmulationNotBuilt,
+    #[error("{0}")]
+    InvalidSetting(String),
 }
 
 /// Kernel and transfer times of the last batch of a device backend.
@@ -81,14 +83,18 @@ pub fn create(kind: BackendKind, world: Arc<WorldGen>) -> Result<Arc<dyn ChunkBa
     Ok(match kind {
         BackendKind::CpuSerial => Arc::new(cpu::CpuBackend::serial(world)),
         BackendKind::Cpu => Arc::new(cpu::CpuBackend::parallel(world)),
-        BackendKind::Gpu => Arc::new(kernel::KernelBackend::new(cuda::CudaDevice::open(&world.params)?, &world)),
+        BackendKind::Gpu => {
+            let path = kernel::KernelPath::from_env()?;
+            Arc::new(kernel::KernelBackend::new(cuda::CudaDevice::open(&world.params, path)?, &world))
+        }
         BackendKind::CudaEmulated => create_emulated(world)?,
     })
 }
 
 #[cfg(feature = "kernel-emulation")]
 fn create_emulated(world: Arc<WorldGen>) -> Result<Arc<dyn ChunkBackend>, BackendError> {
-    Ok(Arc::new(kernel::KernelBackend::new(emulated::EmulatedDevice::new(&world.params), &world)))
+    let path = kernel::KernelPath::from_env()?;
+    Ok(Arc::new(kernel::KernelBackend::new(emulated::EmulatedDevice::new(&world.params).with_path(path), &world)))
 }
 
 #[cfg(not(feature = "kernel-emulation"))]
