@@ -10,7 +10,16 @@ use std::time::{Duration, Instant};
 
 struct Killed(Child);
 impl Drop for Killed {
+    /// SIGTERM first, so Xvfb removes its lock and socket; SIGKILL if it lingers.
     fn drop(&mut self) {
+        let _ = Command::new("kill").arg(self.0.id().to_string()).status();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.0.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
@@ -42,19 +51,31 @@ fn keys_and_mouse_drive_the_real_window() {
         return;
     }
     assert!(have("Xvfb") && have("xdotool"), "Xvfb and xdotool are required (run .ci/install)");
-    let n = (90..200).find(|n| !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()).expect("a free X display");
-    let display = format!(":{n}");
-    let _xvfb = Killed(
-        Command::new("Xvfb")
-            .args([display.as_str(), "-screen", "0", "1024x640x24", "-nolisten", "tcp"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("Xvfb starts"),
-    );
+    // Xvfb picks a free display and writes its number once it accepts clients.
+    let mut xvfb = Command::new("Xvfb")
+        .args(["-displayfd", "1", "-screen", "0", "1024x640x24", "-nolisten", "tcp"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("Xvfb starts");
+    let mut number = String::new();
+    {
+        use std::io::BufRead;
+        let out = xvfb.stdout.take().expect("Xvfb stdout");
+        std::io::BufReader::new(out).read_line(&mut number).expect("Xvfb reports its display");
+    }
+    let _xvfb = Killed(xvfb);
+    let display = format!(":{}", number.trim());
+    assert!(number.trim().parse::<u32>().is_ok(), "Xvfb did not report a display: {number:?}");
     let deadline = Instant::now() + Duration::from_secs(20);
-    while !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists() {
-        assert!(Instant::now() < deadline, "Xvfb did not start");
+    while !Command::new("xdotool")
+        .arg("getdisplaygeometry")
+        .env("DISPLAY", &display)
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false)
+    {
+        assert!(Instant::now() < deadline, "Xvfb on {display} does not accept clients");
         std::thread::sleep(Duration::from_millis(100));
     }
 
