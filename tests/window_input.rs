@@ -51,19 +51,20 @@ fn keys_and_mouse_drive_the_real_window() {
         return;
     }
     assert!(have("Xvfb") && have("xdotool"), "Xvfb and xdotool are required (run .ci/install)");
+    let dir = std::env::temp_dir().join(format!("blockworld-window-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
     // Xvfb picks a free display and writes its number once it accepts clients.
     let mut xvfb = Command::new("Xvfb")
         .args(["-displayfd", "1", "-screen", "0", "1024x640x24", "-nolisten", "tcp"])
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(std::fs::File::create(dir.join("xvfb.log")).unwrap())
         .spawn()
         .expect("Xvfb starts");
     let mut number = String::new();
-    {
-        use std::io::BufRead;
-        let out = xvfb.stdout.take().expect("Xvfb stdout");
-        std::io::BufReader::new(out).read_line(&mut number).expect("Xvfb reports its display");
-    }
+    // Keep the pipe open for Xvfb's lifetime: a closed pipe would kill it
+    // with SIGPIPE if it ever wrote again.
+    let mut xvfb_out = std::io::BufReader::new(xvfb.stdout.take().expect("Xvfb stdout"));
+    std::io::BufRead::read_line(&mut xvfb_out, &mut number).expect("Xvfb reports its display");
     let _xvfb = Killed(xvfb);
     let display = format!(":{}", number.trim());
     assert!(number.trim().parse::<u32>().is_ok(), "Xvfb did not report a display: {number:?}");
@@ -79,8 +80,6 @@ fn keys_and_mouse_drive_the_real_window() {
         std::thread::sleep(Duration::from_millis(100));
     }
 
-    let dir = std::env::temp_dir().join(format!("blockworld-window-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
     let dump = dir.join("state.jsonl");
     let log = std::fs::File::create(dir.join("game.log")).unwrap();
     let _game = Killed(
@@ -119,7 +118,11 @@ fn keys_and_mouse_drive_the_real_window() {
             }
         }
         let game_log = std::fs::read_to_string(dir.join("game.log")).unwrap_or_default();
-        assert!(Instant::now() < deadline, "the game window did not come up and load; log:\n{game_log}");
+        let xvfb_log = std::fs::read_to_string(dir.join("xvfb.log")).unwrap_or_default();
+        assert!(
+            Instant::now() < deadline,
+            "the game window did not come up and load on {display}; game log:\n{game_log}\nXvfb log:\n{xvfb_log}"
+        );
         std::thread::sleep(Duration::from_millis(200));
     };
     xdotool(&display, &["windowfocus", "--sync", &window]);
@@ -164,5 +167,6 @@ fn keys_and_mouse_drive_the_real_window() {
         Some(before["render_distance"].as_i64().unwrap() + 2),
         "= did not raise the render distance"
     );
+    drop(xvfb_out);
     let _ = std::fs::remove_dir_all(&dir);
 }
