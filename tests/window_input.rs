@@ -53,9 +53,15 @@ fn keys_and_mouse_drive_the_real_window() {
     assert!(have("Xvfb") && have("xdotool"), "Xvfb and xdotool are required (run .ci/install)");
     let dir = std::env::temp_dir().join(format!("blockworld-window-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    // Xvfb picks a free display and writes its number once it accepts clients.
+    // A display far from :0 (a developer's own X server), with no lock or
+    // socket left over; Xvfb writes the number back once it accepts clients.
+    let free = |n: u32| {
+        !Path::new(&format!("/tmp/.X{n}-lock")).exists() && !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
+    };
+    let start = 100 + std::process::id() % 700;
+    let n = (start..start + 200).find(|&n| free(n)).expect("a free X display number");
     let mut xvfb = Command::new("Xvfb")
-        .args(["-displayfd", "1", "-screen", "0", "1024x640x24", "-nolisten", "tcp"])
+        .args([format!(":{n}").as_str(), "-displayfd", "1", "-screen", "0", "1024x640x24", "-nolisten", "tcp", "-ac"])
         .stdout(Stdio::piped())
         .stderr(std::fs::File::create(dir.join("xvfb.log")).unwrap())
         .spawn()
@@ -65,7 +71,7 @@ fn keys_and_mouse_drive_the_real_window() {
     // with SIGPIPE if it ever wrote again.
     let mut xvfb_out = std::io::BufReader::new(xvfb.stdout.take().expect("Xvfb stdout"));
     std::io::BufRead::read_line(&mut xvfb_out, &mut number).expect("Xvfb reports its display");
-    let _xvfb = Killed(xvfb);
+    let mut xvfb = Killed(xvfb);
     let display = format!(":{}", number.trim());
     assert!(number.trim().parse::<u32>().is_ok(), "Xvfb did not report a display: {number:?}");
     let deadline = Instant::now() + Duration::from_secs(20);
@@ -81,30 +87,33 @@ fn keys_and_mouse_drive_the_real_window() {
     }
 
     let dump = dir.join("state.jsonl");
-    let log = std::fs::File::create(dir.join("game.log")).unwrap();
-    let _game = Killed(
-        Command::new(env!("CARGO_BIN_EXE_blockworld"))
-            .args([
-                "play",
-                "--seed",
-                "42",
-                "--render-distance",
-                "4",
-                "--size",
-                "800x500",
-                "--exit-after",
-                "90",
-                "--dump-state",
-            ])
-            .arg(&dump)
-            .env("DISPLAY", &display)
-            .env("XDG_RUNTIME_DIR", &dir)
-            .stdout(log.try_clone().unwrap())
-            .stderr(log)
-            .spawn()
-            .expect("the game starts"),
-    );
-
+    let launch = || {
+        let log = std::fs::File::create(dir.join("game.log")).unwrap();
+        Killed(
+            Command::new(env!("CARGO_BIN_EXE_blockworld"))
+                .args([
+                    "play",
+                    "--seed",
+                    "42",
+                    "--render-distance",
+                    "4",
+                    "--size",
+                    "800x500",
+                    "--exit-after",
+                    "90",
+                    "--dump-state",
+                ])
+                .arg(&dump)
+                .env("DISPLAY", &display)
+                .env("XDG_RUNTIME_DIR", &dir)
+                .stdout(log.try_clone().unwrap())
+                .stderr(log)
+                .spawn()
+                .expect("the game starts"),
+        )
+    };
+    let mut game = launch();
+    let mut launches = 1;
     // Wait for the window and for the world around the player to load.
     let deadline = Instant::now() + Duration::from_secs(60);
     let window = loop {
@@ -119,6 +128,15 @@ fn keys_and_mouse_drive_the_real_window() {
         }
         let game_log = std::fs::read_to_string(dir.join("game.log")).unwrap_or_default();
         let xvfb_log = std::fs::read_to_string(dir.join("xvfb.log")).unwrap_or_default();
+        // A game that could not reach the fresh server is started again (twice at most).
+        if let Ok(Some(status)) = game.0.try_wait() {
+            let xvfb_state = xvfb.0.try_wait();
+            eprintln!("the game exited ({status}) on {display}; Xvfb: {xvfb_state:?}; log:\n{game_log}");
+            assert!(launches < 3, "the game keeps failing on {display}; Xvfb log:\n{xvfb_log}");
+            std::thread::sleep(Duration::from_secs(1));
+            game = launch();
+            launches += 1;
+        }
         assert!(
             Instant::now() < deadline,
             "the game window did not come up and load on {display}; game log:\n{game_log}\nXvfb log:\n{xvfb_log}"
