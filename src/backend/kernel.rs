@@ -128,7 +128,7 @@ impl<D: KernelDevice> KernelBackend<D> {
             kernel_ms += device.last_kernel_ms().unwrap_or(0.0);
             for (i, &slot) in fill_slots.iter().enumerate() {
                 let ids: Box<[BlockId]> =
-                    blocks[i * CHUNK_VOLUME..(i + 1) * CHUNK_VOLUME].iter().map(|&b| BlockId(b)).collect();
+                    bytemuck::cast_slice(&blocks[i * CHUNK_VOLUME..(i + 1) * CHUNK_VOLUME]).into();
                 let mut c = [0u32; MAX_BLOCK_TYPES];
                 c.copy_from_slice(&counts[i * MAX_BLOCK_TYPES..(i + 1) * MAX_BLOCK_TYPES]);
                 let counts = BlockCounts(c);

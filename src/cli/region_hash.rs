@@ -60,11 +60,7 @@ pub fn region_hash(backend: &dyn ChunkBackend, from: ChunkPos, to: ChunkPos) -> 
     for batch in positions.chunks(4096) {
         let chunks = backend.generate(batch)?;
         for chunk in &chunks {
-            chunk.blocks.for_each_run(|run| {
-                // SAFETY: BlockId is repr(transparent) over u8.
-                let bytes = unsafe { std::slice::from_raw_parts(run.as_ptr().cast::<u8>(), run.len()) };
-                hasher.update(bytes);
-            });
+            chunk.blocks.for_each_run(|run| hasher.update(bytemuck::cast_slice::<_, u8>(run)));
             consistent &= BlockCounts::tally(&chunk.blocks) == chunk.counts;
             total.add(&chunk.counts);
         }

@@ -459,8 +459,12 @@ impl ChunkStreamer {
         }
     }
 
+    /// `meshed` only ever holds positions inside the render distance (it is
+    /// pruned on every recentre), so its size is the number of wanted chunks
+    /// that are done; no per-frame walk over the wanted list.
     fn complete_count(&self) -> usize {
-        self.wanted.iter().filter(|p| self.meshed.contains(p)).count()
+        debug_assert!(self.meshed.iter().all(|p| within(*p, self.centre, self.render_distance)));
+        self.meshed.len()
     }
 
     pub fn counts(&self) -> StreamCounts {
@@ -478,7 +482,7 @@ impl ChunkStreamer {
 
     /// Every wanted chunk is generated and meshed (or known to need no mesh).
     pub fn is_complete(&self) -> bool {
-        self.meshed.len() >= self.wanted.len() && self.wanted.iter().all(|p| self.meshed.contains(p))
+        self.complete_count() >= self.wanted.len()
     }
 
     pub fn generated_total(&self) -> u64 {

@@ -44,11 +44,17 @@ fn class_masks() -> ([bool; 256], [bool; 256]) {
 struct ClassTables {
     opaque: [u8; 16],
     water: [u8; 16],
+    /// Detected once per gather, not once per column.
+    avx2: bool,
 }
 
 impl ClassTables {
     fn new(is_opaque: &[bool; 256], is_transparent: &[bool; 256]) -> Self {
-        let mut t = ClassTables { opaque: [0; 16], water: [0; 16] };
+        #[cfg(target_arch = "x86_64")]
+        let avx2 = std::arch::is_x86_feature_detected!("avx2");
+        #[cfg(not(target_arch = "x86_64"))]
+        let avx2 = false;
+        let mut t = ClassTables { opaque: [0; 16], water: [0; 16], avx2 };
         for i in 0..16 {
             t.opaque[i] = if is_opaque[i] { 0x80 } else { 0 };
             t.water[i] = if is_transparent[i] { 0x80 } else { 0 };
@@ -61,8 +67,8 @@ impl ClassTables {
 #[inline(always)]
 fn column_bits(col: &[BlockId], t: &ClassTables) -> (u32, u32) {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: AVX2 checked; `col` holds 32 ids.
+    if t.avx2 {
+        // SAFETY: AVX2 checked when the tables were made; `col` holds 32 ids.
         return unsafe { column_bits_avx2(col, t) };
     }
     let (mut o, mut w) = (0u32, 0u32);

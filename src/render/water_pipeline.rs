@@ -1,7 +1,7 @@
 //! The translucent water pipeline: alpha-blended after the opaque pass,
 //! depth-tested but not depth-writing, both sides drawn (seen from below too).
 
-use super::world_renderer::{DEPTH_FORMAT, VERTEX_LAYOUT};
+use super::world_renderer::{terrain_pass_pipeline, PassState};
 
 pub fn create(
     device: &wgpu::Device,
@@ -9,35 +9,12 @@ pub fn create(
     shader: &wgpu::ShaderModule,
     format: wgpu::TextureFormat,
 ) -> wgpu::RenderPipeline {
-    device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-        label: Some("terrain-water"),
-        layout: Some(layout),
-        vertex: wgpu::VertexState {
-            module: shader,
-            entry_point: Some("vs_main"),
-            compilation_options: Default::default(),
-            buffers: &[Some(VERTEX_LAYOUT)],
-        },
-        primitive: wgpu::PrimitiveState { cull_mode: None, ..Default::default() },
-        depth_stencil: Some(wgpu::DepthStencilState {
-            format: DEPTH_FORMAT,
-            depth_write_enabled: Some(false),
-            depth_compare: Some(wgpu::CompareFunction::Less),
-            stencil: Default::default(),
-            bias: Default::default(),
-        }),
-        multisample: Default::default(),
-        fragment: Some(wgpu::FragmentState {
-            module: shader,
-            entry_point: Some("fs_water"),
-            compilation_options: Default::default(),
-            targets: &[Some(wgpu::ColorTargetState {
-                format,
-                blend: Some(wgpu::BlendState::ALPHA_BLENDING),
-                write_mask: wgpu::ColorWrites::ALL,
-            })],
-        }),
-        multiview_mask: None,
-        cache: None,
-    })
+    let pass = PassState {
+        label: "terrain-water",
+        fragment_entry: "fs_water",
+        cull_mode: None,
+        depth_write: false,
+        blend: Some(wgpu::BlendState::ALPHA_BLENDING),
+    };
+    terrain_pass_pipeline(device, layout, shader, format, pass)
 }

@@ -22,6 +22,53 @@ pub const VERTEX_LAYOUT: wgpu::VertexBufferLayout<'static> = wgpu::VertexBufferL
 };
 pub const SKY: [f32; 3] = [0.62, 0.78, 0.95];
 
+/// What distinguishes the terrain passes; everything else (shader, vertex
+/// layout, depth format, bind groups) they share.
+pub struct PassState {
+    pub label: &'static str,
+    pub fragment_entry: &'static str,
+    pub cull_mode: Option<wgpu::Face>,
+    pub depth_write: bool,
+    pub blend: Option<wgpu::BlendState>,
+}
+
+/// Builds one terrain pass's pipeline (see `terrain_pipeline.rs`, `water_pipeline.rs`).
+pub fn terrain_pass_pipeline(
+    device: &wgpu::Device,
+    layout: &wgpu::PipelineLayout,
+    shader: &wgpu::ShaderModule,
+    format: wgpu::TextureFormat,
+    pass: PassState,
+) -> wgpu::RenderPipeline {
+    device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: Some(pass.label),
+        layout: Some(layout),
+        vertex: wgpu::VertexState {
+            module: shader,
+            entry_point: Some("vs_main"),
+            compilation_options: Default::default(),
+            buffers: &[Some(VERTEX_LAYOUT)],
+        },
+        primitive: wgpu::PrimitiveState { cull_mode: pass.cull_mode, ..Default::default() },
+        depth_stencil: Some(wgpu::DepthStencilState {
+            format: DEPTH_FORMAT,
+            depth_write_enabled: Some(pass.depth_write),
+            depth_compare: Some(wgpu::CompareFunction::Less),
+            stencil: Default::default(),
+            bias: Default::default(),
+        }),
+        multisample: Default::default(),
+        fragment: Some(wgpu::FragmentState {
+            module: shader,
+            entry_point: Some(pass.fragment_entry),
+            compilation_options: Default::default(),
+            targets: &[Some(wgpu::ColorTargetState { format, blend: pass.blend, write_mask: wgpu::ColorWrites::ALL })],
+        }),
+        multiview_mask: None,
+        cache: None,
+    })
+}
+
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
 struct Globals {

@@ -3,7 +3,9 @@
 use serde::Serialize;
 
 /// A block type id. Ids index [`BLOCKS`]; 0 is air.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, bytemuck::Pod, bytemuck::Zeroable,
+)]
 #[repr(transparent)]
 pub struct BlockId(pub u8);
 

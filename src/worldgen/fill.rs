@@ -65,9 +65,8 @@ pub fn fill(p: &WorldParams, pos: ChunkPos, hm: &Heightmap) -> Chunk {
     if let Some(b) = known_uniform(p, pos, hm.min_height, hm.max_height) {
         return Chunk { pos, blocks: ChunkBlocks::Uniform(b), counts: BlockCounts::uniform(b) };
     }
-    let mut bytes = vec![0u8; CHUNK_VOLUME];
-    let counts = fill_dense(p, pos, hm, &mut bytes);
-    let ids: Box<[BlockId]> = bytes.into_iter().map(BlockId).collect();
+    let mut ids: Box<[BlockId]> = vec![BlockId::AIR; CHUNK_VOLUME].into_boxed_slice();
+    let counts = fill_dense(p, pos, hm, bytemuck::cast_slice_mut(&mut ids));
     Chunk { pos, blocks: ChunkBlocks::from_dense(ids, &counts), counts }
 }
 
