@@ -7,8 +7,16 @@
 //! * Always: a self-contained copy of each kernel source (local includes
 //!   inlined) is embedded, so the runtime can compile it with NVRTC when no
 //!   fatbin was built or the driver rejects it.
-//! * `BLOCKWORLD_REQUIRE_NVCC=1` turns a missing nvcc or a kernel compile
-//!   error into a build failure (CI sets it).
+//! * With NVRTC 12 (BLOCKWORLD_NVRTC12, or the PyPI `nvidia-cuda-nvrtc-cu12`
+//!   install in `.cuda/venv12`): cubins for the same architectures plus
+//!   compute_75 PTX from CUDA 12.9, for drivers older than CUDA 13 (which
+//!   cannot load CUDA 13 cubins: their ELF ABI version is 8, not 7).
+//! * ptxas's resource report (`-Xptxas -v`) for every architecture becomes
+//!   `kernel_resources.rs`: stack frames (the host sizes the stack of the
+//!   recursive virtual path from them) and the kernels whose stack ptxas
+//!   cannot bound.
+//! * `BLOCKWORLD_REQUIRE_NVCC=1` turns a missing nvcc or NVRTC 12, or a
+//!   kernel compile error, into a build failure (CI sets it).
 //! * Feature `kernel-emulation`: the same sources compiled as C++ for the
 //!   CPU with `kernels/emulation/cuda_emulation.h`.
 
@@ -16,6 +24,10 @@ use std::env;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+#[path = "src/backend/nvrtc.rs"]
+#[allow(dead_code)]
+mod nvrtc;
 
 const KERNELS: &[&str] = &["heightmap", "fill"];
 /// (virtual arch, real arch) pairs for SASS, plus PTX of the lowest for JIT on newer GPUs.
@@ -27,10 +39,11 @@ fn main() {
     let out = PathBuf::from(env::var("OUT_DIR").unwrap());
     let kernels = manifest.join("kernels");
     println!("cargo:rerun-if-changed=kernels");
-    for var in ["BLOCKWORLD_NVCC", "CUDA_PATH", "CUDA_HOME", "PATH", "BLOCKWORLD_REQUIRE_NVCC"] {
+    for var in ["BLOCKWORLD_NVCC", "BLOCKWORLD_NVRTC12", "CUDA_PATH", "CUDA_HOME", "PATH", "BLOCKWORLD_REQUIRE_NVCC"] {
         println!("cargo:rerun-if-env-changed={var}");
     }
     println!("cargo::rustc-check-cfg=cfg(bw_fatbin)");
+    println!("cargo::rustc-check-cfg=cfg(bw_cu12)");
 
     for name in KERNELS {
         let src = kernels.join(format!("{name}.cu"));
@@ -39,13 +52,17 @@ fn main() {
     }
 
     let require = env::var("BLOCKWORLD_REQUIRE_NVCC").map(|v| v == "1").unwrap_or(false);
+    let mut ptxas_report = String::new();
     match find_nvcc(&manifest) {
         Some(nvcc) => {
             let mut ok = true;
             for name in KERNELS {
-                if let Err(e) =
-                    compile_fatbin(&nvcc, &kernels.join(format!("{name}.cu")), &out.join(format!("{name}.fatbin")))
-                {
+                if let Err(e) = compile_fatbin(
+                    &nvcc,
+                    &kernels.join(format!("{name}.cu")),
+                    &out.join(format!("{name}.fatbin")),
+                    &mut ptxas_report,
+                ) {
                     ok = false;
                     if require {
                         panic!("BLOCKWORLD_REQUIRE_NVCC=1: compiling kernels/{name}.cu failed:\n{e}");
@@ -82,9 +99,145 @@ fn main() {
         }
     }
 
+    write_resources(&out, &ptxas_report);
+    build_cu12_images(&manifest, &out, require);
+
     if env::var("CARGO_FEATURE_KERNEL_EMULATION").is_ok() {
         build_emulation(&kernels);
     }
+}
+
+/// Parses ptxas -v output into `kernel_resources.rs`.
+fn write_resources(out: &Path, report: &str) {
+    // Largest frame of a non-entry function (the virtual `compute` methods
+    // called recursively), over every architecture; without a report, a
+    // conservative guess.
+    let mut frame_max = 0u32;
+    let mut undetermined: Vec<String> = Vec::new();
+    let mut current: Option<String> = None;
+    for line in report.lines() {
+        if let Some(rest) = line.split("Function properties for ").nth(1) {
+            current = Some(rest.trim().to_string());
+        } else if let (Some(f), Some(bytes)) = (current.as_ref(), line.trim().strip_suffix(" bytes spill loads")) {
+            let _ = bytes;
+            if let Some(frame) = line.trim().split(" bytes stack frame").next().and_then(|v| v.parse::<u32>().ok()) {
+                if !f.starts_with("bw_") {
+                    frame_max = frame_max.max(frame);
+                }
+            }
+            current = None;
+        }
+        if let Some(rest) = line.split("Stack size for entry function '").nth(1) {
+            if let Some(name) = rest.split('\'').next() {
+                if !undetermined.iter().any(|u| u == name) {
+                    undetermined.push(name.to_string());
+                }
+            }
+        }
+    }
+    let have = !report.is_empty();
+    let text = format!(
+        "/// Whether ptxas reported on these kernels (nvcc was found).\n\
+         pub const PTXAS_REPORTED: bool = {have};\n\
+         /// Largest stack frame of a device function called through the virtual noise objects, any architecture.\n\
+         pub const RECURSIVE_FRAME_BYTES: u32 = {};\n\
+         /// Entry functions whose stack ptxas cannot bound (recursion or indirect calls).\n\
+         pub const UNDETERMINED_STACK: &[&str] = &{:?};\n\
+         /// The full ptxas -v report, for the resource table and tests.\n\
+         pub const PTXAS_REPORT: &str = {:?};\n",
+        if have { frame_max } else { 256 },
+        undetermined,
+        report
+    );
+    fs::write(out.join("kernel_resources.rs"), text).expect("write kernel_resources.rs");
+}
+
+fn find_nvrtc12(manifest: &Path) -> Option<PathBuf> {
+    if let Ok(p) = env::var("BLOCKWORLD_NVRTC12") {
+        return Some(PathBuf::from(p));
+    }
+    let lib = manifest.join(".cuda/venv12/lib");
+    let entries = fs::read_dir(lib).ok()?;
+    entries
+        .flatten()
+        .map(|e| e.path().join("site-packages/nvidia/cuda_nvrtc/lib/libnvrtc.so.12"))
+        .find(|p| p.is_file())
+}
+
+/// CUDA 12 images: one cubin per SASS architecture plus compute_75 PTX,
+/// compiled by NVRTC 12, listed in `cu12_images.rs`.
+fn build_cu12_images(manifest: &Path, out: &Path, require: bool) {
+    let mut listing = String::new();
+    let mut ok = false;
+    match find_nvrtc12(manifest).map(|p| nvrtc::Nvrtc::load(Some(&p))) {
+        Some(Ok(nv)) if nv.version.0 == 12 => {
+            ok = true;
+            for name in KERNELS {
+                let src = fs::read_to_string(out.join(format!("{name}.nvrtc.cu"))).expect("amalgamated kernel");
+                let mut entries = Vec::new();
+                for arch in SASS_ARCHS {
+                    let arch: u32 = arch.parse().expect("arch");
+                    match nv.compile(&src, &format!("{name}.cu"), arch, nvrtc::Output::Cubin) {
+                        Ok(bin) => {
+                            let file = out.join(format!("{name}.cu12.sm_{arch}.cubin"));
+                            fs::write(&file, bin).expect("write cubin");
+                            entries.push(format!("({arch}, include_bytes!({:?}) as &[u8])", file.display().to_string()));
+                        }
+                        Err(e) => {
+                            ok = false;
+                            if require {
+                                panic!("BLOCKWORLD_REQUIRE_NVCC=1: {e}");
+                            }
+                            println!("cargo:warning={e}");
+                        }
+                    }
+                }
+                let ptx_arch: u32 = PTX_ARCH.parse().expect("arch");
+                let ptx = match nv.compile(&src, &format!("{name}.cu"), ptx_arch, nvrtc::Output::Ptx) {
+                    Ok(mut p) => {
+                        if p.last() != Some(&0) {
+                            p.push(0);
+                        }
+                        let file = out.join(format!("{name}.cu12.compute_{PTX_ARCH}.ptx"));
+                        fs::write(&file, p).expect("write ptx");
+                        format!("Some(include_bytes!({:?}) as &[u8])", file.display().to_string())
+                    }
+                    Err(e) => {
+                        ok = false;
+                        println!("cargo:warning={e}");
+                        "None".into()
+                    }
+                };
+                listing.push_str(&format!(
+                    "pub const {}_CU12: crate::backend::cuda::Cu12Images = crate::backend::cuda::Cu12Images {{ cubins: &[{}], ptx: {ptx} }};\n",
+                    name.to_uppercase(),
+                    entries.join(", ")
+                ));
+            }
+        }
+        Some(Ok(nv)) => println!("cargo:warning={} is NVRTC {}.{}, not 12: no CUDA 12 images", nv.name, nv.version.0, nv.version.1),
+        Some(Err(e)) => println!("cargo:warning=NVRTC 12 did not load: {e}"),
+        None => {}
+    }
+    if ok {
+        println!("cargo:rustc-cfg=bw_cu12");
+    } else {
+        if require {
+            panic!(
+                "BLOCKWORLD_REQUIRE_NVCC=1 but NVRTC 12 was not found or failed (BLOCKWORLD_NVRTC12, .cuda/venv12). \
+                 Install it with: python3 -m venv .cuda/venv12 && .cuda/venv12/bin/pip install nvidia-cuda-nvrtc-cu12"
+            );
+        }
+        println!("cargo:warning=no CUDA 12 images: drivers older than CUDA 13 will need NVRTC at run time");
+        listing.clear();
+        for name in KERNELS {
+            listing.push_str(&format!(
+                "pub const {}_CU12: crate::backend::cuda::Cu12Images = crate::backend::cuda::Cu12Images {{ cubins: &[], ptx: None }};\n",
+                name.to_uppercase()
+            ));
+        }
+    }
+    fs::write(out.join("cu12_images.rs"), listing).expect("write cu12_images.rs");
 }
 
 /// Replaces `#include "x"` lines by the file's contents (once per file).
@@ -147,15 +300,16 @@ fn find_nvcc(manifest: &Path) -> Option<PathBuf> {
         .find(|c| c.is_file() && Command::new(c).arg("--version").output().map(|o| o.status.success()).unwrap_or(false))
 }
 
-fn compile_fatbin(nvcc: &Path, src: &Path, dst: &Path) -> Result<(), String> {
+fn compile_fatbin(nvcc: &Path, src: &Path, dst: &Path, report: &mut String) -> Result<(), String> {
     let mut cmd = Command::new(nvcc);
-    cmd.arg("-fatbin").arg("--fmad=false").arg("-O3").arg("-std=c++17");
+    cmd.arg("-fatbin").arg("--fmad=false").arg("-O3").arg("-std=c++17").arg("-Xptxas").arg("-v");
     for a in SASS_ARCHS {
         cmd.arg("-gencode").arg(format!("arch=compute_{a},code=sm_{a}"));
     }
     cmd.arg("-gencode").arg(format!("arch=compute_{PTX_ARCH},code=compute_{PTX_ARCH}"));
     cmd.arg("-o").arg(dst).arg(src);
     let o = cmd.output().map_err(|e| format!("cannot run {}: {e}", nvcc.display()))?;
+    report.push_str(&String::from_utf8_lossy(&o.stderr));
     if o.status.success() {
         Ok(())
     } else {

@@ -1,25 +1,6 @@
-// Block-level reductions over shared memory, CUB-style: every thread of the
+// Block-level reductions over shared memory, CUB-style (cub::BlockReduce): every thread of the
 // block calls them (they contain barriers), and thread 0 gets the result.
 #pragma once
-
-// Sums WORDS 64-bit words across the block. Used with packed counters:
-// four 16-bit lanes per word, so one pass counts up to 4·WORDS block types.
-// `scratch` is __shared__ and holds WORDS·THREADS words.
-template <int THREADS, int WORDS>
-__device__ __forceinline__ void bw_block_reduce_sum(unsigned long long (&values)[WORDS], unsigned long long* scratch) {
-    const unsigned int tid = threadIdx.x;
-    for (int w = 0; w < WORDS; ++w) scratch[w * THREADS + tid] = values[w];
-    __syncthreads();
-    for (unsigned int stride = THREADS / 2; stride > 0; stride >>= 1) {
-        if (tid < stride) {
-            for (int w = 0; w < WORDS; ++w) scratch[w * THREADS + tid] += scratch[w * THREADS + tid + stride];
-        }
-        __syncthreads();
-    }
-    for (int w = 0; w < WORDS; ++w) values[w] = scratch[w * THREADS];
-    // Keep scratch intact until everyone has read slot 0.
-    __syncthreads();
-}
 
 // Minimum of `lo` and maximum of `hi` across the block.
 template <int THREADS>

@@ -33,37 +33,78 @@ struct VirtualFields {
     }
 };
 
-// The same graph walked by a switch over node kinds: no indirect calls, so
-// the compiler can inline the leaves. Selected at run time beside the
-// virtual path; both are held equal to the CPU path by the parity tests.
-__device__ inline float bw_eval_node(const WorldParams* p, unsigned int i, float x, float z) {
-    const FlatNode n = p->nodes[i];
-    switch (n.kind) {
-    case BW_NODE_BASIC:
-        return bw_perlin3(n.seed, x, z, n.z_offset);
-    case BW_NODE_OCTAVE: {
-        float xd = x / BW_OCTAVE_DIVISOR;
-        float zd = z / BW_OCTAVE_DIVISOR;
-        float u = 1.0f;
-        float v = 0.0f;
-        for (unsigned int k = 0; k < n.octaves; ++k) {
-            float noise = bw_perlin3(n.seed, xd * u, zd * u, n.z_offset);
-            v = v + (1.0f / u) * noise;
-            u = u * 2.0f;
+// The same graph walked by a switch over node kinds with an explicit stack:
+// no indirect calls and no recursion, so ptxas knows the stack size (the
+// recursive form needed ~88 B per level, more than the default 1 KiB stack
+// at the allowed depth of 12). The operations and their order are those of
+// the recursive form, so results are bit-identical. Selected at run time
+// beside the virtual path; both are held equal to the CPU path by the
+// parity tests.
+struct BwEvalFrame {
+    unsigned int node;
+    unsigned int stage;
+    float x;
+    float z;
+};
+
+__device__ inline float bw_eval_node(const WorldParams* p, unsigned int root, float x, float z) {
+    BwEvalFrame stack[BW_MAX_DEPTH];
+    int top = 0;
+    stack[0] = BwEvalFrame{root, 0u, x, z};
+    float ret = 0.0f;
+    while (top >= 0) {
+        BwEvalFrame& f = stack[top];
+        const FlatNode n = p->nodes[f.node];
+        switch (n.kind) {
+        case BW_NODE_BASIC:
+            ret = bw_perlin3(n.seed, f.x, f.z, n.z_offset);
+            top -= 1;
+            break;
+        case BW_NODE_OCTAVE: {
+            float xd = f.x / BW_OCTAVE_DIVISOR;
+            float zd = f.z / BW_OCTAVE_DIVISOR;
+            float u = 1.0f;
+            float v = 0.0f;
+            for (unsigned int k = 0; k < n.octaves; ++k) {
+                float noise = bw_perlin3(n.seed, xd * u, zd * u, n.z_offset);
+                v = v + (1.0f / u) * noise;
+                u = u * 2.0f;
+            }
+            ret = v;
+            top -= 1;
+            break;
         }
-        return v;
+        case BW_NODE_COMBINED:
+            // stage 0: evaluate offset_by at (x, z); 1: source at (x + shift, z); 2: done.
+            if (f.stage == 0u) {
+                f.stage = 1u;
+                stack[top + 1] = BwEvalFrame{(unsigned int)n.offset_by, 0u, f.x, f.z};
+                top += 1;
+            } else if (f.stage == 1u) {
+                f.stage = 2u;
+                stack[top + 1] = BwEvalFrame{(unsigned int)n.source, 0u, f.x + ret, f.z};
+                top += 1;
+            } else {
+                top -= 1;
+            }
+            break;
+        case BW_NODE_EXPSCALE:
+            if (f.stage == 0u) {
+                f.stage = 1u;
+                stack[top + 1] = BwEvalFrame{(unsigned int)n.source, 0u, f.x * n.scale, f.z * n.scale};
+                top += 1;
+            } else {
+                ret = bw_signpow(ret, n.exponent);
+                top -= 1;
+            }
+            break;
+        default:
+            ret = 0.0f;
+            top -= 1;
+            break;
+        }
     }
-    case BW_NODE_COMBINED: {
-        float shift = bw_eval_node(p, (unsigned int)n.offset_by, x, z);
-        return bw_eval_node(p, (unsigned int)n.source, x + shift, z);
-    }
-    case BW_NODE_EXPSCALE: {
-        float v = bw_eval_node(p, (unsigned int)n.source, x * n.scale, z * n.scale);
-        return bw_signpow(v, n.exponent);
-    }
-    default:
-        return 0.0f;
-    }
+    return ret;
 }
 
 struct SwitchFields {

@@ -1,20 +1,17 @@
-// The block fill on the device: one thread per block writes its id, then a
-// block-level reduction of packed one-hot counters gives the count of each
-// block type; thread 0 adds the thread block's partial counts to the chunk's
-// totals. Rust twin: src/worldgen/fill.rs.
-#include "block_reduce.cuh"
+// The block fill on the device: one thread per block writes its id, a block
+// histogram counts the ids, and thread t < 16 adds the thread block's count
+// of block type t to the chunk's totals. Rust twin: src/worldgen/fill.rs.
+#include "block_histogram.cuh"
 #include "worldgen_params.cuh"
 
-#define BW_FILL_THREADS 512
-#define BW_FILL_BLOCKS_PER_CHUNK (BW_CHUNK_VOLUME / BW_FILL_THREADS)
-#define BW_COUNT_WORDS (BW_MAX_BLOCK_TYPES / 4)
-
-// Grid (64, chunk_count), block 512. `counts` (16 per chunk) must be zeroed
-// before the launch; every byte of `blocks` for the launched chunks is written.
+// Grid (BW_FILL_BLOCKS_PER_CHUNK, chunk_count), block BW_FILL_THREADS.
+// `counts` (BW_MAX_BLOCK_TYPES per chunk) must be zeroed before the launch;
+// every byte of `blocks` for the launched chunks is written.
 extern "C" __global__ void __launch_bounds__(BW_FILL_THREADS)
-    bw_fill(const WorldParams* params, const ChunkJob* jobs, unsigned int chunk_count, const int* heights,
-            const unsigned char* biomes, unsigned char* blocks, unsigned int* counts) {
-    __shared__ unsigned long long s_counts[BW_COUNT_WORDS * BW_FILL_THREADS];
+    bw_fill(const ChunkJob* jobs, unsigned int chunk_count, const int* heights, const unsigned char* biomes,
+            unsigned char* blocks, unsigned int* counts) {
+    __shared__ unsigned int s_counts[BW_MAX_BLOCK_TYPES];
+    const WorldParams* params = &bw_world;
 
     const unsigned int chunk = blockIdx.y;
     const bool active = chunk < chunk_count;
@@ -40,14 +37,10 @@ extern "C" __global__ void __launch_bounds__(BW_FILL_THREADS)
         blocks[(size_t)chunk * BW_CHUNK_VOLUME + index] = (unsigned char)block;
     }
 
-    unsigned long long packed[BW_COUNT_WORDS];
-    for (int w = 0; w < BW_COUNT_WORDS; ++w) packed[w] = 0ull;
-    packed[block / 4] = 1ull << ((block % 4) * 16);
-    bw_block_reduce_sum<BW_FILL_THREADS, BW_COUNT_WORDS>(packed, s_counts);
+    bw_block_histogram<BW_MAX_BLOCK_TYPES>(block, active && block < BW_MAX_BLOCK_TYPES, s_counts);
 
     if (active && threadIdx.x < BW_MAX_BLOCK_TYPES) {
-        const unsigned int t = threadIdx.x;
-        const unsigned int n = (unsigned int)((packed[t / 4] >> ((t % 4) * 16)) & 0xffffull);
-        if (n != 0) atomicAdd(&counts[chunk * BW_MAX_BLOCK_TYPES + t], n);
+        const unsigned int n = s_counts[threadIdx.x];
+        if (n != 0) atomicAdd(&counts[chunk * BW_MAX_BLOCK_TYPES + threadIdx.x], n);
     }
 }

@@ -5,17 +5,17 @@
 #include "block_reduce.cuh"
 #include "column.cuh"
 
-#define BW_HEIGHTMAP_THREADS 256
-
 // Builds the noise objects once per world. Launch <<<1, 1>>>.
-extern "C" __global__ void bw_build_noise_objects(const WorldParams* params, NoiseObject** objects) {
+extern "C" __global__ void bw_build_noise_objects(NoiseObject** objects) {
+    const WorldParams* params = &bw_world;
     if (blockIdx.x == 0 && threadIdx.x == 0) {
         for (unsigned int i = 0; i < params->node_count; ++i) objects[i] = bw_make_noise_object(params->nodes[i], objects);
     }
 }
 
 // Frees them. Launch <<<1, 1>>>.
-extern "C" __global__ void bw_destroy_noise_objects(const WorldParams* params, NoiseObject** objects) {
+extern "C" __global__ void bw_destroy_noise_objects(NoiseObject** objects) {
+    const WorldParams* params = &bw_world;
     if (blockIdx.x == 0 && threadIdx.x == 0) {
         for (unsigned int i = 0; i < params->node_count; ++i) {
             delete objects[i];
@@ -75,14 +75,14 @@ __device__ __forceinline__ void bw_heightmap_body(const WorldParams* params, con
 
 // Through the virtual noise objects built by bw_build_noise_objects.
 extern "C" __global__ void __launch_bounds__(BW_HEIGHTMAP_THREADS)
-    bw_heightmap(const WorldParams* params, NoiseObject* const* objects, const ColumnJob* jobs, unsigned int job_count,
-                 int* heights, unsigned char* biomes, int* min_max) {
-    bw_heightmap_body(params, VirtualFields{objects}, jobs, job_count, heights, biomes, min_max);
+    bw_heightmap(NoiseObject* const* objects, const ColumnJob* jobs, unsigned int job_count, int* heights,
+                 unsigned char* biomes, int* min_max) {
+    bw_heightmap_body(&bw_world, VirtualFields{objects}, jobs, job_count, heights, biomes, min_max);
 }
 
 // Through the switch over node kinds (no objects needed).
 extern "C" __global__ void __launch_bounds__(BW_HEIGHTMAP_THREADS)
-    bw_heightmap_switch(const WorldParams* params, const ColumnJob* jobs, unsigned int job_count, int* heights,
-                        unsigned char* biomes, int* min_max) {
-    bw_heightmap_body(params, SwitchFields{}, jobs, job_count, heights, biomes, min_max);
+    bw_heightmap_switch(const ColumnJob* jobs, unsigned int job_count, int* heights, unsigned char* biomes,
+                        int* min_max) {
+    bw_heightmap_body(&bw_world, SwitchFields{}, jobs, job_count, heights, biomes, min_max);
 }

@@ -11,6 +11,15 @@
 
 #define BW_OCTAVE_DIVISOR 1.01f
 
+// The virtual calls nest as deep as the graph (up to BW_MAX_DEPTH), so
+// ptxas cannot size the stack of these kernels; the host sets the stack
+// limit from the frames ptxas reports (src/backend/cuda.rs). Under the
+// emulation, the probe measures the nesting so the driver stand-in can check
+// that limit against what a launch really needed.
+#ifndef BW_RECURSION_PROBE
+#define BW_RECURSION_PROBE()
+#endif
+
 class NoiseObject {
 public:
     __device__ virtual ~NoiseObject() {}
@@ -21,7 +30,8 @@ public:
 class BasicNoise final : public NoiseObject {
 public:
     __device__ BasicNoise(unsigned int seed, float z_offset) : seed_(seed), z_offset_(z_offset) {}
-    __device__ float compute(float x, float z) const override { return bw_perlin3(seed_, x, z, z_offset_); }
+    __device__ float compute(float x, float z) const override {
+        BW_RECURSION_PROBE(); return bw_perlin3(seed_, x, z, z_offset_); }
 
 private:
     unsigned int seed_;
@@ -34,6 +44,7 @@ public:
     __device__ OctaveNoise(unsigned int seed, float z_offset, unsigned int octaves)
         : seed_(seed), z_offset_(z_offset), octaves_(octaves) {}
     __device__ float compute(float x, float z) const override {
+        BW_RECURSION_PROBE();
         float xd = x / BW_OCTAVE_DIVISOR;
         float zd = z / BW_OCTAVE_DIVISOR;
         float u = 1.0f;
@@ -58,6 +69,7 @@ public:
     __device__ CombinedNoise(const NoiseObject* source, const NoiseObject* offset_by)
         : source_(source), offset_by_(offset_by) {}
     __device__ float compute(float x, float z) const override {
+        BW_RECURSION_PROBE();
         float shift = offset_by_->compute(x, z);
         return source_->compute(x + shift, z);
     }
@@ -73,6 +85,7 @@ public:
     __device__ ExpScaleNoise(const NoiseObject* source, float exponent, float scale)
         : source_(source), exponent_(exponent), scale_(scale) {}
     __device__ float compute(float x, float z) const override {
+        BW_RECURSION_PROBE();
         float v = source_->compute(x * scale_, z * scale_);
         return bw_signpow(v, exponent_);
     }

@@ -1,34 +1,9 @@
-// The flat world description uploaded by the host. Layout twin of
-// `WorldParams` / `FlatNode` in src/worldgen/params.rs (a Rust test checks
-// the sizes below against the Rust types).
+// The flat world description uploaded by the host, and the job structs.
+// Layout twins of `WorldParams` / `FlatNode` in src/worldgen/params.rs and
+// `ColumnJob` / `ChunkJob` in src/backend/twins.rs; the generated checks
+// below hold every field's offset equal to Rust's.
 #pragma once
-
-#define BW_MAX_NODES 64
-#define BW_MAX_BIOMES 16
-#define BW_MAX_BLOCK_TYPES 16
-#define BW_THRESHOLDS 5
-#define BW_TABLE_SIZE 6
-#define BW_FIELD_COUNT 6
-#define BW_FLAT_NODE_BYTES 32
-#define BW_WORLD_PARAMS_BYTES 2668
-
-#define BW_CHUNK 32
-#define BW_APRON 34
-#define BW_CHUNK_AREA 1024
-#define BW_APRON_AREA 1156
-#define BW_CHUNK_VOLUME 32768
-
-#define BW_NODE_BASIC 0
-#define BW_NODE_OCTAVE 1
-#define BW_NODE_COMBINED 2
-#define BW_NODE_EXPSCALE 3
-
-#define BW_FIELD_HEIGHT 0
-#define BW_FIELD_MOISTURE 1
-#define BW_FIELD_TEMPERATURE 2
-#define BW_FIELD_ROUGHNESS 3
-#define BW_FIELD_MOUNTAIN 4
-#define BW_FIELD_PEAKS 5
+#include "generated/twins.cuh"
 
 struct FlatNode {
     unsigned int kind;
@@ -81,8 +56,6 @@ struct WorldParams {
     unsigned int air_block;
 };
 
-static_assert(sizeof(FlatNode) == BW_FLAT_NODE_BYTES, "FlatNode layout");
-static_assert(sizeof(WorldParams) == BW_WORLD_PARAMS_BYTES, "WorldParams layout");
 
 // One chunk column of a batch: its coordinates and where its results go.
 struct ColumnJob {
@@ -97,3 +70,15 @@ struct ChunkJob {
     int z;
     unsigned int column;
 };
+
+// Every field's offset and size as Rust lays it out (generated). NVRTC has
+// no offsetof; nvcc and the emulation build check the same structs.
+#if !defined(__CUDACC_RTC__)
+BW_TWIN_LAYOUT_CHECKS
+#endif
+
+// The world description lives in constant memory: every thread of a warp
+// reads the same node at the same time, which the constant cache broadcasts.
+// Each module (heightmap, fill) has its own copy; the host uploads the bytes
+// to both through cuModuleGetGlobal.
+__constant__ WorldParams bw_world;

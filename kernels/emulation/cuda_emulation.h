@@ -17,6 +17,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <math.h>
 #include <cstdint>
 #include <cstdio>
@@ -67,6 +68,24 @@ inline unsigned int atomicAdd(unsigned int* address, unsigned int value) {
 }
 
 namespace emu {
+
+// Nesting depth of the recursive device functions (BW_RECURSION_PROBE), so
+// the driver stand-in can check a launch's real stack need against the
+// per-thread stack limit. Fibers only switch at barriers, never inside a
+// probed function, so a per-OS-thread counter sees one CUDA thread at a time.
+inline thread_local int tl_depth = 0;
+inline std::atomic<int> g_max_depth{0};
+struct DepthProbe {
+    DepthProbe() {
+        int d = ++tl_depth;
+        int seen = g_max_depth.load(std::memory_order_relaxed);
+        while (d > seen && !g_max_depth.compare_exchange_weak(seen, d, std::memory_order_relaxed)) {
+        }
+    }
+    ~DepthProbe() { --tl_depth; }
+    DepthProbe(const DepthProbe&) = delete;
+    DepthProbe& operator=(const DepthProbe&) = delete;
+};
 
 [[noreturn]] inline void fail(const char* what) {
     std::fprintf(stderr, "cuda emulation: %s\n", what);
@@ -206,6 +225,7 @@ void launch(dim3 grid, dim3 block, Kernel kernel) {
 }  // namespace emu
 
 #define __syncthreads() emu::syncthreads()
+#define BW_RECURSION_PROBE() emu::DepthProbe bw_recursion_probe_
 
 // kernel<<<grid, block>>>(args...) becomes BW_LAUNCH(kernel, grid, block, args...).
 #define BW_LAUNCH(kernel, grid, block, ...) emu::launch((grid), (block), [&] { kernel(__VA_ARGS__); })

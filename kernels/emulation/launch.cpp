@@ -1,5 +1,7 @@
 // Host entry points into the emulated kernels, called from Rust
-// (src/backend/emulated.rs). The kernel files are included unchanged.
+// (src/backend/emulated.rs). The kernel files are included unchanged. Each
+// entry point first stores the world description where the kernels read it
+// (`bw_world`, constant memory on a GPU); Rust serialises the calls.
 #include "cuda_emulation.h"
 
 #include "../fill.cu"
@@ -8,24 +10,28 @@
 extern "C" {
 
 void bw_emu_build_noise_objects(const WorldParams* params, NoiseObject** objects) {
-    BW_LAUNCH(bw_build_noise_objects, dim3(1), dim3(1), params, objects);
+    bw_world = *params;
+    BW_LAUNCH(bw_build_noise_objects, dim3(1), dim3(1), objects);
 }
 
 void bw_emu_destroy_noise_objects(const WorldParams* params, NoiseObject** objects) {
-    BW_LAUNCH(bw_destroy_noise_objects, dim3(1), dim3(1), params, objects);
+    bw_world = *params;
+    BW_LAUNCH(bw_destroy_noise_objects, dim3(1), dim3(1), objects);
 }
 
 void bw_emu_heightmap(const WorldParams* params, NoiseObject* const* objects, const ColumnJob* jobs,
                       unsigned int job_count, int* heights, unsigned char* biomes, int* min_max) {
     if (job_count == 0) return;
-    BW_LAUNCH(bw_heightmap, dim3(job_count), dim3(BW_HEIGHTMAP_THREADS), params, objects, jobs, job_count, heights,
-              biomes, min_max);
+    bw_world = *params;
+    BW_LAUNCH(bw_heightmap, dim3(job_count), dim3(BW_HEIGHTMAP_THREADS), objects, jobs, job_count, heights, biomes,
+              min_max);
 }
 
 void bw_emu_heightmap_switch(const WorldParams* params, const ColumnJob* jobs, unsigned int job_count, int* heights,
                              unsigned char* biomes, int* min_max) {
     if (job_count == 0) return;
-    BW_LAUNCH(bw_heightmap_switch, dim3(job_count), dim3(BW_HEIGHTMAP_THREADS), params, jobs, job_count, heights, biomes,
+    bw_world = *params;
+    BW_LAUNCH(bw_heightmap_switch, dim3(job_count), dim3(BW_HEIGHTMAP_THREADS), jobs, job_count, heights, biomes,
               min_max);
 }
 
@@ -33,8 +39,9 @@ void bw_emu_fill(const WorldParams* params, const ChunkJob* jobs, unsigned int c
                  const unsigned char* biomes, unsigned char* blocks, unsigned int* counts) {
     if (chunk_count == 0) return;
     std::memset(counts, 0, sizeof(unsigned int) * BW_MAX_BLOCK_TYPES * chunk_count);
-    BW_LAUNCH(bw_fill, dim3(BW_FILL_BLOCKS_PER_CHUNK, chunk_count), dim3(BW_FILL_THREADS), params, jobs, chunk_count,
-              heights, biomes, blocks, counts);
+    bw_world = *params;
+    BW_LAUNCH(bw_fill, dim3(BW_FILL_BLOCKS_PER_CHUNK, chunk_count), dim3(BW_FILL_THREADS), jobs, chunk_count, heights,
+              biomes, blocks, counts);
 }
 
 unsigned int bw_emu_sizeof_noise_object_ptr() { return sizeof(NoiseObject*); }

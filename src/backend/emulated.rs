@@ -2,7 +2,7 @@
 //! Its output must equal the Rust CPU path bit for bit; that is how the
 //! kernels are proven right on machines without a GPU.
 
-use super::kernel::{ChunkJob, ColumnJob, KernelDevice, KernelPath};
+use super::kernel::{ChunkJob, ColumnJob, DeviceClock, KernelDevice, KernelPath};
 use super::{BackendError, BackendKind};
 use crate::world::block::MAX_BLOCK_TYPES;
 use crate::world::coords::{CHUNK_AREA, CHUNK_VOLUME};
@@ -54,6 +54,11 @@ pub struct EmulatedDevice {
     /// Test hook: fail every launch after this many have succeeded.
     fail_after_launches: Option<usize>,
     launches: usize,
+    /// The last fill's output, handed out by `finish_fill`.
+    blocks: Vec<u8>,
+    counts: Vec<u32>,
+    filled: usize,
+    clock: DeviceClock,
 }
 
 // SAFETY: the object pointers are only used by the emulated kernels, under
@@ -75,6 +80,10 @@ impl EmulatedDevice {
             path: KernelPath::Virtual,
             fail_after_launches: None,
             launches: 0,
+            blocks: Vec::new(),
+            counts: Vec::new(),
+            filled: 0,
+            clock: DeviceClock::default(),
         }
     }
 
@@ -87,6 +96,14 @@ impl EmulatedDevice {
     pub fn fail_after(mut self, n: usize) -> Self {
         self.fail_after_launches = Some(n);
         self
+    }
+
+    /// The emulated kernels run on the calling thread: their time is both
+    /// kernel time and time the host waited.
+    fn account(&mut self, since: std::time::Instant) {
+        let ms = since.elapsed().as_secs_f64() * 1e3;
+        self.clock.kernel_ms += ms;
+        self.clock.wait_ms += ms;
     }
 
     fn check_injected_failure(&mut self, stage: &'static str) -> Result<(), BackendError> {
@@ -111,8 +128,9 @@ impl KernelDevice for EmulatedDevice {
         format!("CUDA kernels emulated on the CPU ({mode}; {})", self.path.label())
     }
 
-    fn heightmaps(&mut self, columns: &[ColumnJob]) -> Result<Vec<[i32; 2]>, BackendError> {
+    fn heightmaps(&mut self, _slot: usize, columns: &[ColumnJob]) -> Result<Vec<[i32; 2]>, BackendError> {
         self.check_injected_failure("heightmap launch")?;
+        let t = std::time::Instant::now();
         self.heights = vec![0; columns.len() * CHUNK_AREA];
         self.biomes = vec![0; columns.len() * CHUNK_AREA];
         let mut min_max = vec![0i32; columns.len() * 2];
@@ -136,11 +154,13 @@ impl KernelDevice for EmulatedDevice {
                 }
             }
         };
+        self.account(t);
         Ok(min_max.chunks_exact(2).map(|m| [m[0], m[1]]).collect())
     }
 
-    fn fill(&mut self, chunks: &[ChunkJob]) -> Result<(Vec<u8>, Vec<u32>), BackendError> {
+    fn start_fill(&mut self, _slot: usize, chunks: &[ChunkJob]) -> Result<(), BackendError> {
         self.check_injected_failure("fill launch")?;
+        let t = std::time::Instant::now();
         let columns = self.heights.len() / CHUNK_AREA;
         if let Some(bad) = chunks.iter().find(|c| c.column as usize >= columns) {
             return Err(BackendError::Device {
@@ -148,8 +168,9 @@ impl KernelDevice for EmulatedDevice {
                 message: format!("chunk job refers to column {} of {columns}", bad.column),
             });
         }
-        let mut blocks = vec![0u8; chunks.len() * CHUNK_VOLUME];
-        let mut counts = vec![0u32; chunks.len() * MAX_BLOCK_TYPES];
+        self.blocks.resize(chunks.len() * CHUNK_VOLUME, 0);
+        self.counts.resize(chunks.len() * MAX_BLOCK_TYPES, 0);
+        let (blocks, counts) = (&mut self.blocks, &mut self.counts);
         let _guard = LAUNCH_LOCK.lock().unwrap_or_else(|e| e.into_inner());
         // SAFETY: buffers sized per chunk job; column indices checked above.
         unsafe {
@@ -163,11 +184,24 @@ impl KernelDevice for EmulatedDevice {
                 counts.as_mut_ptr(),
             )
         };
-        Ok((blocks, counts))
+        self.filled = chunks.len();
+        self.account(t);
+        Ok(())
     }
 
-    fn last_kernel_ms(&self) -> Option<f64> {
-        None
+    fn finish_fill(&mut self, _slot: usize, take: &mut dyn FnMut(usize, &[u8], &[u32])) -> Result<(), BackendError> {
+        for i in 0..std::mem::take(&mut self.filled) {
+            take(
+                i,
+                &self.blocks[i * CHUNK_VOLUME..(i + 1) * CHUNK_VOLUME],
+                &self.counts[i * MAX_BLOCK_TYPES..(i + 1) * MAX_BLOCK_TYPES],
+            );
+        }
+        Ok(())
+    }
+
+    fn take_clock(&mut self) -> DeviceClock {
+        std::mem::take(&mut self.clock)
     }
 }
 

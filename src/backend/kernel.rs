@@ -2,41 +2,27 @@
 //! ([`super::cuda::CudaDevice`]) and the CPU emulation of the same kernels
 //! ([`super::emulated::EmulatedDevice`]), so the emulation tests this code too.
 //!
-//! Per batch: one heightmap launch for the batch's distinct chunk columns;
-//! the column extremes come back and the chunks known to be uniform (air
-//! above the terrain, stone deep below) are settled on the host exactly as
-//! the CPU path settles them; one fill launch covers the rest.
+//! A request is cut into sub-batches that alternate between the device's
+//! slots (two on a GPU: two streams with their own buffers). Per
+//! sub-batch: one heightmap launch for its distinct chunk columns; the
+//! column extremes come back and the chunks known to be uniform (air above
+//! the terrain, stone deep below) are settled on the host exactly as the CPU
+//! path settles them; one fill launch covers the rest, and its copy back
+//! runs while the next sub-batch's heightmaps compute. Chunks are built
+//! straight from the page-locked staging buffer.
 
 use super::cpu::distinct_columns;
+pub use super::twins::{ChunkJob, ColumnJob};
 use super::{BackendError, BackendKind, ChunkBackend, DeviceTimings};
 use crate::world::block::{BlockId, MAX_BLOCK_TYPES};
 use crate::world::chunk::{BlockCounts, Chunk, ChunkBlocks};
-use crate::world::coords::{ChunkPos, CHUNK_VOLUME};
+use crate::world::coords::{ChunkPos, ColumnPos};
 use crate::worldgen::fill::known_uniform;
 use crate::worldgen::params::WorldParams;
 use crate::worldgen::WorldGen;
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::Instant;
-
-/// Twin of `ColumnJob` in kernels/worldgen_params.cuh.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ColumnJob {
-    pub x: i32,
-    pub z: i32,
-}
-
-/// Twin of `ChunkJob` in kernels/worldgen_params.cuh.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ChunkJob {
-    pub x: i32,
-    pub y: i32,
-    pub z: i32,
-    /// Index into the batch's column jobs.
-    pub column: u32,
-}
 
 /// How the heightmap kernel evaluates the noise graph.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,24 +53,41 @@ impl KernelPath {
     }
 }
 
-/// Most chunk columns in one heightmap launch.
-pub const MAX_BATCH_COLUMNS: usize = 2048;
-/// Most chunks in one fill launch (32 KiB each on the device).
-pub const MAX_BATCH_CHUNKS: usize = 1024;
+/// Most chunk columns in one heightmap launch (enough blocks to fill a large GPU).
+pub const MAX_BATCH_COLUMNS: usize = 1024;
+/// Most chunks in one fill launch (32 KiB each on the device and in page-locked memory, per slot).
+pub const MAX_BATCH_CHUNKS: usize = 512;
+
+/// Device-side time and host waiting time, accumulated since the last
+/// [`KernelDevice::take_clock`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct DeviceClock {
+    /// Kernel execution time (CUDA events on a GPU).
+    pub kernel_ms: f64,
+    /// Time the calling thread was blocked waiting for the device.
+    pub wait_ms: f64,
+}
 
 /// A place that runs the kernels.
 pub trait KernelDevice: Send {
     /// `Gpu` for a real device, `CudaEmulated` for the CPU emulation.
     fn kind(&self) -> BackendKind;
     fn describe(&self) -> String;
-    /// Runs the heightmap kernel for `columns`, keeping the heightmaps
-    /// resident for [`KernelDevice::fill`]. Returns [min, max] per column.
-    fn heightmaps(&mut self, columns: &[ColumnJob]) -> Result<Vec<[i32; 2]>, BackendError>;
-    /// Runs the fill kernel on the resident heightmaps. Returns the block ids
-    /// (`CHUNK_VOLUME` per chunk) and counts (`MAX_BLOCK_TYPES` per chunk).
-    fn fill(&mut self, chunks: &[ChunkJob]) -> Result<(Vec<u8>, Vec<u32>), BackendError>;
-    /// Kernel time of the last heightmap plus fill, where the device measures it.
-    fn last_kernel_ms(&self) -> Option<f64>;
+    /// Independent buffer sets; sub-batches alternate between them so one's
+    /// copy back overlaps the next one's kernels.
+    fn slots(&self) -> usize {
+        1
+    }
+    /// Runs the heightmap kernel for `columns` on `slot`, keeping the
+    /// heightmaps resident there for the fill. Returns [min, max] per column.
+    fn heightmaps(&mut self, slot: usize, columns: &[ColumnJob]) -> Result<Vec<[i32; 2]>, BackendError>;
+    /// Starts the fill of `chunks` on `slot`'s heightmaps and the copy back.
+    fn start_fill(&mut self, slot: usize, chunks: &[ChunkJob]) -> Result<(), BackendError>;
+    /// Waits for `slot`'s fill and hands each chunk's block ids
+    /// (`CHUNK_VOLUME`) and counts (`MAX_BLOCK_TYPES`) to `take`, in order.
+    fn finish_fill(&mut self, slot: usize, take: &mut dyn FnMut(usize, &[u8], &[u32])) -> Result<(), BackendError>;
+    /// Device time and waiting time since the last call.
+    fn take_clock(&mut self) -> DeviceClock;
 }
 
 pub struct KernelBackend<D: KernelDevice> {
@@ -94,51 +97,97 @@ pub struct KernelBackend<D: KernelDevice> {
     timings: Mutex<Option<DeviceTimings>>,
 }
 
+/// A sub-batch whose fill is in flight: the output slot of each filled chunk.
+struct InFlight {
+    slots: Vec<usize>,
+}
+
 impl<D: KernelDevice> KernelBackend<D> {
     pub fn new(device: D, world: &WorldGen) -> Self {
         let kind = device.kind();
         Self { device: Mutex::new(device), params: world.params.clone(), kind, timings: Mutex::new(None) }
     }
 
-    fn run_batch(&self, device: &mut D, positions: &[ChunkPos]) -> Result<(Vec<Chunk>, f64), BackendError> {
+    /// Heightmaps for a sub-batch, uniform chunks settled into `out`, and
+    /// the fill started for the rest.
+    fn start(
+        &self,
+        device: &mut D,
+        slot: usize,
+        positions: &[ChunkPos],
+        first: usize,
+        out: &mut [Option<Chunk>],
+    ) -> Result<InFlight, BackendError> {
         let columns = distinct_columns(positions);
-        let index: HashMap<_, _> = columns.iter().enumerate().map(|(i, c)| (*c, i as u32)).collect();
+        let index: HashMap<ColumnPos, u32> = columns.iter().enumerate().map(|(i, c)| (*c, i as u32)).collect();
         let jobs: Vec<ColumnJob> = columns.iter().map(|c| ColumnJob { x: c.x, z: c.z }).collect();
-        let extremes = device.heightmaps(&jobs)?;
-        let mut kernel_ms = device.last_kernel_ms().unwrap_or(0.0);
-
-        let mut chunks: Vec<Option<Chunk>> = vec![None; positions.len()];
+        let extremes = device.heightmaps(slot, &jobs)?;
         let mut fill_jobs = Vec::new();
         let mut fill_slots = Vec::new();
-        for (slot, &pos) in positions.iter().enumerate() {
+        for (i, &pos) in positions.iter().enumerate() {
             let column = index[&pos.column()];
             let [lo, hi] = extremes[column as usize];
             match known_uniform(&self.params, pos, lo, hi) {
                 Some(b) => {
-                    chunks[slot] = Some(Chunk { pos, blocks: ChunkBlocks::Uniform(b), counts: BlockCounts::uniform(b) })
+                    out[first + i] =
+                        Some(Chunk { pos, blocks: ChunkBlocks::Uniform(b), counts: BlockCounts::uniform(b) })
                 }
                 None => {
                     fill_jobs.push(ChunkJob { x: pos.x, y: pos.y, z: pos.z, column });
-                    fill_slots.push(slot);
+                    fill_slots.push(first + i);
                 }
             }
         }
         if !fill_jobs.is_empty() {
-            let (blocks, counts) = device.fill(&fill_jobs)?;
-            kernel_ms += device.last_kernel_ms().unwrap_or(0.0);
-            for (i, &slot) in fill_slots.iter().enumerate() {
-                let ids: Box<[BlockId]> =
-                    bytemuck::cast_slice(&blocks[i * CHUNK_VOLUME..(i + 1) * CHUNK_VOLUME]).into();
-                let mut c = [0u32; MAX_BLOCK_TYPES];
-                c.copy_from_slice(&counts[i * MAX_BLOCK_TYPES..(i + 1) * MAX_BLOCK_TYPES]);
-                let counts = BlockCounts(c);
-                chunks[slot] =
-                    Some(Chunk { pos: positions[slot], blocks: ChunkBlocks::from_dense(ids, &counts), counts });
-            }
+            device.start_fill(slot, &fill_jobs)?;
         }
-        // Every slot was settled above, either as uniform or by the fill.
-        Ok((chunks.into_iter().flatten().collect(), kernel_ms))
+        Ok(InFlight { slots: fill_slots })
     }
+
+    fn finish(
+        device: &mut D,
+        slot: usize,
+        flight: InFlight,
+        positions: &[ChunkPos],
+        out: &mut [Option<Chunk>],
+    ) -> Result<(), BackendError> {
+        if flight.slots.is_empty() {
+            return Ok(());
+        }
+        device.finish_fill(slot, &mut |i, blocks, counts| {
+            let at = flight.slots[i];
+            let mut c = [0u32; MAX_BLOCK_TYPES];
+            c.copy_from_slice(counts);
+            let counts = BlockCounts(c);
+            let blocks = match counts.single_type() {
+                Some(b) => ChunkBlocks::Uniform(b),
+                // The one copy out of the staging buffer.
+                None => ChunkBlocks::Dense(bytemuck::cast_slice::<u8, BlockId>(blocks).into()),
+            };
+            out[at] = Some(Chunk { pos: positions[at], blocks, counts });
+        })
+    }
+}
+
+/// Cuts `positions` into sub-batches bounded by chunks and columns; a
+/// column's chunks stay together where they are adjacent in the request.
+fn sub_batches(positions: &[ChunkPos]) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < positions.len() {
+        let mut end = start;
+        let mut cols = std::collections::HashSet::new();
+        while end < positions.len() && end - start < MAX_BATCH_CHUNKS {
+            cols.insert(positions[end].column());
+            if cols.len() > MAX_BATCH_COLUMNS {
+                break;
+            }
+            end += 1;
+        }
+        out.push(start..end);
+        start = end;
+    }
+    out
 }
 
 impl<D: KernelDevice> ChunkBackend for KernelBackend<D> {
@@ -149,29 +198,43 @@ impl<D: KernelDevice> ChunkBackend for KernelBackend<D> {
     fn generate(&self, positions: &[ChunkPos]) -> Result<Vec<Chunk>, BackendError> {
         let start = Instant::now();
         let mut device = self.device.lock().unwrap_or_else(|e| e.into_inner());
-        let mut out = Vec::with_capacity(positions.len());
-        let mut kernel_ms = 0.0;
-        // Batches are bounded by columns and chunks; a batch of columns keeps
-        // its chunks together so each heightmap is computed once.
-        let mut start_i = 0;
-        while start_i < positions.len() {
-            let mut end = start_i;
-            let mut cols = std::collections::HashSet::new();
-            while end < positions.len() && end - start_i < MAX_BATCH_CHUNKS {
-                cols.insert(positions[end].column());
-                if cols.len() > MAX_BATCH_COLUMNS {
-                    break;
-                }
-                end += 1;
+        let _ = device.take_clock();
+        let slots = device.slots().max(1);
+        let mut out: Vec<Option<Chunk>> = vec![None; positions.len()];
+        let mut in_flight: Vec<Option<InFlight>> = (0..slots).map(|_| None).collect();
+        let batches = sub_batches(positions);
+        let count = batches.len();
+        for (k, range) in batches.into_iter().enumerate() {
+            let slot = k % slots;
+            if let Some(f) = in_flight[slot].take() {
+                Self::finish(&mut device, slot, f, positions, &mut out)?;
             }
-            let (chunks, ms) = self.run_batch(&mut device, &positions[start_i..end])?;
-            out.extend(chunks);
-            kernel_ms += ms;
-            start_i = end;
+            let first = range.start;
+            in_flight[slot] = Some(self.start(&mut device, slot, &positions[range], first, &mut out)?);
         }
-        *self.timings.lock().unwrap_or_else(|e| e.into_inner()) =
-            Some(DeviceTimings { kernel_ms, end_to_end_ms: start.elapsed().as_secs_f64() * 1e3 });
-        Ok(out)
+        // Oldest first: slot order is submission order modulo the slot count.
+        for i in 0..slots {
+            let slot = (count + i) % slots;
+            if let Some(f) = in_flight[slot].take() {
+                Self::finish(&mut device, slot, f, positions, &mut out)?;
+            }
+        }
+        let clock = device.take_clock();
+        drop(device);
+        let end_to_end_ms = start.elapsed().as_secs_f64() * 1e3;
+        *self.timings.lock().unwrap_or_else(|e| e.into_inner()) = Some(DeviceTimings {
+            kernel_ms: clock.kernel_ms,
+            end_to_end_ms,
+            host_ms: (end_to_end_ms - clock.wait_ms).max(0.0),
+        });
+        let mut chunks = Vec::with_capacity(positions.len());
+        for (i, c) in out.into_iter().enumerate() {
+            chunks.push(c.ok_or_else(|| BackendError::Device {
+                stage: "collecting chunks",
+                message: format!("the device returned no chunk for {}", positions[i]),
+            })?);
+        }
+        Ok(chunks)
     }
 
     fn last_timings(&self) -> Option<DeviceTimings> {
@@ -180,5 +243,44 @@ impl<D: KernelDevice> ChunkBackend for KernelBackend<D> {
 
     fn describe(&self) -> String {
         self.device.lock().unwrap_or_else(|e| e.into_inner()).describe()
+    }
+}
+
+/// Nesting depth of the deepest field root of the flat graph (a leaf is 1).
+pub fn graph_depth(params: &WorldParams) -> usize {
+    let n = (params.node_count as usize).min(params.nodes.len());
+    let mut depth = vec![1usize; n];
+    // Children come before their parents (the loader guarantees it).
+    for i in 0..n {
+        let node = params.nodes[i];
+        let child = |c: i32| if c >= 0 && (c as usize) < i { depth[c as usize] } else { 0 };
+        depth[i] = 1 + child(node.source).max(child(node.offset_by));
+    }
+    params.field_roots.iter().map(|&r| depth.get(r as usize).copied().unwrap_or(1)).max().unwrap_or(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::worldgen::Preset;
+
+    #[test]
+    fn sub_batches_cover_every_position_once_within_bounds() {
+        let positions: Vec<ChunkPos> = (0..1300).map(|i| ChunkPos::new(i / 3, i % 3, 0)).collect();
+        let batches = sub_batches(&positions);
+        assert_eq!(batches.first().map(|r| r.start), Some(0));
+        assert_eq!(batches.last().map(|r| r.end), Some(positions.len()));
+        for w in batches.windows(2) {
+            assert_eq!(w[0].end, w[1].start);
+        }
+        assert!(batches.iter().all(|r| r.len() <= MAX_BATCH_CHUNKS));
+        assert_eq!(batches.len(), 1300usize.div_ceil(MAX_BATCH_CHUNKS));
+    }
+
+    #[test]
+    fn classic_graph_depth_is_what_the_preset_says() {
+        let p = WorldParams::new(&Preset::classic(), 1);
+        let d = graph_depth(&p);
+        assert!((2..=crate::worldgen::preset::MAX_DEPTH).contains(&d), "depth {d}");
     }
 }

@@ -15,7 +15,9 @@ pub mod cuda;
 pub mod emulated;
 pub mod fallback;
 pub mod kernel;
+pub mod nvrtc;
 pub mod service;
+pub mod twins;
 
 use crate::world::chunk::Chunk;
 use crate::world::coords::ChunkPos;
@@ -58,11 +60,15 @@ pub enum BackendError {
     InvalidSetting(String),
 }
 
-/// Kernel and transfer times of the last batch of a device backend.
+/// Times of the last request to a device backend.
 #[derive(Clone, Copy, Debug, Default, serde::Serialize)]
 pub struct DeviceTimings {
+    /// Kernel execution alone (CUDA events on a GPU).
     pub kernel_ms: f64,
     pub end_to_end_ms: f64,
+    /// Host-side orchestration: end to end minus the time the host spent
+    /// blocked waiting for the device (kernels and copies).
+    pub host_ms: f64,
 }
 
 pub trait ChunkBackend: Send + Sync {

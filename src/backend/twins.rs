@@ -1,0 +1,239 @@
+//! The Rust ↔ CUDA twins, defined once: launch sizes, the job structs the
+//! host uploads, and the byte layout of every struct both sides share.
+//!
+//! `kernels/generated/twins.cuh` is generated from this module (sourcegen,
+//! as rust-analyzer does it): the constants the kernels use, and a
+//! `static_assert` on the size of each shared struct and the offset and size
+//! of every one of its fields. The test `generated_header_is_current`
+//! regenerates the text and fails on any difference, so a change on the Rust
+//! side alone fails a test; a change to a C struct alone breaks the
+//! `static_assert`s in nvcc and in the emulation build.
+//!
+//! Regenerate with `UPDATE_SOURCEGEN=1 cargo test --lib generated_header`.
+
+use crate::world::block::MAX_BLOCK_TYPES;
+use crate::world::coords::{CHUNK_AREA, CHUNK_VOLUME};
+use crate::worldgen::params::{self, FlatNode, WorldParams};
+use crate::worldgen::preset::{MAX_BIOMES, MAX_DEPTH, MAX_NODES, TABLE_SIZE, THRESHOLDS};
+use std::fmt::Write;
+
+/// Threads per thread block of `bw_heightmap` (one block per chunk column).
+pub const HEIGHTMAP_THREADS: u32 = 256;
+/// Threads per thread block of `bw_fill` (one thread per block of the chunk).
+pub const FILL_THREADS: u32 = 512;
+/// Thread blocks per chunk of `bw_fill` (grid x).
+pub const FILL_BLOCKS_PER_CHUNK: u32 = CHUNK_VOLUME as u32 / FILL_THREADS;
+const _: () = assert!(CHUNK_VOLUME as u32 % FILL_THREADS == 0);
+
+/// One chunk column of a batch. Twin of `ColumnJob` in kernels/worldgen_params.cuh.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct ColumnJob {
+    pub x: i32,
+    pub z: i32,
+}
+
+/// One chunk of a batch. Twin of `ChunkJob` in kernels/worldgen_params.cuh.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct ChunkJob {
+    pub x: i32,
+    pub y: i32,
+    pub z: i32,
+    /// Index into the batch's column jobs.
+    pub column: u32,
+}
+
+// SAFETY: plain `#[repr(C)]` integers, no padding, valid for any bit pattern.
+unsafe impl cudarc::driver::DeviceRepr for ColumnJob {}
+// SAFETY: as above.
+unsafe impl cudarc::driver::DeviceRepr for ChunkJob {}
+
+/// The layout of one shared struct, read off the Rust definition.
+pub struct Layout {
+    pub name: &'static str,
+    pub size: usize,
+    /// (field, offset, size)
+    pub fields: Vec<(&'static str, usize, usize)>,
+}
+
+fn field_size<T, F>(_: fn(&T) -> &F) -> usize {
+    std::mem::size_of::<F>()
+}
+
+/// Lists a struct's fields with their offsets and sizes. The destructuring
+/// pattern is exhaustive, so a field added in Rust and not listed here is a
+/// compile error.
+macro_rules! layout {
+    ($ty:ident { $($field:ident),* $(,)? }) => {{
+        #[allow(dead_code)]
+        fn exhaustive(v: &$ty) {
+            let $ty { $($field: _),* } = v;
+        }
+        Layout {
+            name: stringify!($ty),
+            size: std::mem::size_of::<$ty>(),
+            fields: vec![$((stringify!($field), std::mem::offset_of!($ty, $field), field_size(|s: &$ty| &s.$field))),*],
+        }
+    }};
+}
+
+/// Every struct the host and the kernels share.
+pub fn layouts() -> Vec<Layout> {
+    vec![
+        layout!(FlatNode { kind, seed, octaves, source, offset_by, z_offset, exponent, scale }),
+        layout!(WorldParams {
+            node_count,
+            biome_count,
+            field_roots,
+            nodes,
+            height_amplitude,
+            mountain_amplitude,
+            roughness_amplitude,
+            temperature_mountain_cooling,
+            peak_exponent_scale,
+            ocean_max_height,
+            ocean_max_mountain,
+            beach_max_height,
+            mountain_min,
+            mountain_min_with_height,
+            heat_thresholds,
+            moisture_thresholds,
+            threshold_search_limit,
+            ocean_biome,
+            beach_biome,
+            mountain_biome,
+            biome_table,
+            biome_top,
+            biome_under,
+            biome_roughness,
+            biome_scale,
+            biome_exponent,
+            water_level,
+            snow_above,
+            under_depth,
+            water_block,
+            deep_block,
+            snow_block,
+            air_block,
+        }),
+        layout!(ColumnJob { x, z }),
+        layout!(ChunkJob { x, y, z, column }),
+    ]
+}
+
+/// The constants the kernels take from Rust, as (name, value).
+pub fn constants() -> Vec<(&'static str, i64)> {
+    vec![
+        ("BW_MAX_NODES", MAX_NODES as i64),
+        ("BW_MAX_BIOMES", MAX_BIOMES as i64),
+        ("BW_MAX_BLOCK_TYPES", MAX_BLOCK_TYPES as i64),
+        ("BW_MAX_DEPTH", MAX_DEPTH as i64),
+        ("BW_THRESHOLDS", THRESHOLDS as i64),
+        ("BW_TABLE_SIZE", TABLE_SIZE as i64),
+        ("BW_FIELD_COUNT", params::FIELD_COUNT as i64),
+        ("BW_CHUNK", crate::world::coords::CHUNK_SIZE as i64),
+        ("BW_APRON", crate::worldgen::heightmap::APRON as i64),
+        ("BW_CHUNK_AREA", CHUNK_AREA as i64),
+        ("BW_APRON_AREA", (crate::worldgen::heightmap::APRON * crate::worldgen::heightmap::APRON) as i64),
+        ("BW_CHUNK_VOLUME", CHUNK_VOLUME as i64),
+        ("BW_NODE_BASIC", params::NODE_BASIC as i64),
+        ("BW_NODE_OCTAVE", params::NODE_OCTAVE as i64),
+        ("BW_NODE_COMBINED", params::NODE_COMBINED as i64),
+        ("BW_NODE_EXPSCALE", params::NODE_EXPSCALE as i64),
+        ("BW_FIELD_HEIGHT", params::FIELD_HEIGHT as i64),
+        ("BW_FIELD_MOISTURE", params::FIELD_MOISTURE as i64),
+        ("BW_FIELD_TEMPERATURE", params::FIELD_TEMPERATURE as i64),
+        ("BW_FIELD_ROUGHNESS", params::FIELD_ROUGHNESS as i64),
+        ("BW_FIELD_MOUNTAIN", params::FIELD_MOUNTAIN as i64),
+        ("BW_FIELD_PEAKS", params::FIELD_PEAKS as i64),
+        ("BW_HEIGHTMAP_THREADS", HEIGHTMAP_THREADS as i64),
+        ("BW_FILL_THREADS", FILL_THREADS as i64),
+        ("BW_FILL_BLOCKS_PER_CHUNK", FILL_BLOCKS_PER_CHUNK as i64),
+    ]
+}
+
+/// The text of `kernels/generated/twins.cuh`.
+pub fn header() -> String {
+    let mut s = String::new();
+    s.push_str(
+        "// GENERATED by src/backend/twins.rs — do not edit. Regenerate with\n\
+         // `UPDATE_SOURCEGEN=1 cargo test --lib generated_header`.\n\
+         // Constants the kernels share with Rust, and the layout of every struct\n\
+         // the host uploads, checked field by field where the structs are defined.\n\
+         #pragma once\n\n",
+    );
+    for (name, value) in constants() {
+        let _ = writeln!(s, "#define {name} {value}");
+    }
+    s.push_str("\n#define BW_TWIN_LAYOUT_CHECKS \\\n");
+    let mut lines = Vec::new();
+    for l in layouts() {
+        lines.push(format!("    static_assert(sizeof({}) == {}, \"{} size\");", l.name, l.size, l.name));
+        for (f, off, size) in &l.fields {
+            lines.push(format!(
+                "    static_assert(__builtin_offsetof({n}, {f}) == {off} && sizeof(((const {n}*)0)->{f}) == {size}, \"{n}.{f}\");",
+                n = l.name
+            ));
+        }
+    }
+    s.push_str(&lines.join(" \\\n"));
+    s.push('\n');
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/kernels/generated/twins.cuh");
+
+    #[test]
+    fn generated_header_is_current() {
+        let want = header();
+        if std::env::var("UPDATE_SOURCEGEN").as_deref() == Ok("1") {
+            std::fs::write(PATH, &want).expect("write kernels/generated/twins.cuh");
+        }
+        let have = std::fs::read_to_string(PATH).unwrap_or_default();
+        assert!(
+            have == want,
+            "kernels/generated/twins.cuh is out of date with src/backend/twins.rs; \
+             regenerate it with `UPDATE_SOURCEGEN=1 cargo test --lib generated_header`"
+        );
+    }
+
+    #[test]
+    fn a_changed_constant_changes_the_header() {
+        // Negative control: the comparison above can fail.
+        let edited = header().replace("#define BW_FILL_THREADS 512", "#define BW_FILL_THREADS 256");
+        assert_ne!(edited, header());
+    }
+
+    #[test]
+    fn layouts_cover_every_byte_of_the_flat_structs() {
+        for l in layouts() {
+            let covered: usize = l.fields.iter().map(|f| f.2).sum();
+            assert_eq!(covered, l.size, "{} has padding or an unlisted field", l.name);
+        }
+    }
+
+    #[test]
+    fn every_kernel_header_constant_comes_from_the_generated_file() {
+        // No kernel source may define a twin constant by hand.
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/kernels");
+        for entry in std::fs::read_dir(dir).expect("kernels/") {
+            let path = entry.expect("entry").path();
+            if !matches!(path.extension().and_then(|e| e.to_str()), Some("cu" | "cuh")) {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).expect("read kernel");
+            for (name, _) in constants() {
+                assert!(
+                    !text.contains(&format!("#define {name} ")),
+                    "{} defines {name}, which belongs to kernels/generated/twins.cuh",
+                    path.display()
+                );
+            }
+        }
+    }
+}
