@@ -568,7 +568,13 @@ ImageCheck check_image(const unsigned char* p, size_t* image_size) {
             off += entry_header + payload;
         }
     } else if (p[0] == 0x7f && p[1] == 'E' && p[2] == 'L' && p[3] == 'F') {
-        *image_size = 0;
+        // ELF64: the section header table ends the file.
+        uint64_t shoff;
+        uint16_t shentsize, shnum;
+        std::memcpy(&shoff, p + 40, 8);
+        std::memcpy(&shentsize, p + 58, 2);
+        std::memcpy(&shnum, p + 60, 2);
+        *image_size = shoff + (uint64_t)shentsize * shnum;
         check_cubin(p, 64, c);
     } else {
         const char* text = reinterpret_cast<const char*>(p);
@@ -1179,8 +1185,7 @@ SI_EXPORT CUresult cuModuleLoadData(CUmodule* out, const void* image) {
     }
     Module* m = new Module();
     // Entry points the image declares: searched by name (PTX `.entry`, ELF strtab).
-    size_t scan = size ? size : (size_t)1 << 20;
-    std::string bytes(reinterpret_cast<const char*>(p), scan);
+    std::string bytes(reinterpret_cast<const char*>(p), size);
     for (const auto& k : kKernels)
         if (bytes.find(k.name) != std::string::npos) m->names.insert(k.name);
     for (const auto& g : kGlobals) {
