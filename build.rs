@@ -158,10 +158,7 @@ fn find_nvrtc12(manifest: &Path) -> Option<PathBuf> {
     }
     let lib = manifest.join(".cuda/venv12/lib");
     let entries = fs::read_dir(lib).ok()?;
-    entries
-        .flatten()
-        .map(|e| e.path().join("site-packages/nvidia/cuda_nvrtc/lib/libnvrtc.so.12"))
-        .find(|p| p.is_file())
+    entries.flatten().map(|e| e.path().join("site-packages/nvidia/cuda_nvrtc/lib/libnvrtc.so.12")).find(|p| p.is_file())
 }
 
 /// CUDA 12 images: one cubin per SASS architecture plus compute_75 PTX,
@@ -181,7 +178,8 @@ fn build_cu12_images(manifest: &Path, out: &Path, require: bool) {
                         Ok(bin) => {
                             let file = out.join(format!("{name}.cu12.sm_{arch}.cubin"));
                             fs::write(&file, bin).expect("write cubin");
-                            entries.push(format!("({arch}, include_bytes!({:?}) as &[u8])", file.display().to_string()));
+                            entries
+                                .push(format!("({arch}, include_bytes!({:?}) as &[u8])", file.display().to_string()));
                         }
                         Err(e) => {
                             ok = false;
@@ -215,7 +213,9 @@ fn build_cu12_images(manifest: &Path, out: &Path, require: bool) {
                 ));
             }
         }
-        Some(Ok(nv)) => println!("cargo:warning={} is NVRTC {}.{}, not 12: no CUDA 12 images", nv.name, nv.version.0, nv.version.1),
+        Some(Ok(nv)) => {
+            println!("cargo:warning={} is NVRTC {}.{}, not 12: no CUDA 12 images", nv.name, nv.version.0, nv.version.1)
+        }
         Some(Err(e)) => println!("cargo:warning=NVRTC 12 did not load: {e}"),
         None => {}
     }

@@ -77,7 +77,12 @@ struct KernelFile {
 
 fn kernel_files() -> [KernelFile; 2] {
     [
-        KernelFile { name: "heightmap", fatbin: HEIGHTMAP_FATBIN, cu12: cu12::HEIGHTMAP_CU12, source: HEIGHTMAP_SOURCE },
+        KernelFile {
+            name: "heightmap",
+            fatbin: HEIGHTMAP_FATBIN,
+            cu12: cu12::HEIGHTMAP_CU12,
+            source: HEIGHTMAP_SOURCE,
+        },
         KernelFile { name: "fill", fatbin: FILL_FATBIN, cu12: cu12::FILL_CU12, source: FILL_SOURCE },
     ]
 }
@@ -361,9 +366,7 @@ impl CudaDevice {
         // Waiting threads sleep instead of spinning on a core the meshers
         // need. Best effort: an already active primary context keeps its flags.
         // SAFETY: dev is a valid device.
-        let _ = unsafe {
-            sys::cuDevicePrimaryCtxSetFlags_v2(dev, sys::CUctx_flags::CU_CTX_SCHED_BLOCKING_SYNC as u32)
-        };
+        let _ = unsafe { sys::cuDevicePrimaryCtxSetFlags_v2(dev, sys::CUctx_flags::CU_CTX_SCHED_BLOCKING_SYNC as u32) };
         let ctx = CudaContext::new(0).map_err(unavailable("cannot open GPU 0"))?;
         // SAFETY: every buffer is used on one stream only (its slot's), and
         // the shared inputs are uploaded and synchronised before any slot runs.
@@ -397,7 +400,8 @@ impl CudaDevice {
 
         // SAFETY: bw_build_noise_objects writes every slot up to node_count
         // before anything reads them.
-        let mut objects = unsafe { setup.alloc::<u64>(MAX_NODES) }.map_err(device_err("allocating the noise objects"))?;
+        let mut objects =
+            unsafe { setup.alloc::<u64>(MAX_NODES) }.map_err(device_err("allocating the noise objects"))?;
         let one = LaunchConfig { grid_dim: (1, 1, 1), block_dim: (1, 1, 1), shared_mem_bytes: 0 };
         let mut launch = setup.launch_builder(&build_fn);
         launch.arg(&mut objects);
@@ -458,7 +462,10 @@ fn set_stack_for_depth(ctx: &Arc<CudaContext>, depth: usize) -> Result<(), Backe
 
 fn check_batch(stage: &'static str, n: usize, max: usize) -> Result<(), BackendError> {
     if n > max {
-        return Err(BackendError::Device { stage, message: format!("batch of {n} exceeds the device buffers ({max})") });
+        return Err(BackendError::Device {
+            stage,
+            message: format!("batch of {n} exceeds the device buffers ({max})"),
+        });
     }
     Ok(())
 }
@@ -484,10 +491,12 @@ impl KernelDevice for CudaDevice {
             return Ok(Vec::new());
         }
         let e = device_err(stage);
-        let s = self.slots.get_mut(slot).ok_or_else(|| BackendError::Device { stage, message: "no such slot".into() })?;
+        let s =
+            self.slots.get_mut(slot).ok_or_else(|| BackendError::Device { stage, message: "no such slot".into() })?;
         s.stream.memcpy_htod(columns, &mut s.column_jobs.slice_mut(..n)).map_err(&e)?;
         s.events[EV_HM_START].record(&s.stream).map_err(&e)?;
-        let cfg = LaunchConfig { grid_dim: (n as u32, 1, 1), block_dim: (HEIGHTMAP_THREADS, 1, 1), shared_mem_bytes: 0 };
+        let cfg =
+            LaunchConfig { grid_dim: (n as u32, 1, 1), block_dim: (HEIGHTMAP_THREADS, 1, 1), shared_mem_bytes: 0 };
         let count = n as u32;
         let mut launch = match self.path {
             KernelPath::Virtual => {
@@ -515,7 +524,8 @@ impl KernelDevice for CudaDevice {
         let n = chunks.len();
         check_batch(stage, n, MAX_BATCH_CHUNKS)?;
         let e = device_err(stage);
-        let s = self.slots.get_mut(slot).ok_or_else(|| BackendError::Device { stage, message: "no such slot".into() })?;
+        let s =
+            self.slots.get_mut(slot).ok_or_else(|| BackendError::Device { stage, message: "no such slot".into() })?;
         s.filling = n;
         if n == 0 {
             return Ok(());
@@ -541,9 +551,7 @@ impl KernelDevice for CudaDevice {
         let staged = s.staged_blocks.as_mut_slice().map_err(&e)?;
         s.stream.memcpy_dtoh(&s.blocks.slice(..n * CHUNK_VOLUME), &mut staged[..n * CHUNK_VOLUME]).map_err(&e)?;
         let staged = s.staged_counts.as_mut_slice().map_err(&e)?;
-        s.stream
-            .memcpy_dtoh(&s.counts.slice(..n * MAX_BLOCK_TYPES), &mut staged[..n * MAX_BLOCK_TYPES])
-            .map_err(&e)?;
+        s.stream.memcpy_dtoh(&s.counts.slice(..n * MAX_BLOCK_TYPES), &mut staged[..n * MAX_BLOCK_TYPES]).map_err(&e)?;
         s.events[EV_DONE].record(&s.stream).map_err(&e)?;
         Ok(())
     }
@@ -551,7 +559,8 @@ impl KernelDevice for CudaDevice {
     fn finish_fill(&mut self, slot: usize, take: &mut dyn FnMut(usize, &[u8], &[u32])) -> Result<(), BackendError> {
         let stage = "copying blocks";
         let e = device_err(stage);
-        let s = self.slots.get_mut(slot).ok_or_else(|| BackendError::Device { stage, message: "no such slot".into() })?;
+        let s =
+            self.slots.get_mut(slot).ok_or_else(|| BackendError::Device { stage, message: "no such slot".into() })?;
         let n = std::mem::take(&mut s.filling);
         if n == 0 {
             return Ok(());

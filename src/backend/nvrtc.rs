@@ -49,7 +49,8 @@ impl Nvrtc {
                     let mut nv = Nvrtc { lib, name: name.to_string_lossy().into_owned(), version: (0, 0) };
                     let (mut major, mut minor) = (0, 0);
                     // SAFETY: nvrtcVersion(int*, int*) writes two ints.
-                    let f = unsafe { nv.sym::<unsafe extern "C" fn(*mut c_int, *mut c_int) -> Status>("nvrtcVersion") }?;
+                    let f =
+                        unsafe { nv.sym::<unsafe extern "C" fn(*mut c_int, *mut c_int) -> Status>("nvrtcVersion") }?;
                     // SAFETY: valid out pointers.
                     unsafe { f(&mut major, &mut minor) };
                     nv.version = (major, minor);
@@ -119,8 +120,12 @@ impl Nvrtc {
                 log_size(prog, &mut n);
                 let mut buf = vec![0u8; n.max(1)];
                 log(prog, buf.as_mut_ptr() as *mut c_char);
-                let text = CStr::from_bytes_until_nul(&buf).map(|c| c.to_string_lossy().into_owned()).unwrap_or_default();
-                Err(format!("NVRTC {}.{} could not compile {file_name} for {arch}: {text}", self.version.0, self.version.1))
+                let text =
+                    CStr::from_bytes_until_nul(&buf).map(|c| c.to_string_lossy().into_owned()).unwrap_or_default();
+                Err(format!(
+                    "NVRTC {}.{} could not compile {file_name} for {arch}: {text}",
+                    self.version.0, self.version.1
+                ))
             } else {
                 let mut n = 0usize;
                 if out_size(prog, &mut n) != 0 {

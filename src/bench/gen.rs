@@ -13,6 +13,8 @@
 //! * Perlin 3D — this project's noise and the `noise` crate's, on the same
 //!   random points, in the same run.
 
+use crate::backend::cpu::CpuBackend;
+use crate::backend::fallback::FallbackBackend;
 use crate::backend::{self, BackendError, BackendKind, ChunkBackend};
 use crate::world::coords::{ChunkPos, ColumnPos, CHUNK_SIZE_I64};
 use crate::worldgen::WorldGen;
@@ -29,6 +31,9 @@ pub struct WorldRow {
     /// Kernel time alone, for device backends.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kernel_ms: Option<f64>,
+    /// Host-side orchestration (end to end minus waiting for the device), for device backends.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host_ms: Option<f64>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -45,6 +50,13 @@ pub struct GenReport {
     pub world: Vec<WorldRow>,
     pub perlin3d_ns_per_point: f64,
     pub noise_crate_perlin3d_ns_per_point: f64,
+    /// Device errors seen during the run (0 on a clean run); after the first
+    /// the device's work moved to the CPU, so its figures are not the device's.
+    pub device_errors: u64,
+    /// Host-side orchestration per chunk in the largest world, with the time
+    /// spent waiting for kernels and copies excluded (device backends).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host_us_per_chunk: Option<f64>,
 }
 
 /// The N chunks of the benchmark world (see the module docs).
@@ -158,7 +170,14 @@ pub fn run(
     opts: &GenOptions,
     perlin: (f64, f64),
 ) -> Result<GenReport, BackendError> {
-    let backend = backend::create(kind, world.clone())?;
+    let device = backend::create(kind, world.clone())?;
+    // A device error is counted and the run goes on on the CPU, not aborted.
+    let fallback = matches!(kind, BackendKind::Gpu | BackendKind::CudaEmulated)
+        .then(|| Arc::new(FallbackBackend::new(device.clone(), CpuBackend::parallel(world.clone()))));
+    let backend: Arc<dyn ChunkBackend> = match &fallback {
+        Some(f) => f.clone(),
+        None => device,
+    };
     let repeat = opts.repeat.max(1);
 
     // Stage figures on 16 columns.
@@ -184,6 +203,7 @@ pub fn run(
         let positions = world_positions(n);
         let mut times = Vec::new();
         let mut kernel = Vec::new();
+        let mut host = Vec::new();
         for _ in 0..repeat {
             world.clear_cache();
             let t = Instant::now();
@@ -191,10 +211,19 @@ pub fn run(
             times.push(t.elapsed().as_secs_f64() * 1e3);
             if let Some(tm) = backend.last_timings() {
                 kernel.push(tm.kernel_ms);
+                host.push(tm.host_ms);
             }
         }
-        rows.push(WorldRow { chunks: n, ms: median(times), kernel_ms: (!kernel.is_empty()).then(|| median(kernel)) });
+        rows.push(WorldRow {
+            chunks: n,
+            ms: median(times),
+            kernel_ms: (!kernel.is_empty()).then(|| median(kernel)),
+            host_ms: (!host.is_empty()).then(|| median(host)),
+        });
     }
+    let host_us_per_chunk =
+        rows.iter().max_by_key(|r| r.chunks).and_then(|r| r.host_ms.map(|h| h * 1e3 / r.chunks.max(1) as f64));
+    let device_errors = fallback.as_ref().map(|f| f.failure().is_some() as u64).unwrap_or(0);
 
     Ok(GenReport {
         backend: kind.label().to_string(),
@@ -209,6 +238,8 @@ pub fn run(
         world: rows,
         perlin3d_ns_per_point: perlin.0,
         noise_crate_perlin3d_ns_per_point: perlin.1,
+        device_errors,
+        host_us_per_chunk,
     })
 }
 
