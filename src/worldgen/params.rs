@@ -252,18 +252,4 @@ mod tests {
         assert_eq!(total, 39);
         assert_eq!(p.as_bytes().len(), std::mem::size_of::<WorldParams>());
     }
-
-    #[test]
-    fn kernel_header_agrees_on_sizes() {
-        let header = include_str!("../../kernels/worldgen_params.cuh");
-        let define = |name: &str| -> usize {
-            let line = header.lines().find(|l| l.starts_with(&format!("#define {name} "))).expect(name);
-            line.split_whitespace().nth(2).and_then(|v| v.parse().ok()).expect(name)
-        };
-        assert_eq!(define("BW_MAX_NODES"), MAX_NODES);
-        assert_eq!(define("BW_MAX_BIOMES"), MAX_BIOMES);
-        assert_eq!(define("BW_MAX_BLOCK_TYPES"), crate::world::block::MAX_BLOCK_TYPES);
-        assert_eq!(define("BW_WORLD_PARAMS_BYTES"), std::mem::size_of::<WorldParams>());
-        assert_eq!(define("BW_FLAT_NODE_BYTES"), std::mem::size_of::<FlatNode>());
-    }
 }
