@@ -19,7 +19,9 @@
 //! the context synchronise by blocking, not spinning, and the world
 //! description sits in `__constant__` memory.
 
-use super::kernel::{ChunkJob, ColumnJob, DeviceClock, KernelDevice, KernelPath, MAX_BATCH_CHUNKS, MAX_BATCH_COLUMNS};
+use super::kernel::{
+    ChunkJob, ColumnJob, DeviceClock, KernelDevice, KernelPath, TakeChunk, MAX_BATCH_CHUNKS, MAX_BATCH_COLUMNS,
+};
 use super::nvrtc::{Nvrtc, Output};
 use super::twins::{FILL_BLOCKS_PER_CHUNK, FILL_THREADS, HEIGHTMAP_THREADS};
 use super::BackendError;
@@ -556,7 +558,7 @@ impl KernelDevice for CudaDevice {
         Ok(())
     }
 
-    fn finish_fill(&mut self, slot: usize, take: &mut dyn FnMut(usize, &[u8], &[u32])) -> Result<(), BackendError> {
+    fn finish_fill(&mut self, slot: usize, take: &mut TakeChunk) -> Result<(), BackendError> {
         let stage = "copying blocks";
         let e = device_err(stage);
         let s =
@@ -644,6 +646,6 @@ mod tests {
         for k in resources::UNDETERMINED_STACK {
             assert!(allowed.contains(k), "ptxas cannot bound the stack of {k}");
         }
-        assert!(resources::RECURSIVE_FRAME_BYTES > 0);
+        const { assert!(resources::RECURSIVE_FRAME_BYTES > 0) };
     }
 }

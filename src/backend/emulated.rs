@@ -2,7 +2,7 @@
 //! Its output must equal the Rust CPU path bit for bit; that is how the
 //! kernels are proven right on machines without a GPU.
 
-use super::kernel::{ChunkJob, ColumnJob, DeviceClock, KernelDevice, KernelPath};
+use super::kernel::{ChunkJob, ColumnJob, DeviceClock, KernelDevice, KernelPath, TakeChunk};
 use super::{BackendError, BackendKind};
 use crate::world::block::MAX_BLOCK_TYPES;
 use crate::world::coords::{CHUNK_AREA, CHUNK_VOLUME};
@@ -189,7 +189,7 @@ impl KernelDevice for EmulatedDevice {
         Ok(())
     }
 
-    fn finish_fill(&mut self, _slot: usize, take: &mut dyn FnMut(usize, &[u8], &[u32])) -> Result<(), BackendError> {
+    fn finish_fill(&mut self, _slot: usize, take: &mut TakeChunk) -> Result<(), BackendError> {
         for i in 0..std::mem::take(&mut self.filled) {
             take(
                 i,

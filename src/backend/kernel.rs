@@ -68,6 +68,9 @@ pub struct DeviceClock {
     pub wait_ms: f64,
 }
 
+/// Receives one chunk of a finished fill: (index in the sub-batch, block ids, counts).
+pub type TakeChunk<'a> = dyn FnMut(usize, &[u8], &[u32]) + 'a;
+
 /// A place that runs the kernels.
 pub trait KernelDevice: Send {
     /// `Gpu` for a real device, `CudaEmulated` for the CPU emulation.
@@ -85,7 +88,7 @@ pub trait KernelDevice: Send {
     fn start_fill(&mut self, slot: usize, chunks: &[ChunkJob]) -> Result<(), BackendError>;
     /// Waits for `slot`'s fill and hands each chunk's block ids
     /// (`CHUNK_VOLUME`) and counts (`MAX_BLOCK_TYPES`) to `take`, in order.
-    fn finish_fill(&mut self, slot: usize, take: &mut dyn FnMut(usize, &[u8], &[u32])) -> Result<(), BackendError>;
+    fn finish_fill(&mut self, slot: usize, take: &mut TakeChunk) -> Result<(), BackendError>;
     /// Device time and waiting time since the last call.
     fn take_clock(&mut self) -> DeviceClock;
 }

@@ -23,7 +23,7 @@ pub const HEIGHTMAP_THREADS: u32 = 256;
 pub const FILL_THREADS: u32 = 512;
 /// Thread blocks per chunk of `bw_fill` (grid x).
 pub const FILL_BLOCKS_PER_CHUNK: u32 = CHUNK_VOLUME as u32 / FILL_THREADS;
-const _: () = assert!(CHUNK_VOLUME as u32 % FILL_THREADS == 0);
+const _: () = assert!((CHUNK_VOLUME as u32).is_multiple_of(FILL_THREADS));
 
 /// One chunk column of a batch. Twin of `ColumnJob` in kernels/worldgen_params.cuh.
 #[repr(C)]
