@@ -118,14 +118,10 @@ fn write_resources(out: &Path, report: &str) {
     for line in report.lines() {
         if let Some(rest) = line.split("Function properties for ").nth(1) {
             current = Some(rest.trim().to_string());
-        } else if let (Some(f), Some(bytes)) = (current.as_ref(), line.trim().strip_suffix(" bytes spill loads")) {
-            let _ = bytes;
-            if let Some(frame) = line.trim().split(" bytes stack frame").next().and_then(|v| v.parse::<u32>().ok()) {
-                if !f.starts_with("bw_") {
-                    frame_max = frame_max.max(frame);
-                }
+        } else if let (Some(f), Some((frame, _))) = (current.take(), line.trim().split_once(" bytes stack frame")) {
+            if let (false, Ok(frame)) = (f.starts_with("bw_"), frame.parse::<u32>()) {
+                frame_max = frame_max.max(frame);
             }
-            current = None;
         }
         if let Some(rest) = line.split("Stack size for entry function '").nth(1) {
             if let Some(name) = rest.split('\'').next() {

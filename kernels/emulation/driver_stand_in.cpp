@@ -380,6 +380,8 @@ bool ctx_blocks(Context* c) { return (c->flags & CU_CTX_SCHED_MASK) == CU_CTX_SC
 // to run it under the emulation.
 struct KernelDef {
     const char* name;
+    // Byte size of each argument, in order (pointers 8, counts 4).
+    std::vector<int> arg_sizes;
     // Returns false (with `why`) when a pointer argument reaches outside a live allocation.
     bool (*check)(void** args, dim3 grid, std::string& why);
     void (*run)(void** args, dim3 grid, dim3 block);
@@ -410,16 +412,19 @@ static unsigned max_column(const ChunkJob* jobs, unsigned n) {
 
 static const KernelDef kKernels[] = {
     {"bw_build_noise_objects",
+     {8},
      [](void** a, dim3, std::string& why) {
          return reach(arg<NoiseObject**>(a, 0), sizeof(NoiseObject*) * bw_world.node_count, "objects", why);
      },
      [](void** a, dim3 g, dim3 b) { BW_LAUNCH(bw_build_noise_objects, g, b, arg<NoiseObject**>(a, 0)); }},
     {"bw_destroy_noise_objects",
+     {8},
      [](void** a, dim3, std::string& why) {
          return reach(arg<NoiseObject**>(a, 0), sizeof(NoiseObject*) * bw_world.node_count, "objects", why);
      },
      [](void** a, dim3 g, dim3 b) { BW_LAUNCH(bw_destroy_noise_objects, g, b, arg<NoiseObject**>(a, 0)); }},
     {"bw_heightmap",
+     {8, 8, 4, 8, 8, 8},
      [](void** a, dim3, std::string& why) {
          unsigned n = arg<unsigned>(a, 2);
          return reach(arg<void*>(a, 0), sizeof(NoiseObject*) * bw_world.node_count, "objects", why) &&
@@ -433,6 +438,7 @@ static const KernelDef kKernels[] = {
                    arg<unsigned>(a, 2), arg<int*>(a, 3), arg<unsigned char*>(a, 4), arg<int*>(a, 5));
      }},
     {"bw_heightmap_switch",
+     {8, 4, 8, 8, 8},
      [](void** a, dim3, std::string& why) {
          unsigned n = arg<unsigned>(a, 1);
          return reach(arg<void*>(a, 0), sizeof(ColumnJob) * n, "jobs", why) &&
@@ -445,6 +451,7 @@ static const KernelDef kKernels[] = {
                    arg<unsigned char*>(a, 3), arg<int*>(a, 4));
      }},
     {"bw_fill",
+     {8, 4, 8, 8, 8, 8},
      [](void** a, dim3, std::string& why) {
          unsigned n = arg<unsigned>(a, 1);
          const ChunkJob* jobs = arg<const ChunkJob*>(a, 0);
@@ -1299,28 +1306,15 @@ SI_EXPORT CUresult cuLaunchKernel(CUfunction h, unsigned gx, unsigned gy, unsign
                      r.name);
     if (!f->module->names.count(r.name)) return error(CUDA_ERROR_INVALID_HANDLE, name, "%s: module unloaded", r.name);
 
-    // Copy the argument values now (the caller may reuse them); pointers are
-    // checked against live allocations with the module's globals in place.
-    const int argc = 8;
-    std::vector<std::vector<unsigned char>> values(argc);
-    std::vector<void*> ptrs(argc);
-    for (int i = 0; i < argc; ++i) {
-        values[i].resize(8);
-        ptrs[i] = values[i].data();
+    // Copy the argument values now: the caller may reuse its buffers once
+    // the launch is enqueued.
+    const std::vector<int>& sig = f->def->arg_sizes;
+    std::vector<std::vector<unsigned char>> values(sig.size());
+    for (size_t i = 0; i < sig.size(); ++i) {
+        values[i].resize((size_t)sig[i]);
+        std::memcpy(values[i].data(), params[i], (size_t)sig[i]);
     }
-    // Every kernel here takes pointers and 32-bit ints; copy 8 bytes where the
-    // argument is a pointer-sized slot and 4 where it is a count. The table
-    // reads only what its kernel declares, so a shorter copy would be safe; the
-    // lengths below match each kernel's signature.
-    static const std::map<std::string, std::vector<int>> sizes = {
-        {"bw_build_noise_objects", {8}},
-        {"bw_destroy_noise_objects", {8}},
-        {"bw_heightmap", {8, 8, 4, 8, 8, 8}},
-        {"bw_heightmap_switch", {8, 4, 8, 8, 8}},
-        {"bw_fill", {8, 4, 8, 8, 8, 8}},
-    };
-    const auto& sig = sizes.at(r.name);
-    for (size_t i = 0; i < sig.size(); ++i) std::memcpy(values[i].data(), params[i], (size_t)sig[i]);
+    std::vector<void*> ptrs(sig.size());
 
     Module* m = f->module;
     const KernelDef* def = f->def;
@@ -1330,7 +1324,7 @@ SI_EXPORT CUresult cuLaunchKernel(CUfunction h, unsigned gx, unsigned gy, unsign
     size_t stack_limit = ctx->stack_limit;
     enqueue(stream_of(sh), [=]() mutable {
         // Pointers into this closure's own copy of the argument values.
-        for (int i = 0; i < argc; ++i) ptrs[i] = values[i].data();
+        for (size_t i = 0; i < values.size(); ++i) ptrs[i] = values[i].data();
         std::lock_guard<std::mutex> g(g_launch_mu);
         for (auto& kv : m->globals) std::memcpy(kv.second.symbol, reinterpret_cast<void*>(kv.second.storage), kv.second.size);
         std::string why;
