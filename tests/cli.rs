@@ -70,10 +70,16 @@ fn bad_presets_are_rejected_clearly() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Without a GPU the backend says why; with one (a real GPU, or the driver
+/// stand-in on LD_LIBRARY_PATH, as .ci/test runs it) it gives the CPU's digest.
 #[test]
-fn gpu_backend_explains_its_absence() {
-    if blockworld::backend::cuda::probe().is_ok() {
-        eprintln!("a GPU is present: nothing to check here");
+fn gpu_backend_explains_its_absence_or_matches_the_cpu() {
+    if let Ok(info) = blockworld::backend::cuda::probe() {
+        let args =
+            |b: &'static str| ["region-hash", "--seed", "42", "--from", "-1,-1,-1", "--to", "1,0,1", "--backend", b];
+        let (gpu, cpu) = (run(&args("gpu")), run(&args("cpu")));
+        assert!(gpu.status.success(), "region-hash on {info} failed: {}", stderr(&gpu));
+        assert_eq!(String::from_utf8_lossy(&gpu.stdout), String::from_utf8_lossy(&cpu.stdout), "on {info}");
         return;
     }
     assert_clean_failure(
