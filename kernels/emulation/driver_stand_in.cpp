@@ -680,6 +680,13 @@ SI_EXPORT CUresult cuGetErrorName(CUresult r, const char** s) {
 
 SI_EXPORT CUresult cuGetErrorString(CUresult r, const char** s) { return cuGetErrorName(r, s); }
 
+// The driver's private tables (NVRTC asks for them when it finds a driver).
+// The stand-in offers none; callers fall back as they do for an unknown id.
+SI_EXPORT CUresult cuGetExportTable(const void** table, const CUuuid*) {
+    if (table) *table = nullptr;
+    return CUDA_ERROR_NOT_SUPPORTED;
+}
+
 SI_EXPORT CUresult cuInit(unsigned int flags) {
     static std::once_flag once;
     std::call_once(once, load_config);
