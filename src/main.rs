@@ -1,12 +1,14 @@
 //! The `blockworld` binary: the game and its benchmark and test commands.
 
 use anyhow::{bail, Context, Result};
+use blockworld::backend::cpu::CpuBackend;
+use blockworld::backend::fallback::FallbackBackend;
 use blockworld::backend::{self, BackendKind};
 use blockworld::bench::{gen, report};
 use blockworld::cli::args::{parse_chunk_pos, parse_counts, parse_size, parse_vec3};
 use blockworld::cli::region_hash::region_hash;
+use blockworld::game::engine::{Engine, GpuDevice};
 use blockworld::game::headless::{screenshot, ScreenshotOptions};
-use blockworld::game::streaming::{Engine, GpuDevice};
 use blockworld::world::coords::ChunkPos;
 use blockworld::worldgen::{Preset, WorldGen};
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -84,6 +86,10 @@ enum Command {
         to: ChunkPos,
         #[arg(long, value_enum, default_value = "cpu")]
         backend: BackendKind,
+        /// If the device fails, hand its batches to the CPU (as the game
+        /// does) instead of stopping with the error.
+        #[arg(long)]
+        cpu_fallback: bool,
     },
     /// Render the world offscreen once everything in range is loaded, and write a PNG.
     Screenshot {
@@ -258,9 +264,12 @@ fn run() -> Result<()> {
     match cli.command {
         None => play(PlayArgs::default()),
         Some(Command::Play(args)) => play(args),
-        Some(Command::RegionHash { world, from, to, backend: kind }) => {
+        Some(Command::RegionHash { world, from, to, backend: kind, cpu_fallback }) => {
             let w = load_world(&world)?;
-            let b = backend::create(kind, w)?;
+            let mut b = backend::create(kind, w.clone())?;
+            if cpu_fallback {
+                b = Arc::new(FallbackBackend::new(b, CpuBackend::parallel(w)));
+            }
             let r = region_hash(&*b, from, to)?;
             if !r.counts_consistent {
                 bail!("backend {} reported block counts that do not match its blocks", kind.label());

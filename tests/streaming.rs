@@ -2,10 +2,11 @@
 //! toggles and render-distance changes neither stall nor lose chunks, and
 //! a walking player never enters terrain.
 
+use blockworld::game::engine::{Engine, GpuDevice, Switch};
 use blockworld::game::headless::load_all;
 use blockworld::game::player::{Intent, LoadedChunks, Mode, Player, SolidQuery, HEIGHT, WIDTH};
 use blockworld::game::spawn::spawn_point;
-use blockworld::game::streaming::{ChunkStreamer, Engine, GpuDevice};
+use blockworld::game::streaming::ChunkStreamer;
 use blockworld::render::gpu::Gpu;
 use blockworld::render::offscreen;
 use blockworld::render::world_renderer::WorldRenderer;
@@ -52,12 +53,16 @@ fn backend_toggles_and_distance_changes_neither_stall_nor_lose_chunks() {
     assert!(after_first > 0);
 
     // To the GPU: either it runs, or it says why and the CPU carries on.
-    let reason = s.set_engine(Engine::Gpu);
+    // The device opens on its own thread: the call returns at once and the
+    // CPU keeps generating until it is ready.
+    assert_eq!(s.set_engine(Engine::Gpu), Switch::Opening);
+    assert_eq!(s.engine(), Engine::Cpu);
+    let opened = s.wait_for_engine(LOAD);
     if cfg!(feature = "kernel-emulation") {
-        assert!(reason.is_none(), "{reason:?}");
+        assert_eq!(opened, Switch::Done);
         assert_eq!(s.engine(), Engine::Gpu);
     } else {
-        assert!(reason.is_some() && s.engine() == Engine::Cpu);
+        assert!(matches!(opened, Switch::Unavailable(_)) && s.engine() == Engine::Cpu, "{opened:?}");
     }
     s.set_render_distance(5, &mut renderer);
     load_all(&mut s, centre, &gpu, &mut renderer, LOAD).expect("raising the distance while switching stalled");

@@ -1,13 +1,14 @@
 //! The windowed game: winit events, the fixed-step loop, rendering with the
 //! overlay, cursor grab, and the runtime toggles.
 
+use super::engine::{Engine, GpuDevice, Switch};
 use super::game_loop::{FixedStep, TICK};
 use super::hud::{self, HudData};
 use super::input::{Action, InputState};
 use super::player::{LoadedChunks, Mode, Player};
 use super::spawn::spawn_point;
 use super::state_dump::{StateDump, StateLine};
-use super::streaming::{Budget, ChunkStreamer, Engine, GpuDevice};
+use super::streaming::{Budget, ChunkStreamer};
 use crate::render::camera::Camera;
 use crate::render::gpu::Gpu;
 use crate::render::overlay::Overlay;
@@ -188,8 +189,9 @@ impl Running {
         let to_gpu = want_gpu.unwrap_or(self.streamer.engine() == Engine::Cpu);
         let target = if to_gpu { Engine::Gpu } else { Engine::Cpu };
         match self.streamer.set_engine(target) {
-            None => self.say(format!("generation: {}", self.streamer.backend_label())),
-            Some(reason) => self.say(format!("GPU unavailable, staying on the CPU: {reason}")),
+            Switch::Done => self.say(format!("generation: {}", self.streamer.backend_label())),
+            Switch::Opening => self.say("opening the GPU; the CPU generates meanwhile".to_string()),
+            Switch::Unavailable(reason) => self.say(format!("GPU unavailable, staying on the CPU: {reason}")),
         }
     }
 
@@ -227,6 +229,9 @@ impl Running {
             self.player.step(TICK.as_secs_f64(), intent, &LoadedChunks { get: &get });
         }
         self.streamer.update(self.player.chunk(), &self.gpu, &mut self.renderer, Budget::default());
+        if let Some(notice) = self.streamer.take_notice() {
+            self.say(notice);
+        }
 
         let frame = match self.surface.get_current_texture() {
             wgpu::CurrentSurfaceTexture::Success(f) | wgpu::CurrentSurfaceTexture::Suboptimal(f) => f,
@@ -310,6 +315,8 @@ impl Running {
                 complete: data.counts.complete,
                 wanted: data.counts.wanted,
                 fps: data.fps,
+                frame_ms_max: self.frame_ms.iter().copied().fold(0.0, f64::max),
+                switch_ms: self.streamer.longest_switch_call().as_secs_f64() * 1e3,
                 grabbed: self.grabbed,
             };
             if let Err(e) = dump.maybe_write(&line) {

@@ -8,9 +8,10 @@
 //! weaving and bobbing, 30 blocks above the spawn height) while chunks
 //! stream in; every frame runs the streamer, renders and waits for the GPU.
 
+use super::engine::{Engine, GpuDevice, Switch};
 use super::headless::load_all;
 use super::spawn::spawn_point;
-use super::streaming::{Budget, ChunkStreamer, Engine, GpuDevice};
+use super::streaming::{Budget, ChunkStreamer};
 use crate::render::camera::Camera;
 use crate::render::gpu::Gpu;
 use crate::render::offscreen::{self, OffscreenTarget};
@@ -73,7 +74,7 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
     let start = spawn_point(&world);
     let mut streamer = ChunkStreamer::new(world, opts.engine, opts.gpu_device, opts.render_distance);
     if opts.engine == Engine::Gpu {
-        if let Some(reason) = streamer.gpu_off_reason() {
+        if let Switch::Unavailable(reason) = streamer.wait_for_engine(Duration::from_secs(600)) {
             anyhow::bail!("GPU unavailable: {reason}");
         }
     }

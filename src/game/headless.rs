@@ -1,7 +1,8 @@
 //! Offscreen rendering of the streamed world: the `screenshot` command.
 
+use super::engine::{Engine, GpuDevice, Switch};
 use super::spawn::spawn_point;
-use super::streaming::{Budget, ChunkStreamer, Engine, GpuDevice};
+use super::streaming::{Budget, ChunkStreamer};
 use crate::render::camera::Camera;
 use crate::render::gpu::Gpu;
 use crate::render::offscreen::{self, OffscreenTarget};
@@ -67,7 +68,7 @@ pub fn screenshot(world: Arc<WorldGen>, opts: &ScreenshotOptions) -> Result<Scre
     let centre = ChunkPos::containing([eye.x.floor() as i64, eye.y.floor() as i64, eye.z.floor() as i64]);
     let mut streamer = ChunkStreamer::new(world, opts.engine, opts.gpu_device, opts.render_distance);
     if opts.engine == Engine::Gpu {
-        if let Some(reason) = streamer.gpu_off_reason() {
+        if let Switch::Unavailable(reason) = streamer.wait_for_engine(opts.timeout) {
             eprintln!("GPU unavailable, generating on the CPU: {reason}");
         }
     }

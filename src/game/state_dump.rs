@@ -21,6 +21,11 @@ pub struct StateLine<'a> {
     pub complete: usize,
     pub wanted: usize,
     pub fps: f64,
+    /// The longest of the last 60 frames.
+    pub frame_ms_max: f64,
+    /// The longest the game thread spent in one engine-switch call (the
+    /// device itself opens on another thread).
+    pub switch_ms: f64,
     pub grabbed: bool,
 }
 

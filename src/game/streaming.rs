@@ -8,10 +8,10 @@
 //! mesher threads once it and its 26 neighbours exist; the main thread
 //! uploads finished meshes within a per-frame byte and time budget.
 
+use super::engine::{Engine, EngineSwitch, GpuDevice, Switch};
 use crate::backend::cpu::CpuBackend;
-use crate::backend::fallback::FallbackBackend;
 use crate::backend::service::{Command, Event, GenerationService, DEFAULT_BATCH};
-use crate::backend::{self, BackendKind, ChunkBackend};
+use crate::backend::ChunkBackend;
 use crate::mesh::{mesh_chunk, ChunkMesh, Neighbourhood};
 use crate::render::gpu::Gpu;
 use crate::render::world_renderer::WorldRenderer;
@@ -29,21 +29,6 @@ pub const MIN_RENDER_DISTANCE: i32 = 2;
 pub const MAX_RENDER_DISTANCE: i32 = 32;
 /// Vertical reach in chunks above and below the player.
 pub const MAX_VERTICAL: i32 = 10;
-
-/// Which engine generates chunks: the player's toggle.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Engine {
-    Cpu,
-    Gpu,
-}
-
-/// What "GPU" means for this run: the real device, or (in builds with the
-/// kernel-emulation feature, for tests) the kernels emulated on the CPU.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum GpuDevice {
-    Real,
-    Emulated,
-}
 
 #[derive(Clone, Copy, Debug)]
 pub struct Budget {
@@ -81,10 +66,9 @@ pub struct StreamCounts {
 pub struct ChunkStreamer {
     world: Arc<WorldGen>,
     service: GenerationService,
-    engine: Engine,
-    gpu_device: GpuDevice,
-    gpu_off_reason: Option<String>,
-    gpu_backend: Option<Arc<FallbackBackend>>,
+    switch: EngineSwitch,
+    /// A line for the player from the last finished device open.
+    notice: Option<String>,
     chunks: HashMap<ChunkPos, Arc<Chunk>>,
     /// Sent to the service and not yet back (generated or cancelled).
     in_flight: HashSet<ChunkPos>,
@@ -194,12 +178,10 @@ impl ChunkStreamer {
         let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2).saturating_sub(1).max(1);
         let workers = (0..threads).map(|_| spawn_mesher(job_rx.clone(), done_tx.clone())).collect();
         let mut s = ChunkStreamer {
+            switch: EngineSwitch::new(world.clone(), gpu_device),
+            notice: None,
             world,
             service,
-            engine: Engine::Cpu,
-            gpu_device,
-            gpu_off_reason: None,
-            gpu_backend: None,
             chunks: HashMap::new(),
             in_flight: HashSet::new(),
             asked_at: HashMap::new(),
@@ -227,60 +209,41 @@ impl ChunkStreamer {
         s
     }
 
+    /// The engine generating now (the GPU may still be opening).
     pub fn engine(&self) -> Engine {
-        self.engine
+        self.switch.active()
     }
 
     /// Why the GPU is not generating, if it is not.
     pub fn gpu_off_reason(&self) -> Option<String> {
-        if let Some(f) = self.gpu_backend.as_ref().and_then(|b| b.failure()) {
-            return Some(format!("device failed, CPU took over: {f}"));
-        }
-        self.gpu_off_reason.clone()
+        self.switch.off_reason()
     }
 
     pub fn backend_label(&self) -> String {
-        match (self.engine, self.gpu_backend.as_ref().and_then(|b| b.failure())) {
-            (Engine::Gpu, None) => match self.gpu_device {
-                GpuDevice::Real => "GPU".into(),
-                GpuDevice::Emulated => "GPU (emulated kernels)".into(),
-            },
-            (Engine::Gpu, Some(_)) => "CPU (GPU failed)".into(),
-            (Engine::Cpu, _) => "CPU".into(),
-        }
+        self.switch.label()
     }
 
-    /// Switches generation; requests in flight are kept. Returns the reason
-    /// when the GPU cannot be used (generation stays on the CPU).
-    pub fn set_engine(&mut self, engine: Engine) -> Option<String> {
-        let cpu = || CpuBackend::parallel(self.world.clone());
-        match engine {
-            Engine::Cpu => {
-                self.service.send(Command::SetBackend(Arc::new(cpu())));
-                self.engine = Engine::Cpu;
-                None
-            }
-            Engine::Gpu => {
-                if self.gpu_backend.is_none() {
-                    let kind = match self.gpu_device {
-                        GpuDevice::Real => BackendKind::Gpu,
-                        GpuDevice::Emulated => BackendKind::CudaEmulated,
-                    };
-                    match backend::create(kind, self.world.clone()) {
-                        Ok(b) => self.gpu_backend = Some(Arc::new(FallbackBackend::new(b, cpu()))),
-                        Err(e) => {
-                            self.gpu_off_reason = Some(e.to_string());
-                            return self.gpu_off_reason.clone();
-                        }
-                    }
-                }
-                if let Some(b) = &self.gpu_backend {
-                    self.service.send(Command::SetBackend(b.clone()));
-                    self.engine = Engine::Gpu;
-                }
-                None
-            }
-        }
+    /// Switches generation; requests in flight are kept. A device is opened
+    /// off this thread: until it is ready (see [`Self::take_notice`]) the
+    /// CPU carries on.
+    pub fn set_engine(&mut self, engine: Engine) -> Switch {
+        self.switch.request(engine, &self.service)
+    }
+
+    /// Waits for a device being opened; headless runs start measuring only
+    /// once the engine they asked for is running.
+    pub fn wait_for_engine(&mut self, timeout: Duration) -> Switch {
+        self.switch.wait_opened(&self.service, timeout)
+    }
+
+    /// A line for the player when a device open finished (on, or why not).
+    pub fn take_notice(&mut self) -> Option<String> {
+        self.notice.take()
+    }
+
+    /// The longest the game thread spent in one engine-switch call.
+    pub fn longest_switch_call(&self) -> Duration {
+        self.switch.longest_call()
     }
 
     pub fn render_distance(&self) -> i32 {
@@ -382,6 +345,9 @@ impl ChunkStreamer {
     pub fn update(&mut self, player_chunk: ChunkPos, gpu: &Gpu, renderer: &mut WorldRenderer, budget: Budget) {
         self.recentre(player_chunk, renderer, !self.started);
         self.started = true;
+        if let Some(n) = self.switch.poll(&self.service) {
+            self.notice = Some(n);
+        }
 
         while let Some(event) = self.service.try_next() {
             match event {

@@ -1,0 +1,243 @@
+//! The player's CPU/GPU toggle.
+//!
+//! Opening a device means driver initialisation, a context, loading the
+//! kernel image and, on old drivers, compiling it with NVRTC: from tens of
+//! milliseconds to seconds. None of that may happen inside a frame, so the
+//! device is opened on its own thread. Until it is ready the CPU keeps
+//! generating; the generation service switches backend between batches, so
+//! no request is lost either way.
+
+use crate::backend::cpu::CpuBackend;
+use crate::backend::fallback::FallbackBackend;
+use crate::backend::service::{Command, GenerationService};
+use crate::backend::{self, BackendError, BackendKind};
+use crate::worldgen::WorldGen;
+use crossbeam_channel::{Receiver, TryRecvError};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Which engine generates chunks: the player's toggle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Engine {
+    Cpu,
+    Gpu,
+}
+
+/// What "GPU" means for this run: the real device, or (in builds with the
+/// kernel-emulation feature, for tests) the kernels emulated on the CPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum GpuDevice {
+    Real,
+    Emulated,
+}
+
+/// What a request to switch engine did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Switch {
+    /// The service uses the requested engine from its next batch.
+    Done,
+    /// The device is being opened; the CPU generates until it is ready.
+    Opening,
+    /// The GPU cannot be used; generation stays on the CPU.
+    Unavailable(String),
+}
+
+/// A device that opened, with its description taken once: asking the
+/// backend later would wait for the batch it is running.
+struct OpenGpu {
+    backend: Arc<FallbackBackend>,
+    description: String,
+}
+
+type Opened = Result<OpenGpu, BackendError>;
+
+pub struct EngineSwitch {
+    world: Arc<WorldGen>,
+    device: GpuDevice,
+    /// What the player asked for last.
+    wanted: Engine,
+    /// What the generation service is running.
+    active: Engine,
+    gpu: Option<OpenGpu>,
+    opening: Option<Receiver<Opened>>,
+    off_reason: Option<String>,
+    /// The longest time the caller's thread spent in one switch call.
+    longest_call: Duration,
+}
+
+impl EngineSwitch {
+    pub fn new(world: Arc<WorldGen>, device: GpuDevice) -> EngineSwitch {
+        EngineSwitch {
+            world,
+            device,
+            wanted: Engine::Cpu,
+            active: Engine::Cpu,
+            gpu: None,
+            opening: None,
+            off_reason: None,
+            longest_call: Duration::ZERO,
+        }
+    }
+
+    /// The engine the service is running now.
+    pub fn active(&self) -> Engine {
+        self.active
+    }
+
+    /// The engine the player asked for (it may still be opening).
+    pub fn wanted(&self) -> Engine {
+        self.wanted
+    }
+
+    pub fn is_opening(&self) -> bool {
+        self.opening.is_some()
+    }
+
+    /// The longest a single switch call kept its caller (the game thread).
+    pub fn longest_call(&self) -> Duration {
+        self.longest_call
+    }
+
+    /// Asks for `engine`. Never waits for a device.
+    pub fn request(&mut self, engine: Engine, service: &GenerationService) -> Switch {
+        let t = Instant::now();
+        let out = self.request_inner(engine, service);
+        self.longest_call = self.longest_call.max(t.elapsed());
+        out
+    }
+
+    fn request_inner(&mut self, engine: Engine, service: &GenerationService) -> Switch {
+        self.wanted = engine;
+        match engine {
+            Engine::Cpu => {
+                service.send(Command::SetBackend(Arc::new(CpuBackend::parallel(self.world.clone()))));
+                self.active = Engine::Cpu;
+                Switch::Done
+            }
+            Engine::Gpu if self.gpu.is_some() => {
+                self.activate_gpu(service);
+                Switch::Done
+            }
+            Engine::Gpu if self.opening.is_some() => Switch::Opening,
+            Engine::Gpu => {
+                self.off_reason = None;
+                match self.spawn_opener() {
+                    Ok(rx) => {
+                        self.opening = Some(rx);
+                        Switch::Opening
+                    }
+                    Err(reason) => self.unavailable(reason),
+                }
+            }
+        }
+    }
+
+    fn spawn_opener(&self) -> Result<Receiver<Opened>, String> {
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        let (world, device) = (self.world.clone(), self.device);
+        std::thread::Builder::new()
+            .name("gpu-open".into())
+            .spawn(move || {
+                // The receiver may be gone (the game quit): nothing to tell.
+                let _ = tx.send(open(world, device));
+            })
+            .map_err(|e| format!("cannot start a thread to open the device: {e}"))?;
+        Ok(rx)
+    }
+
+    /// Takes in a finished open. Returns a line for the player when the
+    /// state changed (the GPU is on, or it could not open).
+    pub fn poll(&mut self, service: &GenerationService) -> Option<String> {
+        let t = Instant::now();
+        let out = self.poll_inner(service);
+        self.longest_call = self.longest_call.max(t.elapsed());
+        out
+    }
+
+    fn poll_inner(&mut self, service: &GenerationService) -> Option<String> {
+        let result = match self.opening.as_ref()?.try_recv() {
+            Ok(r) => r,
+            Err(TryRecvError::Empty) => return None,
+            Err(TryRecvError::Disconnected) => Err(BackendError::Unavailable("the device opener stopped".into())),
+        };
+        self.finish(result, service)
+    }
+
+    /// Waits up to `timeout` for a device being opened (headless runs and
+    /// benchmarks, which must not measure the CPU standing in meanwhile).
+    pub fn wait_opened(&mut self, service: &GenerationService, timeout: Duration) -> Switch {
+        if let Some(rx) = &self.opening {
+            let result = rx.recv_timeout(timeout).unwrap_or_else(|_| {
+                Err(BackendError::Unavailable(format!("the device did not open within {timeout:?}")))
+            });
+            self.finish(result, service);
+        }
+        match &self.off_reason {
+            Some(reason) if self.active == Engine::Cpu && self.gpu.is_none() => Switch::Unavailable(reason.clone()),
+            _ => Switch::Done,
+        }
+    }
+
+    fn finish(&mut self, result: Opened, service: &GenerationService) -> Option<String> {
+        self.opening = None;
+        match result {
+            Ok(gpu) => {
+                self.gpu = Some(gpu);
+                if self.wanted == Engine::Gpu {
+                    self.activate_gpu(service);
+                    return Some(format!("generation: {}", self.label()));
+                }
+                None
+            }
+            Err(e) => {
+                let reason = e.to_string();
+                self.unavailable(reason.clone());
+                Some(format!("GPU unavailable, staying on the CPU: {reason}"))
+            }
+        }
+    }
+
+    fn activate_gpu(&mut self, service: &GenerationService) {
+        if let Some(gpu) = &self.gpu {
+            service.send(Command::SetBackend(gpu.backend.clone()));
+            self.active = Engine::Gpu;
+        }
+    }
+
+    fn unavailable(&mut self, reason: String) -> Switch {
+        self.off_reason = Some(reason.clone());
+        self.wanted = Engine::Cpu;
+        Switch::Unavailable(reason)
+    }
+
+    /// Why the GPU is not generating, if it is not.
+    pub fn off_reason(&self) -> Option<String> {
+        if let Some(f) = self.gpu.as_ref().and_then(|g| g.backend.failure()) {
+            return Some(format!("device failed, CPU took over: {f}"));
+        }
+        self.off_reason.clone()
+    }
+
+    /// What generates now, for the overlay: the device's name when it is a GPU.
+    pub fn label(&self) -> String {
+        match (self.active, &self.gpu) {
+            (Engine::Gpu, Some(g)) if g.backend.failure().is_none() => match self.device {
+                GpuDevice::Real => g.description.clone(),
+                GpuDevice::Emulated => format!("GPU (emulated kernels) {}", g.description),
+            },
+            (Engine::Gpu, _) => "CPU (GPU failed)".into(),
+            (Engine::Cpu, _) if self.opening.is_some() && self.wanted == Engine::Gpu => "CPU (opening the GPU…)".into(),
+            (Engine::Cpu, _) => "CPU".into(),
+        }
+    }
+}
+
+fn open(world: Arc<WorldGen>, device: GpuDevice) -> Opened {
+    let kind = match device {
+        GpuDevice::Real => BackendKind::Gpu,
+        GpuDevice::Emulated => BackendKind::CudaEmulated,
+    };
+    let primary = backend::create(kind, world.clone())?;
+    let description = primary.describe();
+    Ok(OpenGpu { backend: Arc::new(FallbackBackend::new(primary, CpuBackend::parallel(world))), description })
+}

@@ -1,0 +1,230 @@
+//! The real cudarc host code (`src/backend/cuda.rs`), unchanged, against the
+//! driver stand-in: a `libcuda.so.1` built by `.ci/cuda-stand-in` that models
+//! a strict device and runs the kernels through the CPU emulation.
+//!
+//! The review of commit 03d542c found five defects that would have broken
+//! the first run on a real GPU; each has a test here named `defect_N_…`
+//! (defect 4, the freeze on G, is also checked in the real window by
+//! `tests/window_input.rs`). Set BLOCKWORLD_SKIP_STAND_IN=1 to skip on a
+//! machine without the toolchain of `.ci/install`.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const GOLDEN: &str = "5697047cb7fdd55d8c36e599b012dfbf067747ab9eb305de247a0691d9b57ce1  100 chunks";
+const REGION: [&str; 6] = ["--seed", "42", "--from", "-2,-2,-2", "--to", "2,1,2"];
+
+fn skipped() -> bool {
+    let skip = std::env::var("BLOCKWORLD_SKIP_STAND_IN").as_deref() == Ok("1");
+    if skip {
+        eprintln!("skipped by BLOCKWORLD_SKIP_STAND_IN=1");
+    }
+    skip
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("blockworld-stand-in-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a scratch directory");
+    dir
+}
+
+/// Runs the binary with the stand-in as its driver and extra environment.
+fn run(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_blockworld"));
+    c.args(args).env("LD_LIBRARY_PATH", support::stand_in());
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.output().expect("blockworld runs")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).trim().to_string()
+}
+
+/// region-hash --backend gpu through the stand-in; returns (digest line, stderr).
+fn gpu_digest(extra: &[&str], env: &[(&str, &str)]) -> (String, String) {
+    let args = [&["region-hash", "--backend", "gpu"][..], &REGION, extra].concat();
+    let o = run(&args, env);
+    let err = text(&o.stderr);
+    assert!(o.status.success(), "region-hash --backend gpu failed ({env:?}): {err}");
+    (text(&o.stdout), err)
+}
+
+fn json(path: &Path) -> serde_json::Value {
+    let s = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&s).unwrap_or_else(|e| panic!("{}: {e}\n{s}", path.display()))
+}
+
+/// bench gen --backend gpu --json with the stand-in's report; returns both.
+fn bench_gen(chunks: &str, env: &[(&str, &str)]) -> (serde_json::Value, serde_json::Value) {
+    let dir = scratch(&format!("bench-{}", chunks.replace(',', "-")));
+    let report = dir.join("report.json");
+    let report_s = report.to_string_lossy().to_string();
+    let env = [env, &[("CUDA_STAND_IN_REPORT", report_s.as_str())]].concat();
+    let o = run(&["bench", "gen", "--backend", "gpu", "--chunks", chunks, "--repeat", "1", "--json"], &env);
+    assert!(o.status.success(), "bench gen failed: {}", text(&o.stderr));
+    let bench: serde_json::Value = serde_json::from_slice(&o.stdout).expect("bench gen prints JSON");
+    let rep = json(&report);
+    let _ = std::fs::remove_dir_all(&dir);
+    (bench, rep)
+}
+
+#[test]
+fn region_hash_on_the_stand_in_gpus_prints_the_golden_digest() {
+    if skipped() {
+        return;
+    }
+    for env in [vec![], vec![("CUDA_STAND_IN_DEVICE", "h100")], vec![("BLOCKWORLD_KERNEL_PATH", "switch")]] {
+        let (digest, err) = gpu_digest(&[], &env);
+        assert_eq!(digest, GOLDEN, "{env:?}: {err}");
+    }
+}
+
+/// Defect 1: the copy-back copied the page-locked buffer's length (sized for
+/// the largest batch so far) out of a smaller device buffer: 16 chunks then
+/// 1 read 512 KiB from a 32 KiB allocation.
+#[test]
+fn defect_1_copy_back_stays_inside_its_device_buffer() {
+    if skipped() {
+        return;
+    }
+    let (bench, rep) = bench_gen("16,1", &[]);
+    assert_eq!(rep["device_errors"], 0, "the stand-in saw an out-of-range copy: {rep}");
+    assert_eq!(bench["device_errors"], 0, "{bench}");
+    let host = bench["host_us_per_chunk"].as_f64().expect("host_us_per_chunk is reported");
+    assert!(host > 0.0, "{bench}");
+    assert_eq!(bench["world"].as_array().map(|w| w.len()), Some(2));
+}
+
+/// A preset whose field graph is as deep as allowed (12): a chain of
+/// Combined nodes under the height field.
+fn depth_12_preset(dir: &Path) -> PathBuf {
+    let classic = include_str!("../assets/worldgen/classic.ron");
+    let mut chain = String::new();
+    let mut source = "o0".to_string();
+    for i in 1..=10 {
+        chain += &format!(
+            "        (name: \"deep{i}\", node: Combined(source: \"{source}\", offset_by: \"b{}\")),\n",
+            1 + i % 4
+        );
+        source = format!("deep{i}");
+    }
+    let height = "(name: \"height\", node: ExpScale(source: \"o0\",";
+    assert!(classic.contains(height), "the classic preset changed shape");
+    let text = classic.replacen(
+        height,
+        &format!("{}(name: \"height\", node: ExpScale(source: \"{source}\",", chain.trim_start()),
+        1,
+    );
+    let path = dir.join("depth12.ron");
+    std::fs::write(&path, text).expect("writing the preset");
+    path
+}
+
+/// Defect 2: the switch evaluator recursed once per graph level with an
+/// 80–88 B frame, beyond the default 1 KiB stack at depth 12. The stand-in
+/// checks every launch's stack need against CU_LIMIT_STACK_SIZE.
+#[test]
+fn defect_2_a_depth_12_preset_fits_the_stack_on_both_kernel_paths() {
+    if skipped() {
+        return;
+    }
+    let dir = scratch("depth12");
+    let preset = depth_12_preset(&dir);
+    let p = preset.to_string_lossy().to_string();
+    let cpu = Command::new(env!("CARGO_BIN_EXE_blockworld"))
+        .args([&["region-hash", "--backend", "cpu", "--preset", &p][..], &REGION].concat())
+        .output()
+        .expect("blockworld runs");
+    assert!(cpu.status.success(), "the depth-12 preset is rejected: {}", text(&cpu.stderr));
+    for path in ["switch", "virtual"] {
+        let (digest, err) = gpu_digest(&["--preset", &p], &[("BLOCKWORLD_KERNEL_PATH", path)]);
+        assert_eq!(digest, text(&cpu.stdout), "{path} path: {err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Defect 3: only a CUDA 13 fatbin existed, which drivers before 580 refuse.
+/// A CUDA 12.2 driver must load the CUDA 12 image, or NVRTC 12 at run time.
+#[test]
+fn defect_3_a_cuda_12_driver_loads_the_kernels() {
+    if skipped() {
+        return;
+    }
+    let (digest, err) = gpu_digest(&[], &[("CUDA_STAND_IN_DRIVER_CUDA", "12.2")]);
+    assert_eq!(digest, GOLDEN, "{err}");
+    assert!(err.contains("driver CUDA 12.2") && err.contains("CUDA 12"), "{err}");
+
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let nvrtc = std::fs::read_dir(root.join(".cuda/venv12/lib"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|d| d.path().join("site-packages/nvidia/cuda_nvrtc/lib/libnvrtc.so.12"))
+        .find(|p| p.exists())
+        .expect("NVRTC 12 from .ci/install (.cuda/venv12)");
+    let nvrtc = nvrtc.to_string_lossy().to_string();
+    let env =
+        [("BLOCKWORLD_KERNEL_IMAGE", "nvrtc"), ("BLOCKWORLD_NVRTC", &nvrtc), ("CUDA_STAND_IN_DRIVER_CUDA", "12.2")];
+    let (digest, err) = gpu_digest(&[], &env);
+    assert_eq!(digest, GOLDEN, "{err}");
+    assert!(err.contains("NVRTC"), "{err}");
+}
+
+/// Defect 4 (in part): the probe and the open each created the primary
+/// context. The freeze on G itself is tested in the real window.
+#[test]
+fn defect_4_the_primary_context_is_created_once() {
+    if skipped() {
+        return;
+    }
+    let (_, rep) = bench_gen("16", &[]);
+    assert_eq!(rep["primary_ctx_creations"], 1, "{rep}");
+}
+
+/// Defect 5: events made with CU_EVENT_DEFAULT busy-wait a CPU core on
+/// every synchronisation; the stand-in counts such waits.
+#[test]
+fn defect_5_waiting_for_the_device_does_not_spin() {
+    if skipped() {
+        return;
+    }
+    let (_, rep) = bench_gen("16,1", &[]);
+    assert!(rep["launches"].as_u64() > Some(0), "{rep}");
+    assert_eq!(rep["spin_waits"], 0, "a wait spun instead of blocking: {rep}");
+}
+
+/// Every driver entry point the backend calls fails once in turn (and the
+/// device is lost mid-run): the region still hashes to the golden digest,
+/// with the CPU taking over, or the device refuses to open with a clear
+/// error. Never a crash, never a lost or wrong chunk.
+#[test]
+fn a_fault_at_any_entry_point_loses_no_chunk() {
+    if skipped() {
+        return;
+    }
+    let (_, rep) = bench_gen("16", &[]);
+    let calls = rep["calls"].as_object().expect("the report lists the calls");
+    assert!(calls.contains_key("cuLaunchKernel") && calls.contains_key("cuMemcpyDtoHAsync_v2"), "{rep}");
+    let mut faults: Vec<String> = calls.keys().map(|k| format!("{k}:1")).collect();
+    faults.extend(["cuLaunchKernel:3".into(), "lost:60".into()]);
+    let (mut took_over, mut refused) = (0, 0);
+    for fault in &faults {
+        let args = [&["region-hash", "--backend", "gpu", "--cpu-fallback"][..], &REGION].concat();
+        let o = run(&args, &[("CUDA_STAND_IN_FAIL", fault)]);
+        let err = text(&o.stderr);
+        assert!(!err.contains("panicked"), "{fault}: {err}");
+        if o.status.success() {
+            assert_eq!(text(&o.stdout), GOLDEN, "{fault}: {err}");
+            took_over += err.contains("move to the CPU") as usize;
+        } else {
+            assert_eq!(o.status.code(), Some(1), "{fault}: {err}");
+            assert!(err.contains("GPU unavailable") || err.contains("CUDA error"), "{fault}: unclear error: {err}");
+            refused += 1;
+        }
+    }
+    assert!(took_over > 0 && refused > 0, "{took_over} take-overs, {refused} refusals of {}", faults.len());
+}
