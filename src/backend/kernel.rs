@@ -22,7 +22,7 @@ use crate::worldgen::params::WorldParams;
 use crate::worldgen::WorldGen;
 use std::collections::HashMap;
 use std::sync::Mutex;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// How the heightmap kernel evaluates the noise graph.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -153,11 +153,13 @@ impl<D: KernelDevice> KernelBackend<D> {
         flight: InFlight,
         positions: &[ChunkPos],
         out: &mut [Option<Chunk>],
+        copying: &mut Duration,
     ) -> Result<(), BackendError> {
         if flight.slots.is_empty() {
             return Ok(());
         }
         device.finish_fill(slot, &mut |i, blocks, counts| {
+            let t = Instant::now();
             let at = flight.slots[i];
             let mut c = [0u32; MAX_BLOCK_TYPES];
             c.copy_from_slice(counts);
@@ -168,6 +170,7 @@ impl<D: KernelDevice> KernelBackend<D> {
                 None => ChunkBlocks::Dense(bytemuck::cast_slice::<u8, BlockId>(blocks).into()),
             };
             out[at] = Some(Chunk { pos: positions[at], blocks, counts });
+            *copying += t.elapsed();
         })
     }
 }
@@ -200,17 +203,19 @@ impl<D: KernelDevice> ChunkBackend for KernelBackend<D> {
 
     fn generate(&self, positions: &[ChunkPos]) -> Result<Vec<Chunk>, BackendError> {
         let start = Instant::now();
+        let cpu_start = super::thread_cpu_time();
         let mut device = self.device.lock().unwrap_or_else(|e| e.into_inner());
         let _ = device.take_clock();
         let slots = device.slots().max(1);
         let mut out: Vec<Option<Chunk>> = vec![None; positions.len()];
         let mut in_flight: Vec<Option<InFlight>> = (0..slots).map(|_| None).collect();
+        let mut copying = Duration::ZERO;
         let batches = sub_batches(positions);
         let count = batches.len();
         for (k, range) in batches.into_iter().enumerate() {
             let slot = k % slots;
             if let Some(f) = in_flight[slot].take() {
-                Self::finish(&mut device, slot, f, positions, &mut out)?;
+                Self::finish(&mut device, slot, f, positions, &mut out, &mut copying)?;
             }
             let first = range.start;
             in_flight[slot] = Some(self.start(&mut device, slot, &positions[range], first, &mut out)?);
@@ -219,16 +224,19 @@ impl<D: KernelDevice> ChunkBackend for KernelBackend<D> {
         for i in 0..slots {
             let slot = (count + i) % slots;
             if let Some(f) = in_flight[slot].take() {
-                Self::finish(&mut device, slot, f, positions, &mut out)?;
+                Self::finish(&mut device, slot, f, positions, &mut out, &mut copying)?;
             }
         }
         let clock = device.take_clock();
         drop(device);
         let end_to_end_ms = start.elapsed().as_secs_f64() * 1e3;
+        let host_cpu_ms = cpu_start.zip(super::thread_cpu_time()).map(|(a, b)| (b - a).as_secs_f64() * 1e3);
         *self.timings.lock().unwrap_or_else(|e| e.into_inner()) = Some(DeviceTimings {
             kernel_ms: clock.kernel_ms,
             end_to_end_ms,
             host_ms: (end_to_end_ms - clock.wait_ms).max(0.0),
+            host_cpu_ms,
+            chunk_copy_ms: copying.as_secs_f64() * 1e3,
         });
         let mut chunks = Vec::with_capacity(positions.len());
         for (i, c) in out.into_iter().enumerate() {

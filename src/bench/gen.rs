@@ -34,6 +34,12 @@ pub struct WorldRow {
     /// Host-side orchestration (end to end minus waiting for the device), for device backends.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host_ms: Option<f64>,
+    /// The same as CPU time of the orchestrating thread.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host_cpu_ms: Option<f64>,
+    /// Of the host time: copying blocks into each chunk's own storage.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chunk_copy_ms: Option<f64>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -53,10 +59,21 @@ pub struct GenReport {
     /// Device errors seen during the run (0 on a clean run); after the first
     /// the device's work moved to the CPU, so its figures are not the device's.
     pub device_errors: u64,
-    /// Host-side orchestration per chunk in the largest world, with the time
-    /// spent waiting for kernels and copies excluded (device backends).
+    /// Host-side orchestration per chunk in the largest world: CPU time of
+    /// the thread driving the device, so waits for kernels and copies (which
+    /// block, not spin) and time the OS gives other threads are excluded
+    /// (device backends).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host_us_per_chunk: Option<f64>,
+    /// The same as wall time minus time blocked on the device. On a machine
+    /// whose "device" is the emulation sharing the CPU cores, this also
+    /// counts the time the host thread was preempted by the kernels.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host_wall_us_per_chunk: Option<f64>,
+    /// Of `host_us_per_chunk`: the one copy from the staging buffer into
+    /// each chunk's own block storage (memory bandwidth, not driver work).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chunk_copy_us_per_chunk: Option<f64>,
 }
 
 /// The N chunks of the benchmark world (see the module docs).
@@ -204,6 +221,8 @@ pub fn run(
         let mut times = Vec::new();
         let mut kernel = Vec::new();
         let mut host = Vec::new();
+        let mut host_cpu = Vec::new();
+        let mut copy = Vec::new();
         for _ in 0..repeat {
             world.clear_cache();
             let t = Instant::now();
@@ -212,6 +231,8 @@ pub fn run(
             if let Some(tm) = backend.last_timings() {
                 kernel.push(tm.kernel_ms);
                 host.push(tm.host_ms);
+                host_cpu.extend(tm.host_cpu_ms);
+                copy.push(tm.chunk_copy_ms);
             }
         }
         rows.push(WorldRow {
@@ -219,10 +240,15 @@ pub fn run(
             ms: median(times),
             kernel_ms: (!kernel.is_empty()).then(|| median(kernel)),
             host_ms: (!host.is_empty()).then(|| median(host)),
+            host_cpu_ms: (!host_cpu.is_empty()).then(|| median(host_cpu)),
+            chunk_copy_ms: (!copy.is_empty()).then(|| median(copy)),
         });
     }
-    let host_us_per_chunk =
-        rows.iter().max_by_key(|r| r.chunks).and_then(|r| r.host_ms.map(|h| h * 1e3 / r.chunks.max(1) as f64));
+    let largest = rows.iter().max_by_key(|r| r.chunks);
+    let per_chunk = |ms: Option<f64>, n: usize| ms.map(|h| h * 1e3 / n.max(1) as f64);
+    let host_us_per_chunk = largest.and_then(|r| per_chunk(r.host_cpu_ms.or(r.host_ms), r.chunks));
+    let host_wall_us_per_chunk = largest.and_then(|r| per_chunk(r.host_ms, r.chunks));
+    let chunk_copy_us_per_chunk = largest.and_then(|r| per_chunk(r.chunk_copy_ms, r.chunks));
     let device_errors = fallback.as_ref().map(|f| f.failure().is_some() as u64).unwrap_or(0);
 
     Ok(GenReport {
@@ -240,6 +266,8 @@ pub fn run(
         noise_crate_perlin3d_ns_per_point: perlin.1,
         device_errors,
         host_us_per_chunk,
+        host_wall_us_per_chunk,
+        chunk_copy_us_per_chunk,
     })
 }
 
