@@ -17,6 +17,8 @@
 //!   cannot bound.
 //! * `BLOCKWORLD_REQUIRE_NVCC=1` turns a missing nvcc or NVRTC 12, or a
 //!   kernel compile error, into a build failure (CI sets it).
+//! * Always: `assets/blocks.ron` becomes the block table and `BlockId`
+//!   constants (`src/world/block_codegen.rs`).
 //! * Feature `kernel-emulation`: the same sources compiled as C++ for the
 //!   CPU with `kernels/emulation/cuda_emulation.h`.
 
@@ -29,6 +31,9 @@ use std::process::Command;
 #[allow(dead_code)]
 mod nvrtc;
 
+#[path = "src/world/block_codegen.rs"]
+mod block_codegen;
+
 const KERNELS: &[&str] = &["heightmap", "fill"];
 /// (virtual arch, real arch) pairs for SASS, plus PTX of the lowest for JIT on newer GPUs.
 const SASS_ARCHS: &[&str] = &["75", "80", "86", "89", "90", "120"];
@@ -39,6 +44,13 @@ fn main() {
     let out = PathBuf::from(env::var("OUT_DIR").unwrap());
     let kernels = manifest.join("kernels");
     println!("cargo:rerun-if-changed=kernels");
+    println!("cargo:rerun-if-changed=assets/blocks.ron");
+    println!("cargo:rerun-if-changed=src/world/block_codegen.rs");
+    let registry = fs::read_to_string(manifest.join("assets/blocks.ron")).expect("read assets/blocks.ron");
+    match block_codegen::generate(&registry) {
+        Ok(src) => fs::write(out.join("blocks.rs"), src).expect("write blocks.rs"),
+        Err(e) => panic!("the block registry is invalid: {e}"),
+    }
     for var in ["BLOCKWORLD_NVCC", "BLOCKWORLD_NVRTC12", "CUDA_PATH", "CUDA_HOME", "PATH", "BLOCKWORLD_REQUIRE_NVCC"] {
         println!("cargo:rerun-if-env-changed={var}");
     }

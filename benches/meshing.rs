@@ -25,7 +25,7 @@ impl Voxel for Block {
     fn get_visibility(&self) -> VoxelVisibility {
         match BlockId(self.0) {
             BlockId::AIR => VoxelVisibility::Empty,
-            b if b.info().opaque => VoxelVisibility::Opaque,
+            b if b.info().opaque() => VoxelVisibility::Opaque,
             _ => VoxelVisibility::Translucent,
         }
     }

@@ -50,7 +50,7 @@ fn bad_presets_are_rejected_clearly() {
     let cases = [
         ("syntax.ron", classic.replacen("Preset(", "Preset(((", 1), "line"),
         ("octaves.ron", classic.replacen("octaves: 5", "octaves: 99", 1), "noise[4] (o0).octaves"),
-        ("block.ron", classic.replacen("deep: \"stone\"", "deep: \"lava\"", 1), "fill.deep"),
+        ("block.ron", classic.replacen("deep: \"stone\"", "deep: \"obsidian\"", 1), "fill.deep"),
     ];
     for (name, text, needle) in cases {
         let path = dir.join(name);

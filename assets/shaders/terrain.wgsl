@@ -1,4 +1,5 @@
-// Terrain: opaque blocks (fs_opaque) and water (fs_water) from the packed
+// Terrain: opaque blocks (fs_opaque), alpha-tested leaves, glass and cross
+// sprites (fs_cutout) and water (fs_water) from the packed
 // u32 vertices of src/mesh/vertex.rs. Positions are relative to the camera
 // (chunk origins are uploaded camera-relative each frame), so precision
 // holds a million blocks from the origin.
@@ -31,7 +32,9 @@ fn face_normal(face: u32) -> vec3<f32> {
         case 2u: { return vec3<f32>(0.0, 1.0, 0.0); }
         case 3u: { return vec3<f32>(0.0, -1.0, 0.0); }
         case 4u: { return vec3<f32>(0.0, 0.0, 1.0); }
-        default: { return vec3<f32>(0.0, 0.0, -1.0); }
+        case 5u: { return vec3<f32>(0.0, 0.0, -1.0); }
+        // The diagonal quads of cross sprites: lit as if facing the sun half way.
+        default: { return vec3<f32>(0.0, 0.0, 0.0); }
     }
 }
 
@@ -42,7 +45,9 @@ fn face_uv(face: u32, p: vec3<f32>) -> vec2<f32> {
         case 1u: { return vec2<f32>(p.z, -p.y); }
         case 2u, 3u: { return vec2<f32>(p.x, p.z); }
         case 4u: { return vec2<f32>(p.x, -p.y); }
-        default: { return vec2<f32>(-p.x, -p.y); }
+        case 5u: { return vec2<f32>(-p.x, -p.y); }
+        // Cross sprites run diagonally in x and z: x alone spans the tile once.
+        default: { return vec2<f32>(p.x, -p.y); }
     }
 }
 
@@ -53,7 +58,7 @@ fn vs_main(@location(0) packed: u32, @builtin(instance_index) chunk: u32) -> VsO
     let ao = f32((packed >> 21u) & 3u) / 3.0;
     let rel = chunk_origins[chunk].xyz + local;
     let n = face_normal(face);
-    let sun = max(dot(n, globals.sun_dir.xyz), 0.0);
+    let sun = select(max(dot(n, globals.sun_dir.xyz), 0.0), 0.5, face >= 6u);
     // Sky light from above, sun on the lit side, ambient occlusion in corners.
     let sky = 0.55 + 0.15 * n.y;
     var out: VsOut;
@@ -73,6 +78,16 @@ fn fog_amount(rel: vec3<f32>) -> f32 {
 fn fs_opaque(in: VsOut) -> @location(0) vec4<f32> {
     let albedo = textureSample(tiles, tile_sampler, in.uv, in.layer).rgb;
     let lit = albedo * in.light;
+    return vec4<f32>(mix(lit, globals.sky_color.rgb, fog_amount(in.rel_pos)), 1.0);
+}
+
+@fragment
+fn fs_cutout(in: VsOut) -> @location(0) vec4<f32> {
+    let texel = textureSample(tiles, tile_sampler, in.uv, in.layer);
+    if texel.a < 0.5 {
+        discard;
+    }
+    let lit = texel.rgb * in.light;
     return vec4<f32>(mix(lit, globals.sky_color.rgb, fog_amount(in.rel_pos)), 1.0);
 }
 

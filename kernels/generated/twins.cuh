@@ -6,7 +6,7 @@
 
 #define BW_MAX_NODES 64
 #define BW_MAX_BIOMES 16
-#define BW_MAX_BLOCK_TYPES 16
+#define BW_MAX_BLOCK_TYPES 32
 #define BW_MAX_DEPTH 12
 #define BW_THRESHOLDS 5
 #define BW_TABLE_SIZE 6

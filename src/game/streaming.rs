@@ -328,7 +328,7 @@ impl ChunkStreamer {
                 }
             }
         }
-        let opaque = |c: &Chunk| matches!(c.blocks, ChunkBlocks::Uniform(b) if b.info().opaque);
+        let opaque = |c: &Chunk| matches!(c.blocks, ChunkBlocks::Uniform(b) if b.info().opaque());
         if opaque(&chunks[13]) && [4, 10, 12, 14, 16, 22].iter().all(|&i| opaque(&chunks[i])) {
             self.meshed.insert(pos);
             return;

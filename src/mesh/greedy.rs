@@ -6,11 +6,14 @@
 //! merge only with the same tile and the same four AO values, so merging
 //! never changes shading. Quads whose AO would interpolate along the wrong
 //! diagonal are rotated so the shared index pattern splits them the other way.
-//! Opaque faces and water faces go to separate meshes (two render passes).
+//! Opaque, cutout (alpha-tested: leaves, glass, sprites) and water faces go
+//! to separate meshes, one per render pass. Faces between leaves stay (a
+//! canopy looks full from inside); faces between glass blocks do not.
+//! Cross-shaped blocks (flowers, grass, torches) are two crossed quads each.
 
-use super::vertex::{Face, Vertex};
+use super::vertex::{Face, Vertex, CROSS_A, CROSS_B};
 use super::volume::{Neighbourhood, Volume, PADDED};
-use crate::world::block::{BlockId, BLOCKS};
+use crate::world::block::{BlockId, Shape, BLOCKS};
 use crate::world::chunk::ChunkBlocks;
 use crate::world::coords::{block_index, CHUNK_SIZE};
 
@@ -18,17 +21,23 @@ use crate::world::coords::{block_index, CHUNK_SIZE};
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ChunkMesh {
     pub opaque: Vec<Vertex>,
+    pub cutout: Vec<Vertex>,
     pub water: Vec<Vertex>,
 }
 
 impl ChunkMesh {
     pub fn is_empty(&self) -> bool {
-        self.opaque.is_empty() && self.water.is_empty()
+        self.opaque.is_empty() && self.cutout.is_empty() && self.water.is_empty()
     }
     pub fn quads(&self) -> usize {
-        (self.opaque.len() + self.water.len()) / 4
+        (self.opaque.len() + self.cutout.len() + self.water.len()) / 4
     }
 }
+
+/// Which mesh a face goes to, in its merge key above the tile and AO bits.
+const PASS_SHIFT: u32 = 16;
+const PASS_WATER: u32 = 1;
+const PASS_CUTOUT: u32 = 2;
 
 /// The index pattern shared by every quad: two triangles, 0-1-2 and 2-3-0.
 pub fn quad_indices(quads: usize) -> Vec<u32> {
@@ -70,6 +79,7 @@ impl Mesher {
         for face in Face::ALL {
             self.mesh_face(n, &vol, face, &mut out);
         }
+        cross_sprites(n, &mut out.cutout);
         out
     }
 
@@ -104,22 +114,28 @@ impl Mesher {
         for z in 0..N {
             for x in 0..N {
                 let (xp, zp) = (x + 1, z + 1);
-                let here_o = (vol.opaque[zp * PADDED + xp] >> 1) as u32;
-                let here_w = (vol.water[zp * PADDED + xp] >> 1) as u32;
+                let here = zp * PADDED + xp;
                 let there = (zp as i32 + nz) as usize * PADDED + (xp as i32 + nx) as usize;
                 let shift = 1 + ny;
-                let there_o = (vol.opaque[there] >> shift) as u32;
-                let there_w = (vol.water[there] >> shift) as u32;
+                let (here_o, there_o) = ((vol.opaque[here] >> 1) as u32, (vol.opaque[there] >> shift) as u32);
+                let (here_w, there_w) = ((vol.water[here] >> 1) as u32, (vol.water[there] >> shift) as u32);
                 let vis_o = here_o & !there_o;
+                let vis_c = if vol.any_cutout {
+                    let (here_c, here_g) = ((vol.cutout[here] >> 1) as u32, (vol.cull_self[here] >> 1) as u32);
+                    let there_g = (vol.cull_self[there] >> shift) as u32;
+                    here_c & !there_o & !(here_g & there_g)
+                } else {
+                    0
+                };
                 let vis_w = here_w & !(there_o | there_w);
-                if vis_o | vis_w == 0 {
+                if vis_o | vis_c | vis_w == 0 {
                     continue;
                 }
                 // AO bit-planes, 32 faces at once: count = s1 + s2 + c,
                 // ao = 3 - count, or 0 where both sides are solid.
                 let mut ao_lo = [0u32; 4];
                 let mut ao_hi = [0u32; 4];
-                if vis_o != 0 {
+                if vis_o | vis_c != 0 {
                     let base = (zp * PADDED + xp) as isize;
                     let o = |(delta, shift): (isize, u32)| (vol.opaque[(base + delta) as usize] >> shift) as u32;
                     let [s_um, s_up, s_vm, s_vp] = sides.map(o);
@@ -141,18 +157,19 @@ impl Mesher {
                 let uniform = n.centre.blocks.uniform().unwrap_or(BlockId::AIR);
                 // Faces with no occluder at any corner (most flat ground) skip the per-corner unpacking.
                 let open = ao_lo.iter().chain(&ao_hi).fold(u32::MAX, |a, &m| a & m);
-                let mut bits = vis_o | vis_w;
+                let mut bits = vis_o | vis_c | vis_w;
                 while bits != 0 {
                     let y = bits.trailing_zeros() as usize;
                     bits &= bits - 1;
                     let id = column_ids.map(|c| c[y]).unwrap_or(uniform);
                     let tile = tiles[id.0 as usize] as u32;
+                    let pass = if (vis_c >> y) & 1 != 0 { PASS_CUTOUT << PASS_SHIFT } else { 0 };
                     let key = if (vis_w >> y) & 1 != 0 {
-                        tile | 0xFF << 8 | 1 << 16
+                        tile | 0xFF << 8 | PASS_WATER << PASS_SHIFT
                     } else if (open >> y) & 1 != 0 {
-                        tile | 0xFF << 8
+                        tile | 0xFF << 8 | pass
                     } else {
-                        let mut k = tile;
+                        let mut k = tile | pass;
                         for c in 0..4 {
                             let ao = ((ao_lo[c] >> y) & 1) | ((ao_hi[c] >> y) & 1) << 1;
                             k |= ao << (8 + 2 * c);
@@ -213,7 +230,8 @@ fn emit(face: Face, s: usize, u0: usize, v0: usize, w: usize, h: usize, key: u32
     let axis = face.axis();
     let plane = if face.normal()[axis] > 0 { s + 1 } else { s };
     let tile = key & 0xFF;
-    let water = key >> 16 != 0;
+    let pass = key >> PASS_SHIFT;
+    let water = pass == PASS_WATER;
     let ao = |c: usize| if water { 3 } else { (key >> (8 + 2 * c)) & 3 };
     let corner = |du: usize, dv: usize| {
         let mut p = [0u32; 3];
@@ -231,11 +249,49 @@ fn emit(face: Face, s: usize, u0: usize, v0: usize, w: usize, h: usize, key: u32
     // Split along the diagonal whose ends are brighter, so AO interpolates
     // without the bright/dark seam; the rotation keeps the winding.
     let rotate = ao(0) + ao(2) < ao(1) + ao(3);
-    let target = if water { &mut out.water } else { &mut out.opaque };
+    let target = match pass {
+        PASS_WATER => &mut out.water,
+        PASS_CUTOUT => &mut out.cutout,
+        _ => &mut out.opaque,
+    };
     if rotate {
         target.extend_from_slice(&[verts[1], verts[2], verts[3], verts[0]]);
     } else {
         target.extend_from_slice(&verts);
+    }
+}
+
+/// Two crossed quads per cross-shaped block of the centre chunk, drawn
+/// from both sides by the cutout pass. Only chunks whose counts hold such a
+/// block are scanned.
+fn cross_sprites(n: &Neighbourhood, out: &mut Vec<Vertex>) {
+    let crosses: Vec<BlockId> =
+        BlockId::all().filter(|b| b.info().shape == Shape::Cross && n.centre.counts.get(*b) > 0).collect();
+    if crosses.is_empty() {
+        return;
+    }
+    let mut is_cross = [false; 256];
+    for b in &crosses {
+        is_cross[b.0 as usize] = true;
+    }
+    for z in 0..N {
+        for x in 0..N {
+            for y in 0..N {
+                let id = n.centre.blocks.get(x, y, z);
+                if !is_cross[id.0 as usize] {
+                    continue;
+                }
+                let tile = id.info().tiles[0] as u32;
+                let (x, y, z) = (x as u32, y as u32, z as u32);
+                let quads = [
+                    (CROSS_A, [[x, y, z], [x + 1, y, z + 1], [x + 1, y + 1, z + 1], [x, y + 1, z]]),
+                    (CROSS_B, [[x + 1, y, z], [x, y, z + 1], [x, y + 1, z + 1], [x + 1, y + 1, z]]),
+                ];
+                for (face, corners) in quads {
+                    out.extend(corners.map(|p| Vertex::pack_code(p, face, 3, tile)));
+                }
+            }
+        }
     }
 }
 
@@ -313,5 +369,39 @@ mod tests {
         assert!(m.opaque.is_empty() && m.water.len() == 24);
         let m = mesh_alone(&water, &ChunkBlocks::Uniform(BlockId::WATER));
         assert!(m.is_empty());
+    }
+
+    /// Two blocks of `kind` side by side in air.
+    fn pair(kind: BlockId) -> ChunkMesh {
+        let mut ids = vec![BlockId::AIR; CHUNK_VOLUME];
+        ids[block_index(5, 6, 7)] = kind;
+        ids[block_index(6, 6, 7)] = kind;
+        let c = chunk(ChunkBlocks::Dense(ids.into_boxed_slice()));
+        mesh_alone(&c, &ChunkBlocks::Uniform(BlockId::AIR))
+    }
+
+    #[test]
+    fn leaves_keep_their_shared_faces_and_glass_does_not() {
+        let leaves = pair(BlockId::LEAVES);
+        assert!(leaves.opaque.is_empty() && leaves.water.is_empty());
+        // 10 outer faces merge into 6 quads; the 2 faces between them stay.
+        let inner = leaves.cutout.iter().filter(|v| v.face() <= Face::NegX as u32 && v.pos()[0] == 6).count();
+        assert_eq!(inner, 8, "both faces between the leaves are drawn");
+        let glass = pair(BlockId::GLASS);
+        let inner = glass.cutout.iter().filter(|v| v.face() <= Face::NegX as u32 && v.pos()[0] == 6).count();
+        assert_eq!(inner, 0, "faces between glass blocks are hidden");
+        assert_eq!(glass.cutout.len(), 6 * 4, "glass pair: six merged outer quads");
+    }
+
+    #[test]
+    fn a_flower_is_two_crossed_quads_and_hides_nothing() {
+        let mut ids = vec![BlockId::AIR; CHUNK_VOLUME];
+        ids[block_index(5, 6, 7)] = BlockId::ROSE;
+        ids[block_index(5, 5, 7)] = BlockId::GRASS;
+        let c = chunk(ChunkBlocks::Dense(ids.into_boxed_slice()));
+        let m = mesh_alone(&c, &ChunkBlocks::Uniform(BlockId::AIR));
+        assert_eq!(m.cutout.len(), 8, "two quads");
+        assert!(m.cutout.iter().all(|v| v.face() >= crate::mesh::vertex::CROSS_A));
+        assert_eq!(m.opaque.len(), 6 * 4, "the grass under the flower keeps its top face");
     }
 }

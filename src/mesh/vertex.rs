@@ -1,8 +1,9 @@
 //! The compact vertex: one u32 per vertex.
 //!
 //! bits 0–5 x, 6–11 y, 12–17 z (0..=32 inside the chunk), 18–20 face
-//! (0..6, see [`Face`]), 21–22 ambient occlusion (0 darkest … 3 open),
-//! 23–30 atlas layer. Unpacked in `assets/shaders/terrain.wgsl`.
+//! (0..6, see [`Face`]; 6 and 7 are the two diagonal quads of a cross
+//! sprite), 21–22 ambient occlusion (0 darkest … 3 open), 23–30 atlas
+//! layer. Unpacked in `assets/shaders/terrain.wgsl`.
 
 use bytemuck::{Pod, Zeroable};
 
@@ -13,8 +14,13 @@ pub struct Vertex(pub u32);
 impl Vertex {
     #[inline(always)]
     pub fn pack(pos: [u32; 3], face: Face, ao: u32, layer: u32) -> Vertex {
-        debug_assert!(pos.iter().all(|&c| c <= 32) && ao <= 3 && layer < 256);
-        Vertex(pos[0] | pos[1] << 6 | pos[2] << 12 | (face as u32) << 18 | ao << 21 | layer << 23)
+        Self::pack_code(pos, face as u32, ao, layer)
+    }
+    /// `pack` with a raw face code (0–5 a [`Face`], or [`CROSS_A`] / [`CROSS_B`]).
+    #[inline(always)]
+    pub fn pack_code(pos: [u32; 3], face: u32, ao: u32, layer: u32) -> Vertex {
+        debug_assert!(pos.iter().all(|&c| c <= 32) && face < 8 && ao <= 3 && layer < 256);
+        Vertex(pos[0] | pos[1] << 6 | pos[2] << 12 | face << 18 | ao << 21 | layer << 23)
     }
     pub fn pos(self) -> [u32; 3] {
         [self.0 & 63, (self.0 >> 6) & 63, (self.0 >> 12) & 63]
@@ -29,6 +35,11 @@ impl Vertex {
         (self.0 >> 23) & 255
     }
 }
+
+/// The diagonal quad of a cross sprite from (0,0,0) to (1,1,1) in x/z.
+pub const CROSS_A: u32 = 6;
+/// The diagonal quad from (1,0,0) to (0,1,1) in x/z.
+pub const CROSS_B: u32 = 7;
 
 /// Face directions; the order is shared with the shader.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -3,7 +3,7 @@
 //! chunk borders. Stored as per-column bitmasks (bit y of column (x, z)),
 //! which is all the mesher needs.
 
-use crate::world::block::{BlockId, BLOCKS};
+use crate::world::block::{BlockId, Layer, Shape, MAX_BLOCK_TYPES};
 use crate::world::chunk::{Chunk, ChunkBlocks};
 use crate::world::coords::{block_index, CHUNK_SIZE};
 
@@ -22,85 +22,150 @@ impl<'a> Neighbourhood<'a> {
     }
 }
 
-/// Column bitmasks of the padded volume plus the centre's block ids.
+/// Column bitmasks of the padded volume, one per block class.
 pub struct Volume {
-    /// Opaque blocks: `opaque[zp * 34 + xp]` bit yp (padded coordinates).
+    /// Opaque cubes, which hide their neighbours' faces:
+    /// `opaque[zp * 34 + xp]` bit yp (padded coordinates).
     pub opaque: Vec<u64>,
-    /// Water (transparent, non-air) blocks, same layout.
+    /// Cutout cubes (leaves, glass), same layout.
+    pub cutout: Vec<u64>,
+    /// Cutout cubes that hide faces against their own kind (glass).
+    pub cull_self: Vec<u64>,
+    /// Translucent cubes (water), same layout.
     pub water: Vec<u64>,
+    /// Whether any cutout cube is in the volume: most terrain has none, and
+    /// the mesher then skips their masks.
+    pub any_cutout: bool,
 }
 
-fn class_masks() -> ([bool; 256], [bool; 256]) {
-    let mut opaque = [false; 256];
-    let mut transparent = [false; 256];
-    for (i, b) in BLOCKS.iter().enumerate() {
-        opaque[i] = b.opaque;
-        transparent[i] = !b.opaque && i != BlockId::AIR.0 as usize;
+/// Class bits of a block id; the AVX2 scan reads them with one movemask
+/// each (bit 7, then the others shifted up to bit 7).
+const OPAQUE: u8 = 0x80;
+const CUTOUT: u8 = 0x40;
+const CULL_SELF: u8 = 0x20;
+const WATER: u8 = 0x10;
+
+/// The class byte of every id (cross sprites and air have none: they hide
+/// nothing and are meshed apart).
+fn class_table() -> [u8; 256] {
+    let mut t = [0u8; 256];
+    for (id, c) in BlockId::all().zip(t.iter_mut()) {
+        let b = id.info();
+        if b.shape != Shape::Cube {
+            continue;
+        }
+        *c = match b.layer {
+            Layer::Opaque => OPAQUE,
+            Layer::Cutout if b.cull_self => CUTOUT | CULL_SELF,
+            Layer::Cutout => CUTOUT,
+            Layer::Translucent => WATER,
+        };
     }
-    (opaque, transparent)
+    t
 }
 
-/// Per-id class bytes for the column scan (ids are below 16).
+/// The class table once per gather, and whether AVX2 is there.
 struct ClassTables {
-    opaque: [u8; 16],
-    water: [u8; 16],
-    /// Detected once per gather, not once per column.
+    class: [u8; 256],
     avx2: bool,
 }
 
 impl ClassTables {
-    fn new(is_opaque: &[bool; 256], is_transparent: &[bool; 256]) -> Self {
+    fn new() -> Self {
         #[cfg(target_arch = "x86_64")]
         let avx2 = std::arch::is_x86_feature_detected!("avx2");
         #[cfg(not(target_arch = "x86_64"))]
         let avx2 = false;
-        let mut t = ClassTables { opaque: [0; 16], water: [0; 16], avx2 };
-        for i in 0..16 {
-            t.opaque[i] = if is_opaque[i] { 0x80 } else { 0 };
-            t.water[i] = if is_transparent[i] { 0x80 } else { 0 };
-        }
-        t
+        ClassTables { class: class_table(), avx2 }
     }
 }
 
-/// Bit y set where block y of the 32-block column is opaque / water.
+/// The four class masks of a 32-block column: bit y set where block y is
+/// in the class.
+#[derive(Clone, Copy, Default)]
+struct ColumnBits {
+    opaque: u32,
+    cutout: u32,
+    cull_self: u32,
+    water: u32,
+}
+
+impl ColumnBits {
+    fn of_class(c: u8, span: u64) -> [u64; 4] {
+        let on = |bit: u8| if c & bit != 0 { span } else { 0 };
+        [on(OPAQUE), on(CUTOUT), on(CULL_SELF), on(WATER)]
+    }
+}
+
 #[inline(always)]
-fn column_bits(col: &[BlockId], t: &ClassTables) -> (u32, u32) {
+fn column_bits<const AVX2: bool>(col: &[BlockId], t: &ClassTables) -> ColumnBits {
     #[cfg(target_arch = "x86_64")]
-    if t.avx2 {
-        // SAFETY: AVX2 checked when the tables were made; `col` holds 32 ids.
+    if AVX2 {
+        // SAFETY: only instantiated with AVX2 from `build_avx2`, which runs
+        // where the CPU has it; `col` holds 32 ids.
         return unsafe { column_bits_avx2(col, t) };
     }
-    let (mut o, mut w) = (0u32, 0u32);
+    let mut bits = ColumnBits::default();
     for (k, b) in col.iter().take(32).enumerate() {
-        let i = b.0 as usize & 15;
-        o |= ((t.opaque[i] >> 7) as u32) << k;
-        w |= ((t.water[i] >> 7) as u32) << k;
+        let c = t.class[b.0 as usize];
+        bits.opaque |= ((c >> 7) as u32 & 1) << k;
+        bits.cutout |= ((c >> 6) as u32 & 1) << k;
+        bits.cull_self |= ((c >> 5) as u32 & 1) << k;
+        bits.water |= ((c >> 4) as u32 & 1) << k;
     }
-    (o, w)
+    bits
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn column_bits_avx2(col: &[BlockId], t: &ClassTables) -> (u32, u32) {
+#[inline]
+unsafe fn column_bits_avx2(col: &[BlockId], t: &ClassTables) -> ColumnBits {
     use std::arch::x86_64::*;
+    const _: () = assert!(MAX_BLOCK_TYPES <= 32, "the shuffle lookup covers ids 0..32");
     assert!(col.len() >= 32);
-    let ids = _mm256_and_si256(_mm256_loadu_si256(col.as_ptr().cast()), _mm256_set1_epi8(15));
-    let table = |bytes: &[u8; 16]| {
-        let half = _mm_loadu_si128(bytes.as_ptr().cast());
-        _mm256_broadcastsi128_si256(half)
-    };
-    let o = _mm256_movemask_epi8(_mm256_shuffle_epi8(table(&t.opaque), ids)) as u32;
-    let w = _mm256_movemask_epi8(_mm256_shuffle_epi8(table(&t.water), ids)) as u32;
-    (o, w)
+    let ids = _mm256_loadu_si256(col.as_ptr().cast());
+    let table = |from: usize| _mm256_broadcastsi128_si256(_mm_loadu_si128(t.class[from..].as_ptr().cast()));
+    // A shuffle index with bit 7 set reads zero. Ids 0–15 index the first
+    // half of the table (16–31 saturate to ≥ 0x80); ids 16–31 less 16 index
+    // the second half (0–15 wrap to ≥ 0xF0).
+    let first = _mm256_shuffle_epi8(table(0), _mm256_adds_epu8(ids, _mm256_set1_epi8(0x70)));
+    let second = _mm256_shuffle_epi8(table(16), _mm256_sub_epi8(ids, _mm256_set1_epi8(16)));
+    let class = _mm256_or_si256(first, second);
+    // Shifting 16-bit lanes moves each byte's bit 7-k to its bit 7.
+    ColumnBits {
+        opaque: _mm256_movemask_epi8(class) as u32,
+        cutout: _mm256_movemask_epi8(_mm256_slli_epi16(class, 1)) as u32,
+        cull_self: _mm256_movemask_epi8(_mm256_slli_epi16(class, 2)) as u32,
+        water: _mm256_movemask_epi8(_mm256_slli_epi16(class, 3)) as u32,
+    }
 }
 
 impl Volume {
     pub fn build(n: &Neighbourhood) -> Volume {
-        let (is_opaque, is_transparent) = class_masks();
-        let tables = ClassTables::new(&is_opaque, &is_transparent);
-        let mut opaque = vec![0u64; PADDED * PADDED];
-        let mut water = vec![0u64; PADDED * PADDED];
+        let tables = ClassTables::new();
+        #[cfg(target_arch = "x86_64")]
+        if tables.avx2 {
+            // SAFETY: the CPU has AVX2 (checked by ClassTables::new).
+            return unsafe { Self::build_avx2(n, &tables) };
+        }
+        Self::build_with::<false>(n, &tables)
+    }
+
+    /// The gather compiled with AVX2 enabled, so the column lookups inline.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn build_avx2(n: &Neighbourhood, tables: &ClassTables) -> Volume {
+        Self::build_with::<true>(n, tables)
+    }
+
+    #[inline(always)]
+    fn build_with<const AVX2: bool>(n: &Neighbourhood, tables: &ClassTables) -> Volume {
+        let mut masks = [
+            vec![0u64; PADDED * PADDED],
+            vec![0u64; PADDED * PADDED],
+            vec![0u64; PADDED * PADDED],
+            vec![0u64; PADDED * PADDED],
+        ];
         // Padded coordinate p in 0..34 maps to neighbour offset and local coordinate.
         let split = |p: usize| -> (i32, usize) {
             match p {
@@ -113,8 +178,7 @@ impl Volume {
             let (dz, lz) = split(zp);
             for xp in 0..PADDED {
                 let (dx, lx) = split(xp);
-                let mut o = 0u64;
-                let mut w = 0u64;
+                let mut column = [0u64; 4];
                 for dy in -1..=1 {
                     let blocks = if (dx, dy, dz) == (0, 0, 0) {
                         &n.centre.blocks
@@ -131,37 +195,32 @@ impl Volume {
                         0 => 1,
                         _ => PADDED - 1,
                     };
-                    let (mut om, mut wm) = (0u64, 0u64);
-                    match blocks {
+                    let part = match blocks {
                         ChunkBlocks::Uniform(b) => {
-                            let span = ((1u64 << (hi - lo)) - 1) << base_p;
-                            if is_opaque[b.0 as usize] {
-                                om = span;
-                            } else if is_transparent[b.0 as usize] {
-                                wm = span;
-                            }
+                            ColumnBits::of_class(tables.class[b.0 as usize], ((1u64 << (hi - lo)) - 1) << base_p)
                         }
+                        // Above and below only one block of the column is needed.
                         ChunkBlocks::Dense(ids) if dy != 0 => {
-                            // Above and below only one block of the column is needed.
-                            let b = ids[block_index(lx, lo, lz)].0 as usize;
-                            om = (is_opaque[b] as u64) << base_p;
-                            wm = (is_transparent[b] as u64) << base_p;
+                            ColumnBits::of_class(tables.class[ids[block_index(lx, lo, lz)].0 as usize], 1 << base_p)
                         }
                         ChunkBlocks::Dense(ids) => {
                             let col = &ids[block_index(lx, 0, lz)..block_index(lx, 0, lz) + CHUNK_SIZE];
-                            let (o32, w32) = column_bits(col, &tables);
-                            om = (o32 as u64) << base_p;
-                            wm = (w32 as u64) << base_p;
+                            let b = column_bits::<AVX2>(col, tables);
+                            [b.opaque, b.cutout, b.cull_self, b.water].map(|m| (m as u64) << base_p)
                         }
+                    };
+                    for (c, p) in column.iter_mut().zip(part) {
+                        *c |= p;
                     }
-                    o |= om;
-                    w |= wm;
                 }
-                opaque[zp * PADDED + xp] = o;
-                water[zp * PADDED + xp] = w;
+                for (m, c) in masks.iter_mut().zip(column) {
+                    m[zp * PADDED + xp] = c;
+                }
             }
         }
-        Volume { opaque, water }
+        let any_cutout = masks[1].iter().any(|&m| m != 0);
+        let [opaque, cutout, cull_self, water] = masks;
+        Volume { opaque, cutout, cull_self, water, any_cutout }
     }
 
     #[inline(always)]

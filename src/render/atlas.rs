@@ -4,9 +4,10 @@
 
 pub const TILE: usize = 16;
 
-/// Tile order; block tile indices (`BlockInfo::tiles`) refer to it.
-pub const TILES: &[&str] =
-    &["stone", "dirt", "grass_top", "grass_side", "sand", "water", "snow", "podzol_top", "podzol_side"];
+/// Tile order, from the block registry; `BlockInfo::tiles` refer to it.
+pub use crate::world::block::TILES;
+
+const CLEAR: [u8; 4] = [0, 0, 0, 0];
 
 pub const ATLAS_PNG: &[u8] = include_bytes!("../../assets/textures/atlas.png");
 
@@ -38,6 +39,47 @@ fn top_fringe(in_fringe: bool, rgb: [u8; 3], n: f32, dirt: [u8; 4]) -> [u8; 4] {
     }
 }
 
+/// Growth rings seen from the end of a log: `wood` rings inside `bark`.
+fn rings(x: usize, y: usize, n: f32, wood: [u8; 3], bark: [u8; 3]) -> [u8; 4] {
+    let d = ((x as f32 - 7.5).powi(2) + (y as f32 - 7.5).powi(2)).sqrt();
+    if d > 6.6 {
+        shade(bark, 0.8 + 0.25 * n)
+    } else {
+        shade(wood, if (d as usize).is_multiple_of(2) { 0.95 + 0.08 * n } else { 0.8 + 0.08 * n })
+    }
+}
+
+/// Bark: vertical grooves of varying darkness.
+fn bark(tile: usize, x: usize, y: usize, n: f32, rgb: [u8; 3]) -> [u8; 4] {
+    let groove = hash(tile, x, y / 5, 21) > 0.7;
+    shade(rgb, if groove { 0.65 } else { 0.85 + 0.25 * n })
+}
+
+/// Foliage with see-through holes (`holes` of the pixels are clear).
+fn foliage(n: f32, n2: f32, holes: f32, rgb: [u8; 3]) -> [u8; 4] {
+    if n < holes {
+        CLEAR
+    } else {
+        shade(rgb, 0.7 + 0.45 * n2)
+    }
+}
+
+/// A flower: a stem with a leaf, and a round head of `petal` colour.
+fn flower(x: usize, y: usize, n: f32, petal: [u8; 3], radius: f32) -> [u8; 4] {
+    let (fx, fy) = (x as f32 - 7.5, y as f32 - 5.0);
+    if fx * fx + fy * fy <= radius * radius {
+        let centre = fx * fx + fy * fy < 1.2;
+        return if centre { shade([230, 200, 60], 0.9 + 0.1 * n) } else { shade(petal, 0.8 + 0.3 * n) };
+    }
+    let stem = (x == 7 || x == 8) && y > 6;
+    let leaf = y == 11 && (4..7).contains(&x) || y == 12 && (9..12).contains(&x);
+    if stem || leaf {
+        shade([62, 130, 44], 0.85 + 0.2 * n)
+    } else {
+        CLEAR
+    }
+}
+
 fn pixel(tile: usize, x: usize, y: usize) -> [u8; 4] {
     let n = hash(tile, x, y, 1);
     let n2 = hash(tile, x / 2, y / 2, 7);
@@ -59,6 +101,102 @@ fn pixel(tile: usize, x: usize, y: usize) -> [u8; 4] {
         "snow" => shade([240, 246, 250], 0.93 + 0.07 * n),
         "podzol_top" => shade([122, 86, 44], 0.78 + 0.35 * n2 + 0.1 * n),
         "podzol_side" => top_fringe(y < 2 + jag, [122, 86, 44], n, dirt),
+        "log_top" => rings(x, y, n, [176, 140, 88], [102, 76, 46]),
+        "log_side" => bark(tile, x, y, n, [102, 76, 46]),
+        "pine_log_top" => rings(x, y, n, [150, 112, 70], [64, 46, 30]),
+        "pine_log_side" => bark(tile, x, y, n, [64, 46, 30]),
+        "leaves" => foliage(n, n2, 0.18, [66, 138, 44]),
+        "pine_leaves" => foliage(n, n2, 0.14, [42, 92, 60]),
+        "planks" => {
+            // Boards four pixels high, end joints staggered per board.
+            let board = y / 4;
+            let joint = (x + board * 5).is_multiple_of(16);
+            let seam = y % 4 == 3 || joint;
+            shade([176, 138, 84], if seam { 0.62 } else { 0.86 + 0.12 * hash(tile, board, x / 4, 5) + 0.06 * n })
+        }
+        "cobblestone" => {
+            // Stones on a jittered 5-pixel lattice, dark mortar between them.
+            let cell = |x: usize, y: usize| (x + (hash(tile, y / 5, 0, 9) * 3.0) as usize) / 5;
+            let edge = cell(x, y) != cell(x + 1, y) || y % 5 == 4;
+            shade([120, 120, 120], if edge { 0.55 } else { 0.78 + 0.3 * hash(tile, cell(x, y), y / 5, 13) + 0.08 * n })
+        }
+        "glass" => {
+            let frame = x == 0 || y == 0 || x == 15 || y == 15;
+            let glint = x + y == 11 && (3..7).contains(&x) || x + y == 14 && (5..8).contains(&x);
+            if frame {
+                shade([214, 232, 236], 0.9 + 0.1 * n)
+            } else if glint {
+                [236, 246, 250, 255]
+            } else {
+                CLEAR
+            }
+        }
+        "gravel" => {
+            let pebble = hash(tile, x / 2, y / 2, 17);
+            let rgb = if pebble > 0.66 {
+                [150, 140, 132]
+            } else if pebble > 0.33 {
+                [120, 114, 110]
+            } else {
+                [98, 92, 90]
+            };
+            shade(rgb, 0.85 + 0.25 * n)
+        }
+        "clay" => shade([160, 166, 180], 0.92 + 0.08 * n2 + 0.04 * n),
+        "coal_ore" => {
+            let lump = hash(tile, x / 3, y / 3, 23) > 0.72 && n > 0.25;
+            if lump {
+                shade([34, 34, 36], 0.8 + 0.4 * n)
+            } else {
+                shade([125, 125, 125], 0.86 + 0.22 * n2 + 0.06 * n)
+            }
+        }
+        "tall_grass" => {
+            // Blades of random height in every other column.
+            let height = 5 + (hash(tile, x, 0, 29) * 10.0) as usize;
+            if x % 2 == (x / 5) % 2 && y >= TILE - height {
+                shade([88, 150, 56], 0.75 + 0.35 * n)
+            } else {
+                CLEAR
+            }
+        }
+        "rose" => flower(x, y, n, [200, 30, 40], 3.0),
+        "buttercup" => flower(x, y, n, [242, 208, 40], 2.4),
+        "shrub" => {
+            // Bare twigs forking up from the middle.
+            let dx = x as f32 - 7.5;
+            let up = TILE - y;
+            let twig = dx.abs() < 1.0 && up < 9
+                || up >= 4 && (dx - (up as f32 - 4.0) * 0.7).abs() < 0.8
+                || up >= 6 && (dx + (up as f32 - 6.0) * 0.8).abs() < 0.8;
+            if twig && y > 1 {
+                shade([120, 84, 48], 0.8 + 0.3 * n)
+            } else {
+                CLEAR
+            }
+        }
+        "torch" => {
+            if (7..9).contains(&x) && y >= 6 {
+                shade([110, 80, 44], 0.85 + 0.2 * n)
+            } else if (6..10).contains(&x) && (2..6).contains(&y) {
+                let core = (7..9).contains(&x) && (3..5).contains(&y);
+                if core {
+                    [255, 244, 170, 255]
+                } else {
+                    [250, 160, 40, 255]
+                }
+            } else {
+                CLEAR
+            }
+        }
+        "lava" => {
+            let vein = ((x as f32 * 0.9 + y as f32 * 0.4).sin() + (y as f32 * 0.7 - x as f32 * 0.3).cos()) * 0.5;
+            shade([220, 90, 20], 0.85 + 0.25 * vein + 0.1 * n)
+        }
+        "glowstone" => {
+            let bright = hash(tile, x / 2, y / 2, 31);
+            shade([250, 206, 110], 0.72 + 0.35 * bright + 0.08 * n)
+        }
         _ => [255, 0, 255, 255],
     }
 }
@@ -141,9 +279,13 @@ mod tests {
     }
 
     #[test]
-    fn every_block_tile_exists() {
+    fn every_block_tile_exists_and_is_drawn() {
         for b in crate::world::block::BLOCKS {
             assert!(b.tiles.iter().all(|&t| (t as usize) < TILES.len()), "{}", b.name);
+        }
+        // The fallback colour (magenta) marks a tile name with no drawing.
+        for (t, px) in generate().iter().enumerate() {
+            assert!(!px.chunks(4).any(|p| p == [255, 0, 255, 255]), "tile {} is not drawn", TILES[t]);
         }
     }
 }

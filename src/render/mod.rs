@@ -1,6 +1,7 @@
 //! Rendering with wgpu: one pipeline per file, shaders in `assets/shaders/`.
 pub mod atlas;
 pub mod camera;
+pub mod cutout_pipeline;
 pub mod gpu;
 pub mod offscreen;
 pub mod overlay;

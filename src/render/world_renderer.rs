@@ -1,11 +1,11 @@
 //! The world renderer: chunk meshes on the GPU, culled against the frustum
-//! and drawn in two passes (opaque, then water back to front), with fog that
+//! and drawn in three passes (opaque, cutout, then water back to front), with fog that
 //! fades the streaming edge into the sky colour.
 
 use super::atlas::{self, TILE};
 use super::camera::Camera;
 use super::gpu::{Gpu, RenderError};
-use super::{terrain_pipeline, water_pipeline};
+use super::{cutout_pipeline, terrain_pipeline, water_pipeline};
 use crate::mesh::greedy::{quad_indices, ChunkMesh};
 use crate::mesh::vertex::Vertex;
 use crate::world::coords::{ChunkPos, CHUNK_SIZE};
@@ -78,8 +78,12 @@ struct Globals {
     fog: [f32; 4],
 }
 
+/// One pass's part of a chunk's mesh: its buffer and quad count.
+type MeshPart = fn(&GpuMesh) -> Option<&(wgpu::Buffer, u32)>;
+
 struct GpuMesh {
     opaque: Option<(wgpu::Buffer, u32)>,
+    cutout: Option<(wgpu::Buffer, u32)>,
     water: Option<(wgpu::Buffer, u32)>,
     bytes: u64,
 }
@@ -93,6 +97,7 @@ pub struct DrawStats {
 
 pub struct WorldRenderer {
     opaque: wgpu::RenderPipeline,
+    cutout: wgpu::RenderPipeline,
     water: wgpu::RenderPipeline,
     layout: wgpu::BindGroupLayout,
     globals: wgpu::Buffer,
@@ -163,6 +168,7 @@ impl WorldRenderer {
             immediate_size: 0,
         });
         let opaque = terrain_pipeline::create(device, &pipeline_layout, &shader, format);
+        let cutout = cutout_pipeline::create(device, &pipeline_layout, &shader, format);
         let water = water_pipeline::create(device, &pipeline_layout, &shader, format);
 
         let tiles = atlas::decode_png(atlas::ATLAS_PNG)?;
@@ -219,6 +225,7 @@ impl WorldRenderer {
         let indices = Self::index_buffer(device, index_quads);
         Ok(WorldRenderer {
             opaque,
+            cutout,
             water,
             layout,
             globals,
@@ -286,16 +293,21 @@ impl WorldRenderer {
                 (b, (verts.len() / 4) as u32)
             })
         };
-        let most = mesh.opaque.len().max(mesh.water.len()) / 4;
+        let most = mesh.opaque.len().max(mesh.cutout.len()).max(mesh.water.len()) / 4;
         if most > self.index_quads {
             self.index_quads = most.next_power_of_two();
             self.indices = Self::index_buffer(&gpu.device, self.index_quads);
         }
-        let bytes = ((mesh.opaque.len() + mesh.water.len()) * 4) as u64;
+        let bytes = ((mesh.opaque.len() + mesh.cutout.len() + mesh.water.len()) * 4) as u64;
         self.gpu_bytes += bytes;
         self.meshes.insert(
             pos,
-            GpuMesh { opaque: buffer(&mesh.opaque, "chunk-opaque"), water: buffer(&mesh.water, "chunk-water"), bytes },
+            GpuMesh {
+                opaque: buffer(&mesh.opaque, "chunk-opaque"),
+                cutout: buffer(&mesh.cutout, "chunk-cutout"),
+                water: buffer(&mesh.water, "chunk-water"),
+                bytes,
+            },
         );
         bytes
     }
@@ -415,20 +427,22 @@ impl WorldRenderer {
         });
         pass.set_bind_group(0, &self.bind_group, &[]);
         pass.set_index_buffer(self.indices.slice(..), wgpu::IndexFormat::Uint32);
-        pass.set_pipeline(&self.opaque);
-        for (i, (pos, _, _)) in visible.iter().enumerate() {
-            if let Some((buf, quads)) = self.meshes.get(pos).and_then(|m| m.opaque.as_ref()) {
-                pass.set_vertex_buffer(0, buf.slice(..));
-                pass.draw_indexed(0..quads * 6, 0, i as u32..i as u32 + 1);
-                stats.quads_drawn += *quads as u64;
-            }
-        }
-        pass.set_pipeline(&self.water);
-        for (i, (pos, _, _)) in visible.iter().enumerate().rev() {
-            if let Some((buf, quads)) = self.meshes.get(pos).and_then(|m| m.water.as_ref()) {
-                pass.set_vertex_buffer(0, buf.slice(..));
-                pass.draw_indexed(0..quads * 6, 0, i as u32..i as u32 + 1);
-                stats.quads_drawn += *quads as u64;
+        // Opaque and cutout front to back, water back to front over them.
+        let front_to_back: Vec<usize> = (0..visible.len()).collect();
+        let back_to_front: Vec<usize> = front_to_back.iter().rev().copied().collect();
+        let passes: [(&wgpu::RenderPipeline, MeshPart, &[usize]); 3] = [
+            (&self.opaque, |m| m.opaque.as_ref(), &front_to_back),
+            (&self.cutout, |m| m.cutout.as_ref(), &front_to_back),
+            (&self.water, |m| m.water.as_ref(), &back_to_front),
+        ];
+        for (pipeline, part, order) in passes {
+            pass.set_pipeline(pipeline);
+            for &i in order {
+                if let Some((buf, quads)) = self.meshes.get(&visible[i].0).and_then(part) {
+                    pass.set_vertex_buffer(0, buf.slice(..));
+                    pass.draw_indexed(0..quads * 6, 0, i as u32..i as u32 + 1);
+                    stats.quads_drawn += *quads as u64;
+                }
             }
         }
         stats

@@ -1,8 +1,13 @@
-//! The block registry: every block type the world can contain.
+//! The block registry: every block type the world can contain, generated
+//! from `assets/blocks.ron` by build.rs (see `block_codegen.rs`).
 
 use serde::Serialize;
 
-/// A block type id. Ids index [`BLOCKS`]; 0 is air.
+pub use super::block_codegen::{Layer, Shape, MAX_BLOCK_TYPES};
+
+/// A block type id. Ids index [`BLOCKS`]; 0 is air. Stored as one byte per
+/// block while the registry holds at most [`MAX_BLOCK_TYPES`] types (the
+/// registry and save formats carry ids as u16).
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, bytemuck::Pod, bytemuck::Zeroable,
 )]
@@ -12,55 +17,31 @@ pub struct BlockId(pub u8);
 #[derive(Clone, Copy, Debug)]
 pub struct BlockInfo {
     pub name: &'static str,
-    /// Hides the faces of its neighbours.
-    pub opaque: bool,
-    /// Drawn in the translucent pass.
-    pub transparent: bool,
-    pub liquid: bool,
+    pub shape: Shape,
+    pub layer: Layer,
     /// Collides with the player.
     pub solid: bool,
-    /// Atlas tiles of the top, side and bottom faces (see `render::atlas::TILES`).
+    pub liquid: bool,
+    /// Emitted block light, 0–15.
+    pub light: u8,
+    /// A cutout cube whose faces against its own kind are hidden (glass).
+    pub cull_self: bool,
+    /// Atlas tiles of the top, side and bottom faces (indices into [`TILES`]).
     pub tiles: [u8; 3],
 }
 
-const fn block(
-    name: &'static str,
-    opaque: bool,
-    transparent: bool,
-    liquid: bool,
-    solid: bool,
-    tiles: [u8; 3],
-) -> BlockInfo {
-    BlockInfo { name, opaque, transparent, liquid, solid, tiles }
+impl BlockInfo {
+    /// Hides the faces of its neighbours.
+    pub fn opaque(&self) -> bool {
+        self.shape == Shape::Cube && self.layer == Layer::Opaque
+    }
 }
 
-/// The registry, indexed by id. Append only: ids are part of region digests.
-pub const BLOCKS: &[BlockInfo] = &[
-    block("air", false, true, false, false, [0, 0, 0]),
-    block("stone", true, false, false, true, [0, 0, 0]),
-    block("dirt", true, false, false, true, [1, 1, 1]),
-    block("grass", true, false, false, true, [2, 3, 1]),
-    block("sand", true, false, false, true, [4, 4, 4]),
-    block("water", false, true, true, false, [5, 5, 5]),
-    block("snow", true, false, false, true, [6, 6, 6]),
-    block("podzol", true, false, false, true, [7, 8, 1]),
-];
+include!(concat!(env!("OUT_DIR"), "/blocks.rs"));
 
-/// Upper bound on block types, shared with the kernels' count arrays
-/// (`BW_MAX_BLOCK_TYPES` in `kernels/worldgen_params.cuh`; a test keeps them equal).
-pub const MAX_BLOCK_TYPES: usize = 16;
 const _: () = assert!(BLOCKS.len() <= MAX_BLOCK_TYPES);
 
 impl BlockId {
-    pub const AIR: BlockId = BlockId(0);
-    pub const STONE: BlockId = BlockId(1);
-    pub const DIRT: BlockId = BlockId(2);
-    pub const GRASS: BlockId = BlockId(3);
-    pub const SAND: BlockId = BlockId(4);
-    pub const WATER: BlockId = BlockId(5);
-    pub const SNOW: BlockId = BlockId(6);
-    pub const PODZOL: BlockId = BlockId(7);
-
     pub fn by_name(name: &str) -> Option<BlockId> {
         BLOCKS.iter().position(|b| b.name == name).map(|i| BlockId(i as u8))
     }
@@ -71,6 +52,11 @@ impl BlockId {
 
     pub fn name(self) -> &'static str {
         self.info().name
+    }
+
+    /// Every registered block, in id order.
+    pub fn all() -> impl Iterator<Item = BlockId> {
+        (0..BLOCKS.len()).map(|i| BlockId(i as u8))
     }
 }
 
@@ -85,8 +71,62 @@ mod tests {
         }
         assert_eq!(BlockId::WATER.name(), "water");
         assert_eq!(BlockId::PODZOL.name(), "podzol");
+        assert_eq!(BlockId::GLOWSTONE.name(), "glowstone");
         assert!(BlockId::WATER.info().liquid && !BlockId::WATER.info().solid);
-        assert!(BlockId::STONE.info().opaque && BlockId::STONE.info().solid);
-        assert!(!BlockId::AIR.info().opaque);
+        assert!(BlockId::STONE.info().opaque() && BlockId::STONE.info().solid);
+        assert!(!BlockId::AIR.info().opaque() && !BlockId::LEAVES.info().opaque());
+        assert_eq!(BlockId::ROSE.info().shape, Shape::Cross);
+        assert_eq!(BlockId::TORCH.info().light, 14);
+    }
+
+    #[test]
+    fn the_founding_block_set_is_registered() {
+        let names = [
+            "grass",
+            "dirt",
+            "stone",
+            "sand",
+            "snow",
+            "podzol",
+            "water",
+            "log",
+            "leaves",
+            "pine_log",
+            "pine_leaves",
+            "planks",
+            "cobblestone",
+            "glass",
+            "gravel",
+            "clay",
+            "coal_ore",
+            "tall_grass",
+            "rose",
+            "buttercup",
+            "shrub",
+            "torch",
+            "lava",
+            "glowstone",
+        ];
+        for n in names {
+            assert!(BlockId::by_name(n).is_some(), "{n} is missing from assets/blocks.ron");
+        }
+    }
+
+    #[test]
+    fn a_bad_registry_is_refused_with_its_reason() {
+        use crate::world::block_codegen::generate;
+        let ok = include_str!("../../assets/blocks.ron");
+        assert!(generate(ok).is_ok());
+        let cases = [
+            (ok.replacen("(id: 2, name: \"dirt\"", "(id: 3, name: \"dirt\"", 1), "ids are dense"),
+            (ok.replacen("name: \"sand\"", "name: \"stone\"", 1), "twice"),
+            (ok.replacen("light: 15, tiles: (all: \"lava\")", "light: 16, tiles: (all: \"lava\")", 1), "exceeds 15"),
+            (ok.replacen("tiles: (all: \"gravel\")", "tiles: (top: \"gravel\")", 1), "tiles must be"),
+            (ok.replacen("name: \"air\", shape: None", "name: \"air\", shape: Cube", 1), "id 0 must be"),
+        ];
+        for (text, needle) in cases {
+            let err = generate(&text).expect_err(needle);
+            assert!(err.contains(needle), "{err} does not say {needle}");
+        }
     }
 }

@@ -1,4 +1,5 @@
 //! The world model: blocks, chunks and coordinates. No generation here.
 pub mod block;
+pub mod block_codegen;
 pub mod chunk;
 pub mod coords;
