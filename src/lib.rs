@@ -7,5 +7,6 @@ pub mod cli;
 pub mod game;
 pub mod mesh;
 pub mod render;
+pub mod save;
 pub mod world;
 pub mod worldgen;

@@ -5,11 +5,15 @@ use blockworld::backend::cpu::CpuBackend;
 use blockworld::backend::fallback::FallbackBackend;
 use blockworld::backend::{self, BackendKind};
 use blockworld::bench::{gen, report};
-use blockworld::cli::args::{parse_chunk_pos, parse_counts, parse_size, parse_vec3};
+use blockworld::cli::args::{parse_block_pos, parse_chunk_pos, parse_counts, parse_size, parse_vec3};
 use blockworld::cli::region_hash::region_hash;
+use blockworld::cli::world_cmd;
 use blockworld::game::engine::{Engine, GpuDevice};
 use blockworld::game::headless::{screenshot, ScreenshotOptions};
+use blockworld::save::edited::EditedBackend;
+use blockworld::save::world_file::WorldFile;
 use blockworld::world::coords::ChunkPos;
+use blockworld::world::edits::BlockPos;
 use blockworld::worldgen::{Preset, WorldGen};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -86,6 +90,9 @@ enum Command {
         to: ChunkPos,
         #[arg(long, value_enum, default_value = "cpu")]
         backend: BackendKind,
+        /// Hash a saved world DIR, its edits applied (its seed and preset replace --seed and --preset).
+        #[arg(long = "world", value_name = "DIR")]
+        world_dir: Option<PathBuf>,
         /// If the device fails, hand its batches to the CPU (as the game
         /// does) instead of stopping with the error.
         #[arg(long)]
@@ -121,6 +128,42 @@ enum Command {
     Bench {
         #[command(subcommand)]
         which: BenchCommand,
+    },
+    /// Saved worlds: create, inspect, script, query.
+    World {
+        #[command(subcommand)]
+        which: WorldCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum WorldCommand {
+    /// Create a world in DIR (the directory is created; an existing world is refused).
+    New {
+        dir: PathBuf,
+        #[arg(long)]
+        seed: u64,
+        /// A bundled preset name or a path to a .ron file; its text is saved in the world.
+        #[arg(long, default_value = "classic")]
+        preset: String,
+    },
+    /// Describe a world.
+    Info {
+        dir: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Apply a script of `set X Y Z BLOCK` lines in order, committing as it goes.
+    Edit {
+        dir: PathBuf,
+        #[arg(long)]
+        script: PathBuf,
+    },
+    /// Print the name of the block at X,Y,Z (edits applied).
+    Get {
+        dir: PathBuf,
+        #[arg(value_parser = parse_block_pos, allow_hyphen_values = true)]
+        pos: BlockPos,
     },
 }
 
@@ -259,16 +302,49 @@ fn main() {
     }
 }
 
+fn world_command(which: WorldCommand) -> Result<()> {
+    match which {
+        WorldCommand::New { dir, seed, preset } => {
+            let w = WorldFile::create(&dir, seed, &preset)?;
+            println!("created {} (seed {seed}, preset {})", dir.display(), w.meta().preset_name);
+        }
+        WorldCommand::Info { dir, json } => {
+            let i = world_cmd::info(&dir)?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&i)?);
+            } else {
+                println!(
+                    "{}: seed {}, preset {}, format {}, {} edited blocks in {} chunks",
+                    i.path, i.seed, i.preset, i.format, i.edited_blocks, i.edited_chunks
+                );
+            }
+        }
+        WorldCommand::Edit { dir, script } => {
+            let n = world_cmd::edit(&dir, &script, |line| eprintln!("{line}"))?;
+            println!("{n} edits applied to {}", dir.display());
+        }
+        WorldCommand::Get { dir, pos } => println!("{}", world_cmd::get(&dir, pos)?.name()),
+    }
+    Ok(())
+}
+
 fn run() -> Result<()> {
     let cli = Cli::parse();
     match cli.command {
         None => play(PlayArgs::default()),
         Some(Command::Play(args)) => play(args),
-        Some(Command::RegionHash { world, from, to, backend: kind, cpu_fallback }) => {
-            let w = load_world(&world)?;
+        Some(Command::RegionHash { world, from, to, backend: kind, world_dir, cpu_fallback }) => {
+            let saved = world_dir.as_deref().map(WorldFile::open).transpose()?;
+            let w = match &saved {
+                Some(s) => Arc::new(WorldGen::new(s.preset().clone(), s.meta().seed)),
+                None => load_world(&world)?,
+            };
             let mut b = backend::create(kind, w.clone())?;
             if cpu_fallback {
                 b = Arc::new(FallbackBackend::new(b, CpuBackend::parallel(w)));
+            }
+            if let Some(s) = &saved {
+                b = Arc::new(EditedBackend::new(b, s.load_edits()?));
             }
             let r = region_hash(&*b, from, to)?;
             if !r.counts_consistent {
@@ -307,6 +383,7 @@ fn run() -> Result<()> {
             );
             Ok(())
         }
+        Some(Command::World { which }) => world_command(which),
         Some(Command::Bench {
             which: BenchCommand::Flight { world, seconds, render_distance, backend, size, json },
         }) => {

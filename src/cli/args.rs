@@ -1,15 +1,33 @@
 //! Argument parsers with clear errors.
 
 use crate::world::coords::ChunkPos;
+use crate::world::edits::BlockPos;
+
+/// Three comma-separated integers, named `what` in errors.
+fn parse_triple<T: std::str::FromStr>(s: &str, what: &str) -> Result<[T; 3], String>
+where
+    T::Err: std::fmt::Display,
+{
+    let parts: Vec<&str> = s.split(',').map(str::trim).collect();
+    let [x, y, z] = parts[..] else {
+        return Err(format!("`{s}` is not X,Y,Z (three integers separated by commas)"));
+    };
+    let n = |p: &str| p.parse::<T>().map_err(|e| format!("`{p}` in `{s}` is not a {what}: {e}"));
+    Ok([n(x)?, n(y)?, n(z)?])
+}
 
 /// Parses `X,Y,Z` chunk coordinates.
 pub fn parse_chunk_pos(s: &str) -> Result<ChunkPos, String> {
-    let parts: Vec<&str> = s.split(',').map(str::trim).collect();
-    if parts.len() != 3 {
-        return Err(format!("`{s}` is not X,Y,Z (three integers separated by commas)"));
-    }
-    let n = |p: &str| p.parse::<i32>().map_err(|e| format!("`{p}` in `{s}` is not a chunk coordinate: {e}"));
-    Ok(ChunkPos::new(n(parts[0])?, n(parts[1])?, n(parts[2])?))
+    let [x, y, z] = parse_triple::<i32>(s, "chunk coordinate")?;
+    Ok(ChunkPos::new(x, y, z))
+}
+
+/// Parses `X,Y,Z` block coordinates.
+pub fn parse_block_pos(s: &str) -> Result<BlockPos, String> {
+    let [x, y, z] = parse_triple::<i64>(s, "block coordinate")?;
+    let pos = BlockPos::new(x, y, z);
+    pos.chunk().ok_or_else(|| format!("`{s}` is beyond the world's range"))?;
+    Ok(pos)
 }
 
 /// Parses `X,Y,Z` world coordinates (blocks, may be fractional).

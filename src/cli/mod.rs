@@ -1,3 +1,4 @@
 //! Command-line surface: argument types and the non-game commands.
 pub mod args;
 pub mod region_hash;
+pub mod world_cmd;

@@ -3,3 +3,5 @@ pub mod block;
 pub mod block_codegen;
 pub mod chunk;
 pub mod coords;
+pub mod edits;
+pub mod store;

@@ -150,14 +150,20 @@ pub struct Preset {
 impl Preset {
     /// `name_or_path` is a bundled preset's name, or a path to a `.ron` file.
     pub fn load(name_or_path: &str) -> Result<Preset, PresetError> {
+        Preset::load_with_text(name_or_path).map(|(p, _)| p)
+    }
+
+    /// `load`, also returning the preset's text (saved worlds keep it, so
+    /// they stay the same if the bundled file changes).
+    pub fn load_with_text(name_or_path: &str) -> Result<(Preset, String), PresetError> {
         if let Some((_, text)) = BUNDLED.iter().find(|(n, _)| *n == name_or_path) {
-            return Preset::parse(text, &format!("{name_or_path} (bundled)"));
+            return Ok((Preset::parse(text, &format!("{name_or_path} (bundled)"))?, text.to_string()));
         }
         let path = Path::new(name_or_path);
         if path.exists() || name_or_path.ends_with(".ron") || name_or_path.contains('/') {
             let text = std::fs::read_to_string(path)
                 .map_err(|source| PresetError::Io { file: path.display().to_string(), source })?;
-            return Preset::parse(&text, &path.display().to_string());
+            return Ok((Preset::parse(&text, &path.display().to_string())?, text));
         }
         Err(PresetError::Unknown {
             name: name_or_path.to_string(),

@@ -1,0 +1,307 @@
+//! A saved world: a directory holding `world.sqlite` (SQLite in WAL mode,
+//! readable with the `sqlite3` tool).
+//!
+//! Tables:
+//! - `meta(key, value)`: `format` (this build writes [`FORMAT_VERSION`]),
+//!   `seed`, `preset_name`, `preset_text` (the whole preset, so the world
+//!   stays the same if the bundled file changes), `edits_applied` (edits
+//!   committed so far, for scripts and crash checks);
+//! - `blocks(id, name)`: the registry the ids in `edits` refer to;
+//! - `player(id = 0, x, y, z, yaw, pitch, mode)`;
+//! - `edits(cx, cy, cz, delta)`: one row per edited chunk, its delta as
+//!   (block index u16, block id u16) little-endian pairs.
+//!
+//! Every change is one transaction: a crash leaves the last committed state.
+//! Opening checks the file (readable, our format, not newer, a valid preset,
+//! the same block names) before anything is written to it.
+
+use crate::world::block::BLOCKS;
+use crate::world::coords::ChunkPos;
+use crate::world::edits::ChunkEdits;
+use crate::worldgen::preset::{Preset, PresetError};
+use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+pub const FORMAT_VERSION: i64 = 1;
+pub const FILE_NAME: &str = "world.sqlite";
+
+#[derive(Debug, thiserror::Error)]
+pub enum SaveError {
+    #[error("{0}: no world here ({FILE_NAME} is missing); create one with `blockworld world new`")]
+    NotAWorld(PathBuf),
+    #[error("{0}: a world already exists there")]
+    Exists(PathBuf),
+    #[error("{path}: {reason}")]
+    Io { path: PathBuf, reason: String },
+    #[error("{path}: the world file is damaged or not a blockworld world: {reason}")]
+    Corrupt { path: PathBuf, reason: String },
+    #[error("{path}: saved by a newer blockworld (format {found}; this build reads up to {FORMAT_VERSION})")]
+    Newer { path: PathBuf, found: i64 },
+    #[error("{path}: the world's preset `{name}` no longer validates: {source}")]
+    Preset { path: PathBuf, name: String, source: Box<PresetError> },
+    #[error("{path}: {reason}")]
+    Sqlite { path: PathBuf, reason: String },
+}
+
+/// What a world is made of, besides its edits.
+#[derive(Clone, Debug)]
+pub struct WorldMeta {
+    pub seed: u64,
+    pub preset_name: String,
+    pub preset_text: String,
+    pub format: i64,
+    pub edits_applied: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SavedPlayer {
+    pub pos: [f64; 3],
+    pub yaw: f64,
+    pub pitch: f64,
+    pub flying: bool,
+}
+
+pub struct WorldFile {
+    conn: Connection,
+    path: PathBuf,
+    meta: WorldMeta,
+    preset: Preset,
+}
+
+fn file_of(dir: &Path) -> PathBuf {
+    dir.join(FILE_NAME)
+}
+
+impl WorldFile {
+    /// Creates a world in `dir` (created if missing; refused if a world is there).
+    pub fn create(dir: &Path, seed: u64, preset_name_or_path: &str) -> Result<WorldFile, SaveError> {
+        let path = file_of(dir);
+        if path.exists() {
+            return Err(SaveError::Exists(dir.to_path_buf()));
+        }
+        let (preset, text) = Preset::load_with_text(preset_name_or_path).map_err(|source| SaveError::Preset {
+            path: path.clone(),
+            name: preset_name_or_path.into(),
+            source: Box::new(source),
+        })?;
+        std::fs::create_dir_all(dir).map_err(|e| SaveError::Io {
+            path: dir.to_path_buf(),
+            reason: format!("cannot create the directory: {e}"),
+        })?;
+        let sql = |e: rusqlite::Error| SaveError::Sqlite { path: path.clone(), reason: e.to_string() };
+        let mut conn = Connection::open(&path)
+            .map_err(|e| SaveError::Io { path: path.clone(), reason: format!("cannot create the world file: {e}") })?;
+        conn.pragma_update(None, "journal_mode", "WAL").map_err(|e| SaveError::Io {
+            path: path.clone(),
+            reason: format!("cannot write the world file (is the directory writable?): {e}"),
+        })?;
+        let tx = conn.transaction().map_err(sql)?;
+        tx.execute_batch(
+            "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+             CREATE TABLE blocks (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+             CREATE TABLE player (id INTEGER PRIMARY KEY CHECK (id = 0), x REAL NOT NULL, y REAL NOT NULL,
+                                  z REAL NOT NULL, yaw REAL NOT NULL, pitch REAL NOT NULL, mode TEXT NOT NULL);
+             CREATE TABLE edits (cx INTEGER NOT NULL, cy INTEGER NOT NULL, cz INTEGER NOT NULL, delta BLOB NOT NULL,
+                                 PRIMARY KEY (cx, cy, cz)) WITHOUT ROWID;",
+        )
+        .map_err(sql)?;
+        for (k, v) in [
+            ("format", FORMAT_VERSION.to_string()),
+            ("seed", seed.to_string()),
+            ("preset_name", preset.name.clone()),
+            ("preset_text", text.clone()),
+            ("edits_applied", "0".into()),
+        ] {
+            tx.execute("INSERT INTO meta (key, value) VALUES (?1, ?2)", params![k, v]).map_err(sql)?;
+        }
+        for (i, b) in BLOCKS.iter().enumerate() {
+            tx.execute("INSERT INTO blocks (id, name) VALUES (?1, ?2)", params![i as i64, b.name]).map_err(sql)?;
+        }
+        tx.commit().map_err(sql)?;
+        let meta = WorldMeta {
+            seed,
+            preset_name: preset.name.clone(),
+            preset_text: text,
+            format: FORMAT_VERSION,
+            edits_applied: 0,
+        };
+        Ok(WorldFile { conn, path, meta, preset })
+    }
+
+    /// Opens the world in `dir`, checking it first without writing to it.
+    pub fn open(dir: &Path) -> Result<WorldFile, SaveError> {
+        let path = file_of(dir);
+        if !path.is_file() {
+            return Err(SaveError::NotAWorld(dir.to_path_buf()));
+        }
+        // A file SQLite cannot open is an access problem, anything else a damaged file.
+        let corrupt = |e: rusqlite::Error| match e.sqlite_error_code() {
+            Some(
+                rusqlite::ErrorCode::CannotOpen | rusqlite::ErrorCode::ReadOnly | rusqlite::ErrorCode::PermissionDenied,
+            ) => SaveError::Io {
+                path: path.clone(),
+                reason: format!("cannot open the world file ({e}): is the directory writable?"),
+            },
+            _ => SaveError::Corrupt { path: path.clone(), reason: e.to_string() },
+        };
+        let (meta, preset) = {
+            let ro =
+                Connection::open_with_flags(&path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)
+                    .map_err(|e| SaveError::Io { path: path.clone(), reason: format!("cannot open: {e}") })?;
+            let ok: String = ro.query_row("PRAGMA quick_check", [], |r| r.get(0)).map_err(corrupt)?;
+            if ok != "ok" {
+                return Err(SaveError::Corrupt { path: path.clone(), reason: ok });
+            }
+            let meta = read_meta(&ro, &path)?;
+            check_blocks(&ro, &path)?;
+            let preset =
+                Preset::parse(&meta.preset_text, &format!("{} (saved preset)", path.display())).map_err(|source| {
+                    SaveError::Preset { path: path.clone(), name: meta.preset_name.clone(), source: Box::new(source) }
+                })?;
+            (meta, preset)
+        };
+        let conn =
+            Connection::open_with_flags(&path, OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX)
+                .map_err(|e| SaveError::Io { path: path.clone(), reason: format!("cannot open for writing: {e}") })?;
+        let mode: String = conn
+            .query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))
+            .map_err(|e| SaveError::Io { path: path.clone(), reason: format!("cannot write (read-only?): {e}") })?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            return Err(SaveError::Io {
+                path,
+                reason: format!("cannot switch to WAL mode (got `{mode}`): is the directory writable?"),
+            });
+        }
+        Ok(WorldFile { conn, path, meta, preset })
+    }
+
+    pub fn meta(&self) -> &WorldMeta {
+        &self.meta
+    }
+
+    pub fn preset(&self) -> &Preset {
+        &self.preset
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn sql(&self) -> impl Fn(rusqlite::Error) -> SaveError + '_ {
+        move |e| SaveError::Sqlite { path: self.path.clone(), reason: e.to_string() }
+    }
+
+    /// Every chunk's saved edits.
+    pub fn load_edits(&self) -> Result<HashMap<ChunkPos, ChunkEdits>, SaveError> {
+        let corrupt = |reason: String| SaveError::Corrupt { path: self.path.clone(), reason };
+        let mut stmt = self.conn.prepare("SELECT cx, cy, cz, delta FROM edits").map_err(self.sql())?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok((r.get::<_, i32>(0)?, r.get::<_, i32>(1)?, r.get::<_, i32>(2)?, r.get::<_, Vec<u8>>(3)?))
+            })
+            .map_err(self.sql())?;
+        let mut out = HashMap::new();
+        for row in rows {
+            let (x, y, z, blob) = row.map_err(|e| corrupt(e.to_string()))?;
+            let pos = ChunkPos::new(x, y, z);
+            out.insert(pos, ChunkEdits::decode(&blob).map_err(|e| corrupt(format!("chunk {pos}: {e}")))?);
+        }
+        Ok(out)
+    }
+
+    /// Writes changed chunk deltas (whole rows) in one transaction, and
+    /// adds `applied` to the `edits_applied` counter in the same one.
+    pub fn save_edits(&mut self, deltas: &[(ChunkPos, ChunkEdits)], applied: u64) -> Result<(), SaveError> {
+        let path = self.path.clone();
+        let sql = |e: rusqlite::Error| SaveError::Sqlite { path: path.clone(), reason: e.to_string() };
+        let tx = self.conn.transaction().map_err(sql)?;
+        {
+            let mut put = tx
+                .prepare_cached("INSERT OR REPLACE INTO edits (cx, cy, cz, delta) VALUES (?1, ?2, ?3, ?4)")
+                .map_err(sql)?;
+            for (p, e) in deltas {
+                put.execute(params![p.x, p.y, p.z, e.encode()]).map_err(sql)?;
+            }
+        }
+        let total = self.meta.edits_applied + applied;
+        tx.execute("UPDATE meta SET value = ?1 WHERE key = 'edits_applied'", params![total.to_string()])
+            .map_err(sql)?;
+        tx.commit().map_err(sql)?;
+        self.meta.edits_applied = total;
+        Ok(())
+    }
+
+    pub fn player(&self) -> Result<Option<SavedPlayer>, SaveError> {
+        self.conn
+            .query_row("SELECT x, y, z, yaw, pitch, mode FROM player WHERE id = 0", [], |r| {
+                Ok(SavedPlayer {
+                    pos: [r.get(0)?, r.get(1)?, r.get(2)?],
+                    yaw: r.get(3)?,
+                    pitch: r.get(4)?,
+                    flying: r.get::<_, String>(5)? == "fly",
+                })
+            })
+            .optional()
+            .map_err(self.sql())
+    }
+
+    pub fn save_player(&mut self, p: &SavedPlayer) -> Result<(), SaveError> {
+        let mode = if p.flying { "fly" } else { "walk" };
+        self.conn
+            .execute(
+                "INSERT OR REPLACE INTO player (id, x, y, z, yaw, pitch, mode) VALUES (0, ?1, ?2, ?3, ?4, ?5, ?6)",
+                params![p.pos[0], p.pos[1], p.pos[2], p.yaw, p.pitch, mode],
+            )
+            .map_err(self.sql())?;
+        Ok(())
+    }
+
+    /// SQLite's full integrity check: "ok" on a sound file.
+    pub fn integrity_check(&self) -> Result<String, SaveError> {
+        self.conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).map_err(self.sql())
+    }
+}
+
+fn read_meta(conn: &Connection, path: &Path) -> Result<WorldMeta, SaveError> {
+    let corrupt = |reason: String| SaveError::Corrupt { path: path.to_path_buf(), reason };
+    let get = |key: &str| -> Result<String, SaveError> {
+        conn.query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+            .optional()
+            .map_err(|e| corrupt(e.to_string()))?
+            .ok_or_else(|| corrupt(format!("meta has no `{key}`")))
+    };
+    let number = |key: &str| -> Result<i64, SaveError> {
+        get(key)?.parse::<i64>().map_err(|_| corrupt(format!("meta `{key}` is not a number")))
+    };
+    let format = number("format")?;
+    if format > FORMAT_VERSION {
+        return Err(SaveError::Newer { path: path.to_path_buf(), found: format });
+    }
+    if format < 1 {
+        return Err(corrupt(format!("format {format} is not a blockworld format")));
+    }
+    let seed = get("seed")?.parse::<u64>().map_err(|_| corrupt("meta `seed` is not a u64".into()))?;
+    let edits_applied = number("edits_applied")?.max(0) as u64;
+    Ok(WorldMeta { seed, preset_name: get("preset_name")?, preset_text: get("preset_text")?, format, edits_applied })
+}
+
+/// The ids in the file must mean the same blocks in this build.
+fn check_blocks(conn: &Connection, path: &Path) -> Result<(), SaveError> {
+    let corrupt = |reason: String| SaveError::Corrupt { path: path.to_path_buf(), reason };
+    let mut stmt = conn.prepare("SELECT id, name FROM blocks").map_err(|e| corrupt(e.to_string()))?;
+    let rows = stmt
+        .query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))
+        .map_err(|e| corrupt(e.to_string()))?;
+    for row in rows {
+        let (id, name) = row.map_err(|e| corrupt(e.to_string()))?;
+        let here = usize::try_from(id).ok().and_then(|i| BLOCKS.get(i)).map(|b| b.name);
+        if here != Some(name.as_str()) {
+            return Err(corrupt(format!(
+                "block id {id} is `{name}` in the world but `{}` in this build",
+                here.unwrap_or("nothing")
+            )));
+        }
+    }
+    Ok(())
+}
