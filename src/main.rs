@@ -59,6 +59,10 @@ struct PlayArgs {
     /// Quit after this many seconds.
     #[arg(long)]
     exit_after: Option<f64>,
+    /// The world directory to open, or to create with --seed and --preset
+    /// (default: the last world played, under the user's data directory).
+    #[arg(long = "world", value_name = "DIR")]
+    world_dir: Option<PathBuf>,
 }
 
 impl Default for PlayArgs {
@@ -70,6 +74,7 @@ impl Default for PlayArgs {
             dump_state: None,
             size: (1280, 720),
             exit_after: None,
+            world_dir: None,
         }
     }
 }
@@ -276,8 +281,35 @@ fn print_json<T: serde::Serialize>(reports: &[T]) -> Result<()> {
     Ok(())
 }
 
+/// Opens the world to play, or creates it from --seed and --preset.
+fn open_or_create(dir: &std::path::Path, args: &WorldArgs) -> Result<WorldFile> {
+    let file = dir.join(blockworld::save::world_file::FILE_NAME);
+    let w = if file.exists() { WorldFile::open(dir)? } else { WorldFile::create(dir, args.seed, &args.preset)? };
+    blockworld::save::last_world::remember(dir);
+    Ok(w)
+}
+
 fn play(args: PlayArgs) -> Result<()> {
-    let world = load_world(&args.world)?;
+    let dir = args.world_dir.clone().or_else(blockworld::save::last_world::default_world);
+    let save = match &dir {
+        Some(d) => Some(open_or_create(d, &args.world)?),
+        None => {
+            eprintln!("blockworld: no data directory on this system; playing without saving (use --world DIR)");
+            None
+        }
+    };
+    let world = match &save {
+        Some(s) => {
+            eprintln!(
+                "blockworld: world {} (seed {}, preset {})",
+                s.path().display(),
+                s.meta().seed,
+                s.meta().preset_name
+            );
+            Arc::new(WorldGen::new(s.preset().clone(), s.meta().seed))
+        }
+        None => load_world(&args.world)?,
+    };
     let (engine, gpu_device) = args.backend.split();
     if let Some(s) = args.exit_after {
         if !(s.is_finite() && s > 0.0) {
@@ -286,6 +318,7 @@ fn play(args: PlayArgs) -> Result<()> {
     }
     blockworld::game::app::play(blockworld::game::app::PlayOptions {
         world,
+        save,
         render_distance: args.render_distance,
         engine,
         gpu_device,

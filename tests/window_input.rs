@@ -8,7 +8,7 @@
 
 mod support;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -52,130 +52,208 @@ fn last_state(path: &Path) -> Option<serde_json::Value> {
     text.lines().last().and_then(|l| serde_json::from_str(l).ok())
 }
 
-#[test]
-fn keys_and_mouse_drive_the_real_window() {
+fn skip() -> bool {
     if std::env::var("BLOCKWORLD_SKIP_WINDOW_TESTS").as_deref() == Ok("1") {
         eprintln!("skipped by BLOCKWORLD_SKIP_WINDOW_TESTS=1");
-        return;
+        return true;
     }
     assert!(have("Xvfb") && have("xdotool"), "Xvfb and xdotool are required (run .ci/install)");
-    let dir = std::env::temp_dir().join(format!("blockworld-window-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    // A display far from :0 (a developer's own X server), with no lock or
-    // socket left over; Xvfb writes the number back once it accepts clients.
-    let free = |n: u32| {
-        !Path::new(&format!("/tmp/.X{n}-lock")).exists() && !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
-    };
-    let start = 100 + std::process::id() % 700;
-    let n = (start..start + 200).find(|&n| free(n)).expect("a free X display number");
-    let mut xvfb = Command::new("Xvfb")
-        .args([format!(":{n}").as_str(), "-displayfd", "1", "-screen", "0", "1024x640x24", "-nolisten", "tcp", "-ac"])
-        .stdout(Stdio::piped())
-        .stderr(std::fs::File::create(dir.join("xvfb.log")).unwrap())
-        .spawn()
-        .expect("Xvfb starts");
-    let mut number = String::new();
-    // Keep the pipe open for Xvfb's lifetime: a closed pipe would kill it
-    // with SIGPIPE if it ever wrote again.
-    let mut xvfb_out = std::io::BufReader::new(xvfb.stdout.take().expect("Xvfb stdout"));
-    std::io::BufRead::read_line(&mut xvfb_out, &mut number).expect("Xvfb reports its display");
-    let mut xvfb = Killed(xvfb);
-    let display = format!(":{}", number.trim());
-    assert!(number.trim().parse::<u32>().is_ok(), "Xvfb did not report a display: {number:?}");
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !Command::new("xdotool")
-        .arg("getdisplaygeometry")
-        .env("DISPLAY", &display)
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false)
-    {
-        assert!(Instant::now() < deadline, "Xvfb on {display} does not accept clients");
-        std::thread::sleep(Duration::from_millis(100));
+    false
+}
+
+/// A private X server and a scratch directory (the game's runtime and data
+/// directories point into it, so no test touches the user's worlds).
+struct Session {
+    dir: PathBuf,
+    display: String,
+    xvfb: Killed,
+    // Kept open for Xvfb's lifetime: a closed pipe would kill it with
+    // SIGPIPE if it ever wrote again.
+    _xvfb_out: std::io::BufReader<std::process::ChildStdout>,
+}
+
+impl Session {
+    fn start(name: &str) -> Session {
+        let dir = std::env::temp_dir().join(format!("blockworld-window-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        // A display far from :0 (a developer's own X server), with no lock or
+        // socket left over; Xvfb writes the number back once it accepts clients.
+        let free = |n: u32| {
+            !Path::new(&format!("/tmp/.X{n}-lock")).exists() && !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
+        };
+        let start = 100 + (std::process::id() + name.len() as u32 * 97) % 700;
+        let n = (start..start + 200).find(|&n| free(n)).expect("a free X display number");
+        let mut xvfb = Command::new("Xvfb")
+            .args([
+                format!(":{n}").as_str(),
+                "-displayfd",
+                "1",
+                "-screen",
+                "0",
+                "1024x640x24",
+                "-nolisten",
+                "tcp",
+                "-ac",
+            ])
+            .stdout(Stdio::piped())
+            .stderr(std::fs::File::create(dir.join("xvfb.log")).unwrap())
+            .spawn()
+            .expect("Xvfb starts");
+        let mut number = String::new();
+        let mut out = std::io::BufReader::new(xvfb.stdout.take().expect("Xvfb stdout"));
+        std::io::BufRead::read_line(&mut out, &mut number).expect("Xvfb reports its display");
+        let xvfb = Killed(xvfb);
+        let display = format!(":{}", number.trim());
+        assert!(number.trim().parse::<u32>().is_ok(), "Xvfb did not report a display: {number:?}");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while !Command::new("xdotool")
+            .arg("getdisplaygeometry")
+            .env("DISPLAY", &display)
+            .output()
+            .map(|o| o.status.success())
+            .unwrap_or(false)
+        {
+            assert!(Instant::now() < deadline, "Xvfb on {display} does not accept clients");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        Session { dir, display, xvfb, _xvfb_out: out }
     }
 
-    let dump = dir.join("state.jsonl");
-    let driver = support::stand_in();
-    let launch = || {
-        let log = std::fs::File::create(dir.join("game.log")).unwrap();
-        Killed(
-            Command::new(env!("CARGO_BIN_EXE_blockworld"))
-                .args([
-                    "play",
-                    "--seed",
-                    "42",
-                    "--render-distance",
-                    "4",
-                    "--size",
-                    "800x500",
-                    "--exit-after",
-                    "90",
-                    "--dump-state",
-                ])
-                .arg(&dump)
-                .env("DISPLAY", &display)
-                .env("XDG_RUNTIME_DIR", &dir)
-                .env("LD_LIBRARY_PATH", &driver)
-                .env("CUDA_STAND_IN_MODULE_LOAD_MS", SLOW_MODULE_LOAD_MS)
-                .stdout(log.try_clone().unwrap())
-                .stderr(log)
-                .spawn()
-                .expect("the game starts"),
-        )
-    };
-    let mut game = launch();
-    let mut launches = 1;
-    // Wait for the window and for the world around the player to load.
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let window = loop {
-        let id = xdotool(&display, &["search", "--name", "^blockworld$"]);
-        if let Some(id) = id.lines().next() {
-            if last_state(&dump)
-                .map(|s| s["complete"] == s["wanted"] && s["loaded_chunks"].as_u64() > Some(0))
-                .unwrap_or(false)
-            {
-                break id.to_string();
+    fn log(&self, name: &str) -> String {
+        std::fs::read_to_string(self.dir.join(name)).unwrap_or_default()
+    }
+
+    /// Starts `blockworld play ARGS --dump-state DUMP` and waits until its
+    /// window is up and the world around the player has loaded; returns the
+    /// game and its window, focused.
+    fn play(&mut self, args: &[&str], env: &[(&str, &str)], dump: &Path) -> (Killed, String) {
+        let launch = || {
+            let log = std::fs::File::create(self.dir.join("game.log")).unwrap();
+            let mut c = Command::new(env!("CARGO_BIN_EXE_blockworld"));
+            c.arg("play").args(args).arg("--dump-state").arg(dump);
+            c.env("DISPLAY", &self.display)
+                .env("XDG_RUNTIME_DIR", &self.dir)
+                .env("XDG_DATA_HOME", self.dir.join("data"));
+            for (k, v) in env {
+                c.env(k, v);
             }
+            Killed(c.stdout(log.try_clone().unwrap()).stderr(log).spawn().expect("the game starts"))
+        };
+        let mut game = launch();
+        let mut launches = 1;
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let window = loop {
+            let id = xdotool(&self.display, &["search", "--name", "^blockworld$"]);
+            if let Some(id) = id.lines().next() {
+                if last_state(dump)
+                    .map(|s| s["complete"] == s["wanted"] && s["loaded_chunks"].as_u64() > Some(0))
+                    .unwrap_or(false)
+                {
+                    break id.to_string();
+                }
+            }
+            // A game that could not reach the fresh server is started again (twice at most).
+            if let Ok(Some(status)) = game.0.try_wait() {
+                let xvfb_state = self.xvfb.0.try_wait();
+                eprintln!(
+                    "the game exited ({status}) on {}; Xvfb: {xvfb_state:?}; log:\n{}",
+                    self.display,
+                    self.log("game.log")
+                );
+                assert!(
+                    launches < 3,
+                    "the game keeps failing on {}; Xvfb log:\n{}",
+                    self.display,
+                    self.log("xvfb.log")
+                );
+                std::thread::sleep(Duration::from_secs(1));
+                game = launch();
+                launches += 1;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the game window did not come up and load on {}; game log:\n{}\nXvfb log:\n{}",
+                self.display,
+                self.log("game.log"),
+                self.log("xvfb.log")
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        };
+        xdotool(&self.display, &["windowfocus", "--sync", &window]);
+        std::thread::sleep(Duration::from_millis(1500));
+        (game, window)
+    }
+
+    fn key(&self, k: &str) {
+        xdotool(&self.display, &["key", "--delay", "50", k]);
+    }
+
+    fn hold(&self, k: &str, d: Duration) {
+        xdotool(&self.display, &["keydown", k]);
+        std::thread::sleep(d);
+        xdotool(&self.display, &["keyup", k]);
+    }
+
+    /// Relative mouse motion in steps small and slow enough that the game
+    /// (which keeps a confined cursor in the middle of the window each
+    /// frame) sees all of it before the cursor reaches an edge.
+    fn look(&self, dx: i32, dy: i32, steps: i32) {
+        let steps = steps.max((dx.abs().max(dy.abs()) + 59) / 60);
+        for _ in 0..steps {
+            xdotool(&self.display, &["mousemove_relative", "--", &(dx / steps).to_string(), &(dy / steps).to_string()]);
+            std::thread::sleep(Duration::from_millis(250));
         }
-        let game_log = std::fs::read_to_string(dir.join("game.log")).unwrap_or_default();
-        let xvfb_log = std::fs::read_to_string(dir.join("xvfb.log")).unwrap_or_default();
-        // A game that could not reach the fresh server is started again (twice at most).
-        if let Ok(Some(status)) = game.0.try_wait() {
-            let xvfb_state = xvfb.0.try_wait();
-            eprintln!("the game exited ({status}) on {display}; Xvfb: {xvfb_state:?}; log:\n{game_log}");
-            assert!(launches < 3, "the game keeps failing on {display}; Xvfb log:\n{xvfb_log}");
-            std::thread::sleep(Duration::from_secs(1));
-            game = launch();
-            launches += 1;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the game window did not come up and load on {display}; game log:\n{game_log}\nXvfb log:\n{xvfb_log}"
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    };
-    xdotool(&display, &["windowfocus", "--sync", &window]);
-    std::thread::sleep(Duration::from_millis(1500));
+    }
+
+    fn click(&self, button: &str) {
+        xdotool(&self.display, &["click", button]);
+        std::thread::sleep(Duration::from_millis(300));
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+#[test]
+fn keys_and_mouse_drive_the_real_window() {
+    if skip() {
+        return;
+    }
+    let mut s = Session::start("keys");
+    let dump = s.dir.join("state.jsonl");
+    let driver = support::stand_in();
+    let world = s.dir.join("world");
+    let (_game, _window) = s.play(
+        &[
+            "--world",
+            world.to_str().unwrap(),
+            "--seed",
+            "42",
+            "--render-distance",
+            "4",
+            "--size",
+            "800x500",
+            "--exit-after",
+            "90",
+        ],
+        &[("LD_LIBRARY_PATH", &driver), ("CUDA_STAND_IN_MODULE_LOAD_MS", SLOW_MODULE_LOAD_MS)],
+        &dump,
+    );
     let before = last_state(&dump).unwrap();
     assert_eq!(before["mode"], "walk", "the player starts walking on the ground");
     assert!(before["gpu_off"].is_null());
 
-    let key = |k: &str| xdotool(&display, &["key", "--delay", "50", k]);
-    let hold = |k: &str, d: Duration| {
-        xdotool(&display, &["keydown", k]);
-        std::thread::sleep(d);
-        xdotool(&display, &["keyup", k]);
-    };
-    key("f");
-    hold("space", Duration::from_millis(1000));
-    hold("w", Duration::from_millis(2500));
-    for _ in 0..10 {
-        xdotool(&display, &["mousemove_relative", "--", "30", "0"]);
-        std::thread::sleep(Duration::from_millis(60));
-    }
-    key("g");
-    key("equal");
-    key("equal");
+    s.key("f");
+    s.hold("space", Duration::from_millis(1000));
+    s.hold("w", Duration::from_millis(2500));
+    s.look(300, 0, 10);
+    s.key("g");
+    s.key("equal");
+    s.key("equal");
     // The stand-in's device comes up after its slow module loads.
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
@@ -189,7 +267,7 @@ fn keys_and_mouse_drive_the_real_window() {
     // Generation carries on through the device for a while.
     std::thread::sleep(Duration::from_millis(1500));
     let after = last_state(&dump).unwrap();
-    let game_log = std::fs::read_to_string(dir.join("game.log")).unwrap_or_default();
+    let game_log = s.log("game.log");
 
     let v = |s: &serde_json::Value, k: &str, i: usize| s[k][i].as_f64().unwrap();
     let yaw0 = before["yaw"].as_f64().unwrap().to_radians();
@@ -218,6 +296,81 @@ fn keys_and_mouse_drive_the_real_window() {
         Some(before["render_distance"].as_i64().unwrap() + 2),
         "= did not raise the render distance"
     );
-    drop(xvfb_out);
-    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn block_at(world: &Path, p: &serde_json::Value) -> String {
+    let pos = format!("{},{},{}", p[0], p[1], p[2]);
+    let o = Command::new(env!("CARGO_BIN_EXE_blockworld"))
+        .args(["world", "get", world.to_str().unwrap(), &pos])
+        .output()
+        .expect("world get runs");
+    assert!(o.status.success(), "world get {pos}: {}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8_lossy(&o.stdout).trim().to_string()
+}
+
+/// Break a block and place another with real clicks, quit, and find both
+/// in the saved world; start again and stand where the player left off.
+#[test]
+fn dig_build_quit_and_find_the_world_as_left() {
+    if skip() {
+        return;
+    }
+    let mut s = Session::start("dig");
+    let world = s.dir.join("world");
+    let dump = s.dir.join("state.jsonl");
+    let args = ["--world", world.to_str().unwrap(), "--seed", "42", "--render-distance", "3", "--size", "640x400"];
+    let (mut game, _window) = s.play(&[&args[..], &["--exit-after", "40"]].concat(), &[], &dump);
+    // Hover, look straight down, break the block below; then look ahead and
+    // down, pick slot 5 (glass), and place it on the ground there.
+    s.key("f");
+    s.look(0, 900, 10);
+    std::thread::sleep(Duration::from_millis(500));
+    s.click("1");
+    // Raise the view in small steps until the crosshair rests on the ground
+    // a little ahead (the server's pointer acceleration makes pixels a poor
+    // measure of degrees, so watch the game's own pitch).
+    for _ in 0..20 {
+        s.look(0, -25, 1);
+        std::thread::sleep(Duration::from_millis(1100));
+        let now = last_state(&dump).unwrap();
+        if now["pitch"].as_f64().unwrap_or(-90.0) > -55.0 && now["target"].is_array() {
+            break;
+        }
+    }
+    s.key("5");
+    std::thread::sleep(Duration::from_millis(500));
+    s.click("3");
+    std::thread::sleep(Duration::from_millis(2500));
+    let state = last_state(&dump).unwrap();
+    let log = s.log("game.log");
+    let broken = state["last_break"].clone();
+    let placed = state["last_place"].clone();
+    assert!(broken.is_array(), "the left click broke nothing: {state}\n{log}");
+    assert!(placed.is_array(), "the right click placed nothing: {state}\n{log}");
+    assert_eq!(placed[1], "glass", "slot 5 holds glass");
+    assert_ne!(placed[0], broken, "placed where it broke");
+    let saved_pos = state["pos"].clone();
+
+    // Quit (the game saves on the way out), then read the world back.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while game.0.try_wait().ok().flatten().is_none() {
+        assert!(Instant::now() < deadline, "the game did not quit after --exit-after");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert_eq!(block_at(&world, &broken), "air", "the broken block came back");
+    assert_eq!(block_at(&world, &placed[0]), "glass", "the placed block is gone");
+
+    // Start again: the player is back where they left off, in fly mode
+    // (the first state line, written before the first physics step moves
+    // anything).
+    let dump2 = s.dir.join("state2.jsonl");
+    let (_game2, _window2) = s.play(&[&args[..], &["--exit-after", "30"]].concat(), &[], &dump2);
+    let first = std::fs::read_to_string(&dump2).unwrap_or_default();
+    let again: serde_json::Value = serde_json::from_str(first.lines().next().unwrap_or("{}")).unwrap();
+    assert_eq!(again["mode"], "fly");
+    for i in 0..3 {
+        let (a, b) = (again["pos"][i].as_f64().unwrap(), saved_pos[i].as_f64().unwrap());
+        assert!((a - b).abs() < 1e-3, "the player came back at {} instead of {saved_pos}", again["pos"]);
+    }
+    let _ = &mut game;
 }

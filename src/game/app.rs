@@ -3,29 +3,39 @@
 
 use super::engine::{Engine, GpuDevice, Switch};
 use super::game_loop::{FixedStep, TICK};
-use super::hud::{self, HudData};
+use super::hotbar::Hotbar;
+use super::hud::{self, HudData, Icons};
 use super::input::{Action, InputState};
 use super::player::{LoadedChunks, Mode, Player};
 use super::spawn::spawn_point;
 use super::state_dump::{StateDump, StateLine};
 use super::streaming::{Budget, ChunkStreamer};
+use super::target::{raycast, Hit, REACH};
 use crate::render::camera::Camera;
 use crate::render::gpu::Gpu;
 use crate::render::overlay::Overlay;
 use crate::render::world_renderer::WorldRenderer;
+use crate::save::saver::{SaveJob, Saver};
+use crate::save::world_file::{SavedPlayer, WorldFile};
+use crate::world::block::BlockId;
+use crate::world::edits::BlockPos;
 use crate::worldgen::WorldGen;
 use anyhow::{Context, Result};
+use glam::DVec3;
 use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use winit::application::ApplicationHandler;
-use winit::event::{DeviceEvent, DeviceId, ElementState, MouseButton, WindowEvent};
+use winit::event::{DeviceEvent, DeviceId, ElementState, MouseButton, MouseScrollDelta, WindowEvent};
 use winit::event_loop::{ActiveEventLoop, EventLoop};
 use winit::window::{CursorGrabMode, Window, WindowId};
 
 pub struct PlayOptions {
     pub world: Arc<WorldGen>,
+    /// The saved world being played: its edits are loaded, and edits and the
+    /// player are saved to it as the game goes.
+    pub save: Option<WorldFile>,
     pub render_distance: i32,
     pub engine: Engine,
     pub gpu_device: GpuDevice,
@@ -36,6 +46,40 @@ pub struct PlayOptions {
 }
 
 const MOUSE_DEGREES_PER_PIXEL: f64 = 0.12;
+
+/// The camera's fixed settings; eye, facing and aspect come per frame.
+const CAMERA: Camera = Camera { eye: DVec3::ZERO, yaw: 0.0, pitch: 0.0, fov_y_degrees: 70.0, aspect: 1.0, far: 1000.0 };
+
+/// The twelve edges of a block on screen, in egui points; edges with an end
+/// behind the eye are left out.
+fn outline(camera: &Camera, block: BlockPos, size: (u32, u32), scale: f64) -> Vec<[egui::Pos2; 2]> {
+    let vp = camera.view_proj();
+    let origin = DVec3::new(block.x as f64, block.y as f64, block.z as f64) - camera.eye;
+    // Slightly larger than the block, so the lines are not hidden in its faces.
+    let corner = |i: usize| {
+        let o = |bit: usize| if i & bit != 0 { 1.002 } else { -0.002 };
+        let p = (origin + DVec3::new(o(1), o(2), o(4))).as_vec3();
+        let clip = vp * p.extend(1.0);
+        (clip.w > 0.05).then(|| {
+            let (x, y) = (clip.x / clip.w, clip.y / clip.w);
+            egui::pos2(
+                ((x + 1.0) * 0.5 * size.0 as f32) / scale as f32,
+                ((1.0 - y) * 0.5 * size.1 as f32) / scale as f32,
+            )
+        })
+    };
+    let mut out = Vec::new();
+    for i in 0..8usize {
+        for bit in [1, 2, 4] {
+            if i & bit == 0 {
+                if let (Some(a), Some(b)) = (corner(i), corner(i | bit)) {
+                    out.push([a, b]);
+                }
+            }
+        }
+    }
+    out
+}
 
 struct Running {
     window: Arc<Window>,
@@ -52,11 +96,23 @@ struct Running {
     last_frame: Instant,
     frame_ms: VecDeque<f64>,
     grabbed: bool,
+    /// The grab confines the cursor instead of locking it (X11).
+    confined: bool,
     settings_open: bool,
     dump: Option<StateDump>,
     started: Instant,
     message: Option<(String, Instant)>,
     rate: (Instant, u64, f64),
+    hotbar: Hotbar,
+    icons: Option<Icons>,
+    /// The block under the crosshair.
+    hit: Option<Hit>,
+    saver: Option<Saver>,
+    last_save: Instant,
+    /// Edits since the last hand-over to the saver.
+    unsaved_edits: u64,
+    last_break: Option<BlockPos>,
+    last_place: Option<(BlockPos, BlockId)>,
 }
 
 struct App {
@@ -71,6 +127,9 @@ pub fn play(opts: PlayOptions) -> Result<()> {
     )?;
     let mut app = App { opts, running: None, error: None };
     event_loop.run_app(&mut app).context("the event loop failed")?;
+    if let Some(r) = app.running.take() {
+        r.finish_save()?;
+    }
     match app.error {
         Some(e) => Err(e),
         None => Ok(()),
@@ -96,15 +155,23 @@ impl App {
         surface.configure(&gpu.device, &config);
         let renderer = WorldRenderer::new(&gpu, config.format)?;
         let overlay = Overlay::new(&window, &gpu, config.format);
-        let streamer = ChunkStreamer::new(
+        let (edits, saved_player) = match &self.opts.save {
+            Some(w) => (w.load_edits()?, w.player()?),
+            None => Default::default(),
+        };
+        let streamer = ChunkStreamer::with_edits(
             self.opts.world.clone(),
             self.opts.engine,
             self.opts.gpu_device,
             self.opts.render_distance,
+            edits,
         );
-        let feet = spawn_point(&self.opts.world);
-        let mut player = Player::new(feet, 35.0, -10.0);
-        player.mode = Mode::Walk;
+        let mut player = match saved_player {
+            Some(p) => Player::new(glam::DVec3::from_array(p.pos), p.yaw, p.pitch),
+            None => Player::new(spawn_point(&self.opts.world), 35.0, -10.0),
+        };
+        player.mode = if saved_player.map(|p| p.flying).unwrap_or(false) { Mode::Fly } else { Mode::Walk };
+        let saver = self.opts.save.take().map(Saver::spawn);
         let dump = match &self.opts.dump_state {
             Some(p) => {
                 Some(StateDump::create(p).with_context(|| format!("cannot write the state dump {}", p.display()))?)
@@ -127,11 +194,20 @@ impl App {
             last_frame: Instant::now(),
             frame_ms: VecDeque::new(),
             grabbed: false,
+            confined: false,
             settings_open: false,
             dump,
             started: Instant::now(),
             message: None,
             rate: (Instant::now(), 0, 0.0),
+            hotbar: Hotbar::default(),
+            icons: None,
+            hit: None,
+            saver,
+            last_save: Instant::now(),
+            unsaved_edits: 0,
+            last_break: None,
+            last_place: None,
         };
         if let Some(reason) = running.streamer.gpu_off_reason() {
             running.say(format!("GPU unavailable: {reason}"));
@@ -149,11 +225,12 @@ impl Running {
 
     fn grab(&mut self, on: bool) {
         self.grabbed = on;
+        self.confined = false;
         if on {
-            let ok = self
-                .window
-                .set_cursor_grab(CursorGrabMode::Locked)
-                .or_else(|_| self.window.set_cursor_grab(CursorGrabMode::Confined));
+            let ok = match self.window.set_cursor_grab(CursorGrabMode::Locked) {
+                Ok(()) => Ok(()),
+                Err(_) => self.window.set_cursor_grab(CursorGrabMode::Confined).map(|()| self.confined = true),
+            };
             if let Err(e) = ok {
                 eprintln!("blockworld: cursor grab unavailable ({e}); mouse look still works");
             }
@@ -161,6 +238,15 @@ impl Running {
             let _ = self.window.set_cursor_grab(CursorGrabMode::None);
         }
         self.window.set_cursor_visible(!on);
+    }
+
+    /// A confined (not locked) cursor stops at the window's edge, and with it
+    /// the motion: keep it in the middle, as games on X11 do.
+    fn recentre_cursor(&self) {
+        if self.grabbed && self.confined {
+            let s = self.window.inner_size();
+            let _ = self.window.set_cursor_position(winit::dpi::PhysicalPosition::new(s.width / 2, s.height / 2));
+        }
     }
 
     fn act(&mut self, action: Action) {
@@ -182,6 +268,83 @@ impl Running {
                 self.grab(false);
                 self.input.release_all();
             }
+            Action::Slot(n) => self.hotbar.select(n),
+        }
+    }
+
+    fn edit(&mut self, pos: BlockPos, block: BlockId) -> bool {
+        match self.streamer.set_block(pos, block, &self.gpu, &mut self.renderer) {
+            Ok(()) => {
+                self.unsaved_edits += 1;
+                true
+            }
+            Err(e) => {
+                self.say(e.to_string());
+                false
+            }
+        }
+    }
+
+    /// Left click: the targeted block becomes air.
+    fn break_block(&mut self) {
+        if let Some(hit) = self.hit {
+            if self.edit(hit.block, BlockId::AIR) {
+                self.last_break = Some(hit.block);
+                self.hit = self.aim();
+            }
+        }
+    }
+
+    /// Right click: the selected block goes against the targeted face, if
+    /// that cell is free and not inside the player.
+    fn place_block(&mut self) {
+        let (Some(hit), block) = (self.hit, self.hotbar.block()) else { return };
+        let at = hit.place_at();
+        let free = self.streamer.block(at).map(|b| b == BlockId::AIR || b.info().liquid).unwrap_or(false);
+        if !free || (block.info().solid && self.player.overlaps_block(at)) {
+            return;
+        }
+        if self.edit(at, block) {
+            self.last_place = Some((at, block));
+            self.hit = self.aim();
+        }
+    }
+
+    fn aim(&self) -> Option<Hit> {
+        let camera = Camera { eye: self.player.eye(), yaw: self.player.yaw, pitch: self.player.pitch, ..CAMERA };
+        raycast(camera.eye, camera.forward(), REACH, |p| self.streamer.block(p))
+    }
+
+    /// Hands the edits and the player's place to the saver (at most once a
+    /// second unless `now`).
+    fn save(&mut self, now: bool) {
+        if !now && self.last_save.elapsed() < Duration::from_secs(1) {
+            return;
+        }
+        self.last_save = Instant::now();
+        let Some(saver) = &self.saver else { return };
+        let p = &self.player;
+        saver.save(SaveJob {
+            deltas: self.streamer.take_unsaved(),
+            applied: std::mem::take(&mut self.unsaved_edits),
+            player: Some(SavedPlayer {
+                pos: p.pos.to_array(),
+                yaw: p.yaw,
+                pitch: p.pitch,
+                flying: p.mode == Mode::Fly,
+            }),
+        });
+        if let Some(e) = saver.take_error() {
+            self.say(format!("saving failed: {e}"));
+        }
+    }
+
+    /// The last save, committed before the game exits.
+    fn finish_save(mut self) -> Result<()> {
+        self.save(true);
+        match self.saver.take().and_then(Saver::finish) {
+            Some(e) => Err(e).context("the world could not be saved"),
+            None => Ok(()),
         }
     }
 
@@ -219,6 +382,7 @@ impl Running {
 
         // Look is applied per frame (no latency); movement per fixed tick.
         let (dx, dy) = std::mem::take(&mut self.input.look);
+        self.recentre_cursor();
         self.player.look(dx * MOUSE_DEGREES_PER_PIXEL, -dy * MOUSE_DEGREES_PER_PIXEL);
         let ticks = self.step.advance(dt);
         let intent = if self.grabbed { self.input.intent() } else { Default::default() };
@@ -249,10 +413,13 @@ impl Running {
             eye,
             yaw: self.player.yaw,
             pitch: self.player.pitch,
-            fov_y_degrees: 70.0,
             aspect: size.0 as f64 / size.1.max(1) as f64,
             far: (self.streamer.render_distance() as f64 + 2.0) * 32.0 * 1.5,
+            ..CAMERA
         };
+        self.hit = self.aim();
+        self.save(false);
+        let outline = self.hit.map(|h| outline(&camera, h.block, size, self.window.scale_factor())).unwrap_or_default();
         let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
         let fog_end = (self.streamer.render_distance() as f32 - 0.5) * 32.0;
         self.renderer.render(&self.gpu, &mut encoder, &view, size, &camera, fog_end);
@@ -280,12 +447,19 @@ impl Running {
             chunks_per_second: self.rate.2,
             render_distance: self.streamer.render_distance(),
             message: self.message.as_ref().map(|(m, _)| m.clone()),
+            crosshair: self.grabbed,
+            outline,
+            hotbar: self.hotbar.clone(),
         };
         let settings_open = self.settings_open;
         let mut change = hud::SettingsChange::default();
+        let icons = &mut self.icons;
         self.overlay.draw(&self.gpu, &self.window, &mut encoder, &view, size, |ctx| {
-            change = hud::draw(ctx, &data, settings_open)
+            change = hud::draw(ctx, &data, settings_open, icons)
         });
+        if let Some((slot, b)) = change.hotbar_slot {
+            self.hotbar.slots[slot] = b;
+        }
         self.gpu.queue.submit([encoder.finish()]);
         self.window.pre_present_notify();
         self.gpu.queue.present(frame);
@@ -318,6 +492,10 @@ impl Running {
                 frame_ms_max: self.frame_ms.iter().copied().fold(0.0, f64::max),
                 switch_ms: self.streamer.longest_switch_call().as_secs_f64() * 1e3,
                 grabbed: self.grabbed,
+                target: self.hit.map(|h| [h.block.x, h.block.y, h.block.z]),
+                slot: self.hotbar.selected,
+                last_break: self.last_break.map(|p| [p.x, p.y, p.z]),
+                last_place: self.last_place.map(|(p, b)| ([p.x, p.y, p.z], b.name())),
             };
             if let Err(e) = dump.maybe_write(&line) {
                 eprintln!("blockworld: state dump failed: {e}");
@@ -360,6 +538,18 @@ impl ApplicationHandler for App {
             {
                 r.settings_open = false;
                 r.grab(true);
+            }
+            WindowEvent::MouseInput { state: ElementState::Pressed, button, .. } if r.grabbed => match button {
+                MouseButton::Left => r.break_block(),
+                MouseButton::Right => r.place_block(),
+                _ => {}
+            },
+            WindowEvent::MouseWheel { delta, .. } if r.grabbed => {
+                let steps = match delta {
+                    MouseScrollDelta::LineDelta(_, y) => y.signum() as i32,
+                    MouseScrollDelta::PixelDelta(p) => p.y.signum() as i32,
+                };
+                r.hotbar.scroll(steps);
             }
             WindowEvent::RedrawRequested => {
                 r.frame();

@@ -1,8 +1,11 @@
 //! What the overlay shows, and the settings panel.
 
+use super::hotbar::{Hotbar, SLOTS};
 use super::input::HELP;
 use super::player::Mode;
 use super::streaming::{StreamCounts, MAX_RENDER_DISTANCE, MIN_RENDER_DISTANCE};
+use crate::render::atlas;
+use crate::world::block::{BlockId, Shape};
 
 pub struct HudData {
     pub fps: f64,
@@ -18,6 +21,38 @@ pub struct HudData {
     pub chunks_per_second: f64,
     pub render_distance: i32,
     pub message: Option<String>,
+    /// Show the crosshair (the mouse is captured).
+    pub crosshair: bool,
+    /// The targeted block's edges on screen, in points.
+    pub outline: Vec<[egui::Pos2; 2]>,
+    pub hotbar: Hotbar,
+}
+
+/// Block icons for the hotbar: each block's side tile as an egui texture.
+pub struct Icons(Vec<egui::TextureHandle>);
+
+impl Icons {
+    pub fn new(ctx: &egui::Context) -> Icons {
+        let tiles = atlas::generate();
+        Icons(
+            BlockId::all()
+                .map(|b| {
+                    let px = &tiles[b.info().tiles[1] as usize];
+                    let image = egui::ColorImage::from_rgba_unmultiplied([atlas::TILE, atlas::TILE], px);
+                    ctx.load_texture(format!("block-{}", b.name()), image, egui::TextureOptions::NEAREST)
+                })
+                .collect(),
+        )
+    }
+
+    fn of(&self, b: BlockId) -> Option<&egui::TextureHandle> {
+        self.0.get(b.0 as usize)
+    }
+}
+
+/// Blocks a player can put in the hotbar.
+fn placeable() -> impl Iterator<Item = BlockId> {
+    BlockId::all().filter(|b| b.info().shape != Shape::None)
 }
 
 /// Changes the player asked for in the settings panel.
@@ -26,6 +61,62 @@ pub struct SettingsChange {
     pub render_distance: Option<i32>,
     pub use_gpu: Option<bool>,
     pub fly: Option<bool>,
+    /// A hotbar slot and the block chosen for it.
+    pub hotbar_slot: Option<(usize, BlockId)>,
+}
+
+fn crosshair_and_outline(ctx: &egui::Context, d: &HudData) {
+    let painter = ctx.layer_painter(egui::LayerId::new(egui::Order::Foreground, egui::Id::unique("aim")));
+    let white = egui::Stroke::new(2.0, egui::Color32::from_white_alpha(220));
+    for seg in &d.outline {
+        painter.line_segment(*seg, egui::Stroke::new(2.0, egui::Color32::from_black_alpha(200)));
+    }
+    if d.crosshair {
+        let c = ctx.content_rect().center();
+        painter.line_segment([c - egui::vec2(9.0, 0.0), c + egui::vec2(9.0, 0.0)], white);
+        painter.line_segment([c - egui::vec2(0.0, 9.0), c + egui::vec2(0.0, 9.0)], white);
+    }
+}
+
+fn hotbar(ctx: &egui::Context, d: &HudData, icons: &Icons) {
+    const SLOT: f32 = 44.0;
+    egui::Area::new(egui::Id::unique("hotbar")).anchor(egui::Align2::CENTER_BOTTOM, egui::vec2(0.0, -56.0)).show(
+        ctx,
+        |ui| {
+            egui::Frame::new().fill(egui::Color32::from_black_alpha(150)).inner_margin(4.0).corner_radius(4.0).show(
+                ui,
+                |ui| {
+                    ui.spacing_mut().item_spacing = egui::vec2(4.0, 2.0);
+                    ui.horizontal(|ui| {
+                        for (i, b) in d.hotbar.slots.iter().enumerate() {
+                            let (rect, _) = ui.allocate_exact_size(egui::vec2(SLOT, SLOT), egui::Sense::hover());
+                            let painter = ui.painter();
+                            painter.rect_filled(rect, 3.0, egui::Color32::from_gray(40));
+                            if let Some(t) = icons.of(*b) {
+                                egui::Image::new((t.id(), egui::vec2(SLOT - 10.0, SLOT - 10.0)))
+                                    .paint_at(ui, rect.shrink(5.0));
+                            }
+                            let (width, colour) = if i == d.hotbar.selected {
+                                (3.0, egui::Color32::WHITE)
+                            } else {
+                                (1.0, egui::Color32::from_gray(110))
+                            };
+                            painter.rect_stroke(rect, 3.0, egui::Stroke::new(width, colour), egui::StrokeKind::Inside);
+                            painter.text(
+                                rect.left_top() + egui::vec2(4.0, 2.0),
+                                egui::Align2::LEFT_TOP,
+                                format!("{}", i + 1),
+                                egui::FontId::proportional(11.0),
+                                egui::Color32::WHITE,
+                            );
+                        }
+                    });
+                    let name = d.hotbar.block().name().replace('_', " ");
+                    ui.label(egui::RichText::new(name).color(egui::Color32::WHITE));
+                },
+            );
+        },
+    );
 }
 
 fn compass(yaw: f64) -> &'static str {
@@ -34,8 +125,11 @@ fn compass(yaw: f64) -> &'static str {
     NAMES[(((yaw.rem_euclid(360.0) + 22.5) / 45.0) as usize) % 8]
 }
 
-pub fn draw(ctx: &egui::Context, d: &HudData, settings_open: bool) -> SettingsChange {
+pub fn draw(ctx: &egui::Context, d: &HudData, settings_open: bool, icons: &mut Option<Icons>) -> SettingsChange {
     let mut change = SettingsChange::default();
+    let icons = icons.get_or_insert_with(|| Icons::new(ctx));
+    crosshair_and_outline(ctx, d);
+    hotbar(ctx, d, icons);
     egui::Area::new(egui::Id::unique("hud")).fixed_pos(egui::pos2(8.0, 8.0)).show(ctx, |ui| {
         egui::Frame::new().fill(egui::Color32::from_black_alpha(150)).inner_margin(6.0).corner_radius(4.0).show(
             ui,
@@ -98,6 +192,20 @@ pub fn draw(ctx: &egui::Context, d: &HudData, settings_open: bool) -> SettingsCh
                 let mut fly = d.mode == Mode::Fly;
                 if ui.checkbox(&mut fly, "fly").changed() {
                     change.fly = Some(fly);
+                }
+                ui.separator();
+                ui.label("Hotbar");
+                for slot in 0..SLOTS {
+                    let current = d.hotbar.slots[slot];
+                    egui::ComboBox::from_id_salt(("hotbar", slot))
+                        .selected_text(format!("{}: {}", slot + 1, current.name()))
+                        .show_ui(ui, |ui| {
+                            for b in placeable() {
+                                if ui.selectable_label(b == current, b.name()).clicked() {
+                                    change.hotbar_slot = Some((slot, b));
+                                }
+                            }
+                        });
                 }
                 ui.label("Tab closes this panel.");
             },

@@ -5,7 +5,7 @@ use super::player::Intent;
 use std::collections::HashSet;
 use winit::keyboard::{KeyCode, PhysicalKey};
 
-pub const HELP: &str = "WASD move · mouse look · Space up/jump · Shift down · Ctrl sprint · F fly/walk · G CPU/GPU · +/- render distance · Tab settings · Esc release mouse";
+pub const HELP: &str = "WASD move · mouse look · left click break · right click place · 1–9/wheel block · Space up/jump · Shift down · Ctrl sprint · F fly/walk · G CPU/GPU · +/- render distance · Tab settings · Esc release mouse";
 
 /// A one-shot action from a key press.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -16,6 +16,8 @@ pub enum Action {
     RenderDistanceDown,
     ToggleSettings,
     ReleaseCursor,
+    /// Select hotbar slot 0–8.
+    Slot(usize),
 }
 
 pub fn action_for(key: KeyCode) -> Option<Action> {
@@ -26,6 +28,15 @@ pub fn action_for(key: KeyCode) -> Option<Action> {
         KeyCode::Minus | KeyCode::NumpadSubtract | KeyCode::PageDown => Action::RenderDistanceDown,
         KeyCode::Tab => Action::ToggleSettings,
         KeyCode::Escape => Action::ReleaseCursor,
+        KeyCode::Digit1 => Action::Slot(0),
+        KeyCode::Digit2 => Action::Slot(1),
+        KeyCode::Digit3 => Action::Slot(2),
+        KeyCode::Digit4 => Action::Slot(3),
+        KeyCode::Digit5 => Action::Slot(4),
+        KeyCode::Digit6 => Action::Slot(5),
+        KeyCode::Digit7 => Action::Slot(6),
+        KeyCode::Digit8 => Action::Slot(7),
+        KeyCode::Digit9 => Action::Slot(8),
         _ => return None,
     })
 }

@@ -51,6 +51,14 @@ impl Player {
         Player { pos: feet, vel: DVec3::ZERO, yaw, pitch, mode: Mode::Fly, on_ground: false }
     }
 
+    /// Whether the player's box overlaps block `b`.
+    pub fn overlaps_block(&self, b: crate::world::edits::BlockPos) -> bool {
+        let h = WIDTH / 2.0;
+        let (lo, hi) = (self.pos - DVec3::new(h, 0.0, h), self.pos + DVec3::new(h, HEIGHT, h));
+        let (bx, by, bz) = (b.x as f64, b.y as f64, b.z as f64);
+        lo.x < bx + 1.0 && hi.x > bx && lo.y < by + 1.0 && hi.y > by && lo.z < bz + 1.0 && hi.z > bz
+    }
+
     pub fn eye(&self) -> DVec3 {
         self.pos + DVec3::new(0.0, EYE, 0.0)
     }
@@ -88,6 +96,13 @@ impl Player {
                     self.vel.y = JUMP_SPEED;
                 }
             }
+        }
+        // Inside something solid — most often terrain not loaded yet, which
+        // counts as solid — the player waits: snapping out of it would push
+        // them a block per tick.
+        if self.overlaps(self.pos, world) {
+            self.vel = DVec3::ZERO;
+            return;
         }
         self.on_ground = false;
         let delta = self.vel * dt;
@@ -195,5 +210,25 @@ mod tests {
             assert!(!p.overlaps(p.pos, &Terrain));
         }
         assert!(p.pos.y >= 0.0 && p.pos.y < 0.01);
+    }
+
+    /// Everything solid: how the world looks before its chunks load.
+    struct Unloaded;
+    impl SolidQuery for Unloaded {
+        fn solid(&self, _: i64, _: i64, _: i64) -> bool {
+            true
+        }
+    }
+
+    #[test]
+    fn a_player_in_unloaded_terrain_waits_instead_of_drifting() {
+        for mode in [Mode::Fly, Mode::Walk] {
+            let mut p = Player::new(DVec3::new(9.3, 2.0001, 2.3), 35.0, -10.0);
+            p.mode = mode;
+            for _ in 0..40 {
+                p.step(1.0 / 60.0, Intent::default(), &Unloaded);
+            }
+            assert_eq!(p.pos, DVec3::new(9.3, 2.0001, 2.3), "{mode:?}");
+        }
     }
 }

@@ -27,6 +27,12 @@ pub struct StateLine<'a> {
     /// device itself opens on another thread).
     pub switch_ms: f64,
     pub grabbed: bool,
+    /// The block under the crosshair.
+    pub target: Option<[i64; 3]>,
+    /// The selected hotbar slot (0–8).
+    pub slot: usize,
+    pub last_break: Option<[i64; 3]>,
+    pub last_place: Option<([i64; 3], &'a str)>,
 }
 
 pub struct StateDump {

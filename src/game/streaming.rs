@@ -18,6 +18,8 @@ use crate::render::world_renderer::WorldRenderer;
 use crate::world::block::BlockId;
 use crate::world::chunk::{Chunk, ChunkBlocks};
 use crate::world::coords::ChunkPos;
+use crate::world::edits::{BlockPos, ChunkEdits};
+use crate::world::store::{ChunkStore, StoreError};
 use crate::worldgen::WorldGen;
 use crossbeam_channel::{Receiver, Sender};
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -44,12 +46,25 @@ impl Default for Budget {
 
 struct MeshJob {
     pos: ChunkPos,
+    /// The chunk's edit version when the job was made.
+    version: u64,
     chunks: Vec<Arc<Chunk>>,
 }
 
 struct MeshDone {
     pos: ChunkPos,
+    version: u64,
     mesh: ChunkMesh,
+}
+
+/// Meshes the centre of a 3×3×3 block of chunks (z, then y, then x).
+fn mesh_of(chunks: &[Arc<Chunk>]) -> ChunkMesh {
+    let centre = &chunks[13];
+    let mut neighbours = [&centre.blocks; 27];
+    for (i, c) in chunks.iter().enumerate() {
+        neighbours[i] = &c.blocks;
+    }
+    mesh_chunk(&Neighbourhood { centre, neighbours })
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -69,7 +84,10 @@ pub struct ChunkStreamer {
     switch: EngineSwitch,
     /// A line for the player from the last finished device open.
     notice: Option<String>,
-    chunks: HashMap<ChunkPos, Arc<Chunk>>,
+    /// Chunk data and the player's edits.
+    store: ChunkStore,
+    /// Bumped by every edit of a chunk: meshes made from older blocks are dropped.
+    versions: HashMap<ChunkPos, u64>,
     /// Sent to the service and not yet back (generated or cancelled).
     in_flight: HashSet<ChunkPos>,
     /// When each chunk was first asked for, until it is meshed (latency).
@@ -155,13 +173,8 @@ fn spawn_mesher(rx: Receiver<MeshJob>, tx: Sender<MeshDone>) -> std::thread::Joi
         .name("mesher".into())
         .spawn(move || {
             while let Ok(job) = rx.recv() {
-                let centre = &job.chunks[13];
-                let mut neighbours = [&centre.blocks; 27];
-                for (i, c) in job.chunks.iter().enumerate() {
-                    neighbours[i] = &c.blocks;
-                }
-                let mesh = mesh_chunk(&Neighbourhood { centre, neighbours });
-                if tx.send(MeshDone { pos: job.pos, mesh }).is_err() {
+                let mesh = mesh_of(&job.chunks);
+                if tx.send(MeshDone { pos: job.pos, version: job.version, mesh }).is_err() {
                     return;
                 }
             }
@@ -171,6 +184,17 @@ fn spawn_mesher(rx: Receiver<MeshJob>, tx: Sender<MeshDone>) -> std::thread::Joi
 
 impl ChunkStreamer {
     pub fn new(world: Arc<WorldGen>, engine: Engine, gpu_device: GpuDevice, render_distance: i32) -> ChunkStreamer {
+        Self::with_edits(world, engine, gpu_device, render_distance, HashMap::new())
+    }
+
+    /// A streamer over a saved world's edits.
+    pub fn with_edits(
+        world: Arc<WorldGen>,
+        engine: Engine,
+        gpu_device: GpuDevice,
+        render_distance: i32,
+        edits: HashMap<ChunkPos, ChunkEdits>,
+    ) -> ChunkStreamer {
         let cpu: Arc<dyn ChunkBackend> = Arc::new(CpuBackend::parallel(world.clone()));
         let service = GenerationService::spawn(cpu, DEFAULT_BATCH);
         let (mesh_tx, job_rx) = crossbeam_channel::unbounded();
@@ -182,7 +206,8 @@ impl ChunkStreamer {
             notice: None,
             world,
             service,
-            chunks: HashMap::new(),
+            store: ChunkStore::with_edits(edits),
+            versions: HashMap::new(),
             in_flight: HashSet::new(),
             asked_at: HashMap::new(),
             meshing: HashSet::new(),
@@ -285,7 +310,7 @@ impl ChunkStreamer {
         self.set_lists();
         self.service.send(Command::Retain { center: centre, radius: r + 1 });
         // Keep one extra ring of data so meshes at the edge keep their neighbours.
-        self.chunks.retain(|p, _| within_data(*p, centre, r));
+        self.store.evict(|p| within_data(p, centre, r));
         self.meshed.retain(|p| within(*p, centre, r));
         self.uploads.retain(|m| within(m.pos, centre, r));
         // Latency runs from the moment a chunk is wanted to its mesh on the GPU.
@@ -299,7 +324,7 @@ impl ChunkStreamer {
         for p in entering {
             if !self.meshed.contains(&p) {
                 self.asked_at.entry(p).or_insert(now);
-                if self.chunks.contains_key(&p) {
+                if self.store.contains(p) {
                     self.try_mesh(p);
                 }
             }
@@ -311,33 +336,85 @@ impl ChunkStreamer {
         {
             return;
         }
-        let Some(centre) = self.chunks.get(&pos) else { return };
+        let Some(centre) = self.store.get(pos) else { return };
         // Air and buried chunks have nothing to draw.
         if centre.blocks.uniform() == Some(BlockId::AIR) {
             self.meshed.insert(pos);
             return;
         }
-        let mut chunks = Vec::with_capacity(27);
-        for dz in -1..=1 {
-            for dy in -1..=1 {
-                for dx in -1..=1 {
-                    match self.chunks.get(&ChunkPos::new(pos.x + dx, pos.y + dy, pos.z + dz)) {
-                        Some(c) => chunks.push(c.clone()),
-                        None => return,
-                    }
-                }
-            }
-        }
+        let Some(chunks) = self.neighbourhood(pos) else { return };
         let opaque = |c: &Chunk| matches!(c.blocks, ChunkBlocks::Uniform(b) if b.info().opaque());
         if opaque(&chunks[13]) && [4, 10, 12, 14, 16, 22].iter().all(|&i| opaque(&chunks[i])) {
             self.meshed.insert(pos);
             return;
         }
+        let version = self.versions.get(&pos).copied().unwrap_or(0);
         if let Some(tx) = &self.mesh_tx {
-            if tx.send(MeshJob { pos, chunks }).is_ok() {
+            if tx.send(MeshJob { pos, version, chunks }).is_ok() {
                 self.meshing.insert(pos);
             }
         }
+    }
+
+    /// The chunk and its 26 neighbours, if all are loaded.
+    fn neighbourhood(&self, pos: ChunkPos) -> Option<Vec<Arc<Chunk>>> {
+        let mut chunks = Vec::with_capacity(27);
+        for dz in -1..=1 {
+            for dy in -1..=1 {
+                for dx in -1..=1 {
+                    chunks.push(self.store.get(ChunkPos::new(pos.x + dx, pos.y + dy, pos.z + dz))?.clone());
+                }
+            }
+        }
+        Some(chunks)
+    }
+
+    /// The block at `pos`, if its chunk is loaded.
+    pub fn block(&self, pos: BlockPos) -> Option<BlockId> {
+        self.store.block(pos)
+    }
+
+    /// Sets a block and re-meshes every loaded chunk the edit touches right
+    /// here, ahead of all streaming work, so the change shows in the next
+    /// frame (a chunk meshes in tens of microseconds). Meshes of those
+    /// chunks still on the mesher threads are dropped when they come back.
+    pub fn set_block(
+        &mut self,
+        pos: BlockPos,
+        block: BlockId,
+        gpu: &Gpu,
+        renderer: &mut WorldRenderer,
+    ) -> Result<(), StoreError> {
+        for c in self.store.set_block(pos, block)? {
+            *self.versions.entry(c).or_default() += 1;
+            self.meshing.remove(&c);
+            self.uploads.retain(|m| m.pos != c);
+            if !within(c, self.centre, self.render_distance) {
+                continue;
+            }
+            match self.neighbourhood(c) {
+                Some(chunks) => {
+                    let mesh = mesh_of(&chunks);
+                    if mesh.is_empty() {
+                        renderer.remove(c);
+                    } else {
+                        renderer.upload(gpu, c, &mesh);
+                    }
+                    self.meshed.insert(c);
+                    self.store.mark_meshed(c);
+                }
+                // Meshed once its neighbours arrive.
+                None => {
+                    self.meshed.remove(&c);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Edited chunk deltas not yet handed out for saving.
+    pub fn take_unsaved(&mut self) -> Vec<(ChunkPos, ChunkEdits)> {
+        self.store.take_unsaved()
     }
 
     /// One frame of streaming: take in generated chunks and finished meshes,
@@ -358,7 +435,7 @@ impl ChunkStreamer {
                     if !within_data(pos, self.centre, self.render_distance) {
                         continue;
                     }
-                    self.chunks.insert(pos, Arc::new(chunk));
+                    self.store.insert_generated(chunk);
                     for dz in -1..=1 {
                         for dy in -1..=1 {
                             for dx in -1..=1 {
@@ -380,7 +457,7 @@ impl ChunkStreamer {
             while room > 0 && *cursor < list.len() {
                 let p = list[*cursor];
                 *cursor += 1;
-                if !self.chunks.contains_key(&p) && !self.in_flight.contains(&p) {
+                if !self.store.contains(p) && !self.in_flight.contains(&p) {
                     self.in_flight.insert(p);
                     batch.push(p);
                     room -= 1;
@@ -402,6 +479,9 @@ impl ChunkStreamer {
         }
 
         while let Ok(done) = self.mesh_rx.try_recv() {
+            if self.versions.get(&done.pos).copied().unwrap_or(0) != done.version {
+                continue; // made from blocks an edit has since changed
+            }
             self.meshing.remove(&done.pos);
             if within(done.pos, self.centre, self.render_distance) {
                 self.uploads.push_back(done);
@@ -422,6 +502,7 @@ impl ChunkStreamer {
             }
             self.asked_at.remove(&done.pos);
             self.meshed.insert(done.pos);
+            self.store.mark_meshed(done.pos);
         }
     }
 
@@ -436,7 +517,7 @@ impl ChunkStreamer {
     pub fn counts(&self) -> StreamCounts {
         let st = self.service.stats();
         StreamCounts {
-            loaded: self.chunks.len(),
+            loaded: self.store.loaded_count(),
             queued: st.queued.load(Ordering::Relaxed),
             generating: st.generating.load(Ordering::Relaxed),
             meshing: self.meshing.len() + self.uploads.len(),
@@ -456,7 +537,7 @@ impl ChunkStreamer {
     }
 
     pub fn chunk(&self, pos: ChunkPos) -> Option<&Arc<Chunk>> {
-        self.chunks.get(&pos)
+        self.store.get(pos)
     }
 
     pub fn world(&self) -> &Arc<WorldGen> {
