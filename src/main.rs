@@ -128,6 +128,9 @@ enum Command {
         /// Give up after this many seconds of loading.
         #[arg(long, default_value_t = 180)]
         timeout: u64,
+        /// Render a saved world DIR, its edits applied (its seed and preset replace --seed and --preset).
+        #[arg(long = "world", value_name = "DIR")]
+        world_dir: Option<PathBuf>,
     },
     /// Benchmarks.
     Bench {
@@ -386,8 +389,23 @@ fn run() -> Result<()> {
             println!("{}  {} chunks", r.digest, r.chunks);
             Ok(())
         }
-        Some(Command::Screenshot { world, out, pos, yaw, pitch, render_distance, size, backend, timeout }) => {
-            let w = load_world(&world)?;
+        Some(Command::Screenshot {
+            world,
+            out,
+            pos,
+            yaw,
+            pitch,
+            render_distance,
+            size,
+            backend,
+            timeout,
+            world_dir,
+        }) => {
+            let saved = world_dir.as_deref().map(WorldFile::open).transpose()?;
+            let (w, edits) = match &saved {
+                Some(s) => (Arc::new(WorldGen::new(s.preset().clone(), s.meta().seed)), s.load_edits()?),
+                None => (load_world(&world)?, Default::default()),
+            };
             let (engine, gpu_device) = backend.split();
             let opts = ScreenshotOptions {
                 out: out.clone(),
@@ -399,6 +417,7 @@ fn run() -> Result<()> {
                 engine,
                 gpu_device,
                 timeout: std::time::Duration::from_secs(timeout),
+                edits,
             };
             let r = screenshot(w, &opts)?;
             println!(

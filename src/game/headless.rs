@@ -8,9 +8,11 @@ use crate::render::gpu::Gpu;
 use crate::render::offscreen::{self, OffscreenTarget};
 use crate::render::world_renderer::WorldRenderer;
 use crate::world::coords::ChunkPos;
+use crate::world::edits::ChunkEdits;
 use crate::worldgen::WorldGen;
 use anyhow::{bail, Context, Result};
 use glam::DVec3;
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -25,6 +27,8 @@ pub struct ScreenshotOptions {
     pub engine: Engine,
     pub gpu_device: GpuDevice,
     pub timeout: Duration,
+    /// A saved world's edits, applied over generation.
+    pub edits: HashMap<ChunkPos, ChunkEdits>,
 }
 
 pub struct ScreenshotReport {
@@ -66,7 +70,8 @@ pub fn screenshot(world: Arc<WorldGen>, opts: &ScreenshotOptions) -> Result<Scre
         None => spawn_point(&world) + DVec3::new(0.0, 24.0, 0.0),
     };
     let centre = ChunkPos::containing([eye.x.floor() as i64, eye.y.floor() as i64, eye.z.floor() as i64]);
-    let mut streamer = ChunkStreamer::new(world, opts.engine, opts.gpu_device, opts.render_distance);
+    let mut streamer =
+        ChunkStreamer::with_edits(world, opts.engine, opts.gpu_device, opts.render_distance, opts.edits.clone());
     if opts.engine == Engine::Gpu {
         if let Switch::Unavailable(reason) = streamer.wait_for_engine(opts.timeout) {
             eprintln!("GPU unavailable, generating on the CPU: {reason}");
