@@ -238,6 +238,17 @@ enum BenchCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Edit-to-visible latency: break and place blocks near the spawn point.
+    Edit {
+        #[command(flatten)]
+        world: WorldArgs,
+        #[arg(long, default_value_t = 400, value_parser = clap::value_parser!(u32).range(1..=100000))]
+        count: u32,
+        #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(i32).range(2..=32))]
+        render_distance: i32,
+        #[arg(long)]
+        json: bool,
+    },
     /// Chunk generation: seed 004's tables 5.1–5.3 plus stage and noise figures.
     Gen {
         #[command(flatten)]
@@ -436,6 +447,18 @@ fn run() -> Result<()> {
             Ok(())
         }
         Some(Command::World { which }) => world_command(which),
+        Some(Command::Bench { which: BenchCommand::Edit { world, count, render_distance, json } }) => {
+            let r = blockworld::game::edit_bench::run(load_world(&world)?, render_distance, count as usize)?;
+            if json {
+                print_json(&[r])?;
+            } else {
+                println!(
+                    "{} edits on {}: edit to visible median {:.3} ms, p99 {:.3} ms, max {:.3} ms",
+                    r.edits, r.adapter, r.edit_to_visible_ms_median, r.edit_to_visible_ms_p99, r.edit_to_visible_ms_max
+                );
+            }
+            Ok(())
+        }
         Some(Command::Bench {
             which: BenchCommand::Flight { world, seconds, render_distance, backend, size, json },
         }) => {

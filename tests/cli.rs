@@ -141,3 +141,18 @@ fn bench_gen_all_writes_csv_and_plot_without_a_gpu() {
     assert!(std::fs::read_to_string(&svg).unwrap().contains("<svg"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn bench_edit_reports_edit_to_visible_latency() {
+    let o = Command::new(env!("CARGO_BIN_EXE_blockworld"))
+        .args(["bench", "edit", "--count", "6", "--render-distance", "2", "--json"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["edits"], 6);
+    let (median, p99) =
+        (v["edit_to_visible_ms_median"].as_f64().unwrap(), v["edit_to_visible_ms_p99"].as_f64().unwrap());
+    assert!(median > 0.0 && p99 >= median, "{v}");
+    assert_clean_failure(&run(&["bench", "edit", "--count", "0"]), "count");
+}

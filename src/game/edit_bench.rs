@@ -1,0 +1,78 @@
+//! `blockworld bench edit`: how long an edit takes to become visible.
+//!
+//! The world around the spawn point is loaded offscreen; then blocks on the
+//! surface are broken and placed, alternately, at spread positions. Each
+//! edit is timed from the call to its chunks' new meshes being on the GPU
+//! (re-meshing happens on the game thread, ahead of streaming); the frame
+//! that draws it follows at once.
+
+use super::engine::{Engine, GpuDevice};
+use super::headless::load_all;
+use super::spawn::spawn_point;
+use super::streaming::ChunkStreamer;
+use crate::render::gpu::Gpu;
+use crate::render::offscreen;
+use crate::render::world_renderer::WorldRenderer;
+use crate::world::block::BlockId;
+use crate::world::coords::ChunkPos;
+use crate::world::edits::BlockPos;
+use crate::worldgen::WorldGen;
+use anyhow::{bail, Result};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+#[derive(Debug, serde::Serialize)]
+pub struct EditReport {
+    pub edits: usize,
+    pub edit_to_visible_ms_median: f64,
+    pub edit_to_visible_ms_p99: f64,
+    pub edit_to_visible_ms_max: f64,
+    pub adapter: String,
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
+}
+
+pub fn run(world: Arc<WorldGen>, render_distance: i32, count: usize) -> Result<EditReport> {
+    if count == 0 {
+        bail!("--count must be at least 1");
+    }
+    let gpu = Gpu::headless()?;
+    let mut renderer = WorldRenderer::new(&gpu, offscreen::FORMAT)?;
+    let spawn = spawn_point(&world);
+    let centre = ChunkPos::containing([spawn.x as i64, spawn.y as i64, spawn.z as i64]);
+    let mut streamer = ChunkStreamer::new(world, Engine::Cpu, GpuDevice::Real, render_distance);
+    load_all(&mut streamer, centre, &gpu, &mut renderer, Duration::from_secs(600))?;
+    let mut times = Vec::with_capacity(count);
+    let mut k = 0u64;
+    while times.len() < count {
+        // Spread positions over a 48-block square around the spawn point,
+        // crossing chunk borders.
+        k += 1;
+        let (x, z) =
+            (spawn.x as i64 - 24 + ((k * 7919) % 48) as i64, spawn.z as i64 - 24 + ((k * 104_729) % 48) as i64);
+        let Some(top) = (-64..96i64)
+            .rev()
+            .find(|&y| streamer.block(BlockPos::new(x, y, z)).map(|b| b.info().solid).unwrap_or(false))
+        else {
+            continue;
+        };
+        let (pos, block) = if times.len() % 2 == 0 {
+            (BlockPos::new(x, top, z), BlockId::AIR)
+        } else {
+            (BlockPos::new(x, top + 1, z), BlockId::COBBLESTONE)
+        };
+        let t = Instant::now();
+        streamer.set_block(pos, block, &gpu, &mut renderer)?;
+        times.push(t.elapsed().as_secs_f64() * 1e3);
+    }
+    times.sort_by(|a, b| a.total_cmp(b));
+    Ok(EditReport {
+        edits: times.len(),
+        edit_to_visible_ms_median: percentile(&times, 0.5),
+        edit_to_visible_ms_p99: percentile(&times, 0.99),
+        edit_to_visible_ms_max: percentile(&times, 1.0),
+        adapter: gpu.adapter_name(),
+    })
+}
