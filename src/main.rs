@@ -10,6 +10,7 @@ use blockworld::cli::region_hash::region_hash;
 use blockworld::cli::world_cmd;
 use blockworld::game::engine::{Engine, GpuDevice};
 use blockworld::game::headless::{screenshot, ScreenshotOptions};
+use blockworld::game::settings::Settings;
 use blockworld::save::edited::EditedBackend;
 use blockworld::save::world_file::WorldFile;
 use blockworld::world::coords::ChunkPos;
@@ -44,9 +45,10 @@ struct WorldArgs {
 struct PlayArgs {
     #[command(flatten)]
     world: WorldArgs,
-    /// Chunks streamed around the player (2–32); +/- change it in game.
-    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(i32).range(2..=32))]
-    render_distance: i32,
+    /// Chunks streamed around the player (2–32; default: the saved setting,
+    /// or 8); +/- change it in game.
+    #[arg(long, value_parser = clap::value_parser!(i32).range(2..=32))]
+    render_distance: Option<i32>,
     /// Generation engine at start; G toggles it in game.
     #[arg(long, value_enum, default_value = "cpu")]
     backend: EngineArg,
@@ -69,7 +71,7 @@ impl Default for PlayArgs {
     fn default() -> Self {
         PlayArgs {
             world: WorldArgs { seed: 42, preset: "classic".into() },
-            render_distance: 8,
+            render_distance: None,
             backend: EngineArg::Cpu,
             dump_state: None,
             size: (1280, 720),
@@ -299,12 +301,12 @@ fn print_json<T: serde::Serialize>(reports: &[T]) -> Result<()> {
 fn open_or_create(dir: &std::path::Path, args: &WorldArgs) -> Result<WorldFile> {
     let file = dir.join(blockworld::save::world_file::FILE_NAME);
     let w = if file.exists() { WorldFile::open(dir)? } else { WorldFile::create(dir, args.seed, &args.preset)? };
-    blockworld::save::last_world::remember(dir);
+    blockworld::save::recent::remember(dir);
     Ok(w)
 }
 
 fn play(args: PlayArgs) -> Result<()> {
-    let dir = args.world_dir.clone().or_else(blockworld::save::last_world::default_world);
+    let dir = args.world_dir.clone().or_else(blockworld::save::recent::default_world);
     let save = match &dir {
         Some(d) => Some(open_or_create(d, &args.world)?),
         None => {
@@ -330,10 +332,20 @@ fn play(args: PlayArgs) -> Result<()> {
             bail!("--exit-after must be a positive number of seconds");
         }
     }
+    let settings_path = blockworld::game::settings::default_path();
+    let (mut settings, settings_warnings) = match &settings_path {
+        Some(p) => Settings::load(p),
+        None => (Settings::default(), Vec::new()),
+    };
+    if let Some(r) = args.render_distance {
+        settings.render_distance = r;
+    }
     blockworld::game::app::play(blockworld::game::app::PlayOptions {
         world,
         save,
-        render_distance: args.render_distance,
+        settings,
+        settings_path,
+        settings_warnings,
         engine,
         gpu_device,
         dump_state: args.dump_state,
@@ -490,6 +502,15 @@ fn run() -> Result<()> {
                         "{:<28} {} frames in {:.0} s on {}: frame ms min {:.1} / median {:.1} / p99 {:.1} / max {:.1}; first complete view {:.0} ms; chunk ready latency median {:.0} ms, p99 {:.0} ms; {} chunks generated, {:.0} blocks flown",
                         r.backend, r.frames, r.seconds, r.adapter, r.frame_ms_min, r.frame_ms_median, r.frame_ms_p99, r.frame_ms_max,
                         r.time_to_first_complete_view_ms, r.chunk_ready_latency_ms_median, r.chunk_ready_latency_ms_p99, r.chunks_generated, r.distance_flown_blocks
+                    );
+                    let mib = |m: Option<f64>| m.map_or_else(|| "n/a".to_string(), |m| format!("{m:.0} MiB"));
+                    println!(
+                        "{:<28} resident memory: first view {}, at 2 min {}, final {}, peak {}",
+                        "",
+                        mib(r.rss_mib_first_view),
+                        mib(r.rss_mib_at_2_min),
+                        mib(r.rss_mib_final),
+                        mib(r.rss_mib_peak)
                     );
                 }
             }

@@ -134,7 +134,8 @@ impl Session {
             c.arg("play").args(args).arg("--dump-state").arg(dump);
             c.env("DISPLAY", &self.display)
                 .env("XDG_RUNTIME_DIR", &self.dir)
-                .env("XDG_DATA_HOME", self.dir.join("data"));
+                .env("XDG_DATA_HOME", self.dir.join("data"))
+                .env("XDG_CONFIG_HOME", self.dir.join("config"));
             for (k, v) in env {
                 c.env(k, v);
             }
@@ -373,4 +374,107 @@ fn dig_build_quit_and_find_the_world_as_left() {
         assert!((a - b).abs() < 1e-3, "the player came back at {} instead of {saved_pos}", again["pos"]);
     }
     let _ = &mut game;
+}
+
+impl Session {
+    /// Clicks a widget of the game menu by the name the state dump gives it.
+    fn click_widget(&self, window: &str, dump: &Path, name: &str) {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let at = loop {
+            let s = last_state(dump).unwrap_or_default();
+            if let Some(at) = s["menu"][name].as_array() {
+                break (at[0].as_f64().unwrap_or(0.0), at[1].as_f64().unwrap_or(0.0));
+            }
+            assert!(Instant::now() < deadline, "the game menu shows no `{name}`: {s}");
+            std::thread::sleep(Duration::from_millis(200));
+        };
+        xdotool(&self.display, &["mousemove", "--window", window, &format!("{:.0}", at.0), &format!("{:.0}", at.1)]);
+        std::thread::sleep(Duration::from_millis(300));
+        self.click("1");
+    }
+
+    fn wait_for(&self, dump: &Path, what: &str, ok: impl Fn(&serde_json::Value) -> bool) -> serde_json::Value {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let s = last_state(dump).unwrap_or_default();
+            if ok(&s) {
+                return s;
+            }
+            assert!(Instant::now() < deadline, "{what}: {s}\n{}", self.log("game.log"));
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+}
+
+fn settings_text(s: &Session) -> String {
+    std::fs::read_to_string(s.dir.join("config/blockworld/settings.ron")).unwrap_or_default()
+}
+
+/// A broken settings file gives a warning and the defaults; settings
+/// changed in game are kept; the game menu (Esc) creates a world from a
+/// typed seed and reopens a recent one; a second run opens the last world
+/// with the saved settings.
+#[test]
+fn settings_and_the_world_menu_carry_over() {
+    if skip() {
+        return;
+    }
+    let mut s = Session::start("menu");
+    let config = s.dir.join("config/blockworld");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(config.join("settings.ron"), "(fov_degrees: 80.0, render_distance: ").unwrap();
+    let first = s.dir.join("first");
+    let dump = s.dir.join("state.jsonl");
+    let base = ["--size", "800x560", "--exit-after", "120"];
+    let (game, window) =
+        s.play(&[&base[..], &["--world", first.to_str().unwrap(), "--seed", "5"]].concat(), &[], &dump);
+    let log = s.log("game.log");
+    assert!(
+        log.contains("settings.ron") && log.contains("using the defaults"),
+        "no warning for the broken file:\n{log}"
+    );
+    assert_eq!(last_state(&dump).unwrap()["render_distance"], 8, "the default render distance");
+
+    s.key("minus");
+    s.key("minus");
+    s.key("3");
+    s.wait_for(&dump, "- and 3 did not change the settings", |v| v["render_distance"] == 6 && v["slot"] == 2);
+    // Esc: the menu; type a name and a seed, and create the world.
+    s.key("Escape");
+    s.click_widget(&window, &dump, "name");
+    s.key("ctrl+a");
+    xdotool(&s.display, &["type", "--delay", "60", "second"]);
+    s.click_widget(&window, &dump, "seed");
+    xdotool(&s.display, &["type", "--delay", "60", "777"]);
+    s.click_widget(&window, &dump, "create");
+    let second = s.wait_for(&dump, "the menu did not open the new world", |v| {
+        v["world"].as_str().is_some_and(|w| w.ends_with("/second")) && v["complete"] == v["wanted"]
+    });
+    assert_eq!(second["grabbed"], true, "playing resumes in the new world");
+    let second_dir = PathBuf::from(second["world"].as_str().unwrap());
+    let info = Command::new(env!("CARGO_BIN_EXE_blockworld"))
+        .args(["world", "info", second_dir.to_str().unwrap(), "--json"])
+        .output()
+        .unwrap();
+    let info: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap_or_default();
+    assert_eq!(info["seed"], 777, "the typed seed: {info}");
+    let settings = settings_text(&s);
+    assert!(settings.contains("render_distance: 6"), "the render distance was not saved:\n{settings}");
+    assert!(settings.contains("hotbar_selected: 2"), "the hotbar slot was not saved:\n{settings}");
+    drop(game);
+
+    // A second run with no --world and no --render-distance: the last
+    // world, the saved settings; then reopen the first world from the menu.
+    let dump2 = s.dir.join("state2.jsonl");
+    let (_game2, window2) = s.play(&base, &[], &dump2);
+    let again = last_state(&dump2).unwrap();
+    assert_eq!(again["world"].as_str(), second_dir.to_str(), "not the last world played");
+    assert_eq!(again["render_distance"], 6);
+    assert_eq!(again["slot"], 2);
+    s.key("Escape");
+    s.click_widget(&window2, &dump2, "recent_0");
+    let back = s.wait_for(&dump2, "the menu did not reopen the first world", |v| {
+        v["world"].as_str().is_some_and(|w| w.ends_with("/first"))
+    });
+    assert_eq!(back["grabbed"], true);
 }

@@ -1,3 +1,4 @@
 //! `blockworld bench …`: benchmarks that print tables and JSON.
 pub mod gen;
 pub mod report;
+pub mod rss;

@@ -3,14 +3,15 @@
 
 use super::engine::{Engine, GpuDevice, Switch};
 use super::game_loop::{FixedStep, TICK};
-use super::hotbar::Hotbar;
 use super::hud::{self, HudData, Icons};
 use super::input::{Action, InputState};
 use super::player::{LoadedChunks, Mode, Player};
+use super::settings::Settings;
 use super::spawn::spawn_point;
 use super::state_dump::{StateDump, StateLine};
 use super::streaming::{Budget, ChunkStreamer};
 use super::target::{raycast, Hit, REACH};
+use super::world_menu::{MenuChoice, WorldMenu};
 use crate::render::camera::Camera;
 use crate::render::gpu::Gpu;
 use crate::render::overlay::Overlay;
@@ -29,14 +30,18 @@ use std::time::{Duration, Instant};
 use winit::application::ApplicationHandler;
 use winit::event::{DeviceEvent, DeviceId, ElementState, MouseButton, MouseScrollDelta, WindowEvent};
 use winit::event_loop::{ActiveEventLoop, EventLoop};
-use winit::window::{CursorGrabMode, Window, WindowId};
+use winit::window::{CursorGrabMode, Fullscreen, Window, WindowId};
 
 pub struct PlayOptions {
     pub world: Arc<WorldGen>,
     /// The saved world being played: its edits are loaded, and edits and the
     /// player are saved to it as the game goes.
     pub save: Option<WorldFile>,
-    pub render_distance: i32,
+    /// The player's settings, and where changes to them are written.
+    pub settings: Settings,
+    pub settings_path: Option<PathBuf>,
+    /// Lines about a settings file that could not be used whole.
+    pub settings_warnings: Vec<String>,
     pub engine: Engine,
     pub gpu_device: GpuDevice,
     pub dump_state: Option<PathBuf>,
@@ -45,9 +50,7 @@ pub struct PlayOptions {
     pub exit_after: Option<Duration>,
 }
 
-const MOUSE_DEGREES_PER_PIXEL: f64 = 0.12;
-
-/// The camera's fixed settings; eye, facing and aspect come per frame.
+/// The camera's fixed settings; eye, facing, field of view and aspect come per frame.
 const CAMERA: Camera = Camera { eye: DVec3::ZERO, yaw: 0.0, pitch: 0.0, fov_y_degrees: 70.0, aspect: 1.0, far: 1000.0 };
 
 /// The twelve edges of a block on screen, in egui points; edges with an end
@@ -103,7 +106,16 @@ struct Running {
     started: Instant,
     message: Option<(String, Instant)>,
     rate: (Instant, u64, f64),
-    hotbar: Hotbar,
+    settings: Settings,
+    settings_path: Option<PathBuf>,
+    /// The game menu (shown while the cursor is free and settings are closed).
+    menu: WorldMenu,
+    /// The device a switch to the GPU opens (real, or the emulation).
+    gpu_device: GpuDevice,
+    /// The world directory being played, if it is saved.
+    world_dir: Option<PathBuf>,
+    /// Settings changed since they were last written.
+    settings_dirty: bool,
     icons: Option<Icons>,
     /// The block under the crosshair.
     hit: Option<Hit>,
@@ -140,7 +152,8 @@ impl App {
     fn start(&mut self, event_loop: &ActiveEventLoop) -> Result<Running> {
         let attrs = Window::default_attributes()
             .with_title("blockworld")
-            .with_inner_size(winit::dpi::PhysicalSize::new(self.opts.size.0, self.opts.size.1));
+            .with_inner_size(winit::dpi::PhysicalSize::new(self.opts.size.0, self.opts.size.1))
+            .with_fullscreen(self.opts.settings.fullscreen.then_some(Fullscreen::Borderless(None)));
         let window = Arc::new(event_loop.create_window(attrs).context("cannot open a window")?);
         let (gpu, surface) = Gpu::for_window(Box::new(event_loop.owned_display_handle()), window.clone())?;
         let size = window.inner_size();
@@ -163,7 +176,7 @@ impl App {
             self.opts.world.clone(),
             self.opts.engine,
             self.opts.gpu_device,
-            self.opts.render_distance,
+            self.opts.settings.render_distance,
             edits,
         );
         let mut player = match saved_player {
@@ -171,6 +184,7 @@ impl App {
             None => Player::new(spawn_point(&self.opts.world), 35.0, -10.0),
         };
         player.mode = if saved_player.map(|p| p.flying).unwrap_or(false) { Mode::Fly } else { Mode::Walk };
+        let world_dir = self.opts.save.as_ref().map(|w| w.dir().to_path_buf());
         let saver = self.opts.save.take().map(Saver::spawn);
         let dump = match &self.opts.dump_state {
             Some(p) => {
@@ -200,7 +214,12 @@ impl App {
             started: Instant::now(),
             message: None,
             rate: (Instant::now(), 0, 0.0),
-            hotbar: Hotbar::default(),
+            settings: self.opts.settings.clone(),
+            settings_path: self.opts.settings_path.clone(),
+            settings_dirty: false,
+            menu: WorldMenu::default(),
+            gpu_device: self.opts.gpu_device,
+            world_dir,
             icons: None,
             hit: None,
             saver,
@@ -209,6 +228,9 @@ impl App {
             last_break: None,
             last_place: None,
         };
+        for w in std::mem::take(&mut self.opts.settings_warnings) {
+            running.say(w);
+        }
         if let Some(reason) = running.streamer.gpu_off_reason() {
             running.say(format!("GPU unavailable: {reason}"));
         }
@@ -264,11 +286,23 @@ impl Running {
                 let open = self.settings_open;
                 self.grab(!open);
             }
+            // Esc opens the game menu, and closes it again.
+            Action::ReleaseCursor if !self.grabbed && !self.settings_open => self.grab(true),
             Action::ReleaseCursor => {
                 self.grab(false);
                 self.input.release_all();
+                self.settings_open = false;
+                self.menu.refresh();
             }
-            Action::Slot(n) => self.hotbar.select(n),
+            Action::Slot(n) => {
+                self.settings.hotbar.select(n);
+                self.settings_dirty = true;
+            }
+            Action::ToggleFullscreen => {
+                self.settings.fullscreen = !self.settings.fullscreen;
+                self.settings_dirty = true;
+                self.window.set_fullscreen(self.settings.fullscreen.then_some(Fullscreen::Borderless(None)));
+            }
         }
     }
 
@@ -298,7 +332,7 @@ impl Running {
     /// Right click: the selected block goes against the targeted face, if
     /// that cell is free and not inside the player.
     fn place_block(&mut self) {
-        let (Some(hit), block) = (self.hit, self.hotbar.block()) else { return };
+        let (Some(hit), block) = (self.hit, self.settings.hotbar.block()) else { return };
         let at = hit.place_at();
         let free = self.streamer.block(at).map(|b| b == BlockId::AIR || b.info().liquid).unwrap_or(false);
         if !free || (block.info().solid && self.player.overlaps_block(at)) {
@@ -315,13 +349,22 @@ impl Running {
         raycast(camera.eye, camera.forward(), REACH, |p| self.streamer.block(p))
     }
 
-    /// Hands the edits and the player's place to the saver (at most once a
-    /// second unless `now`).
+    /// Hands the edits and the player's place to the saver, and writes
+    /// changed settings (at most once a second unless `now`).
     fn save(&mut self, now: bool) {
         if !now && self.last_save.elapsed() < Duration::from_secs(1) {
             return;
         }
         self.last_save = Instant::now();
+        if self.settings_dirty {
+            self.settings_dirty = false;
+            if let Some(path) = &self.settings_path {
+                if let Err(e) = self.settings.save(path) {
+                    let m = format!("cannot save the settings to {}: {e}", path.display());
+                    self.say(m);
+                }
+            }
+        }
         let Some(saver) = &self.saver else { return };
         let p = &self.player;
         saver.save(SaveJob {
@@ -348,6 +391,63 @@ impl Running {
         }
     }
 
+    /// Leaves the world being played (its last edits and the player's place
+    /// committed first) and plays `file` from where its player last stood.
+    fn switch_world(&mut self, file: WorldFile) -> Result<()> {
+        self.save(true);
+        if let Some(e) = self.saver.take().and_then(Saver::finish) {
+            return Err(e).context("the world being left could not be saved; staying in it");
+        }
+        let edits = file.load_edits()?;
+        let saved_player = file.player()?;
+        let world = Arc::new(WorldGen::new(file.preset().clone(), file.meta().seed));
+        // The old streamer's threads stop when it is dropped here.
+        self.streamer = ChunkStreamer::with_edits(
+            world.clone(),
+            self.streamer.engine(),
+            self.gpu_device,
+            self.settings.render_distance,
+            edits,
+        );
+        self.renderer.retain(|_| false);
+        self.player = match saved_player {
+            Some(p) => Player::new(DVec3::from_array(p.pos), p.yaw, p.pitch),
+            None => Player::new(spawn_point(&world), 35.0, -10.0),
+        };
+        self.player.mode = if saved_player.is_some_and(|p| p.flying) { Mode::Fly } else { Mode::Walk };
+        self.previous = self.player;
+        self.hit = None;
+        self.unsaved_edits = 0;
+        let dir = file.dir().to_path_buf();
+        crate::save::recent::remember(&dir);
+        let m = format!("playing {} (seed {}, preset {})", dir.display(), file.meta().seed, file.meta().preset_name);
+        self.saver = Some(Saver::spawn(file));
+        self.world_dir = Some(dir);
+        self.say(m);
+        Ok(())
+    }
+
+    fn menu_choice(&mut self, choice: MenuChoice) {
+        let opened = match choice {
+            MenuChoice::Resume => {
+                self.grab(true);
+                return;
+            }
+            MenuChoice::Open(dir) => WorldFile::open(&dir).map_err(anyhow::Error::from),
+            MenuChoice::Create { dir, seed, preset } => {
+                WorldFile::create(&dir, seed, &preset).map_err(anyhow::Error::from)
+            }
+        };
+        match opened.and_then(|file| self.switch_world(file)) {
+            Ok(()) => self.grab(true),
+            Err(e) => {
+                let m = format!("{e:#}");
+                self.menu.error = Some(m.clone());
+                self.say(m);
+            }
+        }
+    }
+
     fn toggle_backend(&mut self, want_gpu: Option<bool>) {
         let to_gpu = want_gpu.unwrap_or(self.streamer.engine() == Engine::Cpu);
         let target = if to_gpu { Engine::Gpu } else { Engine::Cpu };
@@ -360,6 +460,8 @@ impl Running {
 
     fn change_distance(&mut self, r: i32) {
         self.streamer.set_render_distance(r, &mut self.renderer);
+        self.settings.render_distance = self.streamer.render_distance();
+        self.settings_dirty = true;
         self.say(format!("render distance {}", self.streamer.render_distance()));
     }
 
@@ -383,7 +485,8 @@ impl Running {
         // Look is applied per frame (no latency); movement per fixed tick.
         let (dx, dy) = std::mem::take(&mut self.input.look);
         self.recentre_cursor();
-        self.player.look(dx * MOUSE_DEGREES_PER_PIXEL, -dy * MOUSE_DEGREES_PER_PIXEL);
+        let k = self.settings.mouse_sensitivity;
+        self.player.look(dx * k, -dy * k);
         let ticks = self.step.advance(dt);
         let intent = if self.grabbed { self.input.intent() } else { Default::default() };
         for _ in 0..ticks {
@@ -415,7 +518,7 @@ impl Running {
             pitch: self.player.pitch,
             aspect: size.0 as f64 / size.1.max(1) as f64,
             far: (self.streamer.render_distance() as f64 + 2.0) * 32.0 * 1.5,
-            ..CAMERA
+            fov_y_degrees: self.settings.fov_degrees,
         };
         self.hit = self.aim();
         self.save(false);
@@ -449,16 +552,35 @@ impl Running {
             message: self.message.as_ref().map(|(m, _)| m.clone()),
             crosshair: self.grabbed,
             outline,
-            hotbar: self.hotbar.clone(),
+            hotbar: self.settings.hotbar.clone(),
+            fov_degrees: self.settings.fov_degrees,
+            mouse_sensitivity: self.settings.mouse_sensitivity,
+            fullscreen: self.settings.fullscreen,
         };
         let settings_open = self.settings_open;
         let mut change = hud::SettingsChange::default();
         let icons = &mut self.icons;
+        let mut menu = (!self.grabbed && !settings_open)
+            .then_some(hud::MenuView { menu: &mut self.menu, current: self.world_dir.as_deref() });
         self.overlay.draw(&self.gpu, &self.window, &mut encoder, &view, size, |ctx| {
-            change = hud::draw(ctx, &data, settings_open, icons)
+            change = hud::draw(ctx, &data, settings_open, icons, menu.as_mut())
         });
         if let Some((slot, b)) = change.hotbar_slot {
-            self.hotbar.slots[slot] = b;
+            self.settings.hotbar.slots[slot] = b;
+            self.settings_dirty = true;
+        }
+        if let Some(f) = change.fov_degrees {
+            self.settings.fov_degrees = f;
+            self.settings_dirty = true;
+        }
+        if let Some(k) = change.mouse_sensitivity {
+            self.settings.mouse_sensitivity = k;
+            self.settings_dirty = true;
+        }
+        if let Some(f) = change.fullscreen {
+            if f != self.settings.fullscreen {
+                self.act(Action::ToggleFullscreen);
+            }
         }
         self.gpu.queue.submit([encoder.finish()]);
         self.window.pre_present_notify();
@@ -473,6 +595,7 @@ impl Running {
         if let Some(f) = change.fly {
             self.player.mode = if f { Mode::Fly } else { Mode::Walk };
         }
+        let menu_choice = change.menu_choice.take();
         if let Some(dump) = &mut self.dump {
             let backend = data.backend.clone();
             let line = StateLine {
@@ -493,14 +616,20 @@ impl Running {
                 switch_ms: self.streamer.longest_switch_call().as_secs_f64() * 1e3,
                 grabbed: self.grabbed,
                 target: self.hit.map(|h| [h.block.x, h.block.y, h.block.z]),
-                slot: self.hotbar.selected,
+                slot: self.settings.hotbar.selected,
                 last_break: self.last_break.map(|p| [p.x, p.y, p.z]),
                 last_place: self.last_place.map(|(p, b)| ([p.x, p.y, p.z], b.name())),
+                world: self.world_dir.as_ref().map(|d| d.display().to_string()),
+                menu: (!change.menu_widgets.is_empty())
+                    .then(|| change.menu_widgets.iter().map(|(n, c)| (n.as_str(), *c)).collect()),
             };
             if let Err(e) = dump.maybe_write(&line) {
                 eprintln!("blockworld: state dump failed: {e}");
                 self.dump = None;
             }
+        }
+        if let Some(choice) = menu_choice {
+            self.menu_choice(choice);
         }
     }
 }
@@ -521,7 +650,8 @@ impl ApplicationHandler for App {
 
     fn window_event(&mut self, event_loop: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
         let Some(r) = self.running.as_mut() else { return };
-        let used_by_ui = r.settings_open && r.overlay.on_window_event(&r.window, &event);
+        let ui_shown = r.settings_open || !r.grabbed;
+        let used_by_ui = ui_shown && r.overlay.on_window_event(&r.window, &event);
         match event {
             WindowEvent::CloseRequested => event_loop.exit(),
             WindowEvent::Resized(s) => r.resize(s.width, s.height),
@@ -549,7 +679,8 @@ impl ApplicationHandler for App {
                     MouseScrollDelta::LineDelta(_, y) => y.signum() as i32,
                     MouseScrollDelta::PixelDelta(p) => p.y.signum() as i32,
                 };
-                r.hotbar.scroll(steps);
+                r.settings.hotbar.scroll(steps);
+                r.settings_dirty = true;
             }
             WindowEvent::RedrawRequested => {
                 r.frame();

@@ -7,11 +7,14 @@
 //! `--seconds` of wall-clock time along the path (east at 25 blocks/s,
 //! weaving and bobbing, 30 blocks above the spawn height) while chunks
 //! stream in; every frame runs the streamer, renders and waits for the GPU.
+//! Resident memory is sampled as it goes: chunks left behind must be freed,
+//! so a long flight's memory stays flat.
 
 use super::engine::{Engine, GpuDevice, Switch};
 use super::headless::load_all;
 use super::spawn::spawn_point;
 use super::streaming::{Budget, ChunkStreamer};
+use crate::bench::rss;
 use crate::render::camera::Camera;
 use crate::render::gpu::Gpu;
 use crate::render::offscreen::{self, OffscreenTarget};
@@ -40,7 +43,21 @@ pub struct FlightReport {
     pub chunk_ready_latency_ms_p99: f64,
     pub chunks_generated: u64,
     pub distance_flown_blocks: f64,
+    /// Resident memory (MiB) once the first view is complete.
+    pub rss_mib_first_view: Option<f64>,
+    /// Resident memory two minutes into the flight (runs of 120 s or more).
+    pub rss_mib_at_2_min: Option<f64>,
+    /// Resident memory when the flight ends.
+    pub rss_mib_final: Option<f64>,
+    /// The most resident memory held at any point of the run.
+    pub rss_mib_peak: Option<f64>,
+    /// (seconds into the flight, MiB), one sample every 10 s: memory must stay flat.
+    pub rss_mib_samples: Vec<(f64, f64)>,
 }
+
+/// When memory is sampled during the flight, in seconds.
+const RSS_EVERY_S: f64 = 10.0;
+const TWO_MINUTES_S: f64 = 120.0;
 
 /// Camera position and heading at time `t` seconds along the path.
 pub fn path(start: DVec3, t: f64) -> (DVec3, f64, f64) {
@@ -82,6 +99,9 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
     let centre = crate::world::coords::ChunkPos::containing([p0.x as i64, p0.y as i64, p0.z as i64]);
     let first_view = load_all(&mut streamer, centre, &gpu, &mut renderer, Duration::from_secs(600))?;
     streamer.ready_latencies.clear();
+    let rss_first_view = rss::resident_mib();
+    let mut rss_samples = Vec::new();
+    let mut rss_at_2_min = None;
     let generated_before = streamer.generated_total();
 
     let mut frames = Vec::new();
@@ -115,6 +135,15 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
             .poll(wgpu::PollType::Wait { submission_index: Some(index), timeout: None })
             .map_err(|e| anyhow::anyhow!("waiting for the GPU: {e}"))?;
         frames.push(frame_start.elapsed().as_secs_f64() * 1e3);
+        let t = t0.elapsed().as_secs_f64();
+        if t >= RSS_EVERY_S * (rss_samples.len() + 1) as f64 {
+            if let Some(m) = rss::resident_mib() {
+                rss_samples.push((t, m));
+            }
+        }
+        if rss_at_2_min.is_none() && t >= TWO_MINUTES_S {
+            rss_at_2_min = rss::resident_mib();
+        }
     }
     let mut sorted = frames.clone();
     sorted.sort_by(|a, b| a.total_cmp(b));
@@ -136,5 +165,10 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
         chunk_ready_latency_ms_p99: percentile(&lat, 0.99),
         chunks_generated: streamer.generated_total() - generated_before,
         distance_flown_blocks: flown,
+        rss_mib_first_view: rss_first_view,
+        rss_mib_at_2_min: rss_at_2_min,
+        rss_mib_final: rss::resident_mib(),
+        rss_mib_peak: rss::peak_resident_mib(),
+        rss_mib_samples: rss_samples,
     })
 }

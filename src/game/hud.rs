@@ -3,9 +3,12 @@
 use super::hotbar::{Hotbar, SLOTS};
 use super::input::HELP;
 use super::player::Mode;
+use super::settings::{FOV_RANGE, SENSITIVITY_RANGE};
 use super::streaming::{StreamCounts, MAX_RENDER_DISTANCE, MIN_RENDER_DISTANCE};
+use super::world_menu::{MenuChoice, Widget, WorldMenu};
 use crate::render::atlas;
 use crate::world::block::{BlockId, Shape};
+use std::path::Path;
 
 pub struct HudData {
     pub fps: f64,
@@ -26,6 +29,9 @@ pub struct HudData {
     /// The targeted block's edges on screen, in points.
     pub outline: Vec<[egui::Pos2; 2]>,
     pub hotbar: Hotbar,
+    pub fov_degrees: f64,
+    pub mouse_sensitivity: f64,
+    pub fullscreen: bool,
 }
 
 /// Block icons for the hotbar: each block's side tile as an egui texture.
@@ -63,6 +69,13 @@ pub struct SettingsChange {
     pub fly: Option<bool>,
     /// A hotbar slot and the block chosen for it.
     pub hotbar_slot: Option<(usize, BlockId)>,
+    pub fov_degrees: Option<f64>,
+    pub mouse_sensitivity: Option<f64>,
+    pub fullscreen: Option<bool>,
+    /// What the player chose in the game menu.
+    pub menu_choice: Option<MenuChoice>,
+    /// The game menu's widgets on screen, when it is shown.
+    pub menu_widgets: Vec<Widget>,
 }
 
 fn crosshair_and_outline(ctx: &egui::Context, d: &HudData) {
@@ -125,8 +138,23 @@ fn compass(yaw: f64) -> &'static str {
     NAMES[(((yaw.rem_euclid(360.0) + 22.5) / 45.0) as usize) % 8]
 }
 
-pub fn draw(ctx: &egui::Context, d: &HudData, settings_open: bool, icons: &mut Option<Icons>) -> SettingsChange {
+/// The game menu to draw this frame, and the world being played.
+pub struct MenuView<'a> {
+    pub menu: &'a mut WorldMenu,
+    pub current: Option<&'a Path>,
+}
+
+pub fn draw(
+    ctx: &egui::Context,
+    d: &HudData,
+    settings_open: bool,
+    icons: &mut Option<Icons>,
+    menu: Option<&mut MenuView>,
+) -> SettingsChange {
     let mut change = SettingsChange::default();
+    if let Some(m) = menu {
+        change.menu_choice = m.menu.draw(ctx, m.current, &mut change.menu_widgets);
+    }
     let icons = icons.get_or_insert_with(|| Icons::new(ctx));
     crosshair_and_outline(ctx, d);
     hotbar(ctx, d, icons);
@@ -184,6 +212,23 @@ pub fn draw(ctx: &egui::Context, d: &HudData, settings_open: bool, icons: &mut O
                     .changed()
                 {
                     change.render_distance = Some(r);
+                }
+                let mut fov = d.fov_degrees;
+                if ui.add(egui::Slider::new(&mut fov, FOV_RANGE).text("field of view (°)")).changed() {
+                    change.fov_degrees = Some(fov);
+                }
+                let mut k = d.mouse_sensitivity;
+                if ui
+                    .add(
+                        egui::Slider::new(&mut k, SENSITIVITY_RANGE).logarithmic(true).text("mouse sensitivity (°/px)"),
+                    )
+                    .changed()
+                {
+                    change.mouse_sensitivity = Some(k);
+                }
+                let mut full = d.fullscreen;
+                if ui.checkbox(&mut full, "fullscreen (F11)").changed() {
+                    change.fullscreen = Some(full);
                 }
                 let mut gpu = d.backend.starts_with("GPU");
                 if ui.checkbox(&mut gpu, "generate on the GPU").changed() {

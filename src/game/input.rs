@@ -5,7 +5,7 @@ use super::player::Intent;
 use std::collections::HashSet;
 use winit::keyboard::{KeyCode, PhysicalKey};
 
-pub const HELP: &str = "WASD move · mouse look · left click break · right click place · 1–9/wheel block · Space up/jump · Shift down · Ctrl sprint · F fly/walk · G CPU/GPU · +/- render distance · Tab settings · Esc release mouse";
+pub const HELP: &str = "WASD move · mouse look · left click break · right click place · 1–9/wheel block · Space up/jump · Shift down · Ctrl sprint · F fly/walk · G CPU/GPU · +/- render distance · F11 fullscreen · Tab settings · Esc menu (worlds)";
 
 /// A one-shot action from a key press.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -16,6 +16,7 @@ pub enum Action {
     RenderDistanceDown,
     ToggleSettings,
     ReleaseCursor,
+    ToggleFullscreen,
     /// Select hotbar slot 0–8.
     Slot(usize),
 }
@@ -28,6 +29,7 @@ pub fn action_for(key: KeyCode) -> Option<Action> {
         KeyCode::Minus | KeyCode::NumpadSubtract | KeyCode::PageDown => Action::RenderDistanceDown,
         KeyCode::Tab => Action::ToggleSettings,
         KeyCode::Escape => Action::ReleaseCursor,
+        KeyCode::F11 => Action::ToggleFullscreen,
         KeyCode::Digit1 => Action::Slot(0),
         KeyCode::Digit2 => Action::Slot(1),
         KeyCode::Digit3 => Action::Slot(2),

@@ -33,6 +33,10 @@ pub struct StateLine<'a> {
     pub slot: usize,
     pub last_break: Option<[i64; 3]>,
     pub last_place: Option<([i64; 3], &'a str)>,
+    /// The world directory being played.
+    pub world: Option<String>,
+    /// The game menu's widgets (name → centre in window pixels) while it is shown.
+    pub menu: Option<std::collections::BTreeMap<&'a str, [f32; 2]>>,
 }
 
 pub struct StateDump {

@@ -2,6 +2,6 @@
 //! edit deltas ([`world_file`]), and the backend that applies saved edits
 //! on top of generation ([`edited`]).
 pub mod edited;
-pub mod last_world;
+pub mod recent;
 pub mod saver;
 pub mod world_file;

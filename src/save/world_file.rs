@@ -188,6 +188,11 @@ impl WorldFile {
         &self.path
     }
 
+    /// The world's directory.
+    pub fn dir(&self) -> &Path {
+        self.path.parent().unwrap_or(Path::new("."))
+    }
+
     fn sql(&self) -> impl Fn(rusqlite::Error) -> SaveError + '_ {
         move |e| SaveError::Sqlite { path: self.path.clone(), reason: e.to_string() }
     }
