@@ -98,7 +98,7 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
     let (p0, _, _) = path(start, 0.0);
     let centre = crate::world::coords::ChunkPos::containing([p0.x as i64, p0.y as i64, p0.z as i64]);
     let first_view = load_all(&mut streamer, centre, &gpu, &mut renderer, Duration::from_secs(600))?;
-    streamer.ready_latencies.clear();
+    streamer.ready_latencies().clear();
     let rss_first_view = rss::resident_mib();
     let mut rss_samples = Vec::new();
     let mut rss_at_2_min = None;
@@ -147,7 +147,7 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
     }
     let mut sorted = frames.clone();
     sorted.sort_by(|a, b| a.total_cmp(b));
-    let mut lat: Vec<f64> = streamer.ready_latencies.iter().map(|d| d.as_secs_f64() * 1e3).collect();
+    let mut lat: Vec<f64> = streamer.ready_latencies().iter().map(|d| d.as_secs_f64() * 1e3).collect();
     lat.sort_by(|a, b| a.total_cmp(b));
     Ok(FlightReport {
         backend: streamer.backend_label(),

@@ -1,0 +1,329 @@
+//! Chunk streaming around the player: the streamer ties together the
+//! world store (chunk data and edits), generation scheduling
+//! ([`requests`]), the generation service and the mesh pipeline
+//! ([`mesh_pipeline`]), over the ring geometry in [`rings`].
+//!
+//! When the player moves, requests that fell out of range are cancelled
+//! before they run, and chunks and meshes beyond the render distance are
+//! freed. A chunk is meshed once it and its 26 neighbours exist.
+
+pub mod mesh_pipeline;
+pub mod requests;
+pub mod rings;
+
+use super::engine::{Engine, EngineSwitch, GpuDevice, Switch};
+use crate::backend::cpu::CpuBackend;
+use crate::backend::service::{Command, Event, GenerationService, DEFAULT_BATCH};
+use crate::backend::ChunkBackend;
+use crate::render::gpu::Gpu;
+use crate::render::world_renderer::WorldRenderer;
+use crate::world::block::BlockId;
+use crate::world::chunk::{Chunk, ChunkBlocks};
+use crate::world::coords::ChunkPos;
+use crate::world::edits::{BlockPos, ChunkEdits};
+use crate::world::store::{ChunkStore, StoreError};
+use crate::worldgen::WorldGen;
+use mesh_pipeline::{mesh_of, MeshPipeline};
+use requests::Requests;
+use rings::{neighbourhood, within, within_data};
+use std::collections::HashMap;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+pub use mesh_pipeline::Budget;
+pub use rings::{rings, vertical, MAX_RENDER_DISTANCE, MAX_VERTICAL, MIN_RENDER_DISTANCE};
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct StreamCounts {
+    pub loaded: usize,
+    pub queued: usize,
+    pub generating: usize,
+    pub meshing: usize,
+    pub meshes: usize,
+    pub wanted: usize,
+    pub complete: usize,
+}
+
+pub struct ChunkStreamer {
+    world: Arc<WorldGen>,
+    service: GenerationService,
+    switch: EngineSwitch,
+    /// A line for the player from the last finished device open.
+    notice: Option<String>,
+    /// Chunk data and the player's edits.
+    store: ChunkStore,
+    requests: Requests,
+    meshes: MeshPipeline,
+    centre: ChunkPos,
+    render_distance: i32,
+    generated_total: u64,
+    started: bool,
+    /// The render distance the current meshed set was built for.
+    meshed_distance: i32,
+}
+
+impl ChunkStreamer {
+    pub fn new(world: Arc<WorldGen>, engine: Engine, gpu_device: GpuDevice, render_distance: i32) -> ChunkStreamer {
+        Self::with_edits(world, engine, gpu_device, render_distance, HashMap::new())
+    }
+
+    /// A streamer over a saved world's edits.
+    pub fn with_edits(
+        world: Arc<WorldGen>,
+        engine: Engine,
+        gpu_device: GpuDevice,
+        render_distance: i32,
+        edits: HashMap<ChunkPos, ChunkEdits>,
+    ) -> ChunkStreamer {
+        let cpu: Arc<dyn ChunkBackend> = Arc::new(CpuBackend::parallel(world.clone()));
+        let service = GenerationService::spawn(cpu, DEFAULT_BATCH);
+        let render_distance = render_distance.clamp(MIN_RENDER_DISTANCE, MAX_RENDER_DISTANCE);
+        let mut requests = Requests::new(4 * DEFAULT_BATCH);
+        let centre = ChunkPos::new(0, 0, 0);
+        requests.recentre(centre, render_distance);
+        let mut s = ChunkStreamer {
+            switch: EngineSwitch::new(world.clone(), gpu_device),
+            notice: None,
+            world,
+            service,
+            store: ChunkStore::with_edits(edits),
+            requests,
+            meshes: MeshPipeline::spawn(),
+            centre,
+            render_distance,
+            generated_total: 0,
+            started: false,
+            meshed_distance: 0,
+        };
+        s.set_engine(engine);
+        s
+    }
+
+    /// The engine generating now (the GPU may still be opening).
+    pub fn engine(&self) -> Engine {
+        self.switch.active()
+    }
+
+    /// Why the GPU is not generating, if it is not.
+    pub fn gpu_off_reason(&self) -> Option<String> {
+        self.switch.off_reason()
+    }
+
+    pub fn backend_label(&self) -> String {
+        self.switch.label()
+    }
+
+    /// Switches generation; requests in flight are kept. A device is opened
+    /// off this thread: until it is ready (see [`Self::take_notice`]) the
+    /// CPU carries on.
+    pub fn set_engine(&mut self, engine: Engine) -> Switch {
+        self.switch.request(engine, &self.service)
+    }
+
+    /// Waits for a device being opened; headless runs start measuring only
+    /// once the engine they asked for is running.
+    pub fn wait_for_engine(&mut self, timeout: Duration) -> Switch {
+        self.switch.wait_opened(&self.service, timeout)
+    }
+
+    /// A line for the player when a device open finished (on, or why not).
+    pub fn take_notice(&mut self) -> Option<String> {
+        self.notice.take()
+    }
+
+    /// The longest the game thread spent in one engine-switch call.
+    pub fn longest_switch_call(&self) -> Duration {
+        self.switch.longest_call()
+    }
+
+    pub fn render_distance(&self) -> i32 {
+        self.render_distance
+    }
+
+    pub fn set_render_distance(&mut self, r: i32, renderer: &mut WorldRenderer) {
+        let r = r.clamp(MIN_RENDER_DISTANCE, MAX_RENDER_DISTANCE);
+        if r != self.render_distance {
+            self.render_distance = r;
+            self.recentre(self.centre, renderer, true);
+        }
+    }
+
+    fn recentre(&mut self, centre: ChunkPos, renderer: &mut WorldRenderer, force: bool) {
+        if centre == self.centre && !force {
+            return;
+        }
+        let (old_centre, old_r) = (self.centre, self.meshed_distance);
+        self.centre = centre;
+        let r = self.render_distance;
+        self.meshed_distance = r;
+        self.requests.recentre(centre, r);
+        self.service.send(Command::Retain { center: centre, radius: r + 1 });
+        // Keep one extra ring of data so meshes at the edge keep their neighbours.
+        self.store.evict(|p| within_data(p, centre, r));
+        self.meshes.retain(centre, r);
+        renderer.retain(|p| within(p, centre, r));
+        // Chunks that just came into range may already have all their
+        // neighbours: no arrival will trigger them, so try them now.
+        let now = Instant::now();
+        let entering: Vec<ChunkPos> =
+            self.requests.wanted().iter().copied().filter(|p| force || !within(*p, old_centre, old_r)).collect();
+        for p in entering {
+            if !self.meshes.is_meshed(p) {
+                self.meshes.wanted_since(p, now);
+                if self.store.contains(p) {
+                    self.try_mesh(p);
+                }
+            }
+        }
+    }
+
+    fn try_mesh(&mut self, pos: ChunkPos) {
+        if self.meshes.is_settled_or_busy(pos) || !within(pos, self.centre, self.render_distance) {
+            return;
+        }
+        let Some(centre) = self.store.get(pos) else { return };
+        // Air and buried chunks have nothing to draw.
+        if centre.blocks.uniform() == Some(BlockId::AIR) {
+            self.meshes.settle_empty(pos);
+            return;
+        }
+        let Some(chunks) = self.neighbourhood(pos) else { return };
+        let opaque = |c: &Chunk| matches!(c.blocks, ChunkBlocks::Uniform(b) if b.info().opaque());
+        if opaque(&chunks[13]) && [4, 10, 12, 14, 16, 22].iter().all(|&i| opaque(&chunks[i])) {
+            self.meshes.settle_empty(pos);
+            return;
+        }
+        self.meshes.submit(pos, chunks);
+    }
+
+    /// The chunk and its 26 neighbours, if all are loaded.
+    fn neighbourhood(&self, pos: ChunkPos) -> Option<Vec<Arc<Chunk>>> {
+        neighbourhood(pos).map(|p| self.store.get(p).cloned()).collect()
+    }
+
+    /// The block at `pos`, if its chunk is loaded.
+    pub fn block(&self, pos: BlockPos) -> Option<BlockId> {
+        self.store.block(pos)
+    }
+
+    /// Sets a block and re-meshes every loaded chunk the edit touches right
+    /// here, ahead of all streaming work, so the change shows in the next
+    /// frame (a chunk meshes in tens of microseconds). Meshes of those
+    /// chunks still on the mesher threads are dropped when they come back.
+    pub fn set_block(
+        &mut self,
+        pos: BlockPos,
+        block: BlockId,
+        gpu: &Gpu,
+        renderer: &mut WorldRenderer,
+    ) -> Result<(), StoreError> {
+        for c in self.store.set_block(pos, block)? {
+            self.meshes.invalidate(c);
+            if !within(c, self.centre, self.render_distance) {
+                continue;
+            }
+            match self.neighbourhood(c) {
+                Some(chunks) => {
+                    let mesh = mesh_of(&chunks);
+                    if mesh.is_empty() {
+                        renderer.remove(c);
+                    } else {
+                        renderer.upload(gpu, c, &mesh);
+                    }
+                    self.meshes.remeshed(c, true);
+                    self.store.mark_meshed(c);
+                }
+                // Meshed once its neighbours arrive.
+                None => self.meshes.remeshed(c, false),
+            }
+        }
+        Ok(())
+    }
+
+    /// Edited chunk deltas not yet handed out for saving.
+    pub fn take_unsaved(&mut self) -> Vec<(ChunkPos, ChunkEdits)> {
+        self.store.take_unsaved()
+    }
+
+    /// One frame of streaming: take in generated chunks and finished meshes,
+    /// issue new requests, upload within `budget`.
+    pub fn update(&mut self, player_chunk: ChunkPos, gpu: &Gpu, renderer: &mut WorldRenderer, budget: Budget) {
+        self.recentre(player_chunk, renderer, !self.started);
+        self.started = true;
+        if let Some(n) = self.switch.poll(&self.service) {
+            self.notice = Some(n);
+        }
+
+        while let Some(event) = self.service.try_next() {
+            match event {
+                Event::Generated { chunk, .. } => {
+                    self.generated_total += 1;
+                    let pos = chunk.pos;
+                    self.requests.returned(pos);
+                    if !within_data(pos, self.centre, self.render_distance) {
+                        continue;
+                    }
+                    self.store.insert_generated(chunk);
+                    for p in neighbourhood(pos) {
+                        self.try_mesh(p);
+                    }
+                }
+                Event::Cancelled(pos) => self.requests.returned(pos),
+            }
+        }
+
+        let store = &self.store;
+        let batch = self.requests.next_batch(|p| store.contains(p));
+        if !batch.is_empty() {
+            self.service.send(Command::Generate(batch));
+        }
+        let complete = self.is_complete();
+        self.requests.rewind_if_stalled(complete);
+
+        let store = &mut self.store;
+        let (centre, r) = (self.centre, self.render_distance);
+        self.meshes.upload(centre, r, gpu, renderer, budget, |p| store.mark_meshed(p));
+    }
+
+    fn complete_count(&self) -> usize {
+        #[cfg(debug_assertions)]
+        debug_assert!(self.meshes.all_within(self.centre, self.render_distance));
+        self.meshes.done_count()
+    }
+
+    pub fn counts(&self) -> StreamCounts {
+        let st = self.service.stats();
+        StreamCounts {
+            loaded: self.store.loaded_count(),
+            queued: st.queued.load(Ordering::Relaxed),
+            generating: st.generating.load(Ordering::Relaxed),
+            meshing: self.meshes.pending(),
+            meshes: 0,
+            wanted: self.requests.wanted().len(),
+            complete: self.complete_count(),
+        }
+    }
+
+    /// Every wanted chunk is generated and meshed (or known to need no mesh).
+    pub fn is_complete(&self) -> bool {
+        self.complete_count() >= self.requests.wanted().len()
+    }
+
+    pub fn generated_total(&self) -> u64 {
+        self.generated_total
+    }
+
+    pub fn chunk(&self, pos: ChunkPos) -> Option<&Arc<Chunk>> {
+        self.store.get(pos)
+    }
+
+    pub fn world(&self) -> &Arc<WorldGen> {
+        &self.world
+    }
+
+    /// Wanted (in range) → mesh on the GPU, per chunk with a mesh.
+    pub fn ready_latencies(&mut self) -> &mut Vec<Duration> {
+        &mut self.meshes.ready_latencies
+    }
+}

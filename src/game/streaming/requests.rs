@@ -1,0 +1,117 @@
+//! Generation scheduling: which chunks to ask the generation service for
+//! next. The wanted list (render range, nearest ring first) is walked
+//! before the edge ring; at most `max_in_flight` requests are outstanding.
+
+use super::rings::{edge_offsets, offset, ring_offsets, vertical, Offset};
+use crate::world::coords::ChunkPos;
+use std::collections::HashSet;
+
+pub struct Requests {
+    /// Sent to the service and not yet back (generated or cancelled).
+    in_flight: HashSet<ChunkPos>,
+    wanted: Vec<ChunkPos>,
+    cursor: usize,
+    /// The ring just outside the render distance: data for meshing the edge.
+    edge: Vec<ChunkPos>,
+    edge_cursor: usize,
+    /// Sorted (wanted, edge) offsets for a render distance.
+    offsets: (i32, Vec<Offset>, Vec<Offset>),
+    max_in_flight: usize,
+}
+
+impl Requests {
+    pub fn new(max_in_flight: usize) -> Requests {
+        Requests {
+            in_flight: HashSet::new(),
+            wanted: Vec::new(),
+            cursor: 0,
+            edge: Vec::new(),
+            edge_cursor: 0,
+            offsets: (-1, Vec::new(), Vec::new()),
+            max_in_flight,
+        }
+    }
+
+    /// The lists for a new centre or render distance; the walk starts over.
+    pub fn recentre(&mut self, centre: ChunkPos, r: i32) {
+        if self.offsets.0 != r {
+            self.offsets = (r, ring_offsets(r, vertical(r)), edge_offsets(r));
+        }
+        self.wanted = self.offsets.1.iter().map(|&o| offset(centre, o)).collect();
+        self.edge = self.offsets.2.iter().map(|&o| offset(centre, o)).collect();
+        self.cursor = 0;
+        self.edge_cursor = 0;
+    }
+
+    /// The chunks in render range, nearest first.
+    pub fn wanted(&self) -> &[ChunkPos] {
+        &self.wanted
+    }
+
+    /// A request came back (generated or cancelled).
+    pub fn returned(&mut self, pos: ChunkPos) {
+        self.in_flight.remove(&pos);
+    }
+
+    /// The next requests, nearest first and then the edge ring, up to the
+    /// in-flight bound; `have` says which chunks need no request.
+    pub fn next_batch(&mut self, have: impl Fn(ChunkPos) -> bool) -> Vec<ChunkPos> {
+        let mut room = self.max_in_flight.saturating_sub(self.in_flight.len());
+        let mut batch = Vec::new();
+        for (list, cursor) in [(&self.wanted, &mut self.cursor), (&self.edge, &mut self.edge_cursor)] {
+            while room > 0 && *cursor < list.len() {
+                let p = list[*cursor];
+                *cursor += 1;
+                if !have(p) && self.in_flight.insert(p) {
+                    batch.push(p);
+                    room -= 1;
+                }
+            }
+        }
+        batch
+    }
+
+    /// When both lists have been walked, nothing is in flight and the view
+    /// is still incomplete (a request was cancelled and the player came
+    /// back), walk them again.
+    pub fn rewind_if_stalled(&mut self, complete: bool) {
+        if self.cursor >= self.wanted.len()
+            && self.edge_cursor >= self.edge.len()
+            && self.in_flight.is_empty()
+            && !complete
+        {
+            self.cursor = 0;
+            self.edge_cursor = 0;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn batches_respect_the_bound_and_skip_what_is_held() {
+        let mut r = Requests::new(10);
+        r.recentre(ChunkPos::new(0, 0, 0), 2);
+        let first = r.next_batch(|p| p == ChunkPos::new(0, 0, 0));
+        assert_eq!(first.len(), 10);
+        assert!(!first.contains(&ChunkPos::new(0, 0, 0)), "a chunk already held is not asked for");
+        assert!(r.next_batch(|_| false).is_empty(), "no room until requests come back");
+        r.returned(first[0]);
+        assert_eq!(r.next_batch(|_| false).len(), 1);
+    }
+
+    #[test]
+    fn a_stalled_walk_starts_over() {
+        let mut r = Requests::new(1000);
+        r.recentre(ChunkPos::new(0, 0, 0), 2);
+        let all = r.next_batch(|_| false);
+        for p in &all {
+            r.returned(*p);
+        }
+        assert!(r.next_batch(|_| false).is_empty(), "the lists are walked");
+        r.rewind_if_stalled(false);
+        assert_eq!(r.next_batch(|_| false).len(), all.len(), "cancelled requests are asked for again");
+    }
+}

@@ -1,0 +1,110 @@
+//! The geometry of streaming: which chunk positions are in range of a
+//! centre, and in what order they are wanted (rings of Chebyshev distance,
+//! nearest first, as in seed 003).
+
+use crate::world::coords::ChunkPos;
+
+pub const MIN_RENDER_DISTANCE: i32 = 2;
+pub const MAX_RENDER_DISTANCE: i32 = 32;
+/// Vertical reach in chunks above and below the player.
+pub const MAX_VERTICAL: i32 = 10;
+
+/// A chunk offset (dx, dy, dz) from the streaming centre.
+pub type Offset = (i32, i32, i32);
+
+/// Vertical reach for a render distance.
+pub fn vertical(r: i32) -> i32 {
+    r.min(MAX_VERTICAL)
+}
+
+/// Chunks within `r` horizontally and `vertical(r)` vertically of `centre`, nearest ring first.
+pub fn rings(centre: ChunkPos, r: i32) -> Vec<ChunkPos> {
+    ring_offsets(r, vertical(r)).iter().map(|&o| offset(centre, o)).collect()
+}
+
+/// Offsets within (r, v), nearest ring first. Sorting is done once per
+/// render distance, not on every chunk crossing.
+pub fn ring_offsets(r: i32, v: i32) -> Vec<Offset> {
+    let mut out = Vec::with_capacity(((2 * r + 1) * (2 * r + 1) * (2 * v + 1)) as usize);
+    for dz in -r..=r {
+        for dy in -v..=v {
+            for dx in -r..=r {
+                out.push((dx, dy, dz));
+            }
+        }
+    }
+    out.sort_by_key(|&(dx, dy, dz)| (dx.abs().max(dy.abs()).max(dz.abs()), dx * dx + dy * dy + dz * dz, dx, dy, dz));
+    out
+}
+
+/// The ring just outside render distance `r`: chunks whose data the edge's
+/// meshes need, nearest first.
+pub fn edge_offsets(r: i32) -> Vec<Offset> {
+    ring_offsets(r + 1, vertical(r) + 1)
+        .into_iter()
+        .filter(|&(dx, dy, dz)| dx.abs() > r || dz.abs() > r || dy.abs() > vertical(r))
+        .collect()
+}
+
+pub fn offset(c: ChunkPos, (dx, dy, dz): Offset) -> ChunkPos {
+    ChunkPos::new(c.x.saturating_add(dx), c.y.saturating_add(dy), c.z.saturating_add(dz))
+}
+
+/// Within render distance `r` (horizontal `r`, vertical `vertical(r)`).
+pub fn within(a: ChunkPos, b: ChunkPos, r: i32) -> bool {
+    within_hv(a, b, r, vertical(r))
+}
+
+/// Within the data range: one more ring on every side than the render
+/// distance, so the chunks at the edge have all their neighbours for meshing.
+pub fn within_data(a: ChunkPos, b: ChunkPos, r: i32) -> bool {
+    within_hv(a, b, r + 1, vertical(r) + 1)
+}
+
+fn within_hv(a: ChunkPos, b: ChunkPos, r: i32, v: i32) -> bool {
+    let d = |p: i32, q: i32| (p as i64 - q as i64).abs();
+    d(a.x, b.x) <= r as i64 && d(a.z, b.z) <= r as i64 && d(a.y, b.y) <= v as i64
+}
+
+/// The 27 positions of a chunk and its neighbours, z, then y, then x.
+pub fn neighbourhood(pos: ChunkPos) -> impl Iterator<Item = ChunkPos> {
+    (-1..=1).flat_map(move |dz| {
+        (-1..=1).flat_map(move |dy| (-1..=1).map(move |dx| ChunkPos::new(pos.x + dx, pos.y + dy, pos.z + dz)))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn rings_are_nearest_first_and_complete() {
+        let r = rings(ChunkPos::new(5, 0, -5), 3);
+        assert_eq!(r.len(), 7 * 7 * 7);
+        assert_eq!(r[0], ChunkPos::new(5, 0, -5));
+        let ring = |p: &ChunkPos| (p.x - 5).abs().max(p.y.abs()).max((p.z + 5).abs());
+        assert!(r.windows(2).all(|w| ring(&w[0]) <= ring(&w[1])));
+        let unique: HashSet<_> = r.iter().collect();
+        assert_eq!(unique.len(), r.len());
+    }
+
+    #[test]
+    fn the_edge_ring_is_exactly_the_data_range_outside_the_render_range() {
+        let c = ChunkPos::new(0, 0, 0);
+        let edge: HashSet<ChunkPos> = edge_offsets(3).into_iter().map(|o| offset(c, o)).collect();
+        for p in rings(c, 4).into_iter().chain(rings(c, 12)) {
+            let expect = within_data(p, c, 3) && !within(p, c, 3);
+            assert_eq!(edge.contains(&p), expect, "{p:?}");
+        }
+    }
+
+    #[test]
+    fn the_neighbourhood_is_in_mesher_order() {
+        let n: Vec<ChunkPos> = neighbourhood(ChunkPos::new(10, 0, 0)).collect();
+        assert_eq!(n.len(), 27);
+        assert_eq!(n[13], ChunkPos::new(10, 0, 0), "the centre in the middle");
+        assert_eq!(n[0], ChunkPos::new(9, -1, -1));
+        assert_eq!(n[1], ChunkPos::new(10, -1, -1), "x varies fastest");
+    }
+}
