@@ -512,6 +512,10 @@ fn run() -> Result<()> {
                         mib(r.rss_mib_final),
                         mib(r.rss_mib_peak)
                     );
+                    println!(
+                        "{:<28} held at the end: {} chunks ({:.0} MiB of blocks), {} meshes ({:.0} MiB of vertices)",
+                        "", r.chunks_loaded_final, r.chunk_data_mib_final, r.meshes_final, r.mesh_mib_final
+                    );
                 }
             }
             Ok(())

@@ -51,6 +51,12 @@ pub struct FlightReport {
     pub rss_mib_final: Option<f64>,
     /// The most resident memory held at any point of the run.
     pub rss_mib_peak: Option<f64>,
+    /// What is held at the end: loaded chunks and their data, meshes and
+    /// their vertex bytes (in system memory on a software renderer).
+    pub chunks_loaded_final: usize,
+    pub chunk_data_mib_final: f64,
+    pub meshes_final: usize,
+    pub mesh_mib_final: f64,
     /// (seconds into the flight, MiB), one sample every 10 s: memory must stay flat.
     pub rss_mib_samples: Vec<(f64, f64)>,
 }
@@ -58,6 +64,7 @@ pub struct FlightReport {
 /// When memory is sampled during the flight, in seconds.
 const RSS_EVERY_S: f64 = 10.0;
 const TWO_MINUTES_S: f64 = 120.0;
+const MIB: f64 = 1024.0 * 1024.0;
 
 /// Camera position and heading at time `t` seconds along the path.
 pub fn path(start: DVec3, t: f64) -> (DVec3, f64, f64) {
@@ -170,5 +177,9 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
         rss_mib_final: rss::resident_mib(),
         rss_mib_peak: rss::peak_resident_mib(),
         rss_mib_samples: rss_samples,
+        chunks_loaded_final: streamer.counts().loaded,
+        chunk_data_mib_final: streamer.data_bytes() as f64 / MIB,
+        meshes_final: renderer.mesh_count(),
+        mesh_mib_final: renderer.gpu_bytes as f64 / MIB,
     })
 }

@@ -92,6 +92,15 @@ impl ChunkStore {
         self.loaded.len()
     }
 
+    /// Bytes of chunk data held: each loaded chunk's record and its blocks
+    /// (uniform chunks have none), not counting the map itself.
+    pub fn data_bytes(&self) -> usize {
+        self.loaded
+            .values()
+            .map(|s| std::mem::size_of::<Stored>() + std::mem::size_of::<Chunk>() + s.chunk.blocks.heap_bytes())
+            .sum()
+    }
+
     /// The block at `pos`, if its chunk is loaded.
     pub fn block(&self, pos: BlockPos) -> Option<BlockId> {
         let [x, y, z] = pos.local();

@@ -322,6 +322,11 @@ impl ChunkStreamer {
         &self.world
     }
 
+    /// Bytes of chunk data the store holds.
+    pub fn data_bytes(&self) -> usize {
+        self.store.data_bytes()
+    }
+
     /// Wanted (in range) → mesh on the GPU, per chunk with a mesh.
     pub fn ready_latencies(&mut self) -> &mut Vec<Duration> {
         &mut self.meshes.ready_latencies
