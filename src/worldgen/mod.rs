@@ -11,6 +11,7 @@ pub mod graph;
 pub mod heightmap;
 pub mod noise;
 pub mod params;
+pub mod placement;
 pub mod preset;
 
 pub use generator::WorldGen;
