@@ -1,6 +1,8 @@
 // The flat world description uploaded by the host, and the job structs.
-// Layout twins of `WorldParams` / `FlatNode` in src/worldgen/params.rs and
-// `ColumnJob` / `ChunkJob` in src/backend/twins.rs; the generated checks
+// Layout twins of `WorldParams`, `FlatNode`, `FlatTree`, `FlatLeafLayer`,
+// `FlatLayer` in src/worldgen/params.rs, `PlacedTree` in
+// src/worldgen/decorate.rs and `ColumnJob` / `ChunkJob` in
+// src/backend/twins.rs; the generated checks
 // below hold every field's offset equal to Rust's.
 #pragma once
 #include "generated/twins.cuh"
@@ -14,6 +16,29 @@ struct FlatNode {
     float z_offset;
     float exponent;
     float scale;
+};
+
+struct FlatLeafLayer {
+    int dy;
+    int radius;
+    unsigned int round;
+};
+
+struct FlatTree {
+    unsigned int trunk_block;
+    unsigned int leaves_block;
+    unsigned int trunk_min;
+    unsigned int trunk_span;
+    unsigned int on_mask;
+    int crown;
+    unsigned int layer_count;
+    FlatLeafLayer layers[BW_MAX_CANOPY_LAYERS];
+};
+
+struct FlatLayer {
+    unsigned int what;
+    unsigned int density;
+    unsigned int on_mask;
 };
 
 struct WorldParams {
@@ -54,6 +79,32 @@ struct WorldParams {
     unsigned int deep_block;
     unsigned int snow_block;
     unsigned int air_block;
+
+    unsigned int deco_seed[2];
+    int tree_unit;
+    int tree_reach;
+    float tree_max_slope;
+    unsigned int tree_max_density;
+    unsigned int trunk_soil_block;
+    int plant_reach;
+    unsigned int tree_kind_count;
+    FlatTree tree_kinds[BW_MAX_TREE_KINDS];
+    unsigned int biome_tree_count[BW_MAX_BIOMES];
+    FlatLayer biome_trees[BW_MAX_BIOMES][BW_MAX_BIOME_LAYERS];
+    unsigned int biome_plant_count[BW_MAX_BIOMES];
+    FlatLayer biome_plants[BW_MAX_BIOMES][BW_MAX_BIOME_LAYERS];
+    unsigned int block_priority[BW_MAX_BLOCK_TYPES];
+    unsigned char pattern[BW_PATTERN_POINTS][2];
+    unsigned char bayer[BW_PATTERN_POINTS];
+};
+
+// One tree of a chunk column's plan (written by bw_decorate, read by bw_fill).
+struct PlacedTree {
+    int x;  // trunk column relative to the chunk column's corner
+    int z;
+    int base;  // world height of the lowest log
+    unsigned int kind;
+    unsigned int trunk;
 };
 
 

@@ -104,6 +104,12 @@ enum Command {
         /// does) instead of stopping with the error.
         #[arg(long)]
         cpu_fallback: bool,
+        /// Also print a JSON object of block name → count over the box.
+        #[arg(long)]
+        counts: bool,
+        /// Print one digest per chunk (`x,y,z digest`) before the total.
+        #[arg(long)]
+        per_chunk: bool,
     },
     /// Render the world offscreen once everything in range is loaded, and write a PNG.
     Screenshot {
@@ -392,7 +398,7 @@ fn run() -> Result<()> {
     match cli.command {
         None => play(PlayArgs::default()),
         Some(Command::Play(args)) => play(args),
-        Some(Command::RegionHash { world, from, to, backend: kind, world_dir, cpu_fallback }) => {
+        Some(Command::RegionHash { world, from, to, backend: kind, world_dir, cpu_fallback, counts, per_chunk }) => {
             let saved = world_dir.as_deref().map(WorldFile::open).transpose()?;
             let w = match &saved {
                 Some(s) => Arc::new(WorldGen::new(s.preset().clone(), s.meta().seed)),
@@ -405,11 +411,17 @@ fn run() -> Result<()> {
             if let Some(s) = &saved {
                 b = Arc::new(EditedBackend::new(b, s.load_edits()?));
             }
-            let r = region_hash(&*b, from, to)?;
+            let r = region_hash(&*b, from, to, per_chunk)?;
             if !r.counts_consistent {
                 bail!("backend {} reported block counts that do not match its blocks", kind.label());
             }
+            for (pos, digest) in &r.per_chunk {
+                println!("{},{},{} {digest}", pos.x, pos.y, pos.z);
+            }
             println!("{}  {} chunks", r.digest, r.chunks);
+            if counts {
+                println!("{}", r.counts_json());
+            }
             Ok(())
         }
         Some(Command::Screenshot {

@@ -24,7 +24,7 @@ fn region() -> (ChunkPos, ChunkPos) {
 #[test]
 fn golden_region_hash() {
     let (from, to) = region();
-    let r = region_hash(&CpuBackend::parallel(world(42)), from, to).unwrap();
+    let r = region_hash(&CpuBackend::parallel(world(42)), from, to, false).unwrap();
     assert_eq!(r.chunks, 100);
     assert!(r.counts_consistent);
     assert_eq!(r.digest, GOLDEN_SEED_42, "the classic world of seed 42 changed");
@@ -33,10 +33,10 @@ fn golden_region_hash() {
 #[test]
 fn serial_parallel_and_thread_counts_agree() {
     let (from, to) = region();
-    let serial = region_hash(&CpuBackend::serial(world(42)), from, to).unwrap();
+    let serial = region_hash(&CpuBackend::serial(world(42)), from, to, false).unwrap();
     for threads in [1, 2, 3, 8] {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-        let par = pool.install(|| region_hash(&CpuBackend::parallel(world(42)), from, to).unwrap());
+        let par = pool.install(|| region_hash(&CpuBackend::parallel(world(42)), from, to, false).unwrap());
         assert_eq!(par, serial, "{threads} threads");
     }
 }
@@ -84,9 +84,9 @@ fn generated_counts_match_the_blocks() {
 #[test]
 fn different_seeds_give_different_worlds() {
     let (from, to) = region();
-    let a = region_hash(&CpuBackend::parallel(world(1)), from, to).unwrap();
-    let b = region_hash(&CpuBackend::parallel(world(2)), from, to).unwrap();
-    let c = region_hash(&CpuBackend::parallel(world(1 + (1 << 32))), from, to).unwrap();
+    let a = region_hash(&CpuBackend::parallel(world(1)), from, to, false).unwrap();
+    let b = region_hash(&CpuBackend::parallel(world(2)), from, to, false).unwrap();
+    let c = region_hash(&CpuBackend::parallel(world(1 + (1 << 32))), from, to, false).unwrap();
     assert_ne!(a.digest, b.digest);
     assert_ne!(a.digest, c.digest, "seeds above 2^32 must not alias their low bits");
 }

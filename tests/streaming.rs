@@ -95,9 +95,11 @@ fn walking_into_a_hill_never_enters_terrain() {
 
     // A step of at least two blocks up along +x on dry land near spawn.
     let height = |x: i64, z: i64| {
-        let hm = world
-            .heightmap(blockworld::world::coords::ColumnPos { x: x.div_euclid(32) as i32, z: z.div_euclid(32) as i32 });
-        hm.heights[blockworld::world::coords::column_index(x.rem_euclid(32) as usize, z.rem_euclid(32) as usize)] as i64
+        let data = world
+            .column(blockworld::world::coords::ColumnPos { x: x.div_euclid(32) as i32, z: z.div_euclid(32) as i32 });
+        data.heightmap.heights
+            [blockworld::world::coords::column_index(x.rem_euclid(32) as usize, z.rem_euclid(32) as usize)]
+            as i64
     };
     let (fx, fz) = (feet.x.floor() as i64, feet.z.floor() as i64);
     let (sx, sz) = (-60..60)

@@ -29,6 +29,15 @@
 #define BW_HEIGHTMAP_THREADS 256
 #define BW_FILL_THREADS 512
 #define BW_FILL_BLOCKS_PER_CHUNK 64
+#define BW_MAX_TREE_KINDS 8
+#define BW_MAX_CANOPY_LAYERS 8
+#define BW_MAX_BIOME_LAYERS 4
+#define BW_PATTERN_POINTS 64
+#define BW_CELL_UNITS 8
+#define BW_PATTERN_SUB 16
+#define BW_DENSITY_ONE 4096
+#define BW_DECORATE_THREADS 128
+#define BW_MAX_TREES_PER_COLUMN 256
 
 #define BW_TWIN_LAYOUT_CHECKS \
     static_assert(sizeof(FlatNode) == 32, "FlatNode size"); \
@@ -40,7 +49,7 @@
     static_assert(__builtin_offsetof(FlatNode, z_offset) == 20 && sizeof(((const FlatNode*)0)->z_offset) == 4, "FlatNode.z_offset"); \
     static_assert(__builtin_offsetof(FlatNode, exponent) == 24 && sizeof(((const FlatNode*)0)->exponent) == 4, "FlatNode.exponent"); \
     static_assert(__builtin_offsetof(FlatNode, scale) == 28 && sizeof(((const FlatNode*)0)->scale) == 4, "FlatNode.scale"); \
-    static_assert(sizeof(WorldParams) == 2668, "WorldParams size"); \
+    static_assert(sizeof(WorldParams) == 5680, "WorldParams size"); \
     static_assert(__builtin_offsetof(WorldParams, node_count) == 0 && sizeof(((const WorldParams*)0)->node_count) == 4, "WorldParams.node_count"); \
     static_assert(__builtin_offsetof(WorldParams, biome_count) == 4 && sizeof(((const WorldParams*)0)->biome_count) == 4, "WorldParams.biome_count"); \
     static_assert(__builtin_offsetof(WorldParams, field_roots) == 8 && sizeof(((const WorldParams*)0)->field_roots) == 24, "WorldParams.field_roots"); \
@@ -74,6 +83,45 @@
     static_assert(__builtin_offsetof(WorldParams, deep_block) == 2656 && sizeof(((const WorldParams*)0)->deep_block) == 4, "WorldParams.deep_block"); \
     static_assert(__builtin_offsetof(WorldParams, snow_block) == 2660 && sizeof(((const WorldParams*)0)->snow_block) == 4, "WorldParams.snow_block"); \
     static_assert(__builtin_offsetof(WorldParams, air_block) == 2664 && sizeof(((const WorldParams*)0)->air_block) == 4, "WorldParams.air_block"); \
+    static_assert(__builtin_offsetof(WorldParams, deco_seed) == 2668 && sizeof(((const WorldParams*)0)->deco_seed) == 8, "WorldParams.deco_seed"); \
+    static_assert(__builtin_offsetof(WorldParams, tree_unit) == 2676 && sizeof(((const WorldParams*)0)->tree_unit) == 4, "WorldParams.tree_unit"); \
+    static_assert(__builtin_offsetof(WorldParams, tree_reach) == 2680 && sizeof(((const WorldParams*)0)->tree_reach) == 4, "WorldParams.tree_reach"); \
+    static_assert(__builtin_offsetof(WorldParams, tree_max_slope) == 2684 && sizeof(((const WorldParams*)0)->tree_max_slope) == 4, "WorldParams.tree_max_slope"); \
+    static_assert(__builtin_offsetof(WorldParams, tree_max_density) == 2688 && sizeof(((const WorldParams*)0)->tree_max_density) == 4, "WorldParams.tree_max_density"); \
+    static_assert(__builtin_offsetof(WorldParams, trunk_soil_block) == 2692 && sizeof(((const WorldParams*)0)->trunk_soil_block) == 4, "WorldParams.trunk_soil_block"); \
+    static_assert(__builtin_offsetof(WorldParams, plant_reach) == 2696 && sizeof(((const WorldParams*)0)->plant_reach) == 4, "WorldParams.plant_reach"); \
+    static_assert(__builtin_offsetof(WorldParams, tree_kind_count) == 2700 && sizeof(((const WorldParams*)0)->tree_kind_count) == 4, "WorldParams.tree_kind_count"); \
+    static_assert(__builtin_offsetof(WorldParams, tree_kinds) == 2704 && sizeof(((const WorldParams*)0)->tree_kinds) == 992, "WorldParams.tree_kinds"); \
+    static_assert(__builtin_offsetof(WorldParams, biome_tree_count) == 3696 && sizeof(((const WorldParams*)0)->biome_tree_count) == 64, "WorldParams.biome_tree_count"); \
+    static_assert(__builtin_offsetof(WorldParams, biome_trees) == 3760 && sizeof(((const WorldParams*)0)->biome_trees) == 768, "WorldParams.biome_trees"); \
+    static_assert(__builtin_offsetof(WorldParams, biome_plant_count) == 4528 && sizeof(((const WorldParams*)0)->biome_plant_count) == 64, "WorldParams.biome_plant_count"); \
+    static_assert(__builtin_offsetof(WorldParams, biome_plants) == 4592 && sizeof(((const WorldParams*)0)->biome_plants) == 768, "WorldParams.biome_plants"); \
+    static_assert(__builtin_offsetof(WorldParams, block_priority) == 5360 && sizeof(((const WorldParams*)0)->block_priority) == 128, "WorldParams.block_priority"); \
+    static_assert(__builtin_offsetof(WorldParams, pattern) == 5488 && sizeof(((const WorldParams*)0)->pattern) == 128, "WorldParams.pattern"); \
+    static_assert(__builtin_offsetof(WorldParams, bayer) == 5616 && sizeof(((const WorldParams*)0)->bayer) == 64, "WorldParams.bayer"); \
+    static_assert(sizeof(FlatLeafLayer) == 12, "FlatLeafLayer size"); \
+    static_assert(__builtin_offsetof(FlatLeafLayer, dy) == 0 && sizeof(((const FlatLeafLayer*)0)->dy) == 4, "FlatLeafLayer.dy"); \
+    static_assert(__builtin_offsetof(FlatLeafLayer, radius) == 4 && sizeof(((const FlatLeafLayer*)0)->radius) == 4, "FlatLeafLayer.radius"); \
+    static_assert(__builtin_offsetof(FlatLeafLayer, round) == 8 && sizeof(((const FlatLeafLayer*)0)->round) == 4, "FlatLeafLayer.round"); \
+    static_assert(sizeof(FlatTree) == 124, "FlatTree size"); \
+    static_assert(__builtin_offsetof(FlatTree, trunk_block) == 0 && sizeof(((const FlatTree*)0)->trunk_block) == 4, "FlatTree.trunk_block"); \
+    static_assert(__builtin_offsetof(FlatTree, leaves_block) == 4 && sizeof(((const FlatTree*)0)->leaves_block) == 4, "FlatTree.leaves_block"); \
+    static_assert(__builtin_offsetof(FlatTree, trunk_min) == 8 && sizeof(((const FlatTree*)0)->trunk_min) == 4, "FlatTree.trunk_min"); \
+    static_assert(__builtin_offsetof(FlatTree, trunk_span) == 12 && sizeof(((const FlatTree*)0)->trunk_span) == 4, "FlatTree.trunk_span"); \
+    static_assert(__builtin_offsetof(FlatTree, on_mask) == 16 && sizeof(((const FlatTree*)0)->on_mask) == 4, "FlatTree.on_mask"); \
+    static_assert(__builtin_offsetof(FlatTree, crown) == 20 && sizeof(((const FlatTree*)0)->crown) == 4, "FlatTree.crown"); \
+    static_assert(__builtin_offsetof(FlatTree, layer_count) == 24 && sizeof(((const FlatTree*)0)->layer_count) == 4, "FlatTree.layer_count"); \
+    static_assert(__builtin_offsetof(FlatTree, layers) == 28 && sizeof(((const FlatTree*)0)->layers) == 96, "FlatTree.layers"); \
+    static_assert(sizeof(FlatLayer) == 12, "FlatLayer size"); \
+    static_assert(__builtin_offsetof(FlatLayer, what) == 0 && sizeof(((const FlatLayer*)0)->what) == 4, "FlatLayer.what"); \
+    static_assert(__builtin_offsetof(FlatLayer, density) == 4 && sizeof(((const FlatLayer*)0)->density) == 4, "FlatLayer.density"); \
+    static_assert(__builtin_offsetof(FlatLayer, on_mask) == 8 && sizeof(((const FlatLayer*)0)->on_mask) == 4, "FlatLayer.on_mask"); \
+    static_assert(sizeof(PlacedTree) == 20, "PlacedTree size"); \
+    static_assert(__builtin_offsetof(PlacedTree, x) == 0 && sizeof(((const PlacedTree*)0)->x) == 4, "PlacedTree.x"); \
+    static_assert(__builtin_offsetof(PlacedTree, z) == 4 && sizeof(((const PlacedTree*)0)->z) == 4, "PlacedTree.z"); \
+    static_assert(__builtin_offsetof(PlacedTree, base) == 8 && sizeof(((const PlacedTree*)0)->base) == 4, "PlacedTree.base"); \
+    static_assert(__builtin_offsetof(PlacedTree, kind) == 12 && sizeof(((const PlacedTree*)0)->kind) == 4, "PlacedTree.kind"); \
+    static_assert(__builtin_offsetof(PlacedTree, trunk) == 16 && sizeof(((const PlacedTree*)0)->trunk) == 4, "PlacedTree.trunk"); \
     static_assert(sizeof(ColumnJob) == 8, "ColumnJob size"); \
     static_assert(__builtin_offsetof(ColumnJob, x) == 0 && sizeof(((const ColumnJob*)0)->x) == 4, "ColumnJob.x"); \
     static_assert(__builtin_offsetof(ColumnJob, z) == 4 && sizeof(((const ColumnJob*)0)->z) == 4, "ColumnJob.z"); \

@@ -47,7 +47,7 @@ impl ChunkBackend for CpuBackend {
         // Heightmaps first, one task per column, so vertical neighbours never
         // compute the same column twice; then the fills.
         distinct_columns(positions).par_iter().for_each(|&c| {
-            w.heightmap(c);
+            w.column(c);
         });
         Ok(positions.par_iter().map(|&p| w.generate(p)).collect())
     }

@@ -130,7 +130,7 @@ impl<D: KernelDevice> KernelBackend<D> {
         for (i, &pos) in positions.iter().enumerate() {
             let column = index[&pos.column()];
             let [lo, hi] = extremes[column as usize];
-            match known_uniform(&self.params, pos, lo, hi) {
+            match known_uniform(&self.params, pos, lo, hi, hi) {
                 Some(b) => {
                     out[first + i] =
                         Some(Chunk { pos, blocks: ChunkBlocks::Uniform(b), counts: BlockCounts::uniform(b) })

@@ -13,8 +13,12 @@
 
 use crate::world::block::MAX_BLOCK_TYPES;
 use crate::world::coords::{CHUNK_AREA, CHUNK_VOLUME};
-use crate::worldgen::params::{self, FlatNode, WorldParams};
-use crate::worldgen::preset::{MAX_BIOMES, MAX_DEPTH, MAX_NODES, TABLE_SIZE, THRESHOLDS};
+use crate::worldgen::decorate::PlacedTree;
+use crate::worldgen::params::{self, FlatLayer, FlatLeafLayer, FlatNode, FlatTree, WorldParams};
+use crate::worldgen::placement;
+use crate::worldgen::preset::{
+    MAX_BIOMES, MAX_BIOME_LAYERS, MAX_CANOPY_LAYERS, MAX_DEPTH, MAX_NODES, MAX_TREE_KINDS, TABLE_SIZE, THRESHOLDS,
+};
 use std::fmt::Write;
 
 /// Threads per thread block of `bw_heightmap` (one block per chunk column).
@@ -24,6 +28,20 @@ pub const FILL_THREADS: u32 = 512;
 /// Thread blocks per chunk of `bw_fill` (grid x).
 pub const FILL_BLOCKS_PER_CHUNK: u32 = CHUNK_VOLUME as u32 / FILL_THREADS;
 const _: () = assert!((CHUNK_VOLUME as u32).is_multiple_of(FILL_THREADS));
+
+/// Threads per thread block of `bw_decorate` (one block per chunk column,
+/// one thread per tree candidate, in rounds).
+pub const DECORATE_THREADS: u32 = 128;
+/// Room for trees in one column's plan: at the smallest spacing (3) the
+/// 38-block square around a column spans at most 14 × 14 unit squares,
+/// each with one candidate.
+pub const MAX_TREES_PER_COLUMN: usize = 256;
+const _: () = {
+    let side = (crate::world::coords::CHUNK_SIZE + 2 * crate::worldgen::preset::MAX_TREE_REACH as usize)
+        .div_ceil(*crate::worldgen::preset::TREE_SPACING_RANGE.start() as usize)
+        + 1;
+    assert!(side * side <= MAX_TREES_PER_COLUMN);
+};
 
 /// One chunk column of a batch. Twin of `ColumnJob` in kernels/worldgen_params.cuh.
 #[repr(C)]
@@ -116,7 +134,27 @@ pub fn layouts() -> Vec<Layout> {
             deep_block,
             snow_block,
             air_block,
+            deco_seed,
+            tree_unit,
+            tree_reach,
+            tree_max_slope,
+            tree_max_density,
+            trunk_soil_block,
+            plant_reach,
+            tree_kind_count,
+            tree_kinds,
+            biome_tree_count,
+            biome_trees,
+            biome_plant_count,
+            biome_plants,
+            block_priority,
+            pattern,
+            bayer,
         }),
+        layout!(FlatLeafLayer { dy, radius, round }),
+        layout!(FlatTree { trunk_block, leaves_block, trunk_min, trunk_span, on_mask, crown, layer_count, layers }),
+        layout!(FlatLayer { what, density, on_mask }),
+        layout!(PlacedTree { x, z, base, kind, trunk }),
         layout!(ColumnJob { x, z }),
         layout!(ChunkJob { x, y, z, column }),
     ]
@@ -150,6 +188,15 @@ pub fn constants() -> Vec<(&'static str, i64)> {
         ("BW_HEIGHTMAP_THREADS", HEIGHTMAP_THREADS as i64),
         ("BW_FILL_THREADS", FILL_THREADS as i64),
         ("BW_FILL_BLOCKS_PER_CHUNK", FILL_BLOCKS_PER_CHUNK as i64),
+        ("BW_MAX_TREE_KINDS", MAX_TREE_KINDS as i64),
+        ("BW_MAX_CANOPY_LAYERS", MAX_CANOPY_LAYERS as i64),
+        ("BW_MAX_BIOME_LAYERS", MAX_BIOME_LAYERS as i64),
+        ("BW_PATTERN_POINTS", placement::PATTERN_POINTS as i64),
+        ("BW_CELL_UNITS", placement::CELL_UNITS as i64),
+        ("BW_PATTERN_SUB", placement::SUB as i64),
+        ("BW_DENSITY_ONE", placement::DENSITY_ONE as i64),
+        ("BW_DECORATE_THREADS", DECORATE_THREADS as i64),
+        ("BW_MAX_TREES_PER_COLUMN", MAX_TREES_PER_COLUMN as i64),
     ]
 }
 

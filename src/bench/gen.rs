@@ -315,11 +315,11 @@ fn stage_times(
                             for _ in 0..rounds {
                                 if parallel {
                                     surface.par_iter().zip(hms.par_iter()).for_each(|(&p, hm)| {
-                                        std::hint::black_box(world.fill(p, hm));
+                                        std::hint::black_box(world.fill_terrain(p, hm));
                                     });
                                 } else {
                                     for (&p, hm) in surface.iter().zip(&hms) {
-                                        std::hint::black_box(world.fill(p, hm));
+                                        std::hint::black_box(world.fill_terrain(p, hm));
                                     }
                                 }
                             }

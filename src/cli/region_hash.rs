@@ -18,6 +18,22 @@ pub struct RegionHash {
     pub counts: BlockCounts,
     /// True when every chunk's reported counts matched its blocks.
     pub counts_consistent: bool,
+    /// Each chunk's own digest, in digest order, when asked for.
+    pub per_chunk: Vec<(ChunkPos, String)>,
+}
+
+impl RegionHash {
+    /// Block name → count over the region, every registered block, as JSON.
+    pub fn counts_json(&self) -> String {
+        let map: serde_json::Map<String, serde_json::Value> = crate::world::block::BlockId::all()
+            .map(|b| (b.name().to_string(), serde_json::Value::from(self.counts.0[b.0 as usize])))
+            .collect();
+        serde_json::Value::Object(map).to_string()
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -51,20 +67,43 @@ pub fn region_positions(from: ChunkPos, to: ChunkPos) -> Result<Vec<ChunkPos>, R
     Ok(v)
 }
 
-pub fn region_hash(backend: &dyn ChunkBackend, from: ChunkPos, to: ChunkPos) -> Result<RegionHash, RegionError> {
+/// Digests the box; with `per_chunk`, also each chunk alone (SHA-256 of its
+/// bytes in the same order).
+pub fn region_hash(
+    backend: &dyn ChunkBackend,
+    from: ChunkPos,
+    to: ChunkPos,
+    per_chunk: bool,
+) -> Result<RegionHash, RegionError> {
     let positions = region_positions(from, to)?;
     let mut hasher = Sha256::new();
     let mut total = BlockCounts::default();
     let mut consistent = true;
+    let mut each = Vec::new();
     // Bounded batches keep memory flat for large regions.
     for batch in positions.chunks(4096) {
         let chunks = backend.generate(batch)?;
         for chunk in &chunks {
-            chunk.blocks.for_each_run(|run| hasher.update(bytemuck::cast_slice::<_, u8>(run)));
+            let mut own = per_chunk.then(Sha256::new);
+            chunk.blocks.for_each_run(|run| {
+                let bytes = bytemuck::cast_slice::<_, u8>(run);
+                hasher.update(bytes);
+                if let Some(h) = own.as_mut() {
+                    h.update(bytes);
+                }
+            });
+            if let Some(h) = own {
+                each.push((chunk.pos, hex(&h.finalize())));
+            }
             consistent &= BlockCounts::tally(&chunk.blocks) == chunk.counts;
             total.add(&chunk.counts);
         }
     }
-    let digest = hasher.finalize().iter().map(|b| format!("{b:02x}")).collect();
-    Ok(RegionHash { digest, chunks: positions.len() as u64, counts: total, counts_consistent: consistent })
+    Ok(RegionHash {
+        digest: hex(&hasher.finalize()),
+        chunks: positions.len() as u64,
+        counts: total,
+        counts_consistent: consistent,
+        per_chunk: each,
+    })
 }

@@ -197,6 +197,21 @@ fn pixel(tile: usize, x: usize, y: usize) -> [u8; 4] {
             let bright = hash(tile, x / 2, y / 2, 31);
             shade([250, 206, 110], 0.72 + 0.35 * bright + 0.08 * n)
         }
+        "cactus_side" => {
+            // Ribs of darker green with pale spines along them.
+            let rib = x % 4 == 1;
+            let spine = rib && hash(tile, x, y, 37) > 0.8;
+            if spine {
+                [226, 222, 170, 255]
+            } else {
+                shade([70, 140, 52], if rib { 0.7 } else { 0.9 + 0.15 * n })
+            }
+        }
+        "cactus_top" => {
+            let (fx, fy) = (x as f32 - 7.5, y as f32 - 7.5);
+            let ring = (fx * fx + fy * fy).sqrt();
+            shade([86, 158, 62], if ring > 6.5 { 0.72 } else { 0.9 + 0.12 * n })
+        }
         _ => [255, 0, 255, 255],
     }
 }

@@ -6,6 +6,7 @@
 //! above the snow line); its under block if h − depth ≤ y < h; deep block
 //! (stone) below.
 
+use super::decorate::{self, decoration_top, ColumnDecorations};
 use super::heightmap::Heightmap;
 use super::params::WorldParams;
 use super::preset::MAX_BIOMES;
@@ -13,15 +14,18 @@ use crate::world::block::{BlockId, MAX_BLOCK_TYPES};
 use crate::world::chunk::{BlockCounts, Chunk, ChunkBlocks};
 use crate::world::coords::{ChunkPos, CHUNK_AREA, CHUNK_SIZE, CHUNK_SIZE_I64, CHUNK_VOLUME};
 
-/// What a chunk is known to be from its heightmap alone.
-/// `min_height` and `max_height` are the column's extreme surface heights.
-pub fn known_uniform(p: &WorldParams, pos: ChunkPos, min_height: i32, max_height: i32) -> Option<BlockId> {
+/// What a chunk is known to be from its column's extreme surface heights
+/// and the highest block its decorations can occupy (`top`, see
+/// [`super::decorate::decoration_top`]; `max_height` where nothing grows).
+/// Decorations never reach down to the water level, so water is settled by
+/// the terrain alone.
+pub fn known_uniform(p: &WorldParams, pos: ChunkPos, min_height: i32, max_height: i32, top: i32) -> Option<BlockId> {
     let y0 = pos.y as i64 * CHUNK_SIZE_I64;
     let y1 = y0 + CHUNK_SIZE_I64 - 1;
     let water = p.water_level as i64;
     if y0 > max_height as i64 {
         if y0 > water {
-            return Some(BlockId(p.air_block as u8));
+            return (y0 > top as i64).then_some(BlockId(p.air_block as u8));
         }
         if y1 <= water {
             return Some(BlockId(p.water_block as u8));
@@ -60,13 +64,22 @@ fn rel8(v: i64) -> i8 {
     v.clamp(-8, 40) as i8
 }
 
-/// Fills one chunk. Uniform chunks are recognised without visiting blocks.
-pub fn fill(p: &WorldParams, pos: ChunkPos, hm: &Heightmap) -> Chunk {
-    if let Some(b) = known_uniform(p, pos, hm.min_height, hm.max_height) {
+/// Fills one chunk and, given its column's plan, decorates it. Uniform
+/// chunks are recognised without visiting blocks.
+pub fn fill(p: &WorldParams, pos: ChunkPos, hm: &Heightmap, deco: Option<&ColumnDecorations>) -> Chunk {
+    let top = match deco {
+        Some(d) => decoration_top(p, hm.max_height, d.tree_top),
+        None => hm.max_height,
+    };
+    if let Some(b) = known_uniform(p, pos, hm.min_height, hm.max_height, top) {
         return Chunk { pos, blocks: ChunkBlocks::Uniform(b), counts: BlockCounts::uniform(b) };
     }
     let mut ids: Box<[BlockId]> = vec![BlockId::AIR; CHUNK_VOLUME].into_boxed_slice();
-    let counts = fill_dense(p, pos, hm, bytemuck::cast_slice_mut(&mut ids));
+    let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut ids);
+    let mut counts = fill_dense(p, pos, hm, bytes);
+    if let Some(d) = deco {
+        decorate::apply(p, pos, hm, d, bytes, &mut counts.0);
+    }
     Chunk { pos, blocks: ChunkBlocks::from_dense(ids, &counts), counts }
 }
 

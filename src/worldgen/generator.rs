@@ -1,7 +1,8 @@
 //! `WorldGen`: a preset and a seed made ready to generate chunks on the CPU,
-//! with a bounded per-column heightmap cache shared by the vertical chunks
-//! of a column.
+//! with a bounded per-column cache (heightmap and decoration plan) shared
+//! by the vertical chunks of a column.
 
+use super::decorate::{self, ColumnDecorations};
 use super::fill;
 use super::graph::NoiseProgram;
 use super::heightmap::{self, Heightmap, Lanes};
@@ -24,17 +25,25 @@ pub struct WorldGen {
     cache: Mutex<HeightmapCache>,
 }
 
+/// What the chunks of one column share: its heightmap and the trees that
+/// reach into it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ColumnData {
+    pub heightmap: Heightmap,
+    pub decorations: ColumnDecorations,
+}
+
 struct HeightmapCache {
-    map: HashMap<ColumnPos, Arc<Heightmap>>,
+    map: HashMap<ColumnPos, Arc<ColumnData>>,
     order: VecDeque<ColumnPos>,
     capacity: usize,
 }
 
 impl HeightmapCache {
-    fn get(&self, col: ColumnPos) -> Option<Arc<Heightmap>> {
+    fn get(&self, col: ColumnPos) -> Option<Arc<ColumnData>> {
         self.map.get(&col).cloned()
     }
-    fn insert(&mut self, col: ColumnPos, hm: Arc<Heightmap>) {
+    fn insert(&mut self, col: ColumnPos, hm: Arc<ColumnData>) {
         if self.capacity == 0 || self.map.insert(col, hm).is_some() {
             return;
         }
@@ -70,18 +79,26 @@ impl WorldGen {
         heightmap::compute(&self.program, &self.params, col, self.lanes)
     }
 
-    /// The cached heightmap of a column, computing it on a miss. Two threads
-    /// missing the same column both compute it; the results are identical.
-    pub fn heightmap(&self, col: ColumnPos) -> Arc<Heightmap> {
-        if let Some(hm) = self.cache.lock().unwrap_or_else(|e| e.into_inner()).get(col) {
-            return hm;
-        }
-        let hm = Arc::new(self.compute_heightmap(col));
-        self.cache.lock().unwrap_or_else(|e| e.into_inner()).insert(col, hm.clone());
-        hm
+    /// The trees that reach into a column, given its heightmap (bypassing the cache).
+    pub fn plan_decorations(&self, col: ColumnPos, hm: &Heightmap) -> ColumnDecorations {
+        decorate::plan(&self.program, &self.params, col, hm, self.lanes)
     }
 
-    pub fn cached_heightmap(&self, col: ColumnPos) -> Option<Arc<Heightmap>> {
+    /// The cached heightmap and decoration plan of a column, computing them
+    /// on a miss. Two threads missing the same column both compute it; the
+    /// results are identical.
+    pub fn column(&self, col: ColumnPos) -> Arc<ColumnData> {
+        if let Some(data) = self.cache.lock().unwrap_or_else(|e| e.into_inner()).get(col) {
+            return data;
+        }
+        let heightmap = self.compute_heightmap(col);
+        let decorations = self.plan_decorations(col, &heightmap);
+        let data = Arc::new(ColumnData { heightmap, decorations });
+        self.cache.lock().unwrap_or_else(|e| e.into_inner()).insert(col, data.clone());
+        data
+    }
+
+    pub fn cached_column(&self, col: ColumnPos) -> Option<Arc<ColumnData>> {
         self.cache.lock().unwrap_or_else(|e| e.into_inner()).get(col)
     }
 
@@ -91,12 +108,13 @@ impl WorldGen {
         c.order.clear();
     }
 
-    pub fn fill(&self, pos: ChunkPos, hm: &Heightmap) -> Chunk {
-        fill::fill(&self.params, pos, hm)
+    /// The terrain of a chunk alone, undecorated (a benchmark stage).
+    pub fn fill_terrain(&self, pos: ChunkPos, hm: &Heightmap) -> Chunk {
+        fill::fill(&self.params, pos, hm, None)
     }
 
     pub fn generate(&self, pos: ChunkPos) -> Chunk {
-        let hm = self.heightmap(pos.column());
-        self.fill(pos, &hm)
+        let data = self.column(pos.column());
+        fill::fill(&self.params, pos, &data.heightmap, Some(&data.decorations))
     }
 }

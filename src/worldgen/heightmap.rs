@@ -66,26 +66,40 @@ pub fn sample_apron(program: &NoiseProgram, p: &WorldParams, col: ColumnPos, lan
     }
     let mut h_b = vec![0.0f32; APRON_PADDED];
     let mut biome = vec![0u8; APRON_PADDED];
-    match lanes {
-        #[cfg(target_arch = "x86_64")]
-        Lanes::Avx2 if super::noise::perlin_avx2::available() => {
-            // SAFETY: AVX2 presence was just checked.
-            unsafe { sample_apron_avx2(program, p, &xs, &zs, &mut h_b, &mut biome) }
-        }
-        _ => {
-            for i in 0..APRON_PADDED {
-                column::sample::<f32>(program, p, xs[i], zs[i], &mut h_b[i..], &mut biome[i..]);
-            }
-        }
-    }
+    sample_points(program, p, lanes, &xs, &zs, &mut h_b, &mut biome);
     h_b.truncate(APRON_AREA);
     biome.truncate(APRON_AREA);
     (h_b, biome)
 }
 
+/// Samples `h_b` and the biome at the points (`xs[i]`, `zs[i]`); the
+/// lengths are a multiple of eight.
+pub fn sample_points(
+    program: &NoiseProgram,
+    p: &WorldParams,
+    lanes: Lanes,
+    xs: &[f32],
+    zs: &[f32],
+    h_b: &mut [f32],
+    biome: &mut [u8],
+) {
+    match lanes {
+        #[cfg(target_arch = "x86_64")]
+        Lanes::Avx2 if super::noise::perlin_avx2::available() => {
+            // SAFETY: AVX2 presence was just checked.
+            unsafe { sample_points_avx2(program, p, xs, zs, h_b, biome) }
+        }
+        _ => {
+            for i in 0..xs.len() {
+                column::sample::<f32>(program, p, xs[i], zs[i], &mut h_b[i..], &mut biome[i..]);
+            }
+        }
+    }
+}
+
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn sample_apron_avx2(
+unsafe fn sample_points_avx2(
     program: &NoiseProgram,
     p: &WorldParams,
     xs: &[f32],

@@ -2,9 +2,11 @@
 //!
 //! preset (RON) → [`params::WorldParams`] (flat, shared with the kernels) →
 //! [`graph::NoiseProgram`] → [`column`] sampler → [`heightmap`] (apron +
-//! smoothing) → [`fill`] (blocks and counts). [`generator::WorldGen`] ties
-//! them together with a heightmap cache.
+//! smoothing) → [`fill`] (blocks and counts) → [`decorate`] (trees and
+//! plants, placed by [`placement`]). [`generator::WorldGen`] ties them
+//! together with a per-column cache.
 pub mod column;
+pub mod decorate;
 pub mod fill;
 pub mod generator;
 pub mod graph;
@@ -15,4 +17,5 @@ pub mod placement;
 pub mod preset;
 
 pub use generator::WorldGen;
+pub use graph::NoiseProgram;
 pub use preset::Preset;

@@ -3,8 +3,12 @@
 //! ([`super::graph`]); the CUDA backend uploads the same bytes and builds
 //! its noise objects from them. Layout twin: `kernels/worldgen_params.cuh`.
 
-use super::preset::{NodeKind, Preset, MAX_BIOMES, MAX_NODES, TABLE_SIZE, THRESHOLDS};
-use crate::world::block::BlockId;
+use super::placement::{self, DENSITY_ONE, PATTERN_POINTS};
+use super::preset::{
+    Decorations, NodeKind, Preset, MAX_BIOMES, MAX_BIOME_LAYERS, MAX_CANOPY_LAYERS, MAX_NODES, MAX_TREE_KINDS,
+    TABLE_SIZE, THRESHOLDS,
+};
+use crate::world::block::{BlockId, MAX_BLOCK_TYPES};
 
 pub const NODE_BASIC: u32 = 0;
 pub const NODE_OCTAVE: u32 = 1;
@@ -33,6 +37,47 @@ pub struct FlatNode {
     pub z_offset: f32,
     pub exponent: f32,
     pub scale: f32,
+}
+
+/// One layer of leaves of a tree kind. Twin: `FlatLeafLayer` in kernels/worldgen_params.cuh.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct FlatLeafLayer {
+    /// Height above the top log.
+    pub dy: i32,
+    pub radius: i32,
+    /// 1: the four corners stay empty.
+    pub round: u32,
+}
+
+/// A tree kind. Twin: `FlatTree` in kernels/worldgen_params.cuh.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct FlatTree {
+    pub trunk_block: u32,
+    /// 0 (air) for a bare trunk.
+    pub leaves_block: u32,
+    pub trunk_min: u32,
+    /// Trunk heights are `trunk_min + 0..=trunk_span`.
+    pub trunk_span: u32,
+    /// Bit b set: grows on block id b.
+    pub on_mask: u32,
+    /// Highest leaf layer above the top log (≥ 0).
+    pub crown: i32,
+    pub layer_count: u32,
+    pub layers: [FlatLeafLayer; MAX_CANOPY_LAYERS],
+}
+
+/// One decoration layer of a biome. Twin: `FlatLayer` in kernels/worldgen_params.cuh.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct FlatLayer {
+    /// Tree kind index (tree layers) or block id (plant layers).
+    pub what: u32,
+    /// Share of the candidates it takes, in 1/`DENSITY_ONE`.
+    pub density: u32,
+    /// Bit b set: grows on block id b.
+    pub on_mask: u32,
 }
 
 #[repr(C)]
@@ -76,6 +121,109 @@ pub struct WorldParams {
     pub deep_block: u32,
     pub snow_block: u32,
     pub air_block: u32,
+
+    /// The world seed (low, high word): picks each cell's dithering offset
+    /// and each tree's height, by hashing, never as a random stream.
+    pub deco_seed: [u32; 2],
+    /// Tree candidate spacing in blocks; 0: no trees.
+    pub tree_unit: i32,
+    /// How far outside a chunk column trees can reach into it.
+    pub tree_reach: i32,
+    pub tree_max_slope: f32,
+    /// The largest total tree density of any biome: candidates above it are rejected unseen.
+    pub tree_max_density: u32,
+    pub trunk_soil_block: u32,
+    /// 1 when some biome has plants (they stand one block above the surface).
+    pub plant_reach: i32,
+    pub tree_kind_count: u32,
+    pub tree_kinds: [FlatTree; MAX_TREE_KINDS],
+    pub biome_tree_count: [u32; MAX_BIOMES],
+    pub biome_trees: [[FlatLayer; MAX_BIOME_LAYERS]; MAX_BIOMES],
+    pub biome_plant_count: [u32; MAX_BIOMES],
+    pub biome_plants: [[FlatLayer; MAX_BIOME_LAYERS]; MAX_BIOMES],
+    /// Where two decorations claim one block, the higher of
+    /// (priority, id) wins: trunks over leaves over plants, air lowest.
+    pub block_priority: [u32; MAX_BLOCK_TYPES],
+    /// The candidate pattern and the dithering matrix ([`placement`]).
+    pub pattern: [[u8; 2]; PATTERN_POINTS],
+    pub bayer: [u8; PATTERN_POINTS],
+}
+
+/// Priority classes of [`WorldParams::block_priority`].
+pub const PRIORITY_PLANT: u32 = 1;
+pub const PRIORITY_LEAVES: u32 = 2;
+pub const PRIORITY_TRUNK: u32 = 3;
+
+fn block_mask(names: &[String]) -> u32 {
+    names.iter().fold(0, |m, n| m | 1u32.checked_shl(block(n)).unwrap_or(0))
+}
+
+fn density(chance: f32, candidates_per_column: f32) -> u32 {
+    ((chance as f64 * candidates_per_column as f64 * DENSITY_ONE as f64).round() as u32).min(DENSITY_ONE)
+}
+
+/// Fills the decoration part of `p` from the preset's `decorations`.
+fn flatten_decorations(p: &mut WorldParams, preset: &Preset, d: &Decorations) {
+    let unit2 = (d.tree_spacing * d.tree_spacing) as f32;
+    p.tree_unit = d.tree_spacing as i32;
+    p.tree_max_slope = d.tree_max_slope;
+    p.trunk_soil_block = block(&d.trunk_soil);
+    p.tree_kind_count = d.trees.len() as u32;
+    let mut raise = |id: u32, class: u32| {
+        if let Some(slot) = p.block_priority.get_mut(id as usize) {
+            *slot = (*slot).max(class);
+        }
+    };
+    let mut reach = 0;
+    for (slot, t) in p.tree_kinds.iter_mut().zip(&d.trees) {
+        let mut layers = [FlatLeafLayer::default(); MAX_CANOPY_LAYERS];
+        for (l, def) in layers.iter_mut().zip(&t.canopy) {
+            *l = FlatLeafLayer { dy: def.dy, radius: def.radius as i32, round: def.round as u32 };
+            reach = reach.max(def.radius as i32);
+        }
+        *slot = FlatTree {
+            trunk_block: block(&t.trunk),
+            leaves_block: block(&t.leaves),
+            trunk_min: t.trunk_height.0,
+            trunk_span: t.trunk_height.1 - t.trunk_height.0,
+            on_mask: block_mask(&t.on),
+            crown: t.canopy.iter().map(|l| l.dy).max().unwrap_or(0).max(0),
+            layer_count: t.canopy.len() as u32,
+            layers,
+        };
+        raise(slot.trunk_block, PRIORITY_TRUNK);
+        if !t.canopy.is_empty() {
+            raise(slot.leaves_block, PRIORITY_LEAVES);
+        }
+    }
+    p.tree_reach = reach;
+    for b in &d.biomes {
+        let Some(bi) = preset.biome_index(&b.biome) else { continue };
+        let mut total = 0;
+        for (slot, (name, chance)) in p.biome_trees[bi].iter_mut().zip(&b.trees) {
+            let kind = d.trees.iter().position(|t| &t.name == name).unwrap_or(0);
+            let dens = density(*chance, unit2);
+            total += dens;
+            *slot = FlatLayer { what: kind as u32, density: dens, on_mask: p.tree_kinds[kind].on_mask };
+        }
+        p.biome_tree_count[bi] = b.trees.len() as u32;
+        p.tree_max_density = p.tree_max_density.max(total);
+        for (slot, plant) in p.biome_plants[bi].iter_mut().zip(&b.plants) {
+            *slot = FlatLayer {
+                what: block(&plant.block),
+                density: density(plant.chance, 1.0),
+                on_mask: block_mask(&plant.on),
+            };
+            raise(slot.what, PRIORITY_PLANT);
+        }
+        p.biome_plant_count[bi] = b.plants.len() as u32;
+        if !b.plants.is_empty() {
+            p.plant_reach = 1;
+        }
+    }
+    if p.tree_max_density == 0 {
+        p.tree_unit = 0;
+    }
 }
 
 /// splitmix64: spreads a 64-bit seed so seeds above 2³² and neighbouring
@@ -187,6 +335,22 @@ impl WorldParams {
             deep_block: block(&preset.fill.deep),
             snow_block: block(&preset.fill.snow),
             air_block: BlockId::AIR.0 as u32,
+            deco_seed: [seed as u32, (seed >> 32) as u32],
+            tree_unit: 0,
+            tree_reach: 0,
+            tree_max_slope: 0.0,
+            tree_max_density: 0,
+            trunk_soil_block: 0,
+            plant_reach: 0,
+            tree_kind_count: 0,
+            tree_kinds: [FlatTree::default(); MAX_TREE_KINDS],
+            biome_tree_count: [0; MAX_BIOMES],
+            biome_trees: [[FlatLayer::default(); MAX_BIOME_LAYERS]; MAX_BIOMES],
+            biome_plant_count: [0; MAX_BIOMES],
+            biome_plants: [[FlatLayer::default(); MAX_BIOME_LAYERS]; MAX_BIOMES],
+            block_priority: [0; MAX_BLOCK_TYPES],
+            pattern: placement::pattern(),
+            bayer: placement::bayer8(),
         };
         p.heat_thresholds.copy_from_slice(&r.heat_thresholds);
         p.moisture_thresholds.copy_from_slice(&r.moisture_thresholds);
@@ -197,7 +361,20 @@ impl WorldParams {
             p.biome_scale[i] = b.scale;
             p.biome_exponent[i] = b.exponent;
         }
+        if let Some(d) = &preset.decorations {
+            flatten_decorations(&mut p, preset, d);
+        }
         Box::new(p)
+    }
+
+    /// Whether anything grows in this world.
+    pub fn decorates(&self) -> bool {
+        self.tree_unit > 0 || self.plant_reach > 0
+    }
+
+    /// The world seed the decorations hash.
+    pub fn deco_seed(&self) -> u64 {
+        self.deco_seed[0] as u64 | (self.deco_seed[1] as u64) << 32
     }
 
     pub fn nodes(&self) -> &[FlatNode] {

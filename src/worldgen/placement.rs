@@ -8,7 +8,8 @@
 //!   around it (the pattern is checked on a torus, so it tiles).
 //! * **Acceptance.** A candidate takes the threshold of an 8 × 8 ordered
 //!   dithering (Bayer) matrix at its unit square, shifted per cell by an
-//!   offset hashed from the world seed. It becomes an object of the first
+//!   offset hashed from the world seed (which also places the threshold
+//!   within its 1/64 step, so densities below 1/64 still come out right). It becomes an object of the first
 //!   layer whose accumulated density exceeds that threshold, or of none.
 //!   Because neighbouring thresholds are far apart, the accepted points of
 //!   any density are spread evenly, and layers sharing one pattern never
@@ -89,17 +90,19 @@ pub fn bayer8() -> [u8; PATTERN_POINTS] {
     m
 }
 
-/// A candidate's threshold in density units: the matrix value centred in
-/// its 1/64 step.
-pub fn threshold(bayer_value: u8) -> u32 {
-    (2 * bayer_value as u32 + 1) * DENSITY_ONE / (2 * PATTERN_POINTS as u32)
+/// A candidate's threshold in density units: its matrix value picks one of
+/// 64 steps, and the cell's `sub` (0–63) a place within the step, so that
+/// densities finer than 1/64 come out right over many cells while each
+/// cell stays evenly dithered.
+pub fn threshold(bayer_value: u8, sub: u32) -> u32 {
+    bayer_value as u32 * (DENSITY_ONE / PATTERN_POINTS as u32) + sub
 }
 
 /// The layer a candidate becomes: the first whose accumulated density
 /// exceeds its threshold.
-pub fn layer_of(threshold: u32, densities: &[u32]) -> Option<usize> {
+pub fn layer_of(threshold: u32, densities: impl IntoIterator<Item = u32>) -> Option<usize> {
     let mut sum = 0u32;
-    for (i, d) in densities.iter().enumerate() {
+    for (i, d) in densities.into_iter().enumerate() {
         sum += d;
         if sum > threshold {
             return Some(i);
@@ -108,23 +111,58 @@ pub fn layer_of(threshold: u32, densities: &[u32]) -> Option<usize> {
     None
 }
 
-/// The per-cell shift of the dithering matrix (0–7 in x and z), from the
-/// world seed and the cell.
-pub fn cell_offset(seed: u64, cx: i32, cz: i32) -> (usize, usize) {
-    let h = splitmix64(seed ^ splitmix64(((cx as u32 as u64) << 32) | cz as u32 as u64));
-    ((h & 7) as usize, ((h >> 3) & 7) as usize)
+/// The hash of one cell under the world seed.
+pub fn cell_hash(seed: u64, cx: i64, cz: i64) -> u64 {
+    splitmix64(seed ^ splitmix64(((cx as u32 as u64) << 32) | cz as u32 as u64))
 }
 
-/// One candidate: its block column and its threshold.
+/// The per-cell shift of the dithering matrix (0–7 in x and z) and the
+/// position within a threshold step (0–63), from the cell's hash.
+pub fn cell_offset(hash: u64) -> (usize, usize, u32) {
+    ((hash & 7) as usize, ((hash >> 3) & 7) as usize, ((hash >> 6) & 63) as u32)
+}
+
+/// A per-candidate variant (a tree's height): a hash of its cell's hash
+/// and its index, never a draw from a random stream.
+pub fn candidate_variant(cell_hash: u64, index: usize) -> u64 {
+    splitmix64(cell_hash.wrapping_add(index as u64 + 1))
+}
+
+/// One candidate: its block column, its threshold and its variant hash.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Candidate {
     pub x: i64,
     pub z: i64,
     pub threshold: u32,
+    pub variant: u64,
+}
+
+/// The candidate of the global unit square (`gx`, `gz`) at spacing `unit`
+/// blocks. Every unit square holds exactly one.
+pub fn candidate(pattern: &Pattern, bayer: &[u8; PATTERN_POINTS], seed: u64, unit: i64, gx: i64, gz: i64) -> Candidate {
+    let cells = CELL_UNITS as i64;
+    let (cx, cz) = (gx.div_euclid(cells), gz.div_euclid(cells));
+    let i = (gx.rem_euclid(cells) + cells * gz.rem_euclid(cells)) as usize;
+    let hash = cell_hash(seed, cx, cz);
+    let (ox, oz, sub) = cell_offset(hash);
+    let p = pattern[i];
+    let cell = unit * cells;
+    let (ux, uz) = ((i + ox) % 8, (i / 8 + oz) % 8);
+    Candidate {
+        x: cx * cell + p[0] as i64 * unit / SUB as i64,
+        z: cz * cell + p[1] as i64 * unit / SUB as i64,
+        threshold: threshold(bayer[ux + 8 * uz], sub),
+        variant: candidate_variant(hash, i),
+    }
+}
+
+/// The range of unit squares whose candidates can lie in blocks [b0, b1).
+pub fn unit_squares(unit: i64, b0: i64, b1: i64) -> std::ops::Range<i64> {
+    b0.div_euclid(unit)..(b1 - 1).div_euclid(unit) + 1
 }
 
 /// The candidates of one spacing (`unit` blocks) whose columns lie in the
-/// block rectangle [x0, x1) × [z0, z1), cell by cell.
+/// block rectangle [x0, x1) × [z0, z1).
 pub fn candidates(
     pattern: &Pattern,
     bayer: &[u8; PATTERN_POINTS],
@@ -133,23 +171,23 @@ pub fn candidates(
     (x0, z0): (i64, i64),
     (x1, z1): (i64, i64),
 ) -> Vec<Candidate> {
-    let cell = unit * CELL_UNITS as i64;
     let mut out = Vec::new();
-    for cz in z0.div_euclid(cell)..=(z1 - 1).div_euclid(cell) {
-        for cx in x0.div_euclid(cell)..=(x1 - 1).div_euclid(cell) {
-            let (ox, oz) = cell_offset(seed, cx as i32, cz as i32);
-            for (i, p) in pattern.iter().enumerate() {
-                let x = cx * cell + p[0] as i64 * unit / SUB as i64;
-                let z = cz * cell + p[1] as i64 * unit / SUB as i64;
-                if x < x0 || x >= x1 || z < z0 || z >= z1 {
-                    continue;
-                }
-                let (ux, uz) = ((i + ox) % 8, (i / 8 + oz) % 8);
-                out.push(Candidate { x, z, threshold: threshold(bayer[ux + 8 * uz]) });
+    for gz in unit_squares(unit, z0, z1) {
+        for gx in unit_squares(unit, x0, x1) {
+            let c = candidate(pattern, bayer, seed, unit, gx, gz);
+            if c.x >= x0 && c.x < x1 && c.z >= z0 && c.z < z1 {
+                out.push(c);
             }
         }
     }
     out
+}
+
+/// Least distance in blocks between two candidates at spacing `unit`:
+/// [`MIN_SPACING_SUB`] sixteenths of a unit, less the rounding of both
+/// points down to whole blocks (under one block per axis).
+pub fn least_block_distance(unit: i64) -> f64 {
+    MIN_SPACING_SUB as f64 / SUB as f64 * unit as f64 - std::f64::consts::SQRT_2
 }
 
 #[cfg(test)]
@@ -180,7 +218,7 @@ mod tests {
         assert_eq!(&m[..8], &[0, 32, 8, 40, 2, 34, 10, 42], "the classic first row");
         for k in 0..=64u32 {
             let d = k * DENSITY_ONE / 64;
-            let accepted = m.iter().filter(|&&b| layer_of(threshold(b), &[d]).is_some()).count();
+            let accepted = m.iter().filter(|&&b| layer_of(threshold(b, 32), [d]).is_some()).count();
             assert_eq!(accepted, k as usize, "density {k}/64");
         }
         // Every 2 × 2 block of the matrix holds one of each quarter: a
@@ -200,7 +238,7 @@ mod tests {
         let m = bayer8();
         let mut per_layer = [0usize; 3];
         for b in m {
-            if let Some(l) = layer_of(threshold(b), &d) {
+            if let Some(l) = layer_of(threshold(b, 17), d) {
                 per_layer[l] += 1;
             }
         }
@@ -233,7 +271,7 @@ mod tests {
         let cols: HashSet<(i64, i64)> = c.iter().map(|c| (c.x, c.z)).collect();
         assert_eq!(cols.len(), c.len(), "no two candidates share a column");
         // 0.75 unit apart before rounding down to blocks: at least that less one block per axis.
-        let least = (MIN_SPACING_SUB as f64 / SUB as f64 * unit as f64) - std::f64::consts::SQRT_2;
+        let least = least_block_distance(unit);
         for a in &c {
             for b in &c {
                 if a != b && (a.x - b.x).abs() < 2 * unit && (a.z - b.z).abs() < 2 * unit {
@@ -245,8 +283,19 @@ mod tests {
     }
 
     #[test]
+    fn fine_densities_come_out_right_over_many_cells() {
+        let (p, m) = (pattern(), bayer8());
+        // 0.001 per column at unit 1: four in 4096.
+        let c = candidates(&p, &m, 5, 1, (0, 0), (1024, 1024));
+        let d = 4u32;
+        let hits = c.iter().filter(|c| layer_of(c.threshold, [d]).is_some()).count() as f64;
+        let expected = c.len() as f64 * d as f64 / DENSITY_ONE as f64;
+        assert!((hits - expected).abs() < 4.0 * expected.sqrt(), "{hits} accepted, expected {expected}");
+    }
+
+    #[test]
     fn cell_offsets_follow_the_seed() {
-        let offsets = |seed| (0..64).map(|i| cell_offset(seed, i, -i)).collect::<Vec<_>>();
+        let offsets = |seed| (0..64).map(|i| cell_offset(cell_hash(seed, i, -i))).collect::<Vec<_>>();
         assert_eq!(offsets(42), offsets(42));
         assert_ne!(offsets(42), offsets(43));
         let distinct: HashSet<_> = offsets(42).into_iter().collect();

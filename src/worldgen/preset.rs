@@ -135,6 +135,87 @@ pub struct FillRules {
     pub under_depth: i32,
 }
 
+/// Trees, flowers and grass (see `src/worldgen/decorate.rs`). Optional: a
+/// preset without it (and every world saved before it existed) is bare.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Decorations {
+    /// Every tree stands on one candidate grid with this spacing in blocks,
+    /// so no two trunks are ever closer than about ¾ of it.
+    pub tree_spacing: u32,
+    /// Steepest footing a tree accepts: the largest difference between the
+    /// four pre-smoothing heights around its column (a 2-block span).
+    pub tree_max_slope: f32,
+    /// What the surface block under a trunk becomes.
+    pub trunk_soil: String,
+    pub trees: Vec<TreeDef>,
+    pub biomes: Vec<BiomeDecorations>,
+}
+
+/// A tree shape: a trunk and layers of leaves around its top.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TreeDef {
+    pub name: String,
+    pub trunk: String,
+    /// Leaves; "air" (the default) for a bare trunk (a cactus).
+    #[serde(default = "air")]
+    pub leaves: String,
+    /// Trunk height range in blocks, inclusive; each tree picks one from a
+    /// hash of its candidate.
+    pub trunk_height: (u32, u32),
+    /// Surface blocks it grows on.
+    pub on: Vec<String>,
+    #[serde(default)]
+    pub canopy: Vec<LeafLayer>,
+}
+
+/// One horizontal layer of leaves: a square of `radius` around the trunk,
+/// `dy` blocks above the top log (negative: below it); `round` drops the
+/// four corners.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LeafLayer {
+    pub dy: i32,
+    pub radius: u32,
+    #[serde(default)]
+    pub round: bool,
+}
+
+/// What grows in one biome: trees by name and plants, each with its chance
+/// per surface column (the founding game's figures).
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct BiomeDecorations {
+    pub biome: String,
+    #[serde(default)]
+    pub trees: Vec<(String, f32)>,
+    #[serde(default)]
+    pub plants: Vec<PlantLayer>,
+}
+
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PlantLayer {
+    pub block: String,
+    pub chance: f32,
+    pub on: Vec<String>,
+}
+
+fn air() -> String {
+    "air".into()
+}
+
+pub const MAX_TREE_KINDS: usize = 8;
+pub const MAX_CANOPY_LAYERS: usize = 8;
+/// Tree or plant layers per biome.
+pub const MAX_BIOME_LAYERS: usize = 4;
+/// Widest canopy radius: a chunk looks this far beyond its border for trees.
+pub const MAX_TREE_REACH: u32 = 3;
+pub const MAX_TRUNK_HEIGHT: u32 = 24;
+pub const MAX_CANOPY_DY: i32 = 8;
+pub const TREE_SPACING_RANGE: std::ops::RangeInclusive<u32> = 3..=16;
+
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Preset {
@@ -145,6 +226,8 @@ pub struct Preset {
     pub biomes: Vec<BiomeDef>,
     pub biome_rules: BiomeRules,
     pub fill: FillRules,
+    #[serde(default)]
+    pub decorations: Option<Decorations>,
 }
 
 impl Preset {
@@ -178,7 +261,9 @@ impl Preset {
     }
 
     pub fn parse(text: &str, file: &str) -> Result<Preset, PresetError> {
-        let preset: Preset = ron::from_str(text).map_err(|e| PresetError::Syntax {
+        // An optional section is written plainly, without `Some(…)`.
+        let options = ron::Options::default().with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME);
+        let preset: Preset = options.from_str(text).map_err(|e| PresetError::Syntax {
             file: file.to_string(),
             position: format!("line {}, column {}", e.position.line, e.position.col),
             reason: e.code.to_string(),
@@ -356,6 +441,135 @@ impl Preset {
         }
         if !(0..=32).contains(&f.under_depth) {
             return Err(bad("fill.under_depth".into(), format!("{} is outside 0..=32", f.under_depth)));
+        }
+        if let Some(d) = &self.decorations {
+            self.validate_decorations(d, &bad)?;
+        }
+        Ok(())
+    }
+
+    fn validate_decorations(
+        &self,
+        d: &Decorations,
+        bad: &dyn Fn(String, String) -> PresetError,
+    ) -> Result<(), PresetError> {
+        let known = |field: String, name: &str| match BlockId::by_name(name) {
+            Some(_) => Ok(()),
+            None => Err(bad(field, format!("unknown block `{name}`"))),
+        };
+        if !TREE_SPACING_RANGE.contains(&d.tree_spacing) {
+            return Err(bad(
+                "decorations.tree_spacing".into(),
+                format!("{} is outside {}..={}", d.tree_spacing, TREE_SPACING_RANGE.start(), TREE_SPACING_RANGE.end()),
+            ));
+        }
+        if !(d.tree_max_slope.is_finite() && d.tree_max_slope >= 0.0) {
+            return Err(bad(
+                "decorations.tree_max_slope".into(),
+                format!("{} is not a finite number ≥ 0", d.tree_max_slope),
+            ));
+        }
+        known("decorations.trunk_soil".into(), &d.trunk_soil)?;
+        if d.trees.len() > MAX_TREE_KINDS {
+            return Err(bad(
+                "decorations.trees".into(),
+                format!("at most {MAX_TREE_KINDS} trees, found {}", d.trees.len()),
+            ));
+        }
+        for (i, t) in d.trees.iter().enumerate() {
+            let here = |f: &str| format!("decorations.trees[{i}] ({}).{f}", t.name);
+            if d.trees[..i].iter().any(|o| o.name == t.name) {
+                return Err(bad(here("name"), format!("duplicate tree `{}`", t.name)));
+            }
+            known(here("trunk"), &t.trunk)?;
+            known(here("leaves"), &t.leaves)?;
+            for b in &t.on {
+                known(here("on"), b)?;
+            }
+            let (lo, hi) = t.trunk_height;
+            if lo == 0 || lo > hi || hi > MAX_TRUNK_HEIGHT {
+                return Err(bad(
+                    here("trunk_height"),
+                    format!("({lo}, {hi}) is not a range within 1..={MAX_TRUNK_HEIGHT}"),
+                ));
+            }
+            if t.canopy.len() > MAX_CANOPY_LAYERS {
+                return Err(bad(
+                    here("canopy"),
+                    format!("at most {MAX_CANOPY_LAYERS} layers, found {}", t.canopy.len()),
+                ));
+            }
+            if !t.canopy.is_empty() && t.leaves == "air" {
+                return Err(bad(here("leaves"), "a canopy needs a leaves block".into()));
+            }
+            for (j, l) in t.canopy.iter().enumerate() {
+                if l.radius > MAX_TREE_REACH {
+                    return Err(bad(
+                        here(&format!("canopy[{j}].radius")),
+                        format!("{} is above {MAX_TREE_REACH}", l.radius),
+                    ));
+                }
+                // Leaves never hang below the lowest log, so nothing a tree
+                // places is ever at or under the water its base stands above.
+                let lowest = 1 - lo as i32;
+                if l.dy < lowest || l.dy > MAX_CANOPY_DY {
+                    return Err(bad(
+                        here(&format!("canopy[{j}].dy")),
+                        format!(
+                            "{} is outside {lowest}..={MAX_CANOPY_DY} (never below the shortest trunk's base)",
+                            l.dy
+                        ),
+                    ));
+                }
+            }
+        }
+        let unit2 = (d.tree_spacing * d.tree_spacing) as f32;
+        for (i, b) in d.biomes.iter().enumerate() {
+            let here = |f: &str| format!("decorations.biomes[{i}] ({}).{f}", b.biome);
+            if self.biome_index(&b.biome).is_none() {
+                return Err(bad(here("biome"), format!("`{}` is not a biome", b.biome)));
+            }
+            if d.biomes[..i].iter().any(|o| o.biome == b.biome) {
+                return Err(bad(here("biome"), format!("`{}` is listed twice", b.biome)));
+            }
+            if b.trees.len() > MAX_BIOME_LAYERS || b.plants.len() > MAX_BIOME_LAYERS {
+                return Err(bad(
+                    here("trees"),
+                    format!("at most {MAX_BIOME_LAYERS} trees and {MAX_BIOME_LAYERS} plants"),
+                ));
+            }
+            let chance = |field: String, c: f32| {
+                if c.is_finite() && c > 0.0 {
+                    Ok(c)
+                } else {
+                    Err(bad(field, format!("{c} is not a chance in (0, 1]")))
+                }
+            };
+            let mut tree_sum = 0.0;
+            for (j, (name, c)) in b.trees.iter().enumerate() {
+                if !d.trees.iter().any(|t| &t.name == name) {
+                    return Err(bad(here(&format!("trees[{j}]")), format!("`{name}` is not a tree")));
+                }
+                tree_sum += chance(here(&format!("trees[{j}]")), *c)?;
+            }
+            // One candidate per spacing² columns: the chances share it.
+            if tree_sum * unit2 > 1.0 {
+                return Err(bad(
+                    here("trees"),
+                    format!("chances add up to {tree_sum}, above 1/tree_spacing² = {}", 1.0 / unit2),
+                ));
+            }
+            let mut plant_sum = 0.0;
+            for (j, p) in b.plants.iter().enumerate() {
+                known(here(&format!("plants[{j}].block")), &p.block)?;
+                for o in &p.on {
+                    known(here(&format!("plants[{j}].on")), o)?;
+                }
+                plant_sum += chance(here(&format!("plants[{j}].chance")), p.chance)?;
+            }
+            if plant_sum > 1.0 {
+                return Err(bad(here("plants"), format!("chances add up to {plant_sum}, above 1")));
+            }
         }
         Ok(())
     }
