@@ -1,15 +1,51 @@
-// The block fill on the device: one thread per block writes its id, a block
-// histogram counts the ids, and thread t < 16 adds the thread block's count
-// of block type t to the chunk's totals. Rust twin: src/worldgen/fill.rs.
+// The block fill on the device: one thread per block writes its id (the
+// terrain, then what the column's trees and plants claim there), a block
+// histogram counts the ids, and thread t < 32 adds the thread block's count
+// of block type t to the chunk's totals. Rust twins: src/worldgen/fill.rs
+// and src/worldgen/decorate.rs (apply).
 #include "block_histogram.cuh"
-#include "worldgen_params.cuh"
+#include "decorations.cuh"
+
+// The block at height y of column (lx, lz) of chunk column `col` whose
+// terrain put `block` there: the trunk soil, or the decoration with the
+// highest claim where the terrain left air. Gathering per block makes the
+// result independent of the order of the column's trees.
+__device__ __forceinline__ unsigned int bw_decorate_block(const WorldParams* p, ColumnJob col, unsigned int lx,
+                                                          unsigned int lz, long long y, long long h, unsigned int biome,
+                                                          unsigned int block, const PlacedTree* trees,
+                                                          unsigned int tree_count) {
+    if (tree_count > BW_MAX_TREES_PER_COLUMN) tree_count = BW_MAX_TREES_PER_COLUMN;
+    if (y == h) {
+        for (unsigned int i = 0; i < tree_count; ++i) {
+            if (trees[i].x == (int)lx && trees[i].z == (int)lz) return p->trunk_soil_block;
+        }
+        return block;
+    }
+    if (y <= h || y <= (long long)p->water_level) return block;
+    unsigned int best = block;
+    if (y == h + 1) {
+        const long long x = (long long)col.x * BW_CHUNK + lx, z = (long long)col.z * BW_CHUNK + lz;
+        const unsigned int plant = bw_plant_at(p, x, z, (int)h, biome);
+        if (plant != 0 && bw_claim_key(p, plant) > bw_claim_key(p, best)) best = plant;
+    }
+    for (unsigned int i = 0; i < tree_count; ++i) {
+        const PlacedTree t = trees[i];
+        const int dx = (int)lx - t.x, dz = (int)lz - t.z;
+        if (t.kind >= BW_MAX_TREE_KINDS || dx < -p->tree_reach || dx > p->tree_reach || dz < -p->tree_reach ||
+            dz > p->tree_reach)
+            continue;
+        const unsigned int id = bw_tree_block_at(p->tree_kinds[t.kind], (int)t.trunk, dx, (int)(y - t.base), dz);
+        if (id != 0 && bw_claim_key(p, id) > bw_claim_key(p, best)) best = id;
+    }
+    return best;
+}
 
 // Grid (BW_FILL_BLOCKS_PER_CHUNK, chunk_count), block BW_FILL_THREADS.
 // `counts` (BW_MAX_BLOCK_TYPES per chunk) must be zeroed before the launch;
 // every byte of `blocks` for the launched chunks is written.
 extern "C" __global__ void __launch_bounds__(BW_FILL_THREADS)
     bw_fill(const ChunkJob* jobs, unsigned int chunk_count, const int* heights, const unsigned char* biomes,
-            unsigned char* blocks, unsigned int* counts) {
+            const PlacedTree* trees, const unsigned int* tree_counts, unsigned char* blocks, unsigned int* counts) {
     __shared__ unsigned int s_counts[BW_MAX_BLOCK_TYPES];
     const WorldParams* params = &bw_world;
 
@@ -33,6 +69,11 @@ extern "C" __global__ void __launch_bounds__(BW_FILL_THREADS)
             block = params->biome_under[biome];
         } else {
             block = params->deep_block;
+        }
+        if (params->tree_unit > 0 || params->plant_reach > 0) {
+            block = bw_decorate_block(params, ColumnJob{job.x, job.z}, column % BW_CHUNK, column / BW_CHUNK, y, h, biome,
+                                      block, trees + (size_t)job.column * BW_MAX_TREES_PER_COLUMN,
+                                      tree_counts[job.column]);
         }
         blocks[(size_t)chunk * BW_CHUNK_VOLUME + index] = (unsigned char)block;
     }

@@ -25,7 +25,8 @@ extern "C" __global__ void bw_destroy_noise_objects(NoiseObject** objects) {
 }
 
 // One thread block per chunk column (grid = job count, block = 256 threads).
-// Outputs per job: 1024 heights, 1024 biome ids, and {min, max} height.
+// Outputs per job: 1024 heights, 1024 biome ids, and {min, max} height
+// into `min_max[3·job]` (bw_decorate adds the trees' top as the third).
 template <typename Fields>
 __device__ __forceinline__ void bw_heightmap_body(const WorldParams* params, const Fields& fields, const ColumnJob* jobs,
                                                   unsigned int job_count, int* heights, unsigned char* biomes,
@@ -68,8 +69,8 @@ __device__ __forceinline__ void bw_heightmap_body(const WorldParams* params, con
     }
     bw_block_reduce_min_max<BW_HEIGHTMAP_THREADS>(&lo, &hi, s_lo, s_hi);
     if (active && threadIdx.x == 0) {
-        min_max[job * 2] = lo;
-        min_max[job * 2 + 1] = hi;
+        min_max[job * 3] = lo;
+        min_max[job * 3 + 1] = hi;
     }
 }
 

@@ -8,6 +8,7 @@ use blockworld::backend::fallback::FallbackBackend;
 use blockworld::backend::kernel::{KernelBackend, KernelPath};
 use blockworld::backend::{self, BackendKind, ChunkBackend};
 use blockworld::cli::region_hash::{region_hash, region_positions};
+use blockworld::world::block::BlockId;
 use blockworld::world::coords::ChunkPos;
 use blockworld::worldgen::{Preset, WorldGen};
 use std::collections::BTreeSet;
@@ -57,6 +58,26 @@ fn parity_on_a_region_reaching_every_biome() {
     assert!(region_positions(from, to).unwrap().len() >= 1000);
     let dense = assert_parity(42, from, to);
     assert!(dense > 100, "too few non-uniform chunks ({dense}) to exercise the fill kernel");
+}
+
+/// The decoration kernel against the CPU on 1000+ chunks where trees stand
+/// thick (a forest and a taiga of seed 42), chunk borders and all.
+#[test]
+fn parity_on_1000_decorated_chunks() {
+    let mut chunks = 0;
+    for (from, to) in
+        [(ChunkPos::new(0, -1, -14), ChunkPos::new(11, 2, -3)), (ChunkPos::new(28, -1, 28), ChunkPos::new(39, 1, 39))]
+    {
+        let w = world(42);
+        let positions = region_positions(from, to).unwrap();
+        let generated = CpuBackend::parallel(w).generate(&positions).unwrap();
+        let count = |b: BlockId| generated.iter().map(|c| c.counts.0[b.0 as usize] as u64).sum::<u64>();
+        assert!(count(BlockId::LOG) + count(BlockId::PINE_LOG) > 200, "{from}..{to} must hold trees");
+        assert!(count(BlockId::TALL_GRASS) > 50, "{from}..{to} must hold grass");
+        assert_parity(42, from, to);
+        chunks += positions.len();
+    }
+    assert!(chunks >= 1000, "{chunks} chunks");
 }
 
 #[test]

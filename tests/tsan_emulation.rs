@@ -13,6 +13,7 @@ mod checks {
     use blockworld::backend::kernel::{KernelBackend, KernelPath};
     use blockworld::backend::{self, BackendKind, ChunkBackend};
     use blockworld::cli::region_hash::region_positions;
+    use blockworld::world::block::BlockId;
     use blockworld::world::coords::ChunkPos;
     use blockworld::worldgen::{Preset, WorldGen};
     use std::process::Command;
@@ -24,10 +25,15 @@ mod checks {
 
     pub fn kernels_run_race_free_and_match_the_cpu() {
         let w = Arc::new(WorldGen::new(Preset::classic(), 42));
-        // Two columns, two levels: both kernels, several non-uniform chunks.
-        let positions = region_positions(ChunkPos::new(0, -1, 0), ChunkPos::new(1, 0, 0)).unwrap();
+        // Two columns, two levels: every kernel, several non-uniform chunks;
+        // and two forest columns, so the decoration kernel's prefix-sum
+        // compaction packs survivors (and the fill reads them) under TSan.
+        let mut positions = region_positions(ChunkPos::new(0, -1, 0), ChunkPos::new(1, 0, 0)).unwrap();
+        positions.extend(region_positions(ChunkPos::new(6, 0, -9), ChunkPos::new(7, 0, -9)).unwrap());
         let cpu = CpuBackend::serial(w.clone()).generate(&positions).unwrap();
         assert!(cpu.iter().any(|c| c.blocks.uniform().is_none()), "no fill would be exercised");
+        let logs: u32 = cpu.iter().map(|c| c.counts.0[BlockId::LOG.0 as usize]).sum();
+        assert!(logs > 20, "the forest columns must hold trees ({logs} logs)");
         let emulated = backend::create(BackendKind::CudaEmulated, w.clone()).unwrap();
         assert!(emulated.describe().contains("ThreadSanitizer"));
         assert_eq!(cpu, emulated.generate(&positions).unwrap());

@@ -66,6 +66,13 @@ using std::min;
 inline unsigned int atomicAdd(unsigned int* address, unsigned int value) {
     return __atomic_fetch_add(address, value, __ATOMIC_RELAXED);
 }
+inline int atomicMax(int* address, int value) {
+    int old = __atomic_load_n(address, __ATOMIC_RELAXED);
+    while (old < value &&
+           !__atomic_compare_exchange_n(address, &old, value, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    }
+    return old;
+}
 
 namespace emu {
 

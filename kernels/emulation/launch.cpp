@@ -4,6 +4,7 @@
 // (`bw_world`, constant memory on a GPU); Rust serialises the calls.
 #include "cuda_emulation.h"
 
+#include "../decorate.cu"
 #include "../fill.cu"
 #include "../heightmap.cu"
 
@@ -35,13 +36,21 @@ void bw_emu_heightmap_switch(const WorldParams* params, const ColumnJob* jobs, u
               min_max);
 }
 
+void bw_emu_decorate(const WorldParams* params, const ColumnJob* jobs, unsigned int job_count, PlacedTree* trees,
+                     unsigned int* tree_counts, int* extremes) {
+    if (job_count == 0) return;
+    bw_world = *params;
+    BW_LAUNCH(bw_decorate, dim3(job_count), dim3(BW_DECORATE_THREADS), jobs, job_count, trees, tree_counts, extremes);
+}
+
 void bw_emu_fill(const WorldParams* params, const ChunkJob* jobs, unsigned int chunk_count, const int* heights,
-                 const unsigned char* biomes, unsigned char* blocks, unsigned int* counts) {
+                 const unsigned char* biomes, const PlacedTree* trees, const unsigned int* tree_counts,
+                 unsigned char* blocks, unsigned int* counts) {
     if (chunk_count == 0) return;
     std::memset(counts, 0, sizeof(unsigned int) * BW_MAX_BLOCK_TYPES * chunk_count);
     bw_world = *params;
     BW_LAUNCH(bw_fill, dim3(BW_FILL_BLOCKS_PER_CHUNK, chunk_count), dim3(BW_FILL_THREADS), jobs, chunk_count, heights,
-              biomes, blocks, counts);
+              biomes, trees, tree_counts, blocks, counts);
 }
 
 unsigned int bw_emu_sizeof_noise_object_ptr() { return sizeof(NoiseObject*); }

@@ -23,10 +23,11 @@ use super::kernel::{
     ChunkJob, ColumnJob, DeviceClock, KernelDevice, KernelPath, TakeChunk, MAX_BATCH_CHUNKS, MAX_BATCH_COLUMNS,
 };
 use super::nvrtc::{Nvrtc, Output};
-use super::twins::{FILL_BLOCKS_PER_CHUNK, FILL_THREADS, HEIGHTMAP_THREADS};
+use super::twins::{DECORATE_THREADS, FILL_BLOCKS_PER_CHUNK, FILL_THREADS, HEIGHTMAP_THREADS, MAX_TREES_PER_COLUMN};
 use super::BackendError;
 use crate::world::block::MAX_BLOCK_TYPES;
 use crate::world::coords::{CHUNK_AREA, CHUNK_VOLUME};
+use crate::worldgen::decorate::PlacedTree;
 use crate::worldgen::params::WorldParams;
 use crate::worldgen::preset::MAX_NODES;
 use cudarc::driver::sys;
@@ -54,15 +55,20 @@ mod cu12 {
 
 const HEIGHTMAP_SOURCE: &str = include_str!(concat!(env!("OUT_DIR"), "/heightmap.nvrtc.cu"));
 const FILL_SOURCE: &str = include_str!(concat!(env!("OUT_DIR"), "/fill.nvrtc.cu"));
+const DECORATE_SOURCE: &str = include_str!(concat!(env!("OUT_DIR"), "/decorate.nvrtc.cu"));
 
 #[cfg(bw_fatbin)]
 const HEIGHTMAP_FATBIN: Option<&[u8]> = Some(include_bytes!(concat!(env!("OUT_DIR"), "/heightmap.fatbin")));
 #[cfg(bw_fatbin)]
 const FILL_FATBIN: Option<&[u8]> = Some(include_bytes!(concat!(env!("OUT_DIR"), "/fill.fatbin")));
+#[cfg(bw_fatbin)]
+const DECORATE_FATBIN: Option<&[u8]> = Some(include_bytes!(concat!(env!("OUT_DIR"), "/decorate.fatbin")));
 #[cfg(not(bw_fatbin))]
 const HEIGHTMAP_FATBIN: Option<&[u8]> = None;
 #[cfg(not(bw_fatbin))]
 const FILL_FATBIN: Option<&[u8]> = None;
+#[cfg(not(bw_fatbin))]
+const DECORATE_FATBIN: Option<&[u8]> = None;
 
 /// Whether this binary carries nvcc-built kernels (else NVRTC at run time).
 pub fn has_prebuilt_kernels() -> bool {
@@ -77,7 +83,7 @@ struct KernelFile {
     source: &'static str,
 }
 
-fn kernel_files() -> [KernelFile; 2] {
+fn kernel_files() -> [KernelFile; 3] {
     [
         KernelFile {
             name: "heightmap",
@@ -86,6 +92,7 @@ fn kernel_files() -> [KernelFile; 2] {
             source: HEIGHTMAP_SOURCE,
         },
         KernelFile { name: "fill", fatbin: FILL_FATBIN, cu12: cu12::FILL_CU12, source: FILL_SOURCE },
+        KernelFile { name: "decorate", fatbin: DECORATE_FATBIN, cu12: cu12::DECORATE_CU12, source: DECORATE_SOURCE },
     ]
 }
 
@@ -291,7 +298,10 @@ struct Slot {
     chunk_jobs: CudaSlice<ChunkJob>,
     heights: CudaSlice<i32>,
     biomes: CudaSlice<u8>,
+    /// [min, max, tree top] per column.
     min_max: CudaSlice<i32>,
+    trees: CudaSlice<PlacedTree>,
+    tree_counts: CudaSlice<u32>,
     blocks: CudaSlice<u8>,
     counts: CudaSlice<u32>,
     staged_min_max: PinnedHostSlice<i32>,
@@ -324,10 +334,12 @@ impl Slot {
                 chunk_jobs: stream.alloc::<ChunkJob>(MAX_BATCH_CHUNKS).map_err(&e)?,
                 heights: stream.alloc::<i32>(MAX_BATCH_COLUMNS * CHUNK_AREA).map_err(&e)?,
                 biomes: stream.alloc::<u8>(MAX_BATCH_COLUMNS * CHUNK_AREA).map_err(&e)?,
-                min_max: stream.alloc::<i32>(MAX_BATCH_COLUMNS * 2).map_err(&e)?,
+                min_max: stream.alloc::<i32>(MAX_BATCH_COLUMNS * 3).map_err(&e)?,
+                trees: stream.alloc::<PlacedTree>(MAX_BATCH_COLUMNS * MAX_TREES_PER_COLUMN).map_err(&e)?,
+                tree_counts: stream.alloc::<u32>(MAX_BATCH_COLUMNS).map_err(&e)?,
                 blocks: stream.alloc::<u8>(MAX_BATCH_CHUNKS * CHUNK_VOLUME).map_err(&e)?,
                 counts: stream.alloc::<u32>(MAX_BATCH_CHUNKS * MAX_BLOCK_TYPES).map_err(&e)?,
-                staged_min_max: ctx.alloc_pinned_with_flags::<i32>(MAX_BATCH_COLUMNS * 2, 0).map_err(&e)?,
+                staged_min_max: ctx.alloc_pinned_with_flags::<i32>(MAX_BATCH_COLUMNS * 3, 0).map_err(&e)?,
                 staged_blocks: ctx.alloc_pinned_with_flags::<u8>(MAX_BATCH_CHUNKS * CHUNK_VOLUME, 0).map_err(&e)?,
                 staged_counts: ctx.alloc_pinned_with_flags::<u32>(MAX_BATCH_CHUNKS * MAX_BLOCK_TYPES, 0).map_err(&e)?,
                 events: [event()?, event()?, event()?, event()?, event()?, event()?],
@@ -342,11 +354,12 @@ pub struct CudaDevice {
     ctx: Arc<CudaContext>,
     info: GpuInfo,
     loaded_from: String,
-    _modules: [Arc<CudaModule>; 2],
+    _modules: [Arc<CudaModule>; 3],
     heightmap_fn: CudaFunction,
     heightmap_switch_fn: CudaFunction,
     path: KernelPath,
     fill_fn: CudaFunction,
+    decorate_fn: CudaFunction,
     destroy_fn: CudaFunction,
     objects: CudaSlice<u64>,
     slots: Vec<Slot>,
@@ -376,10 +389,15 @@ impl CudaDevice {
         let setup = ctx.new_stream().map_err(device_err("creating a stream"))?;
 
         let mut nvrtc = None;
-        let [hm_file, fill_file] = kernel_files();
+        let [hm_file, fill_file, deco_file] = kernel_files();
         let (hm_module, hm_from) = load_module(&ctx, &info, &hm_file, &order, &mut nvrtc)?;
         let (fill_module, fill_from) = load_module(&ctx, &info, &fill_file, &order, &mut nvrtc)?;
-        let loaded_from = if hm_from == fill_from { hm_from } else { format!("{hm_from} / {fill_from}") };
+        let (deco_module, deco_from) = load_module(&ctx, &info, &deco_file, &order, &mut nvrtc)?;
+        let loaded_from = if hm_from == fill_from && fill_from == deco_from {
+            hm_from
+        } else {
+            format!("{hm_from} / {fill_from} / {deco_from}")
+        };
         let f =
             |m: &Arc<CudaModule>, name: &str| m.load_function(name).map_err(device_err("loading a kernel function"));
         let build_fn = f(&hm_module, "bw_build_noise_objects")?;
@@ -387,9 +405,10 @@ impl CudaDevice {
         let heightmap_fn = f(&hm_module, "bw_heightmap")?;
         let heightmap_switch_fn = f(&hm_module, "bw_heightmap_switch")?;
         let fill_fn = f(&fill_module, "bw_fill")?;
+        let decorate_fn = f(&deco_module, "bw_decorate")?;
 
         // The world description into each module's constant memory.
-        for m in [&hm_module, &fill_module] {
+        for m in [&hm_module, &fill_module, &deco_module] {
             let mut global = m.get_global("bw_world", &setup).map_err(device_err("finding bw_world"))?;
             setup.memcpy_htod(params.as_bytes(), &mut global).map_err(device_err("uploading the world description"))?;
         }
@@ -418,11 +437,12 @@ impl CudaDevice {
             ctx,
             info,
             loaded_from,
-            _modules: [hm_module, fill_module],
+            _modules: [hm_module, fill_module, deco_module],
             heightmap_fn,
             heightmap_switch_fn,
             path,
             fill_fn,
+            decorate_fn,
             destroy_fn,
             objects,
             slots,
@@ -485,7 +505,7 @@ impl KernelDevice for CudaDevice {
         self.slots.len()
     }
 
-    fn heightmaps(&mut self, slot: usize, columns: &[ColumnJob]) -> Result<Vec<[i32; 2]>, BackendError> {
+    fn heightmaps(&mut self, slot: usize, columns: &[ColumnJob]) -> Result<Vec<[i32; 3]>, BackendError> {
         let stage = "heightmap launch";
         let n = columns.len();
         check_batch(stage, n, MAX_BATCH_COLUMNS)?;
@@ -511,14 +531,19 @@ impl KernelDevice for CudaDevice {
         launch.arg(&s.column_jobs).arg(&count).arg(&mut s.heights).arg(&mut s.biomes).arg(&mut s.min_max);
         // SAFETY: matches bw_heightmap / bw_heightmap_switch; the buffers hold MAX_BATCH_COLUMNS ≥ n columns.
         unsafe { launch.launch(cfg) }.map_err(&e)?;
+        let cfg = LaunchConfig { grid_dim: (n as u32, 1, 1), block_dim: (DECORATE_THREADS, 1, 1), shared_mem_bytes: 0 };
+        let mut launch = s.stream.launch_builder(&self.decorate_fn);
+        launch.arg(&s.column_jobs).arg(&count).arg(&mut s.trees).arg(&mut s.tree_counts).arg(&mut s.min_max);
+        // SAFETY: matches bw_decorate; the buffers hold MAX_BATCH_COLUMNS ≥ n columns.
+        unsafe { launch.launch(cfg) }.map_err(&e)?;
         s.events[EV_HM_END].record(&s.stream).map_err(&e)?;
         let staged = s.staged_min_max.as_mut_slice().map_err(&e)?;
-        s.stream.memcpy_dtoh(&s.min_max.slice(..2 * n), &mut staged[..2 * n]).map_err(&e)?;
+        s.stream.memcpy_dtoh(&s.min_max.slice(..3 * n), &mut staged[..3 * n]).map_err(&e)?;
         s.events[EV_EXTREMES].record(&s.stream).map_err(&e)?;
         Self::wait(&mut self.clock, &s.events[EV_EXTREMES], stage)?;
         self.clock.kernel_ms += s.events[EV_HM_START].elapsed_ms(&s.events[EV_HM_END]).map_err(&e)? as f64;
         let staged = s.staged_min_max.as_slice().map_err(&e)?;
-        Ok(staged[..2 * n].chunks_exact(2).map(|m| [m[0], m[1]]).collect())
+        Ok(staged[..3 * n].chunks_exact(3).map(|m| [m[0], m[1], m[2]]).collect())
     }
 
     fn start_fill(&mut self, slot: usize, chunks: &[ChunkJob]) -> Result<(), BackendError> {
@@ -544,7 +569,8 @@ impl KernelDevice for CudaDevice {
         };
         let count = n as u32;
         let mut launch = s.stream.launch_builder(&self.fill_fn);
-        launch.arg(&s.chunk_jobs).arg(&count).arg(&s.heights).arg(&s.biomes).arg(&mut s.blocks).arg(&mut s.counts);
+        launch.arg(&s.chunk_jobs).arg(&count).arg(&s.heights).arg(&s.biomes).arg(&s.trees).arg(&s.tree_counts);
+        launch.arg(&mut s.blocks).arg(&mut s.counts);
         // SAFETY: matches bw_fill's parameters; the buffers hold MAX_BATCH_CHUNKS ≥ n chunks.
         unsafe { launch.launch(cfg) }.map_err(&e)?;
         s.events[EV_FILL_END].record(&s.stream).map_err(&e)?;

@@ -3,9 +3,11 @@
 //! kernels are proven right on machines without a GPU.
 
 use super::kernel::{ChunkJob, ColumnJob, DeviceClock, KernelDevice, KernelPath, TakeChunk};
+use super::twins::MAX_TREES_PER_COLUMN;
 use super::{BackendError, BackendKind};
 use crate::world::block::MAX_BLOCK_TYPES;
 use crate::world::coords::{CHUNK_AREA, CHUNK_VOLUME};
+use crate::worldgen::decorate::PlacedTree;
 use crate::worldgen::params::WorldParams;
 use crate::worldgen::preset::MAX_NODES as MAX_NODES_FOR_DEVICE;
 use std::ffi::c_void;
@@ -31,12 +33,22 @@ extern "C" {
         biomes: *mut u8,
         min_max: *mut i32,
     );
+    fn bw_emu_decorate(
+        params: *const WorldParams,
+        jobs: *const ColumnJob,
+        job_count: u32,
+        trees: *mut PlacedTree,
+        tree_counts: *mut u32,
+        extremes: *mut i32,
+    );
     fn bw_emu_fill(
         params: *const WorldParams,
         jobs: *const ChunkJob,
         chunk_count: u32,
         heights: *const i32,
         biomes: *const u8,
+        trees: *const PlacedTree,
+        tree_counts: *const u32,
         blocks: *mut u8,
         counts: *mut u32,
     );
@@ -50,6 +62,8 @@ pub struct EmulatedDevice {
     objects: Vec<*mut c_void>,
     heights: Vec<i32>,
     biomes: Vec<u8>,
+    trees: Vec<PlacedTree>,
+    tree_counts: Vec<u32>,
     path: KernelPath,
     /// Test hook: fail every launch after this many have succeeded.
     fail_after_launches: Option<usize>,
@@ -77,6 +91,8 @@ impl EmulatedDevice {
             objects,
             heights: Vec::new(),
             biomes: Vec::new(),
+            trees: Vec::new(),
+            tree_counts: Vec::new(),
             path: KernelPath::Virtual,
             fail_after_launches: None,
             launches: 0,
@@ -128,12 +144,14 @@ impl KernelDevice for EmulatedDevice {
         format!("CUDA kernels emulated on the CPU ({mode}; {})", self.path.label())
     }
 
-    fn heightmaps(&mut self, _slot: usize, columns: &[ColumnJob]) -> Result<Vec<[i32; 2]>, BackendError> {
+    fn heightmaps(&mut self, _slot: usize, columns: &[ColumnJob]) -> Result<Vec<[i32; 3]>, BackendError> {
         self.check_injected_failure("heightmap launch")?;
         let t = std::time::Instant::now();
         self.heights = vec![0; columns.len() * CHUNK_AREA];
         self.biomes = vec![0; columns.len() * CHUNK_AREA];
-        let mut min_max = vec![0i32; columns.len() * 2];
+        self.trees = vec![PlacedTree::default(); columns.len() * MAX_TREES_PER_COLUMN];
+        self.tree_counts = vec![0; columns.len()];
+        let mut min_max = vec![0i32; columns.len() * 3];
         let _guard = LAUNCH_LOCK.lock().unwrap_or_else(|e| e.into_inner());
         let (n, heights, biomes, extremes) =
             (columns.len() as u32, self.heights.as_mut_ptr(), self.biomes.as_mut_ptr(), min_max.as_mut_ptr());
@@ -152,10 +170,18 @@ impl KernelDevice for EmulatedDevice {
                 KernelPath::Switch => {
                     bw_emu_heightmap_switch(&*self.params, columns.as_ptr(), n, heights, biomes, extremes)
                 }
-            }
+            };
+            bw_emu_decorate(
+                &*self.params,
+                columns.as_ptr(),
+                n,
+                self.trees.as_mut_ptr(),
+                self.tree_counts.as_mut_ptr(),
+                extremes,
+            );
         };
         self.account(t);
-        Ok(min_max.chunks_exact(2).map(|m| [m[0], m[1]]).collect())
+        Ok(min_max.chunks_exact(3).map(|m| [m[0], m[1], m[2]]).collect())
     }
 
     fn start_fill(&mut self, _slot: usize, chunks: &[ChunkJob]) -> Result<(), BackendError> {
@@ -180,6 +206,8 @@ impl KernelDevice for EmulatedDevice {
                 chunks.len() as u32,
                 self.heights.as_ptr(),
                 self.biomes.as_ptr(),
+                self.trees.as_ptr(),
+                self.tree_counts.as_ptr(),
                 blocks.as_mut_ptr(),
                 counts.as_mut_ptr(),
             )

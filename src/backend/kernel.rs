@@ -4,9 +4,10 @@
 //!
 //! A request is cut into sub-batches that alternate between the device's
 //! slots (two on a GPU: two streams with their own buffers). Per
-//! sub-batch: one heightmap launch for its distinct chunk columns; the
-//! column extremes come back and the chunks known to be uniform (air above
-//! the terrain, stone deep below) are settled on the host exactly as the CPU
+//! sub-batch: one heightmap launch and one decoration-plan launch for its
+//! distinct chunk columns; the column extremes (and the top of their trees)
+//! come back and the chunks known to be uniform (air above the terrain and
+//! its trees, stone deep below) are settled on the host exactly as the CPU
 //! path settles them; one fill launch covers the rest, and its copy back
 //! runs while the next sub-batch's heightmaps compute. Chunks are built
 //! straight from the page-locked staging buffer.
@@ -17,6 +18,7 @@ use super::{BackendError, BackendKind, ChunkBackend, DeviceTimings};
 use crate::world::block::{BlockId, MAX_BLOCK_TYPES};
 use crate::world::chunk::{BlockCounts, Chunk, ChunkBlocks};
 use crate::world::coords::{ChunkPos, ColumnPos};
+use crate::worldgen::decorate::decoration_top;
 use crate::worldgen::fill::known_uniform;
 use crate::worldgen::params::WorldParams;
 use crate::worldgen::WorldGen;
@@ -81,9 +83,10 @@ pub trait KernelDevice: Send {
     fn slots(&self) -> usize {
         1
     }
-    /// Runs the heightmap kernel for `columns` on `slot`, keeping the
-    /// heightmaps resident there for the fill. Returns [min, max] per column.
-    fn heightmaps(&mut self, slot: usize, columns: &[ColumnJob]) -> Result<Vec<[i32; 2]>, BackendError>;
+    /// Runs the heightmap and decoration-plan kernels for `columns` on
+    /// `slot`, keeping heightmaps and tree plans resident there for the
+    /// fill. Returns [min height, max height, highest tree block] per column.
+    fn heightmaps(&mut self, slot: usize, columns: &[ColumnJob]) -> Result<Vec<[i32; 3]>, BackendError>;
     /// Starts the fill of `chunks` on `slot`'s heightmaps and the copy back.
     fn start_fill(&mut self, slot: usize, chunks: &[ChunkJob]) -> Result<(), BackendError>;
     /// Waits for `slot`'s fill and hands each chunk's block ids
@@ -129,8 +132,8 @@ impl<D: KernelDevice> KernelBackend<D> {
         let mut fill_slots = Vec::new();
         for (i, &pos) in positions.iter().enumerate() {
             let column = index[&pos.column()];
-            let [lo, hi] = extremes[column as usize];
-            match known_uniform(&self.params, pos, lo, hi, hi) {
+            let [lo, hi, tree_top] = extremes[column as usize];
+            match known_uniform(&self.params, pos, lo, hi, decoration_top(&self.params, hi, tree_top)) {
                 Some(b) => {
                     out[first + i] =
                         Some(Chunk { pos, blocks: ChunkBlocks::Uniform(b), counts: BlockCounts::uniform(b) })

@@ -108,11 +108,6 @@ pub trait ChunkBackend: Send + Sync {
 /// Creates a backend of `kind` for a world. GPU and emulated backends fail
 /// here with a reason when they cannot run.
 pub fn create(kind: BackendKind, world: Arc<WorldGen>) -> Result<Arc<dyn ChunkBackend>, BackendError> {
-    if matches!(kind, BackendKind::Gpu | BackendKind::CudaEmulated) && world.params.decorates() {
-        return Err(BackendError::Unavailable(
-            "this preset decorates the world (trees, plants), which the kernels do not generate yet".into(),
-        ));
-    }
     Ok(match kind {
         BackendKind::CpuSerial => Arc::new(cpu::CpuBackend::serial(world)),
         BackendKind::Cpu => Arc::new(cpu::CpuBackend::parallel(world)),

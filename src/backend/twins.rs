@@ -66,6 +66,8 @@ pub struct ChunkJob {
 unsafe impl cudarc::driver::DeviceRepr for ColumnJob {}
 // SAFETY: as above.
 unsafe impl cudarc::driver::DeviceRepr for ChunkJob {}
+// SAFETY: as above.
+unsafe impl cudarc::driver::DeviceRepr for PlacedTree {}
 
 /// The layout of one shared struct, read off the Rust definition.
 pub struct Layout {

@@ -1,0 +1,48 @@
+// The rules of the decoration stage shared by bw_decorate (which trees
+// reach a chunk column) and bw_fill (the blocks they and the plants place).
+// Rust twin: src/worldgen/decorate.rs.
+#pragma once
+#include "placement.cuh"
+
+#define BW_NO_TREE_TOP (-2147483647 - 1)
+
+__device__ __forceinline__ unsigned int bw_surface_block(const WorldParams* p, int h, unsigned int b) {
+    return h > p->snow_above ? p->snow_block : p->biome_top[b];
+}
+
+__device__ __forceinline__ int bw_tree_top(const WorldParams* p, const PlacedTree& t) {
+    const int crown = t.kind < BW_MAX_TREE_KINDS ? p->tree_kinds[t.kind].crown : 0;
+    return t.base + (int)t.trunk - 1 + crown;
+}
+
+// What a tree places at (dx, dy, dz) from its lowest log; 0 for nothing.
+__device__ __forceinline__ unsigned int bw_tree_block_at(const FlatTree& kind, int trunk, int dx, int dy, int dz) {
+    if (dx == 0 && dz == 0 && dy >= 0 && dy < trunk) return kind.trunk_block;
+    const int above_top = dy - (trunk - 1);
+    const int ax = dx < 0 ? -dx : dx;
+    const int az = dz < 0 ? -dz : dz;
+    for (unsigned int i = 0; i < kind.layer_count && i < BW_MAX_CANOPY_LAYERS; ++i) {
+        const FlatLeafLayer l = kind.layers[i];
+        const bool corner = l.round != 0 && l.radius > 0 && ax == l.radius && az == l.radius;
+        if (above_top == l.dy && ax <= l.radius && az <= l.radius && !corner) return kind.leaves_block;
+    }
+    return 0;
+}
+
+// The plant on surface column (x, z) of height h and biome b, or 0.
+__device__ __forceinline__ unsigned int bw_plant_at(const WorldParams* p, long long x, long long z, int h,
+                                                    unsigned int b) {
+    b %= BW_MAX_BIOMES;
+    const unsigned int n = p->biome_plant_count[b];
+    if (n == 0 || h < p->water_level) return 0;
+    const BwCandidate c = bw_candidate(p, 1, x, z);
+    const int l = bw_layer_of(c.threshold, p->biome_plants[b], n);
+    if (l < 0) return 0;
+    const FlatLayer layer = p->biome_plants[b][l];
+    return ((layer.on_mask >> (bw_surface_block(p, h, b) & 31)) & 1u) ? layer.what : 0;
+}
+
+// The order in which decorations claim a block: higher wins.
+__device__ __forceinline__ unsigned int bw_claim_key(const WorldParams* p, unsigned int id) {
+    return (id < BW_MAX_BLOCK_TYPES ? p->block_priority[id] : 0u) << 8 | id;
+}

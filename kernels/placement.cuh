@@ -1,0 +1,58 @@
+// Seed 000's deterministic placement: candidate points of a tileable
+// pattern per cell, accepted by an ordered-dithering threshold shifted per
+// cell by a hash of the world seed. Rust twin: src/worldgen/placement.rs.
+#pragma once
+#include "worldgen_params.cuh"
+
+__device__ __forceinline__ unsigned long long bw_splitmix64(unsigned long long z) {
+    z += 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+__device__ __forceinline__ unsigned long long bw_deco_seed(const WorldParams* p) {
+    return (unsigned long long)p->deco_seed[0] | ((unsigned long long)p->deco_seed[1] << 32);
+}
+
+__device__ __forceinline__ long long bw_div_floor(long long a, long long b) {
+    long long q = a / b;
+    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+struct BwCandidate {
+    long long x;
+    long long z;
+    unsigned int threshold;
+    unsigned long long variant;
+};
+
+// The candidate of global unit square (gx, gz) at spacing `unit` blocks.
+__device__ __forceinline__ BwCandidate bw_candidate(const WorldParams* p, long long unit, long long gx, long long gz) {
+    const long long cells = BW_CELL_UNITS;
+    const long long cx = bw_div_floor(gx, cells);
+    const long long cz = bw_div_floor(gz, cells);
+    const unsigned int i = (unsigned int)((gx - cx * cells) + cells * (gz - cz * cells));
+    const unsigned long long key = ((unsigned long long)(unsigned int)cx << 32) | (unsigned int)cz;
+    const unsigned long long hash = bw_splitmix64(bw_deco_seed(p) ^ bw_splitmix64(key));
+    const unsigned int ox = (unsigned int)(hash & 7), oz = (unsigned int)((hash >> 3) & 7);
+    const unsigned int sub = (unsigned int)((hash >> 6) & 63);
+    const unsigned int ux = (i + ox) % 8, uz = (i / 8 + oz) % 8;
+    const long long cell = unit * cells;
+    BwCandidate c;
+    c.x = cx * cell + (long long)p->pattern[i][0] * unit / BW_PATTERN_SUB;
+    c.z = cz * cell + (long long)p->pattern[i][1] * unit / BW_PATTERN_SUB;
+    c.threshold = (unsigned int)p->bayer[ux + 8 * uz] * (BW_DENSITY_ONE / BW_PATTERN_POINTS) + sub;
+    c.variant = bw_splitmix64(hash + (unsigned long long)i + 1ull);
+    return c;
+}
+
+// The first layer whose accumulated density exceeds the threshold, or -1.
+__device__ __forceinline__ int bw_layer_of(unsigned int threshold, const FlatLayer* layers, unsigned int count) {
+    unsigned int sum = 0;
+    for (unsigned int i = 0; i < count && i < BW_MAX_BIOME_LAYERS; ++i) {
+        sum += layers[i].density;
+        if (sum > threshold) return (int)i;
+    }
+    return -1;
+}

@@ -1,0 +1,335 @@
+//! Trees, flowers and grass: seams, spacing, biome chances, and the
+//! uniform-chunk shortcut, on the CPU path (the kernels are held equal to it
+//! by tests/kernel_parity.rs).
+
+use blockworld::backend::cpu::CpuBackend;
+use blockworld::backend::ChunkBackend;
+use blockworld::cli::region_hash::region_positions;
+use blockworld::world::block::BlockId;
+use blockworld::world::chunk::Chunk;
+use blockworld::world::coords::{column_index, ChunkPos, ColumnPos};
+use blockworld::worldgen::decorate::{self, ColumnDecorations, PlacedTree};
+use blockworld::worldgen::heightmap::Lanes;
+use blockworld::worldgen::params::WorldParams;
+use blockworld::worldgen::placement::{candidate, least_block_distance, unit_squares, DENSITY_ONE};
+use blockworld::worldgen::{fill, Preset, WorldGen};
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+const SEED: u64 = 42;
+
+fn world() -> WorldGen {
+    WorldGen::new(Preset::classic(), SEED)
+}
+
+/// A forest slope of seed 42 (see README, the forest screenshot).
+fn forest_box() -> (ChunkPos, ChunkPos) {
+    (ChunkPos::new(4, -1, -12), ChunkPos::new(9, 1, -7))
+}
+
+struct Blocks(HashMap<ChunkPos, Chunk>);
+
+impl Blocks {
+    fn new(chunks: Vec<Chunk>) -> Self {
+        Blocks(chunks.into_iter().map(|c| (c.pos, c)).collect())
+    }
+    fn get(&self, b: [i64; 3]) -> Option<BlockId> {
+        let c = self.0.get(&ChunkPos::containing(b))?;
+        let l = |v: i64| v.rem_euclid(32) as usize;
+        Some(c.blocks.get(l(b[0]), l(b[1]), l(b[2])))
+    }
+}
+
+/// Every trunk standing on soil in `blocks` whose whole shape lies in it:
+/// each position its shape fills must hold something (its leaves, another
+/// tree's, or terrain), never air. Returns (trees checked, cut trees).
+fn check_whole_trees(p: &WorldParams, blocks: &Blocks) -> (usize, Vec<String>) {
+    let mut checked = 0;
+    let mut cut = Vec::new();
+    let soil = BlockId(p.trunk_soil_block as u8);
+    let kinds = &p.tree_kinds[..p.tree_kind_count as usize];
+    for (pos, chunk) in &blocks.0 {
+        for z in 0..32i64 {
+            for x in 0..32i64 {
+                for ly in 0..32i64 {
+                    let b = [pos.x as i64 * 32 + x, pos.y as i64 * 32 + ly, pos.z as i64 * 32 + z];
+                    let here = chunk.blocks.get(x as usize, ly as usize, z as usize);
+                    let log = kinds.iter().any(|k| k.trunk_block == here.0 as u32 && k.layer_count > 0);
+                    if !log || blocks.get([b[0], b[1] - 1, b[2]]) != Some(soil) {
+                        continue;
+                    }
+                    let mut trunk = 0;
+                    while blocks.get([b[0], b[1] + trunk, b[2]]) == Some(here) {
+                        trunk += 1;
+                    }
+                    // The kind whose trunk block and height range match.
+                    let Some(kind) = kinds.iter().find(|k| {
+                        k.trunk_block == here.0 as u32
+                            && (k.trunk_min as i64..=(k.trunk_min + k.trunk_span) as i64).contains(&trunk)
+                    }) else {
+                        continue;
+                    };
+                    let r = p.tree_reach as i64;
+                    let top = trunk - 1 + kind.crown as i64;
+                    let mut missing = 0;
+                    let mut inside = true;
+                    for dy in 0..=top {
+                        for dz in -r..=r {
+                            for dx in -r..=r {
+                                let want = decorate::tree_block_at(kind, trunk as i32, dx as i32, dy as i32, dz as i32);
+                                if want == 0 {
+                                    continue;
+                                }
+                                match blocks.get([b[0] + dx, b[1] + dy, b[2] + dz]) {
+                                    None => inside = false,
+                                    Some(BlockId::AIR) => missing += 1,
+                                    Some(_) => {}
+                                }
+                            }
+                        }
+                    }
+                    if inside {
+                        checked += 1;
+                        if missing > 0 {
+                            cut.push(format!("tree at {b:?}: {missing} blocks of its shape are air"));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    (checked, cut)
+}
+
+#[test]
+fn chunks_alone_in_random_order_equal_one_batch_and_no_tree_is_cut() {
+    let (from, to) = forest_box();
+    let mut positions = region_positions(from, to).unwrap();
+    assert_eq!(positions.len(), 6 * 6 * 3);
+    let batch = CpuBackend::parallel(Arc::new(world())).generate(&positions).unwrap();
+
+    // A fixed shuffle (xorshift), each chunk from a fresh generator with no cache.
+    let mut s = 0x9E37_79B9_7F4A_7C15u64;
+    for i in (1..positions.len()).rev() {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        positions.swap(i, (s % (i as u64 + 1)) as usize);
+    }
+    let alone: Vec<Chunk> = positions
+        .iter()
+        .map(|&p| WorldGen::with_options(Preset::classic(), SEED, Lanes::detect(), 0).generate(p))
+        .collect();
+    let alone: HashMap<ChunkPos, Chunk> = alone.into_iter().map(|c| (c.pos, c)).collect();
+    for c in &batch {
+        assert!(alone[&c.pos] == *c, "chunk {} differs between alone and batch", c.pos);
+    }
+
+    let w = world();
+    let (checked, cut) = check_whole_trees(&w.params, &Blocks::new(batch));
+    assert!(checked >= 40, "the forest box must hold whole trees ({checked})");
+    assert!(cut.is_empty(), "{} of {checked} trees are cut:\n{}", cut.len(), cut.join("\n"));
+}
+
+/// Negative control: chunks that see only the trees of their own column
+/// (no look across the border) cut the trees near borders, and the check
+/// above finds them.
+#[test]
+fn without_looking_across_borders_trees_are_cut_and_the_check_sees_it() {
+    let w = world();
+    let (from, to) = forest_box();
+    let chunks: Vec<Chunk> = region_positions(from, to)
+        .unwrap()
+        .into_iter()
+        .map(|pos| {
+            let data = w.column(pos.column());
+            let own: Vec<PlacedTree> = data
+                .decorations
+                .trees
+                .iter()
+                .copied()
+                .filter(|t| (0..32).contains(&t.x) && (0..32).contains(&t.z))
+                .collect();
+            let d = ColumnDecorations { trees: own, tree_top: data.decorations.tree_top };
+            fill::fill(&w.params, pos, &data.heightmap, Some(&d))
+        })
+        .collect();
+    let (_, cut) = check_whole_trees(&w.params, &Blocks::new(chunks));
+    assert!(!cut.is_empty(), "border trees must show as cut");
+}
+
+/// A chunk the shortcut calls uniform air holds no decoration: generating
+/// every chunk of the box densely (no shortcut) gives the same blocks, and
+/// the box has chunks above all terrain that hold only tree tops.
+#[test]
+fn the_uniform_air_shortcut_accounts_for_tree_tops() {
+    let w = world();
+    let mut tops_only = 0;
+    for pos in region_positions(ChunkPos::new(-2, 0, -14), ChunkPos::new(11, 1, -3)).unwrap() {
+        let data = w.column(pos.column());
+        let shortcut = w.generate(pos);
+        let no_shortcut = ColumnDecorations { trees: data.decorations.trees.clone(), tree_top: i32::MAX };
+        let dense = fill::fill(&w.params, pos, &data.heightmap, Some(&no_shortcut));
+        assert!(shortcut == dense, "chunk {pos}: the shortcut changed its blocks");
+        let y0 = pos.y as i64 * 32;
+        if y0 > data.heightmap.max_height as i64 + 1 && dense.blocks.uniform().is_none() {
+            tops_only += 1;
+        }
+    }
+    assert!(tops_only > 0, "no chunk above the terrain holds tree tops: the test would not see a wrong shortcut");
+}
+
+/// Trees from the plans of many columns, in world coordinates; a tree seen
+/// by several columns must be the same tree in each.
+fn trees_of_area(w: &WorldGen, cols: std::ops::Range<i32>, rows: std::ops::Range<i32>) -> Vec<([i64; 2], PlacedTree)> {
+    let mut seen: HashMap<[i64; 2], PlacedTree> = HashMap::new();
+    for cz in rows {
+        for cx in cols.clone() {
+            let data = w.column(ColumnPos { x: cx, z: cz });
+            for t in &data.decorations.trees {
+                let at = [cx as i64 * 32 + t.x as i64, cz as i64 * 32 + t.z as i64];
+                let world_tree = PlacedTree { x: 0, z: 0, ..*t };
+                if let Some(prev) = seen.insert(at, world_tree) {
+                    assert_eq!(prev, world_tree, "two columns disagree about the tree at {at:?}");
+                }
+            }
+        }
+    }
+    seen.into_iter().collect()
+}
+
+#[test]
+fn trunks_keep_their_spacing_across_chunk_borders() {
+    let w = world();
+    let trees = trees_of_area(&w, 2..12, -14..-4);
+    assert!(trees.len() > 150, "{} trees", trees.len());
+    let least = least_block_distance(w.params.tree_unit as i64);
+    let mut closest = f64::MAX;
+    for (i, (a, _)) in trees.iter().enumerate() {
+        for (b, _) in &trees[i + 1..] {
+            let d = (((a[0] - b[0]).pow(2) + (a[1] - b[1]).pow(2)) as f64).sqrt();
+            closest = closest.min(d);
+        }
+    }
+    assert!(closest >= least, "two trunks {closest:.2} blocks apart, below the footprint {least:.2}");
+    // Trunks never touch, not even diagonally.
+    assert!(closest >= 2.0, "closest trunks {closest:.2}");
+}
+
+/// Names of the biomes with trees and with plants.
+fn decorating(p: &WorldParams, preset: &Preset) -> (HashSet<String>, HashSet<String>) {
+    let names = |counts: &[u32; 16]| {
+        preset.biomes.iter().enumerate().filter(|(i, _)| counts[*i] > 0).map(|(_, b)| b.name.clone()).collect()
+    };
+    (names(&p.biome_tree_count), names(&p.biome_plant_count))
+}
+
+/// Over a large area, the share of eligible candidates (dry, the right
+/// surface, not too steep) that grow a tree is each biome's chance × the
+/// candidate spacing², within binomial tolerance; biomes without trees have
+/// none. Plants likewise per eligible surface column.
+#[test]
+fn each_biome_grows_its_chance() {
+    let w = world();
+    let p = &*w.params;
+    let preset = Preset::classic();
+    let (tree_biomes, plant_biomes) = decorating(p, &preset);
+    let unit = p.tree_unit as i64;
+    let (x0, z0, span) = (-3000i64, -3000i64, 6000i64);
+
+    // Trees: per biome, (eligible candidates, grown).
+    let mut trees: HashMap<u32, (u64, u64)> = HashMap::new();
+    let mut grown_in: HashSet<String> = HashSet::new();
+    for gz in unit_squares(unit, z0, z0 + span).step_by(3) {
+        for gx in unit_squares(unit, x0, x0 + span).step_by(3) {
+            let c = candidate(&p.pattern, &p.bayer, SEED, unit, gx, gz);
+            let f = decorate::footing(&w.program, p, w.lanes, c.x, c.z);
+            let b = f.biome as usize;
+            let n = p.biome_tree_count[b] as usize;
+            let grown = decorate::tree_at(p, c.threshold, c.variant, f).is_some();
+            if grown {
+                grown_in.insert(preset.biomes[b].name.clone());
+            }
+            // Eligible: the rules pass for the biome's first tree kind (all
+            // kinds of one biome share their surfaces in the classic data).
+            if n == 0 {
+                continue;
+            }
+            let kind = &p.tree_kinds[p.biome_trees[b][0].what as usize];
+            let surface = if f.height > p.snow_above { p.snow_block } else { p.biome_top[b] };
+            let eligible = f.height >= p.water_level && kind.on_mask >> surface & 1 == 1 && f.slope <= p.tree_max_slope;
+            if eligible {
+                let e = trees.entry(b as u32).or_default();
+                e.0 += 1;
+                e.1 += grown as u64;
+            } else {
+                assert!(!grown, "a tree grew where the rules forbid it");
+            }
+        }
+    }
+    assert!(grown_in.is_subset(&tree_biomes), "trees in biomes without trees: {grown_in:?}");
+    let mut tested = 0;
+    for (b, (eligible, grown)) in &trees {
+        if *eligible < 400 {
+            continue;
+        }
+        let density: u32 = p.biome_trees[*b as usize].iter().map(|l| l.density).sum();
+        let q = density as f64 / DENSITY_ONE as f64;
+        let expected = *eligible as f64 * q;
+        let sigma = (*eligible as f64 * q * (1.0 - q)).sqrt();
+        let name = &preset.biomes[*b as usize].name;
+        assert!(
+            (*grown as f64 - expected).abs() <= 5.0 * sigma + 2.0,
+            "{name}: {grown} trees on {eligible} eligible candidates, expected {expected:.1} ± {sigma:.1}"
+        );
+        tested += 1;
+    }
+    assert!(tested >= 4, "only {tested} tree biomes had enough candidates");
+
+    // Plants: per biome, (eligible columns, plants).
+    let mut plants: HashMap<u32, (u64, u64)> = HashMap::new();
+    for cz in (-96..96).step_by(6) {
+        for cx in (-96..96).step_by(6) {
+            let hm = w.compute_heightmap(ColumnPos { x: cx, z: cz });
+            for z in 0..32 {
+                for x in 0..32 {
+                    let c = column_index(x, z);
+                    let (h, b) = (hm.heights[c], hm.biomes[c] as usize);
+                    let plant = decorate::plant_at(p, cx as i64 * 32 + x as i64, cz as i64 * 32 + z as i64, h, b);
+                    if p.biome_plant_count[b] == 0 {
+                        assert_eq!(plant, 0, "a plant in {}", preset.biomes[b].name);
+                        continue;
+                    }
+                    let surface = if h > p.snow_above { p.snow_block } else { p.biome_top[b] };
+                    let eligible = h >= p.water_level && p.biome_plants[b][0].on_mask >> surface & 1 == 1;
+                    if eligible {
+                        let e = plants.entry(b as u32).or_default();
+                        e.0 += 1;
+                        e.1 += (plant != 0) as u64;
+                    } else {
+                        assert_eq!(plant, 0, "a plant where the rules forbid it");
+                    }
+                }
+            }
+        }
+    }
+    let mut tested = 0;
+    for (b, (eligible, grown)) in &plants {
+        if *eligible < 5_000 {
+            continue;
+        }
+        let n = p.biome_plant_count[*b as usize] as usize;
+        let density: u32 = p.biome_plants[*b as usize][..n].iter().map(|l| l.density).sum();
+        let q = density as f64 / DENSITY_ONE as f64;
+        let expected = *eligible as f64 * q;
+        let sigma = (*eligible as f64 * q * (1.0 - q)).sqrt();
+        let name = &preset.biomes[*b as usize].name;
+        assert!(plant_biomes.contains(name));
+        assert!(
+            (*grown as f64 - expected).abs() <= 5.0 * sigma + 2.0,
+            "{name}: {grown} plants on {eligible} eligible columns, expected {expected:.1} ± {sigma:.1}"
+        );
+        tested += 1;
+    }
+    assert!(tested >= 3, "only {tested} plant biomes had enough columns");
+}
