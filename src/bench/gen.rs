@@ -10,6 +10,9 @@
 //! * Stage figures — `ms_per_column_heightmap` (one 32×32 heightmap with its
 //!   apron) and `ms_per_chunk_fill` (one non-uniform chunk), measured on 16
 //!   columns and their surface chunks.
+//! * Decorations (`decorate`, `placement`; see [`super::decorate`]) — the
+//!   decoration stage per surface chunk against its share of the heightmap,
+//!   and seed 000's placement against dart throwing.
 //! * Perlin 3D — this project's noise and the `noise` crate's, on the same
 //!   random points, in the same run.
 
@@ -52,6 +55,15 @@ pub struct GenReport {
     pub repeat: usize,
     pub ms_per_column_heightmap: f64,
     pub ms_per_chunk_fill: f64,
+    /// The decoration stage per surface chunk on one CPU thread (see
+    /// `decorate`), whatever the backend; absent for a bare preset.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ms_per_chunk_decorate: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decorate: Option<super::decorate::DecorateFigures>,
+    /// Seed 000's placement against dart throwing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub placement: Option<super::decorate::PlacementFigures>,
     pub ms_single_chunk: f64,
     pub world: Vec<WorldRow>,
     pub perlin3d_ns_per_point: f64,
@@ -201,6 +213,10 @@ pub fn run(
     let columns: Vec<ColumnPos> = (0..16).map(|i| ColumnPos { x: i % 4 - 2, z: i / 4 - 2 }).collect();
     let surface = surface_chunks(&world, &columns);
     let (hm_ms, fill_ms) = stage_times(kind, &*backend, &world, &columns, &surface, repeat)?;
+    // Decorations where they are dense: a forest of the classic seed 42.
+    let decorating = world.params.decorates();
+    let decorate = decorating.then(|| super::decorate::decorate_figures(&world, [4, -12], repeat));
+    let placement = (world.params.tree_unit > 0).then(|| super::decorate::placement_figures(&world, 1024, repeat));
 
     // Table 5.1: one chunk, cold.
     let single = median(
@@ -260,6 +276,9 @@ pub fn run(
         repeat,
         ms_per_column_heightmap: hm_ms,
         ms_per_chunk_fill: fill_ms,
+        ms_per_chunk_decorate: decorate.as_ref().map(|d| d.ms_per_chunk_decorate),
+        decorate,
+        placement,
         ms_single_chunk: single,
         world: rows,
         perlin3d_ns_per_point: perlin.0,

@@ -1,4 +1,5 @@
 //! `blockworld bench …`: benchmarks that print tables and JSON.
+pub mod decorate;
 pub mod gen;
 pub mod report;
 pub mod rss;

@@ -1,0 +1,214 @@
+//! Decoration figures of `blockworld bench gen`, on one CPU thread:
+//!
+//! * the decoration stage per surface chunk (the tree plan of its column
+//!   plus placing trees and plants into it) against the chunk's share of
+//!   its column's heightmap, measured on the same 16 columns;
+//! * seed 000's placement against its baseline, dart throwing with
+//!   rejection, placing the same number of points with the same least
+//!   distance over the same area.
+
+use crate::world::coords::{ChunkPos, ColumnPos};
+use crate::worldgen::decorate;
+use crate::worldgen::fill::{self, known_uniform};
+use crate::worldgen::placement::{candidate, layer_of, least_block_distance, unit_squares, MIN_SPACING_SUB, SUB};
+use crate::worldgen::WorldGen;
+use serde::Serialize;
+use std::time::Instant;
+
+#[derive(Clone, Debug, Serialize)]
+pub struct DecorateFigures {
+    /// Where the figures were taken: 16 chunk columns from this corner.
+    pub columns_from: [i32; 2],
+    /// The decoration stage per surface chunk (non-uniform chunk), one thread.
+    pub ms_per_chunk_decorate: f64,
+    /// The heightmap of one of those columns, one thread.
+    pub ms_per_column_heightmap_one_thread: f64,
+    /// Non-uniform chunks per column there: how many chunks share a heightmap.
+    pub surface_chunks_per_column: f64,
+    /// Decoration per surface chunk ÷ that chunk's share of its heightmap
+    /// (the goal is below 0.5).
+    pub decorate_to_heightmap_share: f64,
+    /// Trees planned per column there.
+    pub trees_per_column: f64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct PlacementFigures {
+    /// Side of the square area, in blocks.
+    pub area_side: i64,
+    pub spacing: i64,
+    /// Points placed (by seed 000's method; dart throwing places as many).
+    pub points: usize,
+    pub ms_seed000: f64,
+    pub ms_seed000_parallel: f64,
+    pub ms_dart_throwing: f64,
+    /// Darts thrown, of which `points` were kept.
+    pub darts: u64,
+    pub dart_throwing_over_seed000: f64,
+    pub dart_throwing_over_seed000_parallel: f64,
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+fn time_ms<T>(f: impl FnOnce() -> T) -> (f64, T) {
+    let t = Instant::now();
+    let out = f();
+    (t.elapsed().as_secs_f64() * 1e3, out)
+}
+
+/// The decoration stage against the heightmap on 16 columns from `corner`.
+pub fn decorate_figures(world: &WorldGen, corner: [i32; 2], repeat: usize) -> DecorateFigures {
+    let p = &*world.params;
+    let columns: Vec<ColumnPos> = (0..16).map(|i| ColumnPos { x: corner[0] + i % 4, z: corner[1] + i / 4 }).collect();
+    let hms: Vec<_> = columns.iter().map(|&c| world.compute_heightmap(c)).collect();
+    let plans: Vec<_> = columns.iter().zip(&hms).map(|(&c, hm)| world.plan_decorations(c, hm)).collect();
+    // The non-uniform chunks of each column, given its trees.
+    let mut chunks: Vec<(usize, ChunkPos)> = Vec::new();
+    for (i, (c, (hm, d))) in columns.iter().zip(hms.iter().zip(&plans)).enumerate() {
+        let top = decorate::decoration_top(p, hm.max_height, d.tree_top);
+        let lo = (hm.min_height - p.under_depth - 1).div_euclid(32);
+        for y in lo..=top.div_euclid(32) {
+            let pos = ChunkPos::new(c.x, y, c.z);
+            if known_uniform(p, pos, hm.min_height, hm.max_height, top).is_none() {
+                chunks.push((i, pos));
+            }
+        }
+    }
+    let hm_ms = median(
+        (0..repeat.max(1))
+            .map(|_| {
+                time_ms(|| {
+                    for &c in &columns {
+                        std::hint::black_box(world.compute_heightmap(c));
+                    }
+                })
+                .0 / columns.len() as f64
+            })
+            .collect(),
+    );
+    // Decoration = plan every column + place into every surface chunk;
+    // placing is timed as decorated fill minus plain fill of the same chunks.
+    let plan_ms = median(
+        (0..repeat.max(1))
+            .map(|_| {
+                time_ms(|| {
+                    for (&c, hm) in columns.iter().zip(&hms) {
+                        std::hint::black_box(world.plan_decorations(c, hm));
+                    }
+                })
+                .0
+            })
+            .collect(),
+    );
+    let rounds = 8;
+    let fills = |decorated: bool| {
+        median(
+            (0..repeat.max(1))
+                .map(|_| {
+                    time_ms(|| {
+                        for _ in 0..rounds {
+                            for &(i, pos) in &chunks {
+                                let d = decorated.then_some(&plans[i]);
+                                std::hint::black_box(fill::fill(p, pos, &hms[i], d));
+                            }
+                        }
+                    })
+                    .0 / rounds as f64
+                })
+                .collect(),
+        )
+    };
+    let place_ms = (fills(true) - fills(false)).max(0.0);
+    let n_chunks = chunks.len().max(1) as f64;
+    let per_chunk = (plan_ms + place_ms) / n_chunks;
+    let per_column = n_chunks / columns.len() as f64;
+    DecorateFigures {
+        columns_from: corner,
+        ms_per_chunk_decorate: per_chunk,
+        ms_per_column_heightmap_one_thread: hm_ms,
+        surface_chunks_per_column: per_column,
+        decorate_to_heightmap_share: per_chunk / (hm_ms / per_column),
+        trees_per_column: plans.iter().map(|d| d.trees.len()).sum::<usize>() as f64 / columns.len() as f64,
+    }
+}
+
+/// Dart throwing with rejection, written simply: random points in the
+/// square, each kept if no kept point is closer than `least`, until `want`
+/// are kept (or 200 × `want` darts). Returns the darts thrown.
+fn dart_throwing(side: f64, least: f64, want: usize) -> (Vec<[f64; 2]>, u64) {
+    let mut s = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        (s >> 11) as f64 / (1u64 << 53) as f64 * side
+    };
+    let mut kept: Vec<[f64; 2]> = Vec::with_capacity(want);
+    let mut darts = 0u64;
+    while kept.len() < want && darts < 200 * want as u64 {
+        darts += 1;
+        let d = [next(), next()];
+        if kept.iter().all(|k| (k[0] - d[0]).powi(2) + (k[1] - d[1]).powi(2) >= least * least) {
+            kept.push(d);
+        }
+    }
+    (kept, darts)
+}
+
+/// Seed 000's placement over the square: every unit square's candidate,
+/// accepted at `density` (in 1/4096).
+fn seed000(world: &WorldGen, side: i64, unit: i64, density: u32, rows: std::ops::Range<i64>) -> usize {
+    let p = &*world.params;
+    let seed = world.params.deco_seed();
+    let mut n = 0;
+    for gz in rows {
+        for gx in unit_squares(unit, 0, side) {
+            let c = candidate(&p.pattern, &p.bayer, seed, unit, gx, gz);
+            n += (c.x < side && c.z < side && layer_of(c.threshold, [density]).is_some()) as usize;
+        }
+    }
+    n
+}
+
+/// Both methods over a square of `side` blocks at the world's tree spacing,
+/// at the densest tree density of any biome.
+pub fn placement_figures(world: &WorldGen, side: i64, repeat: usize) -> PlacementFigures {
+    use rayon::prelude::*;
+    let unit = (world.params.tree_unit as i64).max(3);
+    let density = world.params.tree_max_density.max(1);
+    let rows = unit_squares(unit, 0, side);
+    let mut ours = Vec::new();
+    let mut ours_par = Vec::new();
+    let mut darts_ms = Vec::new();
+    let mut points = 0;
+    let mut darts = 0;
+    for _ in 0..repeat.max(1) {
+        let (ms, n) = time_ms(|| seed000(world, side, unit, density, rows.clone()));
+        ours.push(ms);
+        points = n;
+        let (ms, _) = time_ms(|| {
+            rows.clone().into_par_iter().map(|gz| seed000(world, side, unit, density, gz..gz + 1)).sum::<usize>()
+        });
+        ours_par.push(ms);
+        // The same least distance as the pattern's: 12/16 of the spacing.
+        let least = (MIN_SPACING_SUB as f64 / SUB as f64 * unit as f64).max(least_block_distance(unit));
+        let (ms, (_, d)) = time_ms(|| dart_throwing(side as f64, least, points));
+        darts_ms.push(ms);
+        darts = d;
+    }
+    let (ours, ours_par, dart) = (median(ours), median(ours_par), median(darts_ms));
+    PlacementFigures {
+        area_side: side,
+        spacing: unit,
+        points,
+        ms_seed000: ours,
+        ms_seed000_parallel: ours_par,
+        ms_dart_throwing: dart,
+        darts,
+        dart_throwing_over_seed000: dart / ours,
+        dart_throwing_over_seed000_parallel: dart / ours_par,
+    }
+}
