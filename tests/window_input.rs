@@ -377,15 +377,24 @@ fn dig_build_quit_and_find_the_world_as_left() {
 }
 
 impl Session {
-    /// Clicks a widget of the game menu by the name the state dump gives it.
+    /// Clicks a widget of the game menu by the name the state dump gives it,
+    /// once two state lines agree on where it is (egui lays a new window
+    /// out in an invisible sizing pass first, and a line written then holds
+    /// places the window does not keep).
     fn click_widget(&self, window: &str, dump: &Path, name: &str) {
         let deadline = Instant::now() + Duration::from_secs(20);
+        let mut seen: Option<(f64, (f64, f64))> = None;
         let at = loop {
             let s = last_state(dump).unwrap_or_default();
-            if let Some(at) = s["menu"][name].as_array() {
-                break (at[0].as_f64().unwrap_or(0.0), at[1].as_f64().unwrap_or(0.0));
+            if let (Some(at), Some(t)) = (s["menu"][name].as_array(), s["t"].as_f64()) {
+                let at = (at[0].as_f64().unwrap_or(0.0), at[1].as_f64().unwrap_or(0.0));
+                match seen {
+                    Some((t0, before)) if t0 != t && before == at => break at,
+                    Some((t0, _)) if t0 == t => {}
+                    _ => seen = Some((t, at)),
+                }
             }
-            assert!(Instant::now() < deadline, "the game menu shows no `{name}`: {s}");
+            assert!(Instant::now() < deadline, "the game menu shows no steady `{name}`: {s}");
             std::thread::sleep(Duration::from_millis(200));
         };
         xdotool(&self.display, &["mousemove", "--window", window, &format!("{:.0}", at.0), &format!("{:.0}", at.1)]);
@@ -439,6 +448,13 @@ fn settings_and_the_world_menu_carry_over() {
     s.key("minus");
     s.key("3");
     s.wait_for(&dump, "- and 3 did not change the settings", |v| v["render_distance"] == 6 && v["slot"] == 2);
+    // Esc opens the menu; a click on the world beside it resumes play.
+    s.key("Escape");
+    s.wait_for(&dump, "Esc did not open the menu", |v| v["grabbed"] == false && v["menu"]["resume"].is_array());
+    xdotool(&s.display, &["mousemove", "--window", &window, "30", "300"]);
+    std::thread::sleep(Duration::from_millis(300));
+    s.click("1");
+    s.wait_for(&dump, "a click on the world did not resume play", |v| v["grabbed"] == true);
     // Esc: the menu; type a name and a seed, and create the world.
     s.key("Escape");
     s.click_widget(&window, &dump, "name");

@@ -102,6 +102,10 @@ struct Running {
     /// The grab confines the cursor instead of locking it (X11).
     confined: bool,
     settings_open: bool,
+    /// A left press while the cursor was free; whether it lands on the
+    /// world (and resumes play) or on a widget is decided after egui has
+    /// seen it, because what egui reports at event time lags a frame.
+    world_click: bool,
     dump: Option<StateDump>,
     started: Instant,
     message: Option<(String, Instant)>,
@@ -210,6 +214,7 @@ impl App {
             grabbed: false,
             confined: false,
             settings_open: false,
+            world_click: false,
             dump,
             started: Instant::now(),
             message: None,
@@ -562,9 +567,15 @@ impl Running {
         let icons = &mut self.icons;
         let mut menu = (!self.grabbed && !settings_open)
             .then_some(hud::MenuView { menu: &mut self.menu, current: self.world_dir.as_deref() });
+        let mut over_ui = false;
         self.overlay.draw(&self.gpu, &self.window, &mut encoder, &view, size, |ctx| {
-            change = hud::draw(ctx, &data, settings_open, icons, menu.as_mut())
+            change = hud::draw(ctx, &data, settings_open, icons, menu.as_mut());
+            over_ui = ctx.is_pointer_over_egui();
         });
+        if std::mem::take(&mut self.world_click) && !over_ui && !self.grabbed && change.menu_choice.is_none() {
+            self.settings_open = false;
+            self.grab(true);
+        }
         if let Some((slot, b)) = change.hotbar_slot {
             self.settings.hotbar.slots[slot] = b;
             self.settings_dirty = true;
@@ -663,11 +674,8 @@ impl ApplicationHandler for App {
                     r.act(action);
                 }
             }
-            WindowEvent::MouseInput { state: ElementState::Pressed, button: MouseButton::Left, .. }
-                if !r.grabbed && !used_by_ui =>
-            {
-                r.settings_open = false;
-                r.grab(true);
+            WindowEvent::MouseInput { state: ElementState::Pressed, button: MouseButton::Left, .. } if !r.grabbed => {
+                r.world_click = true;
             }
             WindowEvent::MouseInput { state: ElementState::Pressed, button, .. } if r.grabbed => match button {
                 MouseButton::Left => r.break_block(),
