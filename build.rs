@@ -34,7 +34,7 @@ mod nvrtc;
 #[path = "src/world/block_codegen.rs"]
 mod block_codegen;
 
-const KERNELS: &[&str] = &["heightmap", "fill", "decorate"];
+const KERNELS: &[&str] = &["heightmap", "fill", "decorate", "density"];
 /// (virtual arch, real arch) pairs for SASS, plus PTX of the lowest for JIT on newer GPUs.
 const SASS_ARCHS: &[&str] = &["75", "80", "86", "89", "90", "120"];
 const PTX_ARCH: &str = "75";

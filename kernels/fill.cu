@@ -1,5 +1,6 @@
 // The block fill on the device: one thread per block writes its id (the
-// terrain, then what the column's trees and plants claim there), a block
+// terrain, carved where bw_density marked a cave, then what the column's
+// trees and plants claim there), a block
 // histogram counts the ids, and thread t < 32 adds the thread block's count
 // of block type t to the chunk's totals. Rust twins: src/worldgen/fill.rs
 // and src/worldgen/decorate.rs (apply).
@@ -42,10 +43,12 @@ __device__ __forceinline__ unsigned int bw_decorate_block(const WorldParams* p, 
 
 // Grid (BW_FILL_BLOCKS_PER_CHUNK, chunk_count), block BW_FILL_THREADS.
 // `counts` (BW_MAX_BLOCK_TYPES per chunk) must be zeroed before the launch;
-// every byte of `blocks` for the launched chunks is written.
+// every byte of `blocks` for the launched chunks is written. `caves` holds
+// bw_density's masks for the same chunks (read only in worlds with caves).
 extern "C" __global__ void __launch_bounds__(BW_FILL_THREADS)
     bw_fill(const ChunkJob* jobs, unsigned int chunk_count, const int* heights, const unsigned char* biomes,
-            const PlacedTree* trees, const unsigned int* tree_counts, unsigned char* blocks, unsigned int* counts) {
+            const PlacedTree* trees, const unsigned int* tree_counts, const unsigned char* caves, unsigned char* blocks,
+            unsigned int* counts) {
     __shared__ unsigned int s_counts[BW_MAX_BLOCK_TYPES];
     const WorldParams* params = &bw_world;
 
@@ -69,6 +72,10 @@ extern "C" __global__ void __launch_bounds__(BW_FILL_THREADS)
             block = params->biome_under[biome];
         } else {
             block = params->deep_block;
+        }
+        if (params->cave_layer_count > 0 &&
+            ((caves[(size_t)chunk * BW_CAVE_MASK_BYTES + column * 4u + ly / 8u] >> (ly % 8u)) & 1u)) {
+            block = y < (long long)params->cave_lava_below ? params->cave_lava_block : params->air_block;
         }
         if (params->tree_unit > 0 || params->plant_reach > 0) {
             block = bw_decorate_block(params, ColumnJob{job.x, job.z}, column % BW_CHUNK, column / BW_CHUNK, y, h, biome,

@@ -1,6 +1,6 @@
 // The flat world description uploaded by the host, and the job structs.
 // Layout twins of `WorldParams`, `FlatNode`, `FlatTree`, `FlatLeafLayer`,
-// `FlatLayer` in src/worldgen/params.rs, `PlacedTree` in
+// `FlatLayer`, `FlatCaveNoise`, `FlatCaveLayer` in src/worldgen/params.rs, `PlacedTree` in
 // src/worldgen/decorate.rs and `ColumnJob` / `ChunkJob` in
 // src/backend/twins.rs; the generated checks
 // below hold every field's offset equal to Rust's.
@@ -39,6 +39,22 @@ struct FlatLayer {
     unsigned int what;
     unsigned int density;
     unsigned int on_mask;
+};
+
+struct FlatCaveNoise {
+    unsigned int seed;
+    unsigned int octaves;
+    unsigned int shift_xz;
+    unsigned int shift_y;
+    float weights[BW_MAX_CAVE_OCTAVES];
+};
+
+struct FlatCaveLayer {
+    unsigned int kind;
+    unsigned int a;
+    unsigned int b;
+    float threshold;
+    int min_depth;
 };
 
 struct WorldParams {
@@ -96,6 +112,16 @@ struct WorldParams {
     unsigned int block_priority[BW_MAX_BLOCK_TYPES];
     unsigned char pattern[BW_PATTERN_POINTS][2];
     unsigned char bayer[BW_PATTERN_POINTS];
+
+    unsigned int cave_layer_count;
+    unsigned int cave_noise_count;
+    int cave_bottom;
+    int cave_top;
+    int cave_lava_below;
+    unsigned int cave_lava_block;
+    int cave_water_clearance;
+    FlatCaveNoise cave_noises[BW_MAX_CAVE_NOISES];
+    FlatCaveLayer cave_layers[BW_MAX_CAVE_LAYERS];
 };
 
 // One tree of a chunk column's plan (written by bw_decorate, read by bw_fill).

@@ -13,7 +13,7 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-const GOLDEN: &str = "aa3d1de1a2a6f6421aceab17664eae1915453aaddcc447efb2a843f44f138380  100 chunks";
+const GOLDEN: &str = "b2489f9d457f5b95dc0fc5d773a36ba98101517caa9db6aba07e0f410a527297  100 chunks";
 const REGION: [&str; 6] = ["--seed", "42", "--from", "-2,-2,-2", "--to", "2,1,2"];
 
 fn skipped() -> bool {

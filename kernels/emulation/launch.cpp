@@ -5,6 +5,7 @@
 #include "cuda_emulation.h"
 
 #include "../decorate.cu"
+#include "../density.cu"
 #include "../fill.cu"
 #include "../heightmap.cu"
 
@@ -43,14 +44,22 @@ void bw_emu_decorate(const WorldParams* params, const ColumnJob* jobs, unsigned 
     BW_LAUNCH(bw_decorate, dim3(job_count), dim3(BW_DECORATE_THREADS), jobs, job_count, trees, tree_counts, extremes);
 }
 
+void bw_emu_density(const WorldParams* params, const ChunkJob* jobs, unsigned int chunk_count, const int* heights,
+                    unsigned char* caves, unsigned int cooperative) {
+    if (chunk_count == 0) return;
+    bw_world = *params;
+    BW_LAUNCH(bw_density, dim3(BW_DENSITY_GROUPS_PER_CHUNK, chunk_count), dim3(BW_DENSITY_THREADS), jobs, chunk_count,
+              heights, caves, cooperative);
+}
+
 void bw_emu_fill(const WorldParams* params, const ChunkJob* jobs, unsigned int chunk_count, const int* heights,
                  const unsigned char* biomes, const PlacedTree* trees, const unsigned int* tree_counts,
-                 unsigned char* blocks, unsigned int* counts) {
+                 const unsigned char* caves, unsigned char* blocks, unsigned int* counts) {
     if (chunk_count == 0) return;
     std::memset(counts, 0, sizeof(unsigned int) * BW_MAX_BLOCK_TYPES * chunk_count);
     bw_world = *params;
     BW_LAUNCH(bw_fill, dim3(BW_FILL_BLOCKS_PER_CHUNK, chunk_count), dim3(BW_FILL_THREADS), jobs, chunk_count, heights,
-              biomes, trees, tree_counts, blocks, counts);
+              biomes, trees, tree_counts, caves, blocks, counts);
 }
 
 unsigned int bw_emu_sizeof_noise_object_ptr() { return sizeof(NoiseObject*); }

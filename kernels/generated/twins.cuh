@@ -38,6 +38,16 @@
 #define BW_DENSITY_ONE 4096
 #define BW_DECORATE_THREADS 128
 #define BW_MAX_TREES_PER_COLUMN 256
+#define BW_MAX_CAVE_NOISES 4
+#define BW_MAX_CAVE_LAYERS 4
+#define BW_MAX_CAVE_OCTAVES 8
+#define BW_CAVE_CHAMBERS 0
+#define BW_CAVE_TUNNELS 1
+#define BW_OCTAVE_SEED_STEP 2654435769
+#define BW_GROUP 8
+#define BW_DENSITY_THREADS 512
+#define BW_DENSITY_GROUPS_PER_CHUNK 64
+#define BW_CAVE_MASK_BYTES 4096
 
 #define BW_TWIN_LAYOUT_CHECKS \
     static_assert(sizeof(FlatNode) == 32, "FlatNode size"); \
@@ -49,7 +59,7 @@
     static_assert(__builtin_offsetof(FlatNode, z_offset) == 20 && sizeof(((const FlatNode*)0)->z_offset) == 4, "FlatNode.z_offset"); \
     static_assert(__builtin_offsetof(FlatNode, exponent) == 24 && sizeof(((const FlatNode*)0)->exponent) == 4, "FlatNode.exponent"); \
     static_assert(__builtin_offsetof(FlatNode, scale) == 28 && sizeof(((const FlatNode*)0)->scale) == 4, "FlatNode.scale"); \
-    static_assert(sizeof(WorldParams) == 5680, "WorldParams size"); \
+    static_assert(sizeof(WorldParams) == 5980, "WorldParams size"); \
     static_assert(__builtin_offsetof(WorldParams, node_count) == 0 && sizeof(((const WorldParams*)0)->node_count) == 4, "WorldParams.node_count"); \
     static_assert(__builtin_offsetof(WorldParams, biome_count) == 4 && sizeof(((const WorldParams*)0)->biome_count) == 4, "WorldParams.biome_count"); \
     static_assert(__builtin_offsetof(WorldParams, field_roots) == 8 && sizeof(((const WorldParams*)0)->field_roots) == 24, "WorldParams.field_roots"); \
@@ -99,6 +109,27 @@
     static_assert(__builtin_offsetof(WorldParams, block_priority) == 5360 && sizeof(((const WorldParams*)0)->block_priority) == 128, "WorldParams.block_priority"); \
     static_assert(__builtin_offsetof(WorldParams, pattern) == 5488 && sizeof(((const WorldParams*)0)->pattern) == 128, "WorldParams.pattern"); \
     static_assert(__builtin_offsetof(WorldParams, bayer) == 5616 && sizeof(((const WorldParams*)0)->bayer) == 64, "WorldParams.bayer"); \
+    static_assert(__builtin_offsetof(WorldParams, cave_layer_count) == 5680 && sizeof(((const WorldParams*)0)->cave_layer_count) == 4, "WorldParams.cave_layer_count"); \
+    static_assert(__builtin_offsetof(WorldParams, cave_noise_count) == 5684 && sizeof(((const WorldParams*)0)->cave_noise_count) == 4, "WorldParams.cave_noise_count"); \
+    static_assert(__builtin_offsetof(WorldParams, cave_bottom) == 5688 && sizeof(((const WorldParams*)0)->cave_bottom) == 4, "WorldParams.cave_bottom"); \
+    static_assert(__builtin_offsetof(WorldParams, cave_top) == 5692 && sizeof(((const WorldParams*)0)->cave_top) == 4, "WorldParams.cave_top"); \
+    static_assert(__builtin_offsetof(WorldParams, cave_lava_below) == 5696 && sizeof(((const WorldParams*)0)->cave_lava_below) == 4, "WorldParams.cave_lava_below"); \
+    static_assert(__builtin_offsetof(WorldParams, cave_lava_block) == 5700 && sizeof(((const WorldParams*)0)->cave_lava_block) == 4, "WorldParams.cave_lava_block"); \
+    static_assert(__builtin_offsetof(WorldParams, cave_water_clearance) == 5704 && sizeof(((const WorldParams*)0)->cave_water_clearance) == 4, "WorldParams.cave_water_clearance"); \
+    static_assert(__builtin_offsetof(WorldParams, cave_noises) == 5708 && sizeof(((const WorldParams*)0)->cave_noises) == 192, "WorldParams.cave_noises"); \
+    static_assert(__builtin_offsetof(WorldParams, cave_layers) == 5900 && sizeof(((const WorldParams*)0)->cave_layers) == 80, "WorldParams.cave_layers"); \
+    static_assert(sizeof(FlatCaveNoise) == 48, "FlatCaveNoise size"); \
+    static_assert(__builtin_offsetof(FlatCaveNoise, seed) == 0 && sizeof(((const FlatCaveNoise*)0)->seed) == 4, "FlatCaveNoise.seed"); \
+    static_assert(__builtin_offsetof(FlatCaveNoise, octaves) == 4 && sizeof(((const FlatCaveNoise*)0)->octaves) == 4, "FlatCaveNoise.octaves"); \
+    static_assert(__builtin_offsetof(FlatCaveNoise, shift_xz) == 8 && sizeof(((const FlatCaveNoise*)0)->shift_xz) == 4, "FlatCaveNoise.shift_xz"); \
+    static_assert(__builtin_offsetof(FlatCaveNoise, shift_y) == 12 && sizeof(((const FlatCaveNoise*)0)->shift_y) == 4, "FlatCaveNoise.shift_y"); \
+    static_assert(__builtin_offsetof(FlatCaveNoise, weights) == 16 && sizeof(((const FlatCaveNoise*)0)->weights) == 32, "FlatCaveNoise.weights"); \
+    static_assert(sizeof(FlatCaveLayer) == 20, "FlatCaveLayer size"); \
+    static_assert(__builtin_offsetof(FlatCaveLayer, kind) == 0 && sizeof(((const FlatCaveLayer*)0)->kind) == 4, "FlatCaveLayer.kind"); \
+    static_assert(__builtin_offsetof(FlatCaveLayer, a) == 4 && sizeof(((const FlatCaveLayer*)0)->a) == 4, "FlatCaveLayer.a"); \
+    static_assert(__builtin_offsetof(FlatCaveLayer, b) == 8 && sizeof(((const FlatCaveLayer*)0)->b) == 4, "FlatCaveLayer.b"); \
+    static_assert(__builtin_offsetof(FlatCaveLayer, threshold) == 12 && sizeof(((const FlatCaveLayer*)0)->threshold) == 4, "FlatCaveLayer.threshold"); \
+    static_assert(__builtin_offsetof(FlatCaveLayer, min_depth) == 16 && sizeof(((const FlatCaveLayer*)0)->min_depth) == 4, "FlatCaveLayer.min_depth"); \
     static_assert(sizeof(FlatLeafLayer) == 12, "FlatLeafLayer size"); \
     static_assert(__builtin_offsetof(FlatLeafLayer, dy) == 0 && sizeof(((const FlatLeafLayer*)0)->dy) == 4, "FlatLeafLayer.dy"); \
     static_assert(__builtin_offsetof(FlatLeafLayer, radius) == 4 && sizeof(((const FlatLeafLayer*)0)->radius) == 4, "FlatLeafLayer.radius"); \

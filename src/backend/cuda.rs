@@ -20,10 +20,13 @@
 //! description sits in `__constant__` memory.
 
 use super::kernel::{
-    ChunkJob, ColumnJob, DeviceClock, KernelDevice, KernelPath, TakeChunk, MAX_BATCH_CHUNKS, MAX_BATCH_COLUMNS,
+    ChunkJob, ColumnJob, DensityVariant, DeviceClock, KernelDevice, KernelPath, TakeChunk, MAX_BATCH_CHUNKS, MAX_BATCH_COLUMNS,
 };
 use super::nvrtc::{Nvrtc, Output};
-use super::twins::{DECORATE_THREADS, FILL_BLOCKS_PER_CHUNK, FILL_THREADS, HEIGHTMAP_THREADS, MAX_TREES_PER_COLUMN};
+use super::twins::{
+    DECORATE_THREADS, DENSITY_GROUPS_PER_CHUNK, DENSITY_THREADS, FILL_BLOCKS_PER_CHUNK, FILL_THREADS, HEIGHTMAP_THREADS,
+    MAX_TREES_PER_COLUMN,
+};
 use super::BackendError;
 use crate::world::block::MAX_BLOCK_TYPES;
 use crate::world::coords::{CHUNK_AREA, CHUNK_VOLUME};
@@ -56,6 +59,7 @@ mod cu12 {
 const HEIGHTMAP_SOURCE: &str = include_str!(concat!(env!("OUT_DIR"), "/heightmap.nvrtc.cu"));
 const FILL_SOURCE: &str = include_str!(concat!(env!("OUT_DIR"), "/fill.nvrtc.cu"));
 const DECORATE_SOURCE: &str = include_str!(concat!(env!("OUT_DIR"), "/decorate.nvrtc.cu"));
+const DENSITY_SOURCE: &str = include_str!(concat!(env!("OUT_DIR"), "/density.nvrtc.cu"));
 
 #[cfg(bw_fatbin)]
 const HEIGHTMAP_FATBIN: Option<&[u8]> = Some(include_bytes!(concat!(env!("OUT_DIR"), "/heightmap.fatbin")));
@@ -63,12 +67,16 @@ const HEIGHTMAP_FATBIN: Option<&[u8]> = Some(include_bytes!(concat!(env!("OUT_DI
 const FILL_FATBIN: Option<&[u8]> = Some(include_bytes!(concat!(env!("OUT_DIR"), "/fill.fatbin")));
 #[cfg(bw_fatbin)]
 const DECORATE_FATBIN: Option<&[u8]> = Some(include_bytes!(concat!(env!("OUT_DIR"), "/decorate.fatbin")));
+#[cfg(bw_fatbin)]
+const DENSITY_FATBIN: Option<&[u8]> = Some(include_bytes!(concat!(env!("OUT_DIR"), "/density.fatbin")));
 #[cfg(not(bw_fatbin))]
 const HEIGHTMAP_FATBIN: Option<&[u8]> = None;
 #[cfg(not(bw_fatbin))]
 const FILL_FATBIN: Option<&[u8]> = None;
 #[cfg(not(bw_fatbin))]
 const DECORATE_FATBIN: Option<&[u8]> = None;
+#[cfg(not(bw_fatbin))]
+const DENSITY_FATBIN: Option<&[u8]> = None;
 
 /// Whether this binary carries nvcc-built kernels (else NVRTC at run time).
 pub fn has_prebuilt_kernels() -> bool {
@@ -83,7 +91,7 @@ struct KernelFile {
     source: &'static str,
 }
 
-fn kernel_files() -> [KernelFile; 3] {
+fn kernel_files() -> [KernelFile; 4] {
     [
         KernelFile {
             name: "heightmap",
@@ -93,6 +101,7 @@ fn kernel_files() -> [KernelFile; 3] {
         },
         KernelFile { name: "fill", fatbin: FILL_FATBIN, cu12: cu12::FILL_CU12, source: FILL_SOURCE },
         KernelFile { name: "decorate", fatbin: DECORATE_FATBIN, cu12: cu12::DECORATE_CU12, source: DECORATE_SOURCE },
+        KernelFile { name: "density", fatbin: DENSITY_FATBIN, cu12: cu12::DENSITY_CU12, source: DENSITY_SOURCE },
     ]
 }
 
@@ -302,6 +311,8 @@ struct Slot {
     min_max: CudaSlice<i32>,
     trees: CudaSlice<PlacedTree>,
     tree_counts: CudaSlice<u32>,
+    /// bw_density's masks (read by bw_fill only in worlds with caves).
+    caves: CudaSlice<u8>,
     blocks: CudaSlice<u8>,
     counts: CudaSlice<u32>,
     staged_min_max: PinnedHostSlice<i32>,
@@ -337,6 +348,7 @@ impl Slot {
                 min_max: stream.alloc::<i32>(MAX_BATCH_COLUMNS * 3).map_err(&e)?,
                 trees: stream.alloc::<PlacedTree>(MAX_BATCH_COLUMNS * MAX_TREES_PER_COLUMN).map_err(&e)?,
                 tree_counts: stream.alloc::<u32>(MAX_BATCH_COLUMNS).map_err(&e)?,
+                caves: stream.alloc::<u8>(MAX_BATCH_CHUNKS * CHUNK_VOLUME / 8).map_err(&e)?,
                 blocks: stream.alloc::<u8>(MAX_BATCH_CHUNKS * CHUNK_VOLUME).map_err(&e)?,
                 counts: stream.alloc::<u32>(MAX_BATCH_CHUNKS * MAX_BLOCK_TYPES).map_err(&e)?,
                 staged_min_max: ctx.alloc_pinned_with_flags::<i32>(MAX_BATCH_COLUMNS * 3, 0).map_err(&e)?,
@@ -354,12 +366,15 @@ pub struct CudaDevice {
     ctx: Arc<CudaContext>,
     info: GpuInfo,
     loaded_from: String,
-    _modules: [Arc<CudaModule>; 3],
+    _modules: [Arc<CudaModule>; 4],
     heightmap_fn: CudaFunction,
     heightmap_switch_fn: CudaFunction,
     path: KernelPath,
     fill_fn: CudaFunction,
     decorate_fn: CudaFunction,
+    density_fn: CudaFunction,
+    density: DensityVariant,
+    caves: bool,
     destroy_fn: CudaFunction,
     objects: CudaSlice<u64>,
     slots: Vec<Slot>,
@@ -370,11 +385,11 @@ impl CudaDevice {
     /// Opens GPU 0 (one context for the life of the device), loads the
     /// kernels, uploads the world description and builds its noise objects.
     /// This can take seconds when NVRTC compiles: call it off the game thread.
-    pub fn open(params: &WorldParams, path: KernelPath) -> Result<CudaDevice, BackendError> {
-        guarded("opening the GPU", || Self::open_inner(params, path))
+    pub fn open(params: &WorldParams, path: KernelPath, density: DensityVariant) -> Result<CudaDevice, BackendError> {
+        guarded("opening the GPU", || Self::open_inner(params, path, density))
     }
 
-    fn open_inner(params: &WorldParams, path: KernelPath) -> Result<CudaDevice, BackendError> {
+    fn open_inner(params: &WorldParams, path: KernelPath, density: DensityVariant) -> Result<CudaDevice, BackendError> {
         let dev = init_device()?;
         let info = device_info(dev)?;
         let order = ImageSource::order(info.driver_cuda)?;
@@ -389,14 +404,15 @@ impl CudaDevice {
         let setup = ctx.new_stream().map_err(device_err("creating a stream"))?;
 
         let mut nvrtc = None;
-        let [hm_file, fill_file, deco_file] = kernel_files();
+        let [hm_file, fill_file, deco_file, density_file] = kernel_files();
         let (hm_module, hm_from) = load_module(&ctx, &info, &hm_file, &order, &mut nvrtc)?;
         let (fill_module, fill_from) = load_module(&ctx, &info, &fill_file, &order, &mut nvrtc)?;
         let (deco_module, deco_from) = load_module(&ctx, &info, &deco_file, &order, &mut nvrtc)?;
-        let loaded_from = if hm_from == fill_from && fill_from == deco_from {
+        let (density_module, density_from) = load_module(&ctx, &info, &density_file, &order, &mut nvrtc)?;
+        let loaded_from = if hm_from == fill_from && fill_from == deco_from && deco_from == density_from {
             hm_from
         } else {
-            format!("{hm_from} / {fill_from} / {deco_from}")
+            format!("{hm_from} / {fill_from} / {deco_from} / {density_from}")
         };
         let f =
             |m: &Arc<CudaModule>, name: &str| m.load_function(name).map_err(device_err("loading a kernel function"));
@@ -406,9 +422,10 @@ impl CudaDevice {
         let heightmap_switch_fn = f(&hm_module, "bw_heightmap_switch")?;
         let fill_fn = f(&fill_module, "bw_fill")?;
         let decorate_fn = f(&deco_module, "bw_decorate")?;
+        let density_fn = f(&density_module, "bw_density")?;
 
         // The world description into each module's constant memory.
-        for m in [&hm_module, &fill_module, &deco_module] {
+        for m in [&hm_module, &fill_module, &deco_module, &density_module] {
             let mut global = m.get_global("bw_world", &setup).map_err(device_err("finding bw_world"))?;
             setup.memcpy_htod(params.as_bytes(), &mut global).map_err(device_err("uploading the world description"))?;
         }
@@ -437,12 +454,15 @@ impl CudaDevice {
             ctx,
             info,
             loaded_from,
-            _modules: [hm_module, fill_module, deco_module],
+            _modules: [hm_module, fill_module, deco_module, density_module],
             heightmap_fn,
             heightmap_switch_fn,
             path,
             fill_fn,
             decorate_fn,
+            density_fn,
+            density,
+            caves: params.has_caves(),
             destroy_fn,
             objects,
             slots,
@@ -562,15 +582,27 @@ impl KernelDevice for CudaDevice {
         // every block id is overwritten.
         s.stream.memset_zeros(&mut s.counts.slice_mut(..n * MAX_BLOCK_TYPES)).map_err(&e)?;
         s.events[EV_FILL_START].record(&s.stream).map_err(&e)?;
+        let count = n as u32;
+        if self.caves {
+            let cfg = LaunchConfig {
+                grid_dim: (DENSITY_GROUPS_PER_CHUNK, count, 1),
+                block_dim: (DENSITY_THREADS, 1, 1),
+                shared_mem_bytes: 0,
+            };
+            let cooperative = self.density.flag();
+            let mut launch = s.stream.launch_builder(&self.density_fn);
+            launch.arg(&s.chunk_jobs).arg(&count).arg(&s.heights).arg(&mut s.caves).arg(&cooperative);
+            // SAFETY: matches bw_density's parameters; `caves` holds a mask per chunk for MAX_BATCH_CHUNKS ≥ n.
+            unsafe { launch.launch(cfg) }.map_err(&e)?;
+        }
         let cfg = LaunchConfig {
             grid_dim: (FILL_BLOCKS_PER_CHUNK, n as u32, 1),
             block_dim: (FILL_THREADS, 1, 1),
             shared_mem_bytes: 0,
         };
-        let count = n as u32;
         let mut launch = s.stream.launch_builder(&self.fill_fn);
         launch.arg(&s.chunk_jobs).arg(&count).arg(&s.heights).arg(&s.biomes).arg(&s.trees).arg(&s.tree_counts);
-        launch.arg(&mut s.blocks).arg(&mut s.counts);
+        launch.arg(&s.caves).arg(&mut s.blocks).arg(&mut s.counts);
         // SAFETY: matches bw_fill's parameters; the buffers hold MAX_BATCH_CHUNKS ≥ n chunks.
         unsafe { launch.launch(cfg) }.map_err(&e)?;
         s.events[EV_FILL_END].record(&s.stream).map_err(&e)?;

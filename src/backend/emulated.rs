@@ -2,7 +2,7 @@
 //! Its output must equal the Rust CPU path bit for bit; that is how the
 //! kernels are proven right on machines without a GPU.
 
-use super::kernel::{ChunkJob, ColumnJob, DeviceClock, KernelDevice, KernelPath, TakeChunk};
+use super::kernel::{ChunkJob, ColumnJob, DensityVariant, DeviceClock, KernelDevice, KernelPath, TakeChunk};
 use super::twins::MAX_TREES_PER_COLUMN;
 use super::{BackendError, BackendKind};
 use crate::world::block::MAX_BLOCK_TYPES;
@@ -41,6 +41,14 @@ extern "C" {
         tree_counts: *mut u32,
         extremes: *mut i32,
     );
+    fn bw_emu_density(
+        params: *const WorldParams,
+        jobs: *const ChunkJob,
+        chunk_count: u32,
+        heights: *const i32,
+        caves: *mut u8,
+        cooperative: u32,
+    );
     fn bw_emu_fill(
         params: *const WorldParams,
         jobs: *const ChunkJob,
@@ -49,6 +57,7 @@ extern "C" {
         biomes: *const u8,
         trees: *const PlacedTree,
         tree_counts: *const u32,
+        caves: *const u8,
         blocks: *mut u8,
         counts: *mut u32,
     );
@@ -65,6 +74,9 @@ pub struct EmulatedDevice {
     trees: Vec<PlacedTree>,
     tree_counts: Vec<u32>,
     path: KernelPath,
+    density: DensityVariant,
+    /// Cave masks of the chunks being filled.
+    caves: Vec<u8>,
     /// Test hook: fail every launch after this many have succeeded.
     fail_after_launches: Option<usize>,
     launches: usize,
@@ -94,6 +106,8 @@ impl EmulatedDevice {
             trees: Vec::new(),
             tree_counts: Vec::new(),
             path: KernelPath::Virtual,
+            density: DensityVariant::Cooperative,
+            caves: Vec::new(),
             fail_after_launches: None,
             launches: 0,
             blocks: Vec::new(),
@@ -105,6 +119,11 @@ impl EmulatedDevice {
 
     pub fn with_path(mut self, path: KernelPath) -> Self {
         self.path = path;
+        self
+    }
+
+    pub fn with_density(mut self, density: DensityVariant) -> Self {
+        self.density = density;
         self
     }
 
@@ -196,9 +215,23 @@ impl KernelDevice for EmulatedDevice {
         }
         self.blocks.resize(chunks.len() * CHUNK_VOLUME, 0);
         self.counts.resize(chunks.len() * MAX_BLOCK_TYPES, 0);
-        let (blocks, counts) = (&mut self.blocks, &mut self.counts);
+        self.caves.resize(chunks.len() * CHUNK_VOLUME / 8, 0);
+        let (blocks, counts, caves) = (&mut self.blocks, &mut self.counts, &mut self.caves);
         let _guard = LAUNCH_LOCK.lock().unwrap_or_else(|e| e.into_inner());
         // SAFETY: buffers sized per chunk job; column indices checked above.
+        if self.params.has_caves() {
+            unsafe {
+                bw_emu_density(
+                    &*self.params,
+                    chunks.as_ptr(),
+                    chunks.len() as u32,
+                    self.heights.as_ptr(),
+                    caves.as_mut_ptr(),
+                    self.density.flag(),
+                )
+            };
+        }
+        // SAFETY: as above.
         unsafe {
             bw_emu_fill(
                 &*self.params,
@@ -208,6 +241,7 @@ impl KernelDevice for EmulatedDevice {
                 self.biomes.as_ptr(),
                 self.trees.as_ptr(),
                 self.tree_counts.as_ptr(),
+                caves.as_ptr(),
                 blocks.as_mut_ptr(),
                 counts.as_mut_ptr(),
             )

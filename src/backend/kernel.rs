@@ -55,6 +55,33 @@ impl KernelPath {
     }
 }
 
+/// How `bw_density` evaluates its noise: with seed 001's shared lattice
+/// cell per 8×8×8 group (the default), or every block alone (the
+/// comparison). Same bits either way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DensityVariant {
+    Cooperative,
+    Naive,
+}
+
+impl DensityVariant {
+    /// From `BLOCKWORLD_DENSITY` (`cooperative`, the default, or `naive`).
+    pub fn from_env() -> Result<DensityVariant, BackendError> {
+        match std::env::var("BLOCKWORLD_DENSITY").as_deref() {
+            Err(_) | Ok("") | Ok("cooperative") => Ok(DensityVariant::Cooperative),
+            Ok("naive") => Ok(DensityVariant::Naive),
+            Ok(other) => Err(BackendError::InvalidSetting(format!(
+                "BLOCKWORLD_DENSITY={other}: expected `cooperative` or `naive`"
+            ))),
+        }
+    }
+
+    /// The kernel's `cooperative` argument.
+    pub fn flag(self) -> u32 {
+        (self == DensityVariant::Cooperative) as u32
+    }
+}
+
 /// Most chunk columns in one heightmap launch (enough blocks to fill a large GPU).
 pub const MAX_BATCH_COLUMNS: usize = 1024;
 /// Most chunks in one fill launch (32 KiB each on the device and in page-locked memory, per slot).

@@ -113,7 +113,8 @@ pub fn create(kind: BackendKind, world: Arc<WorldGen>) -> Result<Arc<dyn ChunkBa
         BackendKind::Cpu => Arc::new(cpu::CpuBackend::parallel(world)),
         BackendKind::Gpu => {
             let path = kernel::KernelPath::from_env()?;
-            Arc::new(kernel::KernelBackend::new(cuda::CudaDevice::open(&world.params, path)?, &world))
+            let density = kernel::DensityVariant::from_env()?;
+            Arc::new(kernel::KernelBackend::new(cuda::CudaDevice::open(&world.params, path, density)?, &world))
         }
         BackendKind::CudaEmulated => create_emulated(world)?,
     })
@@ -122,7 +123,9 @@ pub fn create(kind: BackendKind, world: Arc<WorldGen>) -> Result<Arc<dyn ChunkBa
 #[cfg(feature = "kernel-emulation")]
 fn create_emulated(world: Arc<WorldGen>) -> Result<Arc<dyn ChunkBackend>, BackendError> {
     let path = kernel::KernelPath::from_env()?;
-    Ok(Arc::new(kernel::KernelBackend::new(emulated::EmulatedDevice::new(&world.params).with_path(path), &world)))
+    let density = kernel::DensityVariant::from_env()?;
+    let device = emulated::EmulatedDevice::new(&world.params).with_path(path).with_density(density);
+    Ok(Arc::new(kernel::KernelBackend::new(device, &world)))
 }
 
 #[cfg(not(feature = "kernel-emulation"))]

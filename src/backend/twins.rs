@@ -14,11 +14,12 @@
 use crate::world::block::MAX_BLOCK_TYPES;
 use crate::world::coords::{CHUNK_AREA, CHUNK_VOLUME};
 use crate::worldgen::decorate::PlacedTree;
-use crate::worldgen::params::{self, FlatLayer, FlatLeafLayer, FlatNode, FlatTree, WorldParams};
+use crate::worldgen::params::{self, FlatCaveLayer, FlatCaveNoise, FlatLayer, FlatLeafLayer, FlatNode, FlatTree, WorldParams};
 use crate::worldgen::placement;
 use crate::worldgen::preset::{
-    MAX_BIOMES, MAX_BIOME_LAYERS, MAX_CANOPY_LAYERS, MAX_DEPTH, MAX_NODES, MAX_TREE_KINDS, TABLE_SIZE, THRESHOLDS,
+    MAX_CAVE_LAYERS, MAX_CAVE_NOISES, MAX_CAVE_OCTAVES, MAX_BIOMES, MAX_BIOME_LAYERS, MAX_CANOPY_LAYERS, MAX_DEPTH, MAX_NODES, MAX_TREE_KINDS, TABLE_SIZE, THRESHOLDS,
 };
+use crate::worldgen::noise::lattice::GROUP;
 use std::fmt::Write;
 
 /// Threads per thread block of `bw_heightmap` (one block per chunk column).
@@ -28,6 +29,12 @@ pub const FILL_THREADS: u32 = 512;
 /// Thread blocks per chunk of `bw_fill` (grid x).
 pub const FILL_BLOCKS_PER_CHUNK: u32 = CHUNK_VOLUME as u32 / FILL_THREADS;
 const _: () = assert!((CHUNK_VOLUME as u32).is_multiple_of(FILL_THREADS));
+
+/// Threads per thread block of `bw_density`: one 8×8×8 group of blocks,
+/// which shares one lattice cell per octave (seed 001's work group).
+pub const DENSITY_THREADS: u32 = (GROUP * GROUP * GROUP) as u32;
+/// Thread blocks per chunk of `bw_density` (grid x).
+pub const DENSITY_GROUPS_PER_CHUNK: u32 = (CHUNK_VOLUME / (GROUP * GROUP * GROUP)) as u32;
 
 /// Threads per thread block of `bw_decorate` (one block per chunk column,
 /// one thread per tree candidate, in rounds).
@@ -152,7 +159,18 @@ pub fn layouts() -> Vec<Layout> {
             block_priority,
             pattern,
             bayer,
+            cave_layer_count,
+            cave_noise_count,
+            cave_bottom,
+            cave_top,
+            cave_lava_below,
+            cave_lava_block,
+            cave_water_clearance,
+            cave_noises,
+            cave_layers,
         }),
+        layout!(FlatCaveNoise { seed, octaves, shift_xz, shift_y, weights }),
+        layout!(FlatCaveLayer { kind, a, b, threshold, min_depth }),
         layout!(FlatLeafLayer { dy, radius, round }),
         layout!(FlatTree { trunk_block, leaves_block, trunk_min, trunk_span, on_mask, crown, layer_count, layers }),
         layout!(FlatLayer { what, density, on_mask }),
@@ -199,6 +217,16 @@ pub fn constants() -> Vec<(&'static str, i64)> {
         ("BW_DENSITY_ONE", placement::DENSITY_ONE as i64),
         ("BW_DECORATE_THREADS", DECORATE_THREADS as i64),
         ("BW_MAX_TREES_PER_COLUMN", MAX_TREES_PER_COLUMN as i64),
+        ("BW_MAX_CAVE_NOISES", MAX_CAVE_NOISES as i64),
+        ("BW_MAX_CAVE_LAYERS", MAX_CAVE_LAYERS as i64),
+        ("BW_MAX_CAVE_OCTAVES", MAX_CAVE_OCTAVES as i64),
+        ("BW_CAVE_CHAMBERS", params::CAVE_CHAMBERS as i64),
+        ("BW_CAVE_TUNNELS", params::CAVE_TUNNELS as i64),
+        ("BW_OCTAVE_SEED_STEP", params::OCTAVE_SEED_STEP as i64),
+        ("BW_GROUP", GROUP as i64),
+        ("BW_DENSITY_THREADS", DENSITY_THREADS as i64),
+        ("BW_DENSITY_GROUPS_PER_CHUNK", DENSITY_GROUPS_PER_CHUNK as i64),
+        ("BW_CAVE_MASK_BYTES", (CHUNK_VOLUME / 8) as i64),
     ]
 }
 

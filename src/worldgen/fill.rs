@@ -7,6 +7,7 @@
 //! (stone) below.
 
 use super::decorate::{self, decoration_top, ColumnDecorations};
+use super::density;
 use super::heightmap::Heightmap;
 use super::params::WorldParams;
 use super::preset::MAX_BIOMES;
@@ -17,6 +18,8 @@ use crate::world::coords::{ChunkPos, CHUNK_AREA, CHUNK_SIZE, CHUNK_SIZE_I64, CHU
 /// What a chunk is known to be from its column's extreme surface heights
 /// and the highest block its decorations can occupy (`top`, see
 /// [`super::decorate::decoration_top`]; `max_height` where nothing grows).
+/// Rock within the cave range counts as uniform only where the density
+/// stage proves no cave opens ([`density::proves_solid`]).
 /// Decorations never reach down to the water level, so water is settled by
 /// the terrain alone.
 pub fn known_uniform(p: &WorldParams, pos: ChunkPos, min_height: i32, max_height: i32, top: i32) -> Option<BlockId> {
@@ -32,7 +35,11 @@ pub fn known_uniform(p: &WorldParams, pos: ChunkPos, min_height: i32, max_height
         }
     }
     if y1 < min_height as i64 - p.under_depth as i64 {
-        return Some(BlockId(p.deep_block as u8));
+        let clear_of_caves = !p.has_caves()
+            || y1 < p.cave_bottom as i64
+            || y0 > p.cave_top as i64
+            || super::density::proves_solid(p, pos);
+        return clear_of_caves.then_some(BlockId(p.deep_block as u8));
     }
     None
 }
@@ -77,6 +84,9 @@ pub fn fill(p: &WorldParams, pos: ChunkPos, hm: &Heightmap, deco: Option<&Column
     let mut ids: Box<[BlockId]> = vec![BlockId::AIR; CHUNK_VOLUME].into_boxed_slice();
     let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut ids);
     let mut counts = fill_dense(p, pos, hm, bytes);
+    if let Some(mask) = density::carve_mask(p, pos, hm) {
+        density::apply(p, pos, &mask, bytes, &mut counts.0);
+    }
     if let Some(d) = deco {
         decorate::apply(p, pos, hm, d, bytes, &mut counts.0);
     }

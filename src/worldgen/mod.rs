@@ -7,6 +7,7 @@
 //! together with a per-column cache.
 pub mod column;
 pub mod decorate;
+pub mod density;
 pub mod fill;
 pub mod generator;
 pub mod graph;

@@ -5,8 +5,8 @@
 
 use super::placement::{self, DENSITY_ONE, PATTERN_POINTS};
 use super::preset::{
-    Decorations, NodeKind, Preset, MAX_BIOMES, MAX_BIOME_LAYERS, MAX_CANOPY_LAYERS, MAX_NODES, MAX_TREE_KINDS,
-    TABLE_SIZE, THRESHOLDS,
+    CaveLayer, Caves, Decorations, NodeKind, Preset, MAX_BIOMES, MAX_BIOME_LAYERS, MAX_CANOPY_LAYERS, MAX_CAVE_LAYERS,
+    MAX_CAVE_NOISES, MAX_CAVE_OCTAVES, MAX_NODES, MAX_TREE_KINDS, TABLE_SIZE, THRESHOLDS,
 };
 use crate::world::block::{BlockId, MAX_BLOCK_TYPES};
 
@@ -80,6 +80,39 @@ pub struct FlatLayer {
     pub on_mask: u32,
 }
 
+/// A cave noise. Twin: `FlatCaveNoise` in kernels/worldgen_params.cuh.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct FlatCaveNoise {
+    /// Lattice-hash seed of octave 0 (octave o adds o·[`OCTAVE_SEED_STEP`]).
+    pub seed: u32,
+    pub octaves: u32,
+    /// log2 of octave 0's cell across and high.
+    pub shift_xz: u32,
+    pub shift_y: u32,
+    /// Each octave's weight, summing to 1.
+    pub weights: [f32; MAX_CAVE_OCTAVES],
+}
+
+pub const OCTAVE_SEED_STEP: u32 = 0x9E37_79B9;
+
+pub const CAVE_CHAMBERS: u32 = 0;
+pub const CAVE_TUNNELS: u32 = 1;
+
+/// A cave layer. Twin: `FlatCaveLayer` in kernels/worldgen_params.cuh.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct FlatCaveLayer {
+    /// [`CAVE_CHAMBERS`] or [`CAVE_TUNNELS`].
+    pub kind: u32,
+    /// Noise indices (tunnels use both).
+    pub a: u32,
+    pub b: u32,
+    /// Chambers: above this; tunnels: |a| and |b| below this.
+    pub threshold: f32,
+    pub min_depth: i32,
+}
+
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct WorldParams {
@@ -147,6 +180,17 @@ pub struct WorldParams {
     /// The candidate pattern and the dithering matrix ([`placement`]).
     pub pattern: [[u8; 2]; PATTERN_POINTS],
     pub bayer: [u8; PATTERN_POINTS],
+
+    /// 0: no caves.
+    pub cave_layer_count: u32,
+    pub cave_noise_count: u32,
+    pub cave_bottom: i32,
+    pub cave_top: i32,
+    pub cave_lava_below: i32,
+    pub cave_lava_block: u32,
+    pub cave_water_clearance: i32,
+    pub cave_noises: [FlatCaveNoise; MAX_CAVE_NOISES],
+    pub cave_layers: [FlatCaveLayer; MAX_CAVE_LAYERS],
 }
 
 /// Priority classes of [`WorldParams::block_priority`].
@@ -223,6 +267,51 @@ fn flatten_decorations(p: &mut WorldParams, preset: &Preset, d: &Decorations) {
     }
     if p.tree_max_density == 0 {
         p.tree_unit = 0;
+    }
+}
+
+/// Fills the cave part of `p` from the preset's `caves`.
+fn flatten_caves(p: &mut WorldParams, preset: &Preset, c: &Caves, seed: u64) {
+    p.cave_bottom = c.bottom;
+    p.cave_top = c.top;
+    p.cave_lava_below = c.lava_below;
+    p.cave_lava_block = block(&c.lava);
+    p.cave_water_clearance = c.water_clearance as i32;
+    p.cave_noise_count = c.noises.len() as u32;
+    for (slot, n) in p.cave_noises.iter_mut().zip(&c.noises) {
+        let raw: Vec<f64> = (0..n.octaves).map(|o| (n.gain as f64).powi(o as i32)).collect();
+        let total: f64 = raw.iter().sum();
+        let mut weights = [0.0f32; MAX_CAVE_OCTAVES];
+        for (w, r) in weights.iter_mut().zip(&raw) {
+            *w = (r / total) as f32;
+        }
+        *slot = FlatCaveNoise {
+            seed: node_seed(seed, n.offset),
+            octaves: n.octaves,
+            shift_xz: n.cell.trailing_zeros(),
+            shift_y: n.cell_y.trailing_zeros(),
+            weights,
+        };
+    }
+    let noise = |name: &str| preset.cave_noise_index(name).unwrap_or(0) as u32;
+    p.cave_layer_count = c.layers.len() as u32;
+    for (slot, l) in p.cave_layers.iter_mut().zip(&c.layers) {
+        *slot = match l {
+            CaveLayer::Chambers { noise: n, above, min_depth } => FlatCaveLayer {
+                kind: CAVE_CHAMBERS,
+                a: noise(n),
+                b: noise(n),
+                threshold: *above,
+                min_depth: *min_depth as i32,
+            },
+            CaveLayer::Tunnels { noises, width, min_depth } => FlatCaveLayer {
+                kind: CAVE_TUNNELS,
+                a: noise(&noises.0),
+                b: noise(&noises.1),
+                threshold: *width,
+                min_depth: *min_depth as i32,
+            },
+        };
     }
 }
 
@@ -351,6 +440,15 @@ impl WorldParams {
             block_priority: [0; MAX_BLOCK_TYPES],
             pattern: placement::pattern(),
             bayer: placement::bayer8(),
+            cave_layer_count: 0,
+            cave_noise_count: 0,
+            cave_bottom: 0,
+            cave_top: -1,
+            cave_lava_below: i32::MIN,
+            cave_lava_block: 0,
+            cave_water_clearance: 0,
+            cave_noises: [FlatCaveNoise::default(); MAX_CAVE_NOISES],
+            cave_layers: [FlatCaveLayer::default(); MAX_CAVE_LAYERS],
         };
         p.heat_thresholds.copy_from_slice(&r.heat_thresholds);
         p.moisture_thresholds.copy_from_slice(&r.moisture_thresholds);
@@ -364,7 +462,23 @@ impl WorldParams {
         if let Some(d) = &preset.decorations {
             flatten_decorations(&mut p, preset, d);
         }
+        if let Some(c) = &preset.caves {
+            flatten_caves(&mut p, preset, c, seed);
+        }
         Box::new(p)
+    }
+
+    /// Whether this world has caves.
+    pub fn has_caves(&self) -> bool {
+        self.cave_layer_count > 0
+    }
+
+    pub fn cave_noises(&self) -> &[FlatCaveNoise] {
+        &self.cave_noises[..(self.cave_noise_count as usize).min(MAX_CAVE_NOISES)]
+    }
+
+    pub fn cave_layers(&self) -> &[FlatCaveLayer] {
+        &self.cave_layers[..(self.cave_layer_count as usize).min(MAX_CAVE_LAYERS)]
     }
 
     /// Whether anything grows in this world.

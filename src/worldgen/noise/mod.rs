@@ -1,6 +1,7 @@
 //! Noise primitives shared by every generation engine.
 pub mod fastmath;
 pub mod lanes;
+pub mod lattice;
 pub mod perlin;
 #[cfg(target_arch = "x86_64")]
 pub mod perlin_avx2;

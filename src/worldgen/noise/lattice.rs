@@ -1,0 +1,245 @@
+//! Seed 001's 3D gradient lattice, the noise under the caves. CUDA twin:
+//! `kernels/lattice.cuh`.
+//!
+//! Octave cells are powers of two no smaller than 8 blocks and aligned to
+//! the world grid, so every aligned 8×8×8 group of blocks lies inside one
+//! cell per octave. The group's eight corner gradients, and the per-axis
+//! partial products `g·(f − c)` along each of its three 8-block edges, are
+//! computed once and shared by all 512 blocks ([`GroupCell`]); a block then
+//! needs only additions and the trilinear blend. Sampling at block centres
+//! (`f = (x mod cell + ½) / cell`) keeps every sample off the lattice
+//! planes, where Perlin noise is pinned to zero.
+//!
+//! Every value is computed the same way on both engines: the corner dot
+//! products are exact (gradients are 0/±1, fractions are dyadic with few
+//! bits), the fade and the blends are single IEEE operations in a fixed
+//! order, so the cooperative and the naive evaluation give the same bits.
+
+/// A group of blocks: 8 along each axis.
+pub const GROUP: usize = 8;
+pub const GROUP_VOLUME: usize = GROUP * GROUP * GROUP;
+
+/// Seed 001's integer hash: xor-shift and multiply twice, then xor-shift.
+#[inline(always)]
+pub fn mix(mut x: u32) -> u32 {
+    x = ((x >> 16) ^ x).wrapping_mul(0x045d_9f3b);
+    x = ((x >> 16) ^ x).wrapping_mul(0x045d_9f3b);
+    (x >> 16) ^ x
+}
+
+/// The hash of lattice corner (x, y, z), chained axis by axis.
+#[inline(always)]
+pub fn corner_hash(seed: u32, x: i32, y: i32, z: i32) -> u32 {
+    mix(mix(mix(seed ^ x as u32) ^ y as u32) ^ z as u32)
+}
+
+/// One of the 12 cube-edge directions, from a hash: `i = h mod 12` picks
+/// the plane (xy, xz, yz) by `i / 4` and the two signs by bits 0 and 1.
+#[inline(always)]
+pub fn gradient(h: u32) -> [f32; 3] {
+    let i = h % 12;
+    let s1 = if i & 1 != 0 { -1.0 } else { 1.0 };
+    let s2 = if i & 2 != 0 { -1.0 } else { 1.0 };
+    match i >> 2 {
+        0 => [s1, s2, 0.0],
+        1 => [s1, 0.0, s2],
+        _ => [0.0, s1, s2],
+    }
+}
+
+/// 6t⁵ − 15t⁴ + 10t³, evaluated as t·t·t·(t·(t·6 − 15) + 10).
+#[inline(always)]
+pub fn fade(t: f32) -> f32 {
+    t * t * t * (t * (t * 6.0 - 15.0) + 10.0)
+}
+
+#[inline(always)]
+pub fn lerp(a: f32, b: f32, t: f32) -> f32 {
+    a + t * (b - a)
+}
+
+/// Where block coordinate `v` sits in its cell of `1 << shift` blocks:
+/// the cell index and the block centre's fraction of the cell.
+#[inline(always)]
+pub fn cell_of(v: i32, shift: u32) -> (i32, f32) {
+    let mask = (1i32 << shift) - 1;
+    (v >> shift, ((v & mask) as f32 + 0.5) * (1.0 / (1u32 << shift) as f32))
+}
+
+/// The seed of octave `o` of a noise whose octave 0 has `seed`.
+#[inline(always)]
+pub fn octave_seed(seed: u32, o: u32) -> u32 {
+    seed.wrapping_add(o.wrapping_mul(crate::worldgen::params::OCTAVE_SEED_STEP))
+}
+
+/// One octave's cell as seen by an 8×8×8 group: for corner `c` (bit 0: +x,
+/// bit 1: +y, bit 2: +z) and block `i` along each axis, the partial
+/// product `g_c[axis] · (f_i − c_axis)`, and the fades along each axis.
+#[derive(Clone, Debug)]
+pub struct GroupCell {
+    pub part: [[[f32; GROUP]; 8]; 3],
+    pub fade: [[f32; GROUP]; 3],
+}
+
+impl GroupCell {
+    /// `origin` is the group's lowest block (a multiple of 8 on each axis).
+    pub fn new(seed: u32, shift_xz: u32, shift_y: u32, origin: [i32; 3]) -> GroupCell {
+        let shifts = [shift_xz, shift_y, shift_xz];
+        let mut cell = [0i32; 3];
+        let mut frac = [[0f32; GROUP]; 3];
+        for axis in 0..3 {
+            cell[axis] = cell_of(origin[axis], shifts[axis]).0;
+            for (i, f) in frac[axis].iter_mut().enumerate() {
+                *f = cell_of(origin[axis] + i as i32, shifts[axis]).1;
+            }
+        }
+        let mut part = [[[0f32; GROUP]; 8]; 3];
+        for c in 0..8 {
+            let corner = [c & 1, (c >> 1) & 1, (c >> 2) & 1];
+            let g = gradient(corner_hash(
+                seed,
+                cell[0] + corner[0] as i32,
+                cell[1] + corner[1] as i32,
+                cell[2] + corner[2] as i32,
+            ));
+            for axis in 0..3 {
+                for i in 0..GROUP {
+                    part[axis][c][i] = g[axis] * (frac[axis][i] - corner[axis] as f32);
+                }
+            }
+        }
+        let mut fades = [[0f32; GROUP]; 3];
+        for axis in 0..3 {
+            for i in 0..GROUP {
+                fades[axis][i] = fade(frac[axis][i]);
+            }
+        }
+        GroupCell { part, fade: fades }
+    }
+
+    /// Bounds of this octave over the whole group. Each corner's dot
+    /// product is linear, so its extremes lie at the group's edges; the
+    /// trilinear blend is multilinear in (corner values, fades), so its
+    /// extremes lie at the vertices of their intervals.
+    pub fn bounds(&self) -> (f32, f32) {
+        let mut d = [(0f32, 0f32); 8];
+        for (c, dc) in d.iter_mut().enumerate() {
+            for axis in 0..3 {
+                let (a, b) = (self.part[axis][c][0], self.part[axis][c][GROUP - 1]);
+                dc.0 += a.min(b);
+                dc.1 += a.max(b);
+            }
+        }
+        let t = |axis: usize| (self.fade[axis][0], self.fade[axis][GROUP - 1]);
+        let span = |a: (f32, f32), b: (f32, f32), t: (f32, f32)| {
+            let mut lo = f32::INFINITY;
+            let mut hi = f32::NEG_INFINITY;
+            for av in [a.0, a.1] {
+                for bv in [b.0, b.1] {
+                    for tv in [t.0, t.1] {
+                        let v = lerp(av, bv, tv);
+                        lo = lo.min(v);
+                        hi = hi.max(v);
+                    }
+                }
+            }
+            (lo, hi)
+        };
+        let (tx, ty, tz) = (t(0), t(1), t(2));
+        let x00 = span(d[0], d[1], tx);
+        let x10 = span(d[2], d[3], tx);
+        let x01 = span(d[4], d[5], tx);
+        let x11 = span(d[6], d[7], tx);
+        span(span(x00, x10, ty), span(x01, x11, ty), tz)
+    }
+}
+
+/// One block's octave value, computed alone: its own cell, its own eight
+/// corner hashes (the non-cooperative evaluation seed 001 compares with).
+#[inline(always)]
+pub fn octave_at(seed: u32, shift_xz: u32, shift_y: u32, p: [i32; 3]) -> f32 {
+    let shifts = [shift_xz, shift_y, shift_xz];
+    let mut cell = [0i32; 3];
+    let mut f = [0f32; 3];
+    for axis in 0..3 {
+        (cell[axis], f[axis]) = cell_of(p[axis], shifts[axis]);
+    }
+    let mut d = [0f32; 8];
+    for (c, dc) in d.iter_mut().enumerate() {
+        let corner = [c & 1, (c >> 1) & 1, (c >> 2) & 1];
+        let g = gradient(corner_hash(
+            seed,
+            cell[0] + corner[0] as i32,
+            cell[1] + corner[1] as i32,
+            cell[2] + corner[2] as i32,
+        ));
+        *dc = (g[0] * (f[0] - corner[0] as f32) + g[1] * (f[1] - corner[1] as f32)) + g[2] * (f[2] - corner[2] as f32);
+    }
+    blend(&d, fade(f[0]), fade(f[1]), fade(f[2]))
+}
+
+/// The trilinear blend of the eight corner values: along x, then y, then z.
+#[inline(always)]
+pub fn blend(d: &[f32; 8], u: f32, v: f32, w: f32) -> f32 {
+    let a00 = lerp(d[0], d[1], u);
+    let a10 = lerp(d[2], d[3], u);
+    let a01 = lerp(d[4], d[5], u);
+    let a11 = lerp(d[6], d[7], u);
+    lerp(lerp(a00, a10, v), lerp(a01, a11, v), w)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_hash_is_seed_001s() {
+        let mut x: u32 = 1;
+        x = ((x >> 16) ^ x).wrapping_mul(0x045d_9f3b);
+        x = ((x >> 16) ^ x).wrapping_mul(0x045d_9f3b);
+        x ^= x >> 16;
+        assert_eq!(mix(1), x);
+        assert_eq!(mix(0), 0);
+        assert_ne!(corner_hash(7, 1, 2, 3), corner_hash(7, 3, 2, 1), "the axes are not symmetric");
+    }
+
+    #[test]
+    fn gradients_are_the_twelve_cube_edges() {
+        let mut seen: Vec<[i32; 3]> = (0..12u32).map(|h| gradient(h).map(|v| v as i32)).collect();
+        seen.sort();
+        seen.dedup();
+        assert_eq!(seen.len(), 12);
+        for g in seen {
+            assert_eq!(g.iter().filter(|v| **v == 0).count(), 1, "{g:?}");
+        }
+    }
+
+    #[test]
+    fn cells_floor_negative_coordinates() {
+        assert_eq!(cell_of(-1, 3), (-1, 7.5 / 8.0));
+        assert_eq!(cell_of(8, 3), (1, 0.5 / 8.0));
+    }
+
+    #[test]
+    fn a_shared_cell_gives_the_same_bits_as_each_block_alone() {
+        let origin = [-24, 40, 1016];
+        for (sxz, sy) in [(3, 3), (5, 4), (10, 6)] {
+            let cell = GroupCell::new(99, sxz, sy, origin);
+            let (lo, hi) = cell.bounds();
+            for k in 0..GROUP {
+                for i in 0..GROUP {
+                    for j in 0..GROUP {
+                        let mut d = [0f32; 8];
+                        for (c, dc) in d.iter_mut().enumerate() {
+                            *dc = (cell.part[0][c][i] + cell.part[1][c][j]) + cell.part[2][c][k];
+                        }
+                        let shared = blend(&d, cell.fade[0][i], cell.fade[1][j], cell.fade[2][k]);
+                        let alone = octave_at(99, sxz, sy, [origin[0] + i as i32, origin[1] + j as i32, origin[2] + k as i32]);
+                        assert_eq!(shared.to_bits(), alone.to_bits());
+                        assert!(lo <= alone && alone <= hi, "{alone} outside the bounds {lo}..{hi}");
+                    }
+                }
+            }
+        }
+    }
+}
