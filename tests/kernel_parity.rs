@@ -5,7 +5,7 @@
 use blockworld::backend::cpu::CpuBackend;
 use blockworld::backend::emulated::EmulatedDevice;
 use blockworld::backend::fallback::FallbackBackend;
-use blockworld::backend::kernel::{KernelBackend, KernelPath};
+use blockworld::backend::kernel::{DensityVariant, KernelBackend, KernelPath};
 use blockworld::backend::{self, BackendKind, ChunkBackend};
 use blockworld::cli::region_hash::{region_hash, region_positions};
 use blockworld::world::block::BlockId;
@@ -77,6 +77,33 @@ fn parity_on_1000_decorated_chunks() {
         assert_parity(42, from, to);
         chunks += positions.len();
     }
+    assert!(chunks >= 1000, "{chunks} chunks");
+}
+
+/// Caves and lava on both engines, cooperative and naive: 1000 chunks from
+/// the cave floor to the surface, near the origin and 3.2 million blocks out.
+#[test]
+fn parity_on_1000_cave_chunks() {
+    let mut chunks = 0;
+    for (from, to) in [
+        (ChunkPos::new(-7, -3, -7), ChunkPos::new(6, 0, 6)),
+        (ChunkPos::new(100_000, -3, -100_007), ChunkPos::new(100_007, 0, -100_000)),
+    ] {
+        let w = world(42);
+        let positions = region_positions(from, to).unwrap();
+        let cpu = CpuBackend::parallel(w.clone()).generate(&positions).unwrap();
+        let count = |b: BlockId| cpu.iter().map(|c| c.counts.0[b.0 as usize] as u64).sum::<u64>();
+        assert!(count(BlockId::LAVA) > 10_000, "{from}..{to} must hold lava caves");
+        let emulated = backend::create(BackendKind::CudaEmulated, w.clone()).unwrap().generate(&positions).unwrap();
+        assert!(cpu == emulated, "{from}..{to}: the cooperative density kernel differs from the CPU");
+        chunks += positions.len();
+    }
+    // The naive variant over the deepest layer of the first box.
+    let w = world(42);
+    let positions = region_positions(ChunkPos::new(-4, -3, -4), ChunkPos::new(3, -2, 3)).unwrap();
+    let cpu = CpuBackend::parallel(w.clone()).generate(&positions).unwrap();
+    let naive = KernelBackend::new(EmulatedDevice::new(&w.params).with_density(DensityVariant::Naive), &w);
+    assert!(cpu == naive.generate(&positions).unwrap(), "the naive density kernel differs from the CPU");
     assert!(chunks >= 1000, "{chunks} chunks");
 }
 

@@ -27,13 +27,18 @@ mod checks {
         let w = Arc::new(WorldGen::new(Preset::classic(), 42));
         // Two columns, two levels: every kernel, several non-uniform chunks;
         // and two forest columns, so the decoration kernel's prefix-sum
-        // compaction packs survivors (and the fill reads them) under TSan.
+        // compaction packs survivors (and the fill reads them) under TSan;
+        // and two deep chunks with caves and lava, for the density kernel's
+        // shared lattice cells.
         let mut positions = region_positions(ChunkPos::new(0, -1, 0), ChunkPos::new(1, 0, 0)).unwrap();
         positions.extend(region_positions(ChunkPos::new(6, 0, -9), ChunkPos::new(7, 0, -9)).unwrap());
+        positions.extend(region_positions(ChunkPos::new(-3, -3, -4), ChunkPos::new(-3, -2, -4)).unwrap());
         let cpu = CpuBackend::serial(w.clone()).generate(&positions).unwrap();
         assert!(cpu.iter().any(|c| c.blocks.uniform().is_none()), "no fill would be exercised");
         let logs: u32 = cpu.iter().map(|c| c.counts.0[BlockId::LOG.0 as usize]).sum();
         assert!(logs > 20, "the forest columns must hold trees ({logs} logs)");
+        let lava: u32 = cpu.iter().map(|c| c.counts.0[BlockId::LAVA.0 as usize]).sum();
+        assert!(lava > 1000, "the deep chunks must hold lava caves ({lava} lava)");
         let emulated = backend::create(BackendKind::CudaEmulated, w.clone()).unwrap();
         assert!(emulated.describe().contains("ThreadSanitizer"));
         assert_eq!(cpu, emulated.generate(&positions).unwrap());

@@ -20,12 +20,13 @@
 //! description sits in `__constant__` memory.
 
 use super::kernel::{
-    ChunkJob, ColumnJob, DensityVariant, DeviceClock, KernelDevice, KernelPath, TakeChunk, MAX_BATCH_CHUNKS, MAX_BATCH_COLUMNS,
+    ChunkJob, ColumnJob, DensityVariant, DeviceClock, KernelDevice, KernelPath, TakeChunk, MAX_BATCH_CHUNKS,
+    MAX_BATCH_COLUMNS,
 };
 use super::nvrtc::{Nvrtc, Output};
 use super::twins::{
-    DECORATE_THREADS, DENSITY_GROUPS_PER_CHUNK, DENSITY_THREADS, FILL_BLOCKS_PER_CHUNK, FILL_THREADS, HEIGHTMAP_THREADS,
-    MAX_TREES_PER_COLUMN,
+    DECORATE_THREADS, DENSITY_GROUPS_PER_CHUNK, DENSITY_THREADS, FILL_BLOCKS_PER_CHUNK, FILL_THREADS,
+    HEIGHTMAP_THREADS, MAX_TREES_PER_COLUMN,
 };
 use super::BackendError;
 use crate::world::block::MAX_BLOCK_TYPES;

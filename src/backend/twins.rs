@@ -14,12 +14,15 @@
 use crate::world::block::MAX_BLOCK_TYPES;
 use crate::world::coords::{CHUNK_AREA, CHUNK_VOLUME};
 use crate::worldgen::decorate::PlacedTree;
-use crate::worldgen::params::{self, FlatCaveLayer, FlatCaveNoise, FlatLayer, FlatLeafLayer, FlatNode, FlatTree, WorldParams};
+use crate::worldgen::noise::lattice::GROUP;
+use crate::worldgen::params::{
+    self, FlatCaveLayer, FlatCaveNoise, FlatLayer, FlatLeafLayer, FlatNode, FlatTree, WorldParams,
+};
 use crate::worldgen::placement;
 use crate::worldgen::preset::{
-    MAX_CAVE_LAYERS, MAX_CAVE_NOISES, MAX_CAVE_OCTAVES, MAX_BIOMES, MAX_BIOME_LAYERS, MAX_CANOPY_LAYERS, MAX_DEPTH, MAX_NODES, MAX_TREE_KINDS, TABLE_SIZE, THRESHOLDS,
+    MAX_BIOMES, MAX_BIOME_LAYERS, MAX_CANOPY_LAYERS, MAX_CAVE_LAYERS, MAX_CAVE_NOISES, MAX_CAVE_OCTAVES, MAX_DEPTH,
+    MAX_NODES, MAX_TREE_KINDS, TABLE_SIZE, THRESHOLDS,
 };
-use crate::worldgen::noise::lattice::GROUP;
 use std::fmt::Write;
 
 /// Threads per thread block of `bw_heightmap` (one block per chunk column).

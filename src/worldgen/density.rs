@@ -72,7 +72,12 @@ pub fn group_bounds(n: &FlatCaveNoise, origin: [i32; 3]) -> (f32, f32) {
 }
 
 /// Whether layer `l` can fire anywhere in a group, given bounds per noise.
-fn may_fire(l: &FlatCaveLayer, bounds: &mut [Option<(f32, f32)>; MAX_CAVE_NOISES], p: &WorldParams, origin: [i32; 3]) -> bool {
+fn may_fire(
+    l: &FlatCaveLayer,
+    bounds: &mut [Option<(f32, f32)>; MAX_CAVE_NOISES],
+    p: &WorldParams,
+    origin: [i32; 3],
+) -> bool {
     let mut b = |i: u32| {
         let i = i as usize % MAX_CAVE_NOISES;
         *bounds[i].get_or_insert_with(|| group_bounds(&p.cave_noises[i], origin))
@@ -168,7 +173,8 @@ fn group_noise_generic(n: &FlatCaveNoise, origin: [i32; 3], out: &mut [f32; GROU
 pub fn noise_at(n: &FlatCaveNoise, p: [i32; 3]) -> f32 {
     let mut acc = 0f32;
     for o in 0..n.octaves {
-        acc += n.weights[o as usize] * lattice::octave_at(lattice::octave_seed(n.seed, o), n.shift_xz - o, n.shift_y - o, p);
+        acc += n.weights[o as usize]
+            * lattice::octave_at(lattice::octave_seed(n.seed, o), n.shift_xz - o, n.shift_y - o, p);
     }
     acc
 }
@@ -189,7 +195,8 @@ pub fn carve_mask(p: &WorldParams, pos: ChunkPos, hm: &Heightmap) -> Option<Box<
     for gz in 0..GROUPS {
         for gx in 0..GROUPS {
             let column = |i: usize, k: usize| (gz * GROUP + k) * CHUNK_SIZE + gx * GROUP + i;
-            let group_top = (0..GROUP * GROUP).map(|c| hm.heights[column(c % GROUP, c / GROUP)]).max().unwrap_or(i32::MIN);
+            let group_top =
+                (0..GROUP * GROUP).map(|c| hm.heights[column(c % GROUP, c / GROUP)]).max().unwrap_or(i32::MIN);
             for gy in 0..GROUPS {
                 let origin = group_origin(pos, [gx, gy, gz]);
                 if origin[1] as i64 > group_top as i64
@@ -225,9 +232,11 @@ pub fn carve_mask(p: &WorldParams, pos: ChunkPos, hm: &Heightmap) -> Option<Box<
                             let y = origin[1] as i64 + j as i64;
                             let at = (k * GROUP + i) * GROUP + j;
                             let v = [values[0][at], values[1][at], values[2][at], values[3][at]];
-                            let carved = p.cave_layers().iter().enumerate().any(|(li, l)| {
-                                live[li] && may_open(p, y, h, l.min_depth as i64) && fires(l, &v)
-                            });
+                            let carved = p
+                                .cave_layers()
+                                .iter()
+                                .enumerate()
+                                .any(|(li, l)| live[li] && may_open(p, y, h, l.min_depth as i64) && fires(l, &v));
                             byte |= (carved as u8) << j;
                         }
                         mask[c * GROUPS + gy] = byte;

@@ -686,7 +686,11 @@ fn validate_caves(c: &Caves, bad: &dyn Fn(String, String) -> PresetError) -> Res
     if c.noises.len() > MAX_CAVE_NOISES || c.layers.len() > MAX_CAVE_LAYERS {
         return Err(bad(
             "caves".into(),
-            format!("at most {MAX_CAVE_NOISES} noises and {MAX_CAVE_LAYERS} layers, found {} and {}", c.noises.len(), c.layers.len()),
+            format!(
+                "at most {MAX_CAVE_NOISES} noises and {MAX_CAVE_LAYERS} layers, found {} and {}",
+                c.noises.len(),
+                c.layers.len()
+            ),
         ));
     }
     for (i, n) in c.noises.iter().enumerate() {

@@ -102,19 +102,13 @@ impl GroupCell {
                 cell[1] + corner[1] as i32,
                 cell[2] + corner[2] as i32,
             ));
-            for axis in 0..3 {
-                for i in 0..GROUP {
-                    part[axis][c][i] = g[axis] * (frac[axis][i] - corner[axis] as f32);
+            for (axis, (along, fr)) in part.iter_mut().zip(&frac).enumerate() {
+                for (p, f) in along[c].iter_mut().zip(fr) {
+                    *p = g[axis] * (f - corner[axis] as f32);
                 }
             }
         }
-        let mut fades = [[0f32; GROUP]; 3];
-        for axis in 0..3 {
-            for i in 0..GROUP {
-                fades[axis][i] = fade(frac[axis][i]);
-            }
-        }
-        GroupCell { part, fade: fades }
+        GroupCell { part, fade: frac.map(|axis| axis.map(fade)) }
     }
 
     /// Bounds of this octave over the whole group. Each corner's dot
@@ -234,7 +228,8 @@ mod tests {
                             *dc = (cell.part[0][c][i] + cell.part[1][c][j]) + cell.part[2][c][k];
                         }
                         let shared = blend(&d, cell.fade[0][i], cell.fade[1][j], cell.fade[2][k]);
-                        let alone = octave_at(99, sxz, sy, [origin[0] + i as i32, origin[1] + j as i32, origin[2] + k as i32]);
+                        let alone =
+                            octave_at(99, sxz, sy, [origin[0] + i as i32, origin[1] + j as i32, origin[2] + k as i32]);
                         assert_eq!(shared.to_bits(), alone.to_bits());
                         assert!(lo <= alone && alone <= hi, "{alone} outside the bounds {lo}..{hi}");
                     }
