@@ -64,6 +64,18 @@ pub struct GenReport {
     /// Seed 000's placement against dart throwing.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub placement: Option<super::decorate::PlacementFigures>,
+    /// The density (cave) stage per underground chunk on one CPU thread,
+    /// whatever the backend; absent without caves.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ms_per_chunk_density: Option<f64>,
+    /// Seed 001's comparison on one CPU thread: lattice cells shared per
+    /// 8×8×8 group, and every block alone (see `density`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ns_per_voxel_cooperative: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ns_per_voxel_naive: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub density: Option<super::density::DensityFigures>,
     pub ms_single_chunk: f64,
     pub world: Vec<WorldRow>,
     pub perlin3d_ns_per_point: f64,
@@ -217,6 +229,7 @@ pub fn run(
     let decorating = world.params.decorates();
     let decorate = decorating.then(|| super::decorate::decorate_figures(&world, [4, -12], repeat));
     let placement = (world.params.tree_unit > 0).then(|| super::decorate::placement_figures(&world, 1024, repeat));
+    let density = super::density::density_figures(&world, repeat);
 
     // Table 5.1: one chunk, cold.
     let single = median(
@@ -279,6 +292,10 @@ pub fn run(
         ms_per_chunk_decorate: decorate.as_ref().map(|d| d.ms_per_chunk_decorate),
         decorate,
         placement,
+        ms_per_chunk_density: density.as_ref().map(|d| d.ms_per_chunk_density),
+        ns_per_voxel_cooperative: density.as_ref().map(|d| d.ns_per_voxel_cooperative),
+        ns_per_voxel_naive: density.as_ref().map(|d| d.ns_per_voxel_naive),
+        density,
         ms_single_chunk: single,
         world: rows,
         perlin3d_ns_per_point: perlin.0,

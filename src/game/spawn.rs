@@ -5,15 +5,17 @@ use crate::world::coords::{column_index, ChunkPos, ColumnPos};
 use crate::worldgen::WorldGen;
 use glam::DVec3;
 
-/// Whether a player fits at feet height `y` of column (x, z): feet and head
-/// in blocks that do not collide (a tree may stand on the nearest column).
+/// Whether a player fits at feet height `y` of column (x, z): ground to
+/// stand on (a cave may open under the surface), feet and head in blocks
+/// that do not collide (a tree may stand on the nearest column).
 fn fits(world: &WorldGen, x: i64, y: i64, z: i64) -> bool {
-    (y..y + 2).all(|y| {
+    let solid = |y: i64| {
         let b = [x, y, z];
         let c = world.generate(ChunkPos::containing(b));
         let l = |v: i64| v.rem_euclid(32) as usize;
-        !c.blocks.get(l(b[0]), l(b[1]), l(b[2])).info().solid
-    })
+        c.blocks.get(l(b[0]), l(b[1]), l(b[2])).info().solid
+    };
+    solid(y - 1) && !solid(y) && !solid(y + 1)
 }
 
 /// Feet position of the spawn point.

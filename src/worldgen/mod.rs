@@ -2,8 +2,8 @@
 //!
 //! preset (RON) → [`params::WorldParams`] (flat, shared with the kernels) →
 //! [`graph::NoiseProgram`] → [`column`] sampler → [`heightmap`] (apron +
-//! smoothing) → [`fill`] (blocks and counts) → [`decorate`] (trees and
-//! plants, placed by [`placement`]). [`generator::WorldGen`] ties them
+//! smoothing) → [`fill`] (blocks and counts, carved by [`density`]: caves)
+//! → [`decorate`] (trees and plants, placed by [`placement`]). [`generator::WorldGen`] ties them
 //! together with a per-column cache.
 pub mod column;
 pub mod decorate;

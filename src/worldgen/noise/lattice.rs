@@ -89,8 +89,12 @@ impl GroupCell {
         let mut frac = [[0f32; GROUP]; 3];
         for axis in 0..3 {
             cell[axis] = cell_of(origin[axis], shifts[axis]).0;
+            // The group never crosses a cell: the eight fractions are the
+            // first one's plus whole blocks, all exact, as `cell_of` gives.
+            let (mask, scale) = ((1i32 << shifts[axis]) - 1, 1.0 / (1u32 << shifts[axis]) as f32);
+            let first = origin[axis] & mask;
             for (i, f) in frac[axis].iter_mut().enumerate() {
-                *f = cell_of(origin[axis] + i as i32, shifts[axis]).1;
+                *f = ((first + i as i32) as f32 + 0.5) * scale;
             }
         }
         let mut part = [[[0f32; GROUP]; 8]; 3];

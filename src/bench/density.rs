@@ -1,0 +1,166 @@
+//! Density (cave) figures of `blockworld bench gen`, on one CPU thread:
+//!
+//! * the density stage per underground chunk (a chunk wholly below its
+//!   column's surface and inside the cave range), as the CPU path runs it;
+//! * seed 001's comparison: noise over a 128³ volume with the lattice cell
+//!   shared by each 8×8×8 group (cooperative) and with every block hashing
+//!   its own corners (naive), same volume, same run, same bits;
+//! * seed 001's table: that comparison for 1 to 8 octaves of cells
+//!   `8 << o`.
+
+use crate::world::coords::{ChunkPos, ColumnPos, CHUNK_SIZE};
+use crate::worldgen::density::{self, group_noise, noise_at};
+use crate::worldgen::noise::lattice::{GROUP, GROUP_VOLUME};
+use crate::worldgen::params::FlatCaveNoise;
+use crate::worldgen::preset::MAX_CAVE_OCTAVES;
+use crate::worldgen::WorldGen;
+use serde::Serialize;
+use std::time::Instant;
+
+/// The side of seed 001's volume.
+pub const VOLUME_SIDE: usize = 128;
+
+#[derive(Clone, Debug, Serialize)]
+pub struct OctaveRow {
+    pub octaves: u32,
+    /// One evaluation of the whole 128³ volume.
+    pub ms_cooperative: f64,
+    pub ms_naive: f64,
+    pub naive_over_cooperative: f64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct DensityFigures {
+    /// The density stage per underground chunk, one thread.
+    pub ms_per_chunk_density: f64,
+    /// How many underground chunks that median is over.
+    pub underground_chunks: usize,
+    /// The preset's first cave noise over the 128³ volume, per block.
+    pub ns_per_voxel_cooperative: f64,
+    pub ns_per_voxel_naive: f64,
+    pub naive_over_cooperative: f64,
+    /// Seed 001's table.
+    pub octaves: Vec<OctaveRow>,
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+/// Wall time of `f` in ms, median of `repeat` runs.
+fn timed(repeat: usize, mut f: impl FnMut() -> f32) -> f64 {
+    let mut sink = 0f32;
+    let ms = median(
+        (0..repeat.max(1))
+            .map(|_| {
+                let t = Instant::now();
+                sink += f();
+                t.elapsed().as_secs_f64() * 1e3
+            })
+            .collect(),
+    );
+    std::hint::black_box(sink);
+    ms
+}
+
+/// The noise over the 128³ volume whose low corner is `origin`, group by
+/// group with shared cells; returns a checksum so nothing is optimised away.
+fn volume_cooperative(n: &FlatCaveNoise, origin: [i32; 3]) -> f32 {
+    let groups = VOLUME_SIDE / GROUP;
+    let mut out = [0f32; GROUP_VOLUME];
+    let mut sum = 0f32;
+    for gz in 0..groups {
+        for gx in 0..groups {
+            for gy in 0..groups {
+                let o =
+                    [origin[0] + (gx * GROUP) as i32, origin[1] + (gy * GROUP) as i32, origin[2] + (gz * GROUP) as i32];
+                group_noise(n, o, &mut out);
+                sum += out[0] + out[GROUP_VOLUME - 1];
+            }
+        }
+    }
+    sum
+}
+
+/// The same volume, every block alone.
+fn volume_naive(n: &FlatCaveNoise, origin: [i32; 3]) -> f32 {
+    let mut sum = 0f32;
+    for z in 0..VOLUME_SIDE as i32 {
+        for x in 0..VOLUME_SIDE as i32 {
+            for y in 0..VOLUME_SIDE as i32 {
+                sum += noise_at(n, [origin[0] + x, origin[1] + y, origin[2] + z]);
+            }
+        }
+    }
+    sum
+}
+
+/// Seed 001's noise of `octaves` octaves: cells of 8 << o blocks, weights halving.
+pub fn seed001_noise(octaves: u32, seed: u32) -> FlatCaveNoise {
+    let shift = 3 + octaves - 1;
+    let raw: Vec<f64> = (0..octaves).map(|o| 0.5f64.powi(o as i32)).collect();
+    let total: f64 = raw.iter().sum();
+    let mut weights = [0f32; MAX_CAVE_OCTAVES];
+    for (w, r) in weights.iter_mut().zip(&raw) {
+        *w = (r / total) as f32;
+    }
+    FlatCaveNoise { seed, octaves, shift_xz: shift, shift_y: shift, weights }
+}
+
+/// `None` for a world without caves.
+pub fn density_figures(world: &WorldGen, repeat: usize) -> Option<DensityFigures> {
+    let p = &world.params;
+    let noise = *p.cave_noises().first()?;
+    // Underground chunks under the 16 benchmark columns.
+    let mut times = Vec::new();
+    for i in 0..16 {
+        let col = ColumnPos { x: i % 4 - 2, z: i / 4 - 2 };
+        let data = world.column(col);
+        let hm = &data.heightmap;
+        let top = (hm.min_height as i64).min(p.cave_top as i64);
+        let mut y = (p.cave_bottom as i64).div_euclid(CHUNK_SIZE as i64);
+        while (y + 1) * CHUNK_SIZE as i64 - 1 <= top {
+            let pos = ChunkPos::new(col.x, y as i32, col.z);
+            times.push(timed(repeat, || density::carve_mask(p, pos, hm).map_or(0.0, |m| m[0] as f32)));
+            y += 1;
+        }
+    }
+    let origin = [-64, -96, -64];
+    let voxels = (VOLUME_SIDE * VOLUME_SIDE * VOLUME_SIDE) as f64;
+    let coop = timed(repeat, || volume_cooperative(&noise, origin));
+    let naive = timed(repeat, || volume_naive(&noise, origin));
+    let octaves = (1..=MAX_CAVE_OCTAVES as u32)
+        .map(|n| {
+            let nz = seed001_noise(n, noise.seed);
+            let c = timed(repeat, || volume_cooperative(&nz, origin));
+            let v = timed(repeat, || volume_naive(&nz, origin));
+            OctaveRow { octaves: n, ms_cooperative: c, ms_naive: v, naive_over_cooperative: v / c }
+        })
+        .collect();
+    Some(DensityFigures {
+        ms_per_chunk_density: median(times.clone()),
+        underground_chunks: times.len(),
+        ns_per_voxel_cooperative: coop * 1e6 / voxels,
+        ns_per_voxel_naive: naive * 1e6 / voxels,
+        naive_over_cooperative: naive / coop,
+        octaves,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn both_volume_walks_sum_the_same_noise() {
+        // Small volume check: every group's values equal the naive ones.
+        let n = seed001_noise(3, 7);
+        let mut out = [0f32; GROUP_VOLUME];
+        group_noise(&n, [-8, 16, 24], &mut out);
+        for (i, v) in out.iter().enumerate() {
+            let (k, x, y) = (i / 64, (i / 8) % 8, i % 8);
+            assert_eq!(v.to_bits(), noise_at(&n, [-8 + x as i32, 16 + y as i32, 24 + k as i32]).to_bits());
+        }
+    }
+}
