@@ -233,47 +233,74 @@ pub fn carve_mask(p: &WorldParams, pos: ChunkPos, hm: &Heightmap) -> Option<Box<
                     continue;
                 }
                 let mut bounds = [None; MAX_CAVE_NOISES];
-                let mut live = [false; crate::worldgen::preset::MAX_CAVE_LAYERS];
-                let mut needed = [false; MAX_CAVE_NOISES];
-                for (li, l) in p.cave_layers().iter().enumerate() {
-                    if may_fire(l, &mut bounds, p, origin) {
-                        live[li] = true;
-                        needed[l.a as usize % MAX_CAVE_NOISES] = true;
-                        needed[l.b as usize % MAX_CAVE_NOISES] = true;
+                let mut computed = [false; MAX_CAVE_NOISES];
+                let mut rows = [0u8; GROUP * GROUP];
+                for l in p.cave_layers() {
+                    if !may_fire(l, &mut bounds, p, origin) {
+                        continue;
                     }
-                }
-                if !live.iter().any(|&l| l) {
-                    continue;
-                }
-                for (ni, n) in p.cave_noises().iter().enumerate() {
-                    if needed[ni] {
-                        group_noise(n, origin, &mut values[ni]);
+                    // Where the layer may open, by column and height: one byte per y run.
+                    let mut open = [0u8; GROUP * GROUP];
+                    for (r, bits) in open.iter_mut().enumerate() {
+                        let h = hm.heights[column(r % GROUP, r / GROUP)] as i64;
+                        *bits = lane_bits(|j| may_open(p, origin[1] as i64 + j as i64, h, l.min_depth as i64));
                     }
-                }
-                for k in 0..GROUP {
-                    for i in 0..GROUP {
-                        let c = column(i, k);
-                        let h = hm.heights[c] as i64;
-                        let mut byte = 0u8;
-                        for j in 0..GROUP {
-                            let y = origin[1] as i64 + j as i64;
-                            let at = (k * GROUP + i) * GROUP + j;
-                            let v = [values[0][at], values[1][at], values[2][at], values[3][at]];
-                            let carved = p
-                                .cave_layers()
-                                .iter()
-                                .enumerate()
-                                .any(|(li, l)| live[li] && may_open(p, y, h, l.min_depth as i64) && fires(l, &v));
-                            byte |= (carved as u8) << j;
+                    if open.iter().all(|&b| b == 0) {
+                        continue;
+                    }
+                    let t = l.threshold;
+                    let mut fire = [0u8; GROUP * GROUP];
+                    let a = ensure_noise(p, origin, l.a, &mut computed, &mut values);
+                    for (r, bits) in fire.iter_mut().enumerate() {
+                        let run = &a[r * GROUP..][..GROUP];
+                        *bits = open[r]
+                            & if l.kind == CAVE_CHAMBERS {
+                                lane_bits(|j| run[j] > t)
+                            } else {
+                                lane_bits(|j| run[j].abs() < t)
+                            };
+                    }
+                    // Tunnels need the second noise only where the first is near zero.
+                    if l.kind != CAVE_CHAMBERS && fire.iter().any(|&b| b != 0) {
+                        let b = ensure_noise(p, origin, l.b, &mut computed, &mut values);
+                        for (r, bits) in fire.iter_mut().enumerate() {
+                            let run = &b[r * GROUP..][..GROUP];
+                            *bits &= lane_bits(|j| run[j].abs() < t);
                         }
-                        mask[c * GROUPS + gy] = byte;
-                        any |= byte != 0;
                     }
+                    for (dst, bits) in rows.iter_mut().zip(&fire) {
+                        *dst |= bits;
+                    }
+                }
+                for (r, &bits) in rows.iter().enumerate() {
+                    mask[column(r % GROUP, r / GROUP) * GROUPS + gy] = bits;
+                    any |= bits != 0;
                 }
             }
         }
     }
     any.then_some(mask)
+}
+
+/// Noise `i` over the group at `origin`, evaluated on first use.
+fn ensure_noise<'v>(
+    p: &WorldParams,
+    origin: [i32; 3],
+    i: u32,
+    computed: &mut [bool; MAX_CAVE_NOISES],
+    values: &'v mut [[f32; GROUP_VOLUME]],
+) -> &'v [f32; GROUP_VOLUME] {
+    let i = i as usize % MAX_CAVE_NOISES;
+    if !std::mem::replace(&mut computed[i], true) {
+        group_noise(&p.cave_noises[i], origin, &mut values[i]);
+    }
+    &values[i]
+}
+
+/// Bit j set where `f(j)` holds, for the eight blocks of a y run.
+#[inline(always)]
+fn lane_bits(f: impl Fn(usize) -> bool) -> u8 {
+    (0..GROUP).fold(0u8, |bits, j| bits | (f(j) as u8) << j)
 }
 
 /// Whether block `index` (chunk order) is carved.

@@ -99,13 +99,7 @@ impl GroupCell {
         }
         let mut part = [[[0f32; GROUP]; 8]; 3];
         for c in 0..8 {
-            let corner = [c & 1, (c >> 1) & 1, (c >> 2) & 1];
-            let g = gradient(corner_hash(
-                seed,
-                cell[0] + corner[0] as i32,
-                cell[1] + corner[1] as i32,
-                cell[2] + corner[2] as i32,
-            ));
+            let (corner, g) = corner_gradient(seed, cell, c);
             for (axis, (along, fr)) in part.iter_mut().zip(&frac).enumerate() {
                 for (p, f) in along[c].iter_mut().zip(fr) {
                     *p = g[axis] * (f - corner[axis] as f32);
@@ -152,6 +146,15 @@ impl GroupCell {
     }
 }
 
+/// Corner `c` of a cell (bit 0: +x, bit 1: +y, bit 2: +z) as 0/1 offsets,
+/// and its gradient.
+#[inline(always)]
+fn corner_gradient(seed: u32, cell: [i32; 3], c: usize) -> ([usize; 3], [f32; 3]) {
+    let corner = [c & 1, (c >> 1) & 1, (c >> 2) & 1];
+    let h = corner_hash(seed, cell[0] + corner[0] as i32, cell[1] + corner[1] as i32, cell[2] + corner[2] as i32);
+    (corner, gradient(h))
+}
+
 /// One block's octave value, computed alone: its own cell, its own eight
 /// corner hashes (the non-cooperative evaluation seed 001 compares with).
 #[inline(always)]
@@ -164,13 +167,7 @@ pub fn octave_at(seed: u32, shift_xz: u32, shift_y: u32, p: [i32; 3]) -> f32 {
     }
     let mut d = [0f32; 8];
     for (c, dc) in d.iter_mut().enumerate() {
-        let corner = [c & 1, (c >> 1) & 1, (c >> 2) & 1];
-        let g = gradient(corner_hash(
-            seed,
-            cell[0] + corner[0] as i32,
-            cell[1] + corner[1] as i32,
-            cell[2] + corner[2] as i32,
-        ));
+        let (corner, g) = corner_gradient(seed, cell, c);
         *dc = (g[0] * (f[0] - corner[0] as f32) + g[1] * (f[1] - corner[1] as f32)) + g[2] * (f[2] - corner[2] as f32);
     }
     blend(&d, fade(f[0]), fade(f[1]), fade(f[2]))
