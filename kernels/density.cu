@@ -91,7 +91,7 @@ extern "C" __global__ void __launch_bounds__(BW_DENSITY_THREADS)
             const float f = bw_cell_fraction(origin + (int)at, shift);
             const float corner = (float)((c >> axis) & 1u);
             s_part[n][o][axis][c][at] = s_grad[n][o][c][axis] * (f - corner);
-            if (c == 0u) s_fade[n][o][axis][at] = bw_lattice_fade(f);
+            if (c == 0u) s_fade[n][o][axis][at] = bw_fade(f);
         }
     }
     __syncthreads();

@@ -2,6 +2,7 @@
 // src/worldgen/noise/lattice.rs (which explains why the cooperative and the
 // naive evaluation give the same bits).
 #pragma once
+#include "perlin.cuh"
 #include "worldgen_params.cuh"
 
 // Seed 001's integer hash: xor-shift and multiply twice, then xor-shift.
@@ -28,10 +29,6 @@ __device__ __forceinline__ void bw_gradient(unsigned int h, float g[3]) {
     g[2] = plane == 0u ? 0.0f : s2;
 }
 
-__device__ __forceinline__ float bw_lattice_fade(float t) { return t * t * t * (t * (t * 6.0f - 15.0f) + 10.0f); }
-
-__device__ __forceinline__ float bw_lattice_lerp(float a, float b, float t) { return a + t * (b - a); }
-
 // The cell of block coordinate v in cells of 1 << shift blocks, and the
 // block centre's fraction of it.
 __device__ __forceinline__ int bw_cell_index(int v, unsigned int shift) { return v >> shift; }
@@ -45,13 +42,13 @@ __device__ __forceinline__ unsigned int bw_octave_seed(unsigned int seed, unsign
 }
 
 // The trilinear blend of the corner values (bit 0: +x, bit 1: +y, bit 2:
-// +z): along x, then y, then z.
+// +z): along x, then y, then z, with Perlin's own lerp (perlin.cuh).
 __device__ __forceinline__ float bw_blend(const float d[8], float u, float v, float w) {
-    const float a00 = bw_lattice_lerp(d[0], d[1], u);
-    const float a10 = bw_lattice_lerp(d[2], d[3], u);
-    const float a01 = bw_lattice_lerp(d[4], d[5], u);
-    const float a11 = bw_lattice_lerp(d[6], d[7], u);
-    return bw_lattice_lerp(bw_lattice_lerp(a00, a10, v), bw_lattice_lerp(a01, a11, v), w);
+    const float a00 = bw_lerp(u, d[0], d[1]);
+    const float a10 = bw_lerp(u, d[2], d[3]);
+    const float a01 = bw_lerp(u, d[4], d[5]);
+    const float a11 = bw_lerp(u, d[6], d[7]);
+    return bw_lerp(w, bw_lerp(v, a00, a10), bw_lerp(v, a01, a11));
 }
 
 // One block's octave value with its own cell and eight corner hashes (seed
@@ -68,5 +65,5 @@ __device__ __forceinline__ float bw_octave_at(unsigned int seed, unsigned int sh
         bw_gradient(bw_corner_hash(seed, cx + ox, cy + oy, cz + oz), g);
         d[c] = (g[0] * (fx - (float)ox) + g[1] * (fy - (float)oy)) + g[2] * (fz - (float)oz);
     }
-    return bw_blend(d, bw_lattice_fade(fx), bw_lattice_fade(fy), bw_lattice_fade(fz));
+    return bw_blend(d, bw_fade(fx), bw_fade(fy), bw_fade(fz));
 }

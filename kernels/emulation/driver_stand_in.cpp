@@ -412,6 +412,15 @@ static unsigned max_column(const ChunkJob* jobs, unsigned n) {
     return m;
 }
 
+// The chunk jobs (argument 0) and the heightmaps they index (argument 2),
+// shared by bw_density and bw_fill; `cols` gets the columns they reach.
+static bool reach_chunk_jobs(void** a, unsigned n, unsigned* cols, std::string& why) {
+    const ChunkJob* jobs = arg<const ChunkJob*>(a, 0);
+    if (!reach(jobs, sizeof(ChunkJob) * n, "jobs", why)) return false;
+    *cols = max_column(jobs, n);
+    return reach(arg<void*>(a, 2), sizeof(int) * BW_CHUNK_AREA * *cols, "heights", why);
+}
+
 static const KernelDef kKernels[] = {
     {"bw_build_noise_objects",
      {8},
@@ -468,11 +477,8 @@ static const KernelDef kKernels[] = {
     {"bw_density",
      {8, 4, 8, 8, 4},
      [](void** a, dim3, std::string& why) {
-         unsigned n = arg<unsigned>(a, 1);
-         const ChunkJob* jobs = arg<const ChunkJob*>(a, 0);
-         if (!reach(jobs, sizeof(ChunkJob) * n, "jobs", why)) return false;
-         unsigned cols = max_column(jobs, n);
-         return reach(arg<void*>(a, 2), sizeof(int) * BW_CHUNK_AREA * cols, "heights", why) &&
+         unsigned n = arg<unsigned>(a, 1), cols = 0;
+         return reach_chunk_jobs(a, n, &cols, why) &&
                 reach(arg<void*>(a, 3), size_t(BW_CAVE_MASK_BYTES) * n, "caves", why);
      },
      [](void** a, dim3 g, dim3 b) {
@@ -482,11 +488,8 @@ static const KernelDef kKernels[] = {
     {"bw_fill",
      {8, 4, 8, 8, 8, 8, 8, 8, 8},
      [](void** a, dim3, std::string& why) {
-         unsigned n = arg<unsigned>(a, 1);
-         const ChunkJob* jobs = arg<const ChunkJob*>(a, 0);
-         if (!reach(jobs, sizeof(ChunkJob) * n, "jobs", why)) return false;
-         unsigned cols = max_column(jobs, n);
-         return reach(arg<void*>(a, 2), sizeof(int) * BW_CHUNK_AREA * cols, "heights", why) &&
+         unsigned n = arg<unsigned>(a, 1), cols = 0;
+         return reach_chunk_jobs(a, n, &cols, why) &&
                 reach(arg<void*>(a, 3), BW_CHUNK_AREA * size_t(cols), "biomes", why) &&
                 reach(arg<void*>(a, 4), sizeof(PlacedTree) * BW_MAX_TREES_PER_COLUMN * size_t(cols), "trees", why) &&
                 reach(arg<void*>(a, 5), sizeof(unsigned) * cols, "tree_counts", why) &&

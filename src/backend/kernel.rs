@@ -38,13 +38,7 @@ pub enum KernelPath {
 impl KernelPath {
     /// From `BLOCKWORLD_KERNEL_PATH` (`virtual`, the default, or `switch`).
     pub fn from_env() -> Result<KernelPath, BackendError> {
-        match std::env::var("BLOCKWORLD_KERNEL_PATH").as_deref() {
-            Err(_) | Ok("") | Ok("virtual") => Ok(KernelPath::Virtual),
-            Ok("switch") => Ok(KernelPath::Switch),
-            Ok(other) => Err(BackendError::InvalidSetting(format!(
-                "BLOCKWORLD_KERNEL_PATH={other}: expected `virtual` or `switch`"
-            ))),
-        }
+        env_choice("BLOCKWORLD_KERNEL_PATH", &[("virtual", KernelPath::Virtual), ("switch", KernelPath::Switch)])
     }
 
     pub fn label(self) -> &'static str {
@@ -53,6 +47,19 @@ impl KernelPath {
             KernelPath::Switch => "switch over node kinds",
         }
     }
+}
+
+/// The value an environment variable names among `choices`; unset or
+/// empty gives the first.
+fn env_choice<T: Copy>(var: &str, choices: &[(&str, T)]) -> Result<T, BackendError> {
+    let value = std::env::var(var).unwrap_or_default();
+    if value.is_empty() {
+        return Ok(choices[0].1);
+    }
+    choices.iter().find(|(name, _)| *name == value).map(|c| c.1).ok_or_else(|| {
+        let names: Vec<String> = choices.iter().map(|(n, _)| format!("`{n}`")).collect();
+        BackendError::InvalidSetting(format!("{var}={value}: expected {}", names.join(" or ")))
+    })
 }
 
 /// How `bw_density` evaluates its noise: with seed 001's shared lattice
@@ -67,13 +74,10 @@ pub enum DensityVariant {
 impl DensityVariant {
     /// From `BLOCKWORLD_DENSITY` (`cooperative`, the default, or `naive`).
     pub fn from_env() -> Result<DensityVariant, BackendError> {
-        match std::env::var("BLOCKWORLD_DENSITY").as_deref() {
-            Err(_) | Ok("") | Ok("cooperative") => Ok(DensityVariant::Cooperative),
-            Ok("naive") => Ok(DensityVariant::Naive),
-            Ok(other) => Err(BackendError::InvalidSetting(format!(
-                "BLOCKWORLD_DENSITY={other}: expected `cooperative` or `naive`"
-            ))),
-        }
+        env_choice(
+            "BLOCKWORLD_DENSITY",
+            &[("cooperative", DensityVariant::Cooperative), ("naive", DensityVariant::Naive)],
+        )
     }
 
     /// The kernel's `cooperative` argument.

@@ -7,6 +7,7 @@
 //!   rejection, placing the same number of points with the same least
 //!   distance over the same area.
 
+use super::median;
 use crate::world::coords::{ChunkPos, ColumnPos};
 use crate::worldgen::decorate;
 use crate::worldgen::fill::{self, known_uniform};
@@ -46,11 +47,6 @@ pub struct PlacementFigures {
     pub darts: u64,
     pub dart_throwing_over_seed000: f64,
     pub dart_throwing_over_seed000_parallel: f64,
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
 }
 
 fn time_ms<T>(f: impl FnOnce() -> T) -> (f64, T) {

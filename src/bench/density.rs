@@ -8,6 +8,7 @@
 //! * seed 001's table: that comparison for 1 to 8 octaves of cells
 //!   `8 << o`.
 
+use super::median;
 use crate::world::coords::{ChunkPos, ColumnPos, CHUNK_SIZE};
 use crate::worldgen::density::{self, group_noise, noise_at};
 use crate::worldgen::noise::lattice::{GROUP, GROUP_VOLUME};
@@ -41,11 +42,6 @@ pub struct DensityFigures {
     pub naive_over_cooperative: f64,
     /// Seed 001's table.
     pub octaves: Vec<OctaveRow>,
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
 }
 
 /// Wall time of `f` in ms, median of `repeat` runs.

@@ -16,6 +16,7 @@
 //! * Perlin 3D — this project's noise and the `noise` crate's, on the same
 //!   random points, in the same run.
 
+use super::median;
 use crate::backend::cpu::CpuBackend;
 use crate::backend::fallback::FallbackBackend;
 use crate::backend::{self, BackendError, BackendKind, ChunkBackend};
@@ -119,19 +120,6 @@ pub fn world_positions(n: usize) -> Vec<ChunkPos> {
         .flat_map(|c| [ChunkPos::new(c.x, -1, c.z), ChunkPos::new(c.x, 0, c.z)])
         .take(n)
         .collect()
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    if v.is_empty() {
-        return f64::NAN;
-    }
-    let m = v.len() / 2;
-    if v.len() % 2 == 1 {
-        v[m]
-    } else {
-        (v[m - 1] + v[m]) / 2.0
-    }
 }
 
 fn time_ms(f: impl FnOnce()) -> f64 {

@@ -10,10 +10,13 @@
 //! (`f = (x mod cell + ½) / cell`) keeps every sample off the lattice
 //! planes, where Perlin noise is pinned to zero.
 //!
-//! Every value is computed the same way on both engines: the corner dot
+//! The fade and the blend are Perlin's own ([`super::perlin::fade`],
+//! [`super::perlin::lerp`]). Every value is computed the same way on both engines: the corner dot
 //! products are exact (gradients are 0/±1, fractions are dyadic with few
 //! bits), the fade and the blends are single IEEE operations in a fixed
 //! order, so the cooperative and the naive evaluation give the same bits.
+
+use super::perlin::{fade, lerp};
 
 /// A group of blocks: 8 along each axis.
 pub const GROUP: usize = 8;
@@ -45,17 +48,6 @@ pub fn gradient(h: u32) -> [f32; 3] {
         1 => [s1, 0.0, s2],
         _ => [0.0, s1, s2],
     }
-}
-
-/// 6t⁵ − 15t⁴ + 10t³, evaluated as t·t·t·(t·(t·6 − 15) + 10).
-#[inline(always)]
-pub fn fade(t: f32) -> f32 {
-    t * t * t * (t * (t * 6.0 - 15.0) + 10.0)
-}
-
-#[inline(always)]
-pub fn lerp(a: f32, b: f32, t: f32) -> f32 {
-    a + t * (b - a)
 }
 
 /// Where block coordinate `v` sits in its cell of `1 << shift` blocks:
@@ -129,7 +121,7 @@ impl GroupCell {
             for av in [a.0, a.1] {
                 for bv in [b.0, b.1] {
                     for tv in [t.0, t.1] {
-                        let v = lerp(av, bv, tv);
+                        let v = lerp(tv, av, bv);
                         lo = lo.min(v);
                         hi = hi.max(v);
                     }
@@ -176,11 +168,11 @@ pub fn octave_at(seed: u32, shift_xz: u32, shift_y: u32, p: [i32; 3]) -> f32 {
 /// The trilinear blend of the eight corner values: along x, then y, then z.
 #[inline(always)]
 pub fn blend(d: &[f32; 8], u: f32, v: f32, w: f32) -> f32 {
-    let a00 = lerp(d[0], d[1], u);
-    let a10 = lerp(d[2], d[3], u);
-    let a01 = lerp(d[4], d[5], u);
-    let a11 = lerp(d[6], d[7], u);
-    lerp(lerp(a00, a10, v), lerp(a01, a11, v), w)
+    let a00 = lerp(u, d[0], d[1]);
+    let a10 = lerp(u, d[2], d[3]);
+    let a01 = lerp(u, d[4], d[5]);
+    let a11 = lerp(u, d[6], d[7]);
+    lerp(w, lerp(v, a00, a10), lerp(v, a01, a11))
 }
 
 #[cfg(test)]
