@@ -101,7 +101,7 @@ mod tests {
         assert_eq!(name(select_biome(&p, 0.2, 0.55, 0.3, 0.05, 0.25)), "taiga");
     }
 
-    /// One column recomputed from the formulas in REFERENCE.md in f64.
+    /// One column recomputed in f64 from the formulas this module implements.
     #[test]
     fn column_formula_hand_checked() {
         let p = classic();

@@ -85,7 +85,7 @@ impl Fields {
     }
 }
 
-/// Constants of the per-column formula (REFERENCE.md, "Per column").
+/// Constants of the per-column formula (see `src/worldgen/column.rs`).
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct ColumnConstants {
