@@ -10,6 +10,7 @@ use super::{BackendKind, ChunkBackend};
 use crate::world::chunk::Chunk;
 use crate::world::coords::ChunkPos;
 use crossbeam_channel::{Receiver, Sender, TryRecvError};
+use rayon::prelude::*;
 use std::collections::{HashSet, VecDeque};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -172,8 +173,11 @@ impl Worker {
             self.stats.generating.store(batch.len(), Ordering::Relaxed);
             let positions: Vec<ChunkPos> = batch.iter().map(|(p, _)| *p).collect();
             match self.backend.generate(&positions) {
-                Ok(chunks) => {
+                Ok(mut chunks) => {
                     let kind = self.backend.kind();
+                    // Packing belongs to storage, not to generation: it runs
+                    // here, on the pool, before the game keeps the chunks.
+                    chunks.par_iter_mut().for_each(Chunk::compact);
                     for (chunk, (p, asked)) in chunks.into_iter().zip(&batch) {
                         self.pending_set.remove(p);
                         self.stats.generated.fetch_add(1, Ordering::Relaxed);

@@ -1,7 +1,7 @@
 //! The player: an axis-aligned box that flies or walks, collides with solid
 //! blocks axis by axis, and never enters terrain.
 
-use crate::world::coords::{block_index, ChunkPos, CHUNK_SIZE_I64};
+use crate::world::coords::{ChunkPos, CHUNK_SIZE_I64};
 use glam::DVec3;
 
 pub const WIDTH: f64 = 0.6;
@@ -166,11 +166,7 @@ impl SolidQuery for LoadedChunks<'_> {
         match (self.get)(pos) {
             Some(c) => {
                 let l = |v: i64| v.rem_euclid(CHUNK_SIZE_I64) as usize;
-                let b = match &c.blocks {
-                    crate::world::chunk::ChunkBlocks::Uniform(b) => *b,
-                    crate::world::chunk::ChunkBlocks::Dense(ids) => ids[block_index(l(x), l(y), l(z))],
-                };
-                b.info().solid
+                c.blocks.get(l(x), l(y), l(z)).info().solid
             }
             None => true,
         }

@@ -15,7 +15,7 @@ use super::vertex::{Face, Vertex, CROSS_A, CROSS_B};
 use super::volume::{Neighbourhood, Volume, PADDED};
 use crate::world::block::{BlockId, Shape, BLOCKS};
 use crate::world::chunk::ChunkBlocks;
-use crate::world::coords::{block_index, CHUNK_SIZE};
+use crate::world::coords::CHUNK_SIZE;
 
 /// Quads as 4 vertices each; draw with [`quad_indices`].
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -150,18 +150,14 @@ impl Mesher {
                         ao_hi[k] = !bit1 & !both;
                     }
                 }
-                let column_ids: Option<&[BlockId]> = match &n.centre.blocks {
-                    ChunkBlocks::Dense(ids) => Some(&ids[block_index(x, 0, z)..block_index(x, 0, z) + N]),
-                    ChunkBlocks::Uniform(_) => None,
-                };
-                let uniform = n.centre.blocks.uniform().unwrap_or(BlockId::AIR);
+                let column = n.centre.blocks.column(x, z);
                 // Faces with no occluder at any corner (most flat ground) skip the per-corner unpacking.
                 let open = ao_lo.iter().chain(&ao_hi).fold(u32::MAX, |a, &m| a & m);
                 let mut bits = vis_o | vis_c | vis_w;
                 while bits != 0 {
                     let y = bits.trailing_zeros() as usize;
                     bits &= bits - 1;
-                    let id = column_ids.map(|c| c[y]).unwrap_or(uniform);
+                    let id = column.get(y);
                     let tile = tiles[id.0 as usize] as u32;
                     let pass = if (vis_c >> y) & 1 != 0 { PASS_CUTOUT << PASS_SHIFT } else { 0 };
                     let key = if (vis_w >> y) & 1 != 0 {
@@ -299,7 +295,7 @@ fn cross_sprites(n: &Neighbourhood, out: &mut Vec<Vertex>) {
 mod tests {
     use super::*;
     use crate::world::chunk::{BlockCounts, Chunk};
-    use crate::world::coords::{ChunkPos, CHUNK_VOLUME};
+    use crate::world::coords::{block_index, ChunkPos, CHUNK_VOLUME};
 
     fn chunk(blocks: ChunkBlocks) -> Chunk {
         let counts = BlockCounts::tally(&blocks);
@@ -403,5 +399,37 @@ mod tests {
         assert_eq!(m.cutout.len(), 8, "two quads");
         assert!(m.cutout.iter().all(|v| v.face() >= crate::mesh::vertex::CROSS_A));
         assert_eq!(m.opaque.len(), 6 * 4, "the grass under the flower keeps its top face");
+    }
+
+    #[test]
+    fn packed_chunks_mesh_exactly_like_dense_ones() {
+        let kinds = [BlockId::AIR, BlockId::STONE, BlockId::LAVA, BlockId::LEAVES, BlockId::ROSE, BlockId::WATER];
+        let mut s = 7u64;
+        let mut random = |bias: usize| -> ChunkBlocks {
+            let ids: Box<[BlockId]> = (0..CHUNK_VOLUME)
+                .map(|_| {
+                    s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    kinds[((s >> 40) as usize % (kinds.len() + bias)).min(kinds.len() - 1)]
+                })
+                .collect();
+            ChunkBlocks::Dense(ids)
+        };
+        let dense: Vec<Chunk> = (0..27).map(|i| chunk(random(i % 4))).collect();
+        let packed: Vec<Chunk> = dense
+            .iter()
+            .map(|c| {
+                let mut p = c.clone();
+                p.compact();
+                assert!(matches!(p.blocks, ChunkBlocks::Packed(_)));
+                p
+            })
+            .collect();
+        let mesh = |cs: &[Chunk]| {
+            let neighbours: [&ChunkBlocks; 27] = std::array::from_fn(|i| &cs[i].blocks);
+            mesh_chunk(&Neighbourhood { centre: &cs[Neighbourhood::index(0, 0, 0)], neighbours })
+        };
+        let want = mesh(&dense);
+        assert!(want.quads() > 1000);
+        assert_eq!(mesh(&packed), want);
     }
 }

@@ -200,12 +200,17 @@ impl Volume {
                             ColumnBits::of_class(tables.class[b.0 as usize], ((1u64 << (hi - lo)) - 1) << base_p)
                         }
                         // Above and below only one block of the column is needed.
-                        ChunkBlocks::Dense(ids) if dy != 0 => {
-                            ColumnBits::of_class(tables.class[ids[block_index(lx, lo, lz)].0 as usize], 1 << base_p)
-                        }
+                        _ if dy != 0 => ColumnBits::of_class(
+                            tables.class[blocks.get_index(block_index(lx, lo, lz)).0 as usize],
+                            1 << base_p,
+                        ),
                         ChunkBlocks::Dense(ids) => {
                             let col = &ids[block_index(lx, 0, lz)..block_index(lx, 0, lz) + CHUNK_SIZE];
                             let b = column_bits::<AVX2>(col, tables);
+                            [b.opaque, b.cutout, b.cull_self, b.water].map(|m| (m as u64) << base_p)
+                        }
+                        ChunkBlocks::Packed(p) => {
+                            let b = column_bits::<AVX2>(&p.column(lx, lz), tables);
                             [b.opaque, b.cutout, b.cull_self, b.water].map(|m| (m as u64) << base_p)
                         }
                     };

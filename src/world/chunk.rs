@@ -1,42 +1,118 @@
 //! Chunk storage and per-chunk block statistics.
 
 use super::block::{BlockId, MAX_BLOCK_TYPES};
-use super::coords::{block_index, ChunkPos, CHUNK_VOLUME};
+use super::coords::{block_index, ChunkPos, CHUNK_SIZE, CHUNK_VOLUME};
+use super::packed::PackedBlocks;
 
 /// The blocks of one chunk. A chunk made of one block type (all air above
-/// the terrain, all stone deep below) is a single value, not 32 KiB.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// the terrain, all stone deep below) is a single value, not 32 KiB; one of
+/// a few types (stone, cave air and lava) is a palette and 1–4 bits a block.
+/// Generation hands out `Uniform` or `Dense`; [`Chunk::compact`] packs a
+/// chunk before the world store keeps it.
+///
+/// Equality is by content: a packed chunk equals the dense chunk it came
+/// from, so determinism checks compare blocks, not storage choices.
+#[derive(Clone, Debug)]
 pub enum ChunkBlocks {
     Uniform(BlockId),
     /// `CHUNK_VOLUME` ids in [`block_index`] order.
     Dense(Box<[BlockId]>),
+    Packed(PackedBlocks),
 }
+
+/// One y column of a chunk, bottom first, read without copying where the
+/// storage allows.
+pub enum Column<'a> {
+    Uniform(BlockId),
+    Dense(&'a [BlockId]),
+    Packed([BlockId; CHUNK_SIZE]),
+}
+
+impl Column<'_> {
+    #[inline(always)]
+    pub fn get(&self, y: usize) -> BlockId {
+        match self {
+            Column::Uniform(b) => *b,
+            Column::Dense(ids) => ids[y],
+            Column::Packed(ids) => ids[y],
+        }
+    }
+}
+
+impl PartialEq for ChunkBlocks {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (ChunkBlocks::Uniform(a), ChunkBlocks::Uniform(b)) => a == b,
+            (ChunkBlocks::Dense(a), ChunkBlocks::Dense(b)) => a == b,
+            _ => self.to_dense() == other.to_dense(),
+        }
+    }
+}
+
+impl Eq for ChunkBlocks {}
 
 impl ChunkBlocks {
     pub fn get(&self, x: usize, y: usize, z: usize) -> BlockId {
+        self.get_index(block_index(x, y, z))
+    }
+
+    pub fn get_index(&self, index: usize) -> BlockId {
         match self {
             ChunkBlocks::Uniform(b) => *b,
-            ChunkBlocks::Dense(v) => v[block_index(x, y, z)],
+            ChunkBlocks::Dense(v) => v[index],
+            ChunkBlocks::Packed(p) => p.get_index(index),
+        }
+    }
+
+    /// Column (x, z): a slice of dense storage, or its ids unpacked.
+    #[inline]
+    pub fn column(&self, x: usize, z: usize) -> Column<'_> {
+        match self {
+            ChunkBlocks::Uniform(b) => Column::Uniform(*b),
+            ChunkBlocks::Dense(v) => Column::Dense(&v[block_index(x, 0, z)..block_index(x, 0, z) + CHUNK_SIZE]),
+            ChunkBlocks::Packed(p) => Column::Packed(p.column(x, z)),
         }
     }
 
     pub fn uniform(&self) -> Option<BlockId> {
         match self {
             ChunkBlocks::Uniform(b) => Some(*b),
-            ChunkBlocks::Dense(_) => None,
+            ChunkBlocks::Dense(_) | ChunkBlocks::Packed(_) => None,
         }
     }
 
-    /// Feeds all ids in index order to `sink` (uniform chunks expanded).
+    /// Feeds all ids in index order to `sink` (uniform and packed chunks
+    /// expanded a run at a time).
     pub fn for_each_run(&self, mut sink: impl FnMut(&[BlockId])) {
+        const RUN: usize = 1024;
         match self {
             ChunkBlocks::Uniform(b) => {
-                let run = [*b; 1024];
-                for _ in 0..CHUNK_VOLUME / run.len() {
+                let run = [*b; RUN];
+                for _ in 0..CHUNK_VOLUME / RUN {
                     sink(&run);
                 }
             }
             ChunkBlocks::Dense(v) => sink(v),
+            ChunkBlocks::Packed(p) => {
+                let mut run = [BlockId::AIR; RUN];
+                for start in (0..CHUNK_VOLUME).step_by(RUN) {
+                    p.unpack_range(start, &mut run);
+                    sink(&run);
+                }
+            }
+        }
+    }
+
+    /// The ids as dense storage, for an edit (edited chunks stay dense).
+    pub fn to_dense(&self) -> Box<[BlockId]> {
+        match self {
+            ChunkBlocks::Dense(v) => v.clone(),
+            ChunkBlocks::Uniform(b) => vec![*b; CHUNK_VOLUME].into_boxed_slice(),
+            ChunkBlocks::Packed(p) => {
+                let mut v = vec![BlockId::AIR; CHUNK_VOLUME].into_boxed_slice();
+                p.unpack_range(0, &mut v);
+                v
+            }
         }
     }
 
@@ -53,6 +129,7 @@ impl ChunkBlocks {
         match self {
             ChunkBlocks::Uniform(_) => 0,
             ChunkBlocks::Dense(v) => v.len(),
+            ChunkBlocks::Packed(p) => p.heap_bytes(),
         }
     }
 }
@@ -101,6 +178,19 @@ pub struct Chunk {
     pub counts: BlockCounts,
 }
 
+impl Chunk {
+    /// Packs dense storage of at most [`super::packed::MAX_PALETTE`] types.
+    /// Runs on the generation side, off the game thread, so neither the
+    /// generation benchmarks nor the game loop pay for it.
+    pub fn compact(&mut self) {
+        if let ChunkBlocks::Dense(ids) = &self.blocks {
+            if let Some(p) = PackedBlocks::pack(ids, &self.counts) {
+                self.blocks = ChunkBlocks::Packed(p);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -110,9 +200,31 @@ mod tests {
         let ids = vec![BlockId::STONE; CHUNK_VOLUME].into_boxed_slice();
         let counts = BlockCounts::uniform(BlockId::STONE);
         let blocks = ChunkBlocks::from_dense(ids, &counts);
-        assert_eq!(blocks, ChunkBlocks::Uniform(BlockId::STONE));
+        assert!(matches!(blocks, ChunkBlocks::Uniform(BlockId::STONE)));
         assert_eq!(blocks.heap_bytes(), 0);
         assert_eq!(BlockCounts::tally(&blocks), counts);
         assert_eq!(counts.total(), CHUNK_VOLUME as u64);
+    }
+
+    #[test]
+    fn compacting_keeps_every_block_and_column() {
+        let ids: Box<[BlockId]> =
+            (0..CHUNK_VOLUME).map(|i| if i % 7 == 0 { BlockId::AIR } else { BlockId::STONE }).collect();
+        let dense = ChunkBlocks::Dense(ids);
+        let counts = BlockCounts::tally(&dense);
+        let mut c = Chunk { pos: ChunkPos::new(0, -3, 0), blocks: dense.clone(), counts };
+        c.compact();
+        assert!(matches!(c.blocks, ChunkBlocks::Packed(_)));
+        assert_eq!(c.blocks.heap_bytes(), CHUNK_VOLUME / 8 + 2, "two types: one bit a block");
+        assert_eq!(BlockCounts::tally(&c.blocks), counts);
+        assert_eq!(c.blocks.to_dense(), dense.to_dense());
+        assert_eq!(c.blocks, dense, "equality is by content, not storage");
+        let mut changed = dense.to_dense();
+        changed[12345] = BlockId::SAND;
+        assert_ne!(c.blocks, ChunkBlocks::Dense(changed), "one different block makes them differ");
+        for (x, z) in [(0, 0), (31, 0), (5, 17), (31, 31)] {
+            let (a, b) = (c.blocks.column(x, z), dense.column(x, z));
+            assert!((0..CHUNK_SIZE).all(|y| a.get(y) == b.get(y)), "column {x},{z}");
+        }
     }
 }

@@ -105,18 +105,15 @@ impl ChunkEdits {
 }
 
 /// Sets one block of a chunk and moves one count from the old type to the
-/// new. A uniform chunk becomes dense; a chunk that ends up one type
+/// new. A uniform or packed chunk becomes dense; a chunk that ends up one type
 /// becomes uniform again. Returns the block that was there.
 pub fn set_in_chunk(chunk: &mut Chunk, index: usize, block: BlockId) -> BlockId {
-    let old = match &chunk.blocks {
-        ChunkBlocks::Uniform(b) => *b,
-        ChunkBlocks::Dense(ids) => ids[index],
-    };
+    let old = chunk.blocks.get_index(index);
     if old == block {
         return old;
     }
-    if let ChunkBlocks::Uniform(b) = chunk.blocks {
-        chunk.blocks = ChunkBlocks::Dense(vec![b; CHUNK_VOLUME].into_boxed_slice());
+    if !matches!(chunk.blocks, ChunkBlocks::Dense(_)) {
+        chunk.blocks = ChunkBlocks::Dense(chunk.blocks.to_dense());
     }
     if let ChunkBlocks::Dense(ids) = &mut chunk.blocks {
         ids[index] = block;
@@ -166,5 +163,13 @@ mod tests {
         assert_eq!(c.counts, BlockCounts::tally(&c.blocks));
         set_in_chunk(&mut c, 5, BlockId::STONE);
         assert_eq!(c.blocks, ChunkBlocks::Uniform(BlockId::STONE), "back to one type, back to one value");
+
+        set_in_chunk(&mut c, 5, BlockId::AIR);
+        c.compact();
+        assert!(matches!(c.blocks, ChunkBlocks::Packed(_)));
+        assert_eq!(set_in_chunk(&mut c, 100, BlockId::LAVA), BlockId::STONE);
+        assert!(matches!(c.blocks, ChunkBlocks::Dense(_)), "an edited chunk is dense");
+        assert_eq!([5, 100, 6].map(|i| c.blocks.get_index(i)), [BlockId::AIR, BlockId::LAVA, BlockId::STONE]);
+        assert_eq!(c.counts, BlockCounts::tally(&c.blocks));
     }
 }

@@ -4,4 +4,5 @@ pub mod block_codegen;
 pub mod chunk;
 pub mod coords;
 pub mod edits;
+pub mod packed;
 pub mod store;

@@ -1,0 +1,155 @@
+//! Palette storage for chunks of few block types.
+//!
+//! A chunk in the cave range is mostly stone with some air and lava: three
+//! types stored one byte per block waste three quarters of their 32 KiB.
+//! Here each block is an index of 1, 2 or 4 bits into a palette of at most
+//! 16 ids, so such a chunk takes 8 KiB. Indices follow [`block_index`]
+//! order, so one y column of 32 blocks is 32, 64 or 128 consecutive bits.
+//!
+//! [`block_index`]: super::coords::block_index
+
+use super::block::{BlockId, MAX_BLOCK_TYPES};
+use super::chunk::BlockCounts;
+use super::coords::{block_index, CHUNK_SIZE, CHUNK_VOLUME};
+
+/// The most types a packed chunk holds; a chunk with more stays dense.
+pub const MAX_PALETTE: usize = 16;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PackedBlocks {
+    /// Bits per block: 1, 2 or 4.
+    bits: u32,
+    /// Ids in ascending order; index k of the packed data means `palette[k]`.
+    palette: Box<[BlockId]>,
+    words: Box<[u64]>,
+}
+
+impl PackedBlocks {
+    /// Packs `CHUNK_VOLUME` ids whose types `counts` lists. `None` when
+    /// there are fewer than two or more than [`MAX_PALETTE`] types, or when
+    /// an id occurs that `counts` does not list (the caller keeps the dense
+    /// ids, so wrong counts can never lose a block).
+    pub fn pack(ids: &[BlockId], counts: &BlockCounts) -> Option<Self> {
+        if ids.len() != CHUNK_VOLUME {
+            return None;
+        }
+        let palette: Box<[BlockId]> =
+            (0..MAX_BLOCK_TYPES).filter(|&i| counts.0[i] > 0).map(|i| BlockId(i as u8)).collect();
+        let bits = match palette.len() {
+            2 => 1,
+            3..=4 => 2,
+            5..=MAX_PALETTE => 4,
+            _ => return None,
+        };
+        // Slot of each id; ids outside the palette map to a value with a bit
+        // above `bits` set, which `stray` collects.
+        let mut slot = [0x80u8; 256];
+        for (k, b) in palette.iter().enumerate() {
+            slot[b.0 as usize] = k as u8;
+        }
+        let per_word = 64 / bits as usize;
+        let mut stray = 0u8;
+        let words: Box<[u64]> = ids
+            .chunks_exact(per_word)
+            .map(|group| {
+                let mut w = 0u64;
+                for (k, b) in group.iter().enumerate() {
+                    let s = slot[b.0 as usize];
+                    stray |= s;
+                    w |= ((s & 0x0F) as u64) << (k as u32 * bits);
+                }
+                w
+            })
+            .collect();
+        (stray < 1 << bits).then_some(Self { bits, palette, words })
+    }
+
+    #[inline(always)]
+    fn slot(&self, index: usize) -> usize {
+        let bit = index * self.bits as usize;
+        ((self.words[bit / 64] >> (bit % 64)) & ((1u64 << self.bits) - 1)) as usize
+    }
+
+    #[inline(always)]
+    pub fn get_index(&self, index: usize) -> BlockId {
+        self.palette[self.slot(index)]
+    }
+
+    pub fn get(&self, x: usize, y: usize, z: usize) -> BlockId {
+        self.get_index(block_index(x, y, z))
+    }
+
+    /// The 32 ids of column (x, z), bottom first.
+    pub fn column(&self, x: usize, z: usize) -> [BlockId; CHUNK_SIZE] {
+        let base = block_index(x, 0, z);
+        std::array::from_fn(|y| self.get_index(base + y))
+    }
+
+    /// Writes ids `start..start + out.len()` (index order) into `out`.
+    pub fn unpack_range(&self, start: usize, out: &mut [BlockId]) {
+        for (k, o) in out.iter_mut().enumerate() {
+            *o = self.get_index(start + k);
+        }
+    }
+
+    pub fn heap_bytes(&self) -> usize {
+        self.words.len() * 8 + self.palette.len()
+    }
+
+    pub fn bits(&self) -> u32 {
+        self.bits
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::world::chunk::ChunkBlocks;
+
+    fn ids_with(types: usize, seed: u64) -> Vec<BlockId> {
+        let mut s = seed;
+        (0..CHUNK_VOLUME)
+            .map(|_| {
+                s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                BlockId(((s >> 33) % types as u64) as u8 * (31 / (types as u8 - 1)))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn packs_two_to_sixteen_types_and_reads_back_every_block() {
+        for types in [2, 3, 4, 5, 9, 16] {
+            let ids = ids_with(types, types as u64);
+            let counts = BlockCounts::tally(&ChunkBlocks::Dense(ids.clone().into()));
+            let p = PackedBlocks::pack(&ids, &counts).expect("packs");
+            let want_bits = match types {
+                2 => 1,
+                3 | 4 => 2,
+                _ => 4,
+            };
+            assert_eq!(p.bits(), want_bits, "{types} types");
+            assert_eq!(p.heap_bytes(), CHUNK_VOLUME * want_bits as usize / 8 + types);
+            for (i, &b) in ids.iter().enumerate() {
+                assert_eq!(p.get_index(i), b, "{types} types, block {i}");
+            }
+            let mut back = vec![BlockId::AIR; CHUNK_VOLUME];
+            p.unpack_range(0, &mut back);
+            assert_eq!(back, ids);
+            assert_eq!(p.column(3, 7)[..], ids[block_index(3, 0, 7)..block_index(3, 0, 7) + CHUNK_SIZE]);
+        }
+    }
+
+    #[test]
+    fn many_types_or_wrong_counts_stay_dense() {
+        let ids = ids_with(17, 1);
+        let counts = BlockCounts::tally(&ChunkBlocks::Dense(ids.clone().into()));
+        assert!(PackedBlocks::pack(&ids, &counts).is_none(), "17 types");
+        // Counts that miss a type present in the ids: refusing is the only safe answer.
+        let ids = ids_with(3, 2);
+        let mut counts = BlockCounts::tally(&ChunkBlocks::Dense(ids.clone().into()));
+        let missing = ids[0].0 as usize;
+        counts.0[missing] = 0;
+        counts.0[31] = 1;
+        assert!(PackedBlocks::pack(&ids, &counts).is_none(), "a type the counts do not list");
+    }
+}
