@@ -38,9 +38,9 @@ fn height(w: &WorldGen, x: i64, z: i64) -> i64 {
 const FROM: ChunkPos = ChunkPos { x: -4, y: -3, z: -4 };
 const TO: ChunkPos = ChunkPos { x: 3, y: 3, z: 3 };
 
-#[test]
-fn caves_open_between_3_and_25_percent_of_the_underground() {
-    let w = WorldGen::new(Preset::classic(), 42);
+/// The share of blocks under the surface that are cave air or lava.
+fn cave_share(preset: Preset) -> f64 {
+    let w = WorldGen::new(preset, 42);
     let chunks = generate(&w, FROM, TO);
     let (mut under, mut open) = (0u64, 0u64);
     for x in FROM.x as i64 * 32..(TO.x as i64 + 1) * 32 {
@@ -53,20 +53,39 @@ fn caves_open_between_3_and_25_percent_of_the_underground() {
             }
         }
     }
-    let share = open as f64 / under as f64;
-    assert!((0.03..=0.25).contains(&share), "{:.1} % of {under} underground blocks are cave", share * 100.0);
+    open as f64 / under as f64
+}
+
+fn no_caves() -> Preset {
+    let mut p = Preset::classic();
+    p.caves = None;
+    p
 }
 
 #[test]
-fn caves_reach_the_surface() {
-    let w = WorldGen::new(Preset::classic(), 42);
+fn caves_open_between_3_and_25_percent_of_the_underground() {
+    let share = cave_share(Preset::classic());
+    assert!((0.03..=0.25).contains(&share), "{:.1} % of the underground is cave", share * 100.0);
+}
+
+/// Negative control: without the density stage the share is (almost) zero,
+/// so the range above is not met by terrain alone (lakes and overhangs).
+#[test]
+fn the_share_check_fails_without_caves() {
+    let share = cave_share(no_caves());
+    assert!(share < 0.03, "{:.2} % open without caves", share * 100.0);
+}
+
+/// How many blocks at least 10 below their column's surface the sky reaches
+/// through air.
+fn deep_reachable(preset: Preset) -> usize {
+    let w = WorldGen::new(preset, 42);
     let chunks = generate(&w, FROM, TO);
     let (x0, x1) = (FROM.x as i64 * 32, (TO.x as i64 + 1) * 32);
     let (z0, z1) = (FROM.z as i64 * 32, (TO.z as i64 + 1) * 32);
     let (y0, y1) = (FROM.y as i64 * 32, (TO.y as i64 + 1) * 32);
     // From every open block just above the surface, through air, down into
-    // the rock: how many blocks at least 10 below their column's surface
-    // can the sky reach?
+    // the rock.
     let mut seen = std::collections::HashSet::new();
     let mut queue = VecDeque::new();
     for x in x0..x1 {
@@ -93,7 +112,20 @@ fn caves_reach_the_surface() {
             }
         }
     }
+    deep
+}
+
+#[test]
+fn caves_reach_the_surface() {
+    let deep = deep_reachable(Preset::classic());
     assert!(deep > 1000, "only {deep} cave blocks 10 or more below the surface connect to the sky");
+}
+
+/// Negative control: without caves nothing deep is reachable.
+#[test]
+fn the_reach_check_fails_without_caves() {
+    let deep = deep_reachable(no_caves());
+    assert!(deep <= 1000, "{deep} deep blocks reachable without caves");
 }
 
 /// Water blocks with cave air or lava right under them.
