@@ -5,6 +5,7 @@ pub mod backend;
 pub mod bench;
 pub mod cli;
 pub mod game;
+pub mod light;
 pub mod mesh;
 pub mod render;
 pub mod save;

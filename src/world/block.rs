@@ -22,8 +22,10 @@ pub struct BlockInfo {
     /// Collides with the player.
     pub solid: bool,
     pub liquid: bool,
-    /// Emitted block light, 0–15.
-    pub light: u8,
+    /// Emitted block light (red, green, blue), each 0–15.
+    pub light: [u8; 3],
+    /// Extra light lost passing through (leaves, water).
+    pub dims: u8,
     /// A cutout cube whose faces against its own kind are hidden (glass).
     pub cull_self: bool,
     /// Atlas tiles of the top, side and bottom faces (indices into [`TILES`]).
@@ -76,7 +78,8 @@ mod tests {
         assert!(BlockId::STONE.info().opaque() && BlockId::STONE.info().solid);
         assert!(!BlockId::AIR.info().opaque() && !BlockId::LEAVES.info().opaque());
         assert_eq!(BlockId::ROSE.info().shape, Shape::Cross);
-        assert_eq!(BlockId::TORCH.info().light, 14);
+        assert_eq!(BlockId::TORCH.info().light, [14, 11, 6]);
+        assert_eq!(BlockId::STONE.info().light, [0; 3]);
     }
 
     #[test]
@@ -120,7 +123,15 @@ mod tests {
         let cases = [
             (ok.replacen("(id: 2, name: \"dirt\"", "(id: 3, name: \"dirt\"", 1), "ids are dense"),
             (ok.replacen("name: \"sand\"", "name: \"stone\"", 1), "twice"),
-            (ok.replacen("light: 15, tiles: (all: \"lava\")", "light: 16, tiles: (all: \"lava\")", 1), "exceeds 15"),
+            (
+                ok.replacen(
+                    "light: (15, 8, 2), tiles: (all: \"lava\")",
+                    "light: (16, 8, 2), tiles: (all: \"lava\")",
+                    1,
+                ),
+                "exceeds 15",
+            ),
+            (ok.replacen("(id: 1, name: \"stone\",", "(id: 1, name: \"stone\", dims: 2,", 1), "dims applies"),
             (ok.replacen("tiles: (all: \"gravel\")", "tiles: (top: \"gravel\")", 1), "tiles must be"),
             (ok.replacen("name: \"air\", shape: None", "name: \"air\", shape: Cube", 1), "id 0 must be"),
         ];

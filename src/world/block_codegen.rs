@@ -58,8 +58,13 @@ pub struct Block {
     solid: bool,
     #[serde(default)]
     liquid: bool,
+    /// Emitted block light per colour channel (red, green, blue), 0–15.
     #[serde(default)]
-    light: u8,
+    light: [u8; 3],
+    /// Light lost passing through, beyond the one level every step costs
+    /// (leaves, water); only for blocks that let light through.
+    #[serde(default)]
+    dims: u8,
     #[serde(default)]
     cull_self: bool,
     #[serde(default)]
@@ -101,8 +106,14 @@ pub fn generate(ron_text: &str) -> Result<String, String> {
         if blocks[..i].iter().any(|o| o.name == b.name) {
             return Err(format!("block name `{}` appears twice", b.name));
         }
-        if b.light > 15 {
-            return Err(format!("block `{}`: light {} exceeds 15", b.name, b.light));
+        if b.light.iter().any(|&c| c > 15) {
+            return Err(format!("block `{}`: light {:?} exceeds 15", b.name, b.light));
+        }
+        if b.dims > 15 {
+            return Err(format!("block `{}`: dims {} exceeds 15", b.name, b.dims));
+        }
+        if b.dims > 0 && b.shape == Shape::Cube && b.layer == Layer::Opaque {
+            return Err(format!("block `{}`: dims applies to blocks light passes through", b.name));
         }
         if i == 0 && (b.name != "air" || b.shape != Shape::None || b.solid) {
             return Err("id 0 must be `air`: shape None, not solid".into());
@@ -124,8 +135,8 @@ pub fn generate(ron_text: &str) -> Result<String, String> {
         }
         let _ = writeln!(
             table,
-            "    BlockInfo {{ name: {:?}, shape: Shape::{:?}, layer: Layer::{:?}, solid: {}, liquid: {}, light: {}, cull_self: {}, tiles: [{}, {}, {}] }},",
-            b.name, b.shape, b.layer, b.solid, b.liquid, b.light, b.cull_self, idx[0], idx[1], idx[2]
+            "    BlockInfo {{ name: {:?}, shape: Shape::{:?}, layer: Layer::{:?}, solid: {}, liquid: {}, light: {:?}, dims: {}, cull_self: {}, tiles: [{}, {}, {}] }},",
+            b.name, b.shape, b.layer, b.solid, b.liquid, b.light, b.dims, b.cull_self, idx[0], idx[1], idx[2]
         );
         let _ = writeln!(consts, "    pub const {}: BlockId = BlockId({});", b.name.to_uppercase(), b.id);
     }
