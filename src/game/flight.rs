@@ -57,8 +57,23 @@ pub struct FlightReport {
     pub chunk_data_mib_final: f64,
     pub meshes_final: usize,
     pub mesh_mib_final: f64,
-    /// (seconds into the flight, MiB), one sample every 10 s: memory must stay flat.
-    pub rss_mib_samples: Vec<(f64, f64)>,
+    /// One sample every 10 s: memory must stay flat, and what is held
+    /// says where it went.
+    pub memory_samples: Vec<MemorySample>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct MemorySample {
+    /// Seconds into the flight.
+    pub t: f64,
+    pub rss_mib: f64,
+    pub chunks_loaded: usize,
+    pub chunk_data_mib: f64,
+    pub mesh_mib: f64,
+    /// Chunks queued for meshing, on the meshers or waiting for upload.
+    pub mesh_backlog: usize,
+    /// Chunk requests waiting in the generation service.
+    pub generation_queue: usize,
 }
 
 /// When memory is sampled during the flight, in seconds.
@@ -107,7 +122,7 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
     let first_view = load_all(&mut streamer, centre, &gpu, &mut renderer, Duration::from_secs(600))?;
     streamer.ready_latencies().clear();
     let rss_first_view = rss::resident_mib();
-    let mut rss_samples = Vec::new();
+    let mut samples = Vec::new();
     let mut rss_at_2_min = None;
     let generated_before = streamer.generated_total();
 
@@ -143,9 +158,18 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
             .map_err(|e| anyhow::anyhow!("waiting for the GPU: {e}"))?;
         frames.push(frame_start.elapsed().as_secs_f64() * 1e3);
         let t = t0.elapsed().as_secs_f64();
-        if t >= RSS_EVERY_S * (rss_samples.len() + 1) as f64 {
-            if let Some(m) = rss::resident_mib() {
-                rss_samples.push((t, m));
+        if t >= RSS_EVERY_S * (samples.len() + 1) as f64 {
+            if let Some(rss_mib) = rss::resident_mib() {
+                let counts = streamer.counts();
+                samples.push(MemorySample {
+                    t,
+                    rss_mib,
+                    chunks_loaded: counts.loaded,
+                    chunk_data_mib: streamer.data_bytes() as f64 / MIB,
+                    mesh_mib: renderer.gpu_bytes as f64 / MIB,
+                    mesh_backlog: counts.meshing,
+                    generation_queue: counts.queued,
+                });
             }
         }
         if rss_at_2_min.is_none() && t >= TWO_MINUTES_S {
@@ -176,7 +200,7 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
         rss_mib_at_2_min: rss_at_2_min,
         rss_mib_final: rss::resident_mib(),
         rss_mib_peak: rss::peak_resident_mib(),
-        rss_mib_samples: rss_samples,
+        memory_samples: samples,
         chunks_loaded_final: streamer.counts().loaded,
         chunk_data_mib_final: streamer.data_bytes() as f64 / MIB,
         meshes_final: renderer.mesh_count(),

@@ -1,6 +1,13 @@
-//! The mesh pipeline: chunks whose 26 neighbours are loaded go to the
-//! mesher threads; finished meshes are uploaded on the game thread within
-//! a per-frame byte and time budget. Every mesh carries the edit version of
+//! The mesh pipeline: chunks whose 26 neighbours are loaded wait in a
+//! queue of positions and go to the mesher threads a bounded number at a
+//! time; finished meshes are uploaded on the game thread within a
+//! per-frame byte and time budget.
+//!
+//! The bound is what keeps memory flat: a job holds its 27 chunks alive,
+//! so an unbounded job channel behind a fast flight kept evicted chunks
+//! (and meshes nobody would draw) in memory, and made the meshers work
+//! through positions long out of range. Queued positions hold nothing,
+//! and the neighbourhood is gathered only when a job is sent. Every mesh carries the edit version of
 //! its chunk, so a mesh made from blocks an edit has since changed is
 //! dropped when it comes back.
 
@@ -26,6 +33,11 @@ impl Default for Budget {
         Budget { upload_bytes: 4 << 20, upload_time: Duration::from_millis(4) }
     }
 }
+
+/// Jobs on the mesher threads plus finished meshes waiting for upload: a
+/// few frames of work for the meshers even at the slowest frame rates,
+/// while at most this many jobs' chunks are held beyond the store.
+pub const MAX_IN_PIPELINE: usize = 256;
 
 struct MeshJob {
     pos: ChunkPos,
@@ -68,6 +80,9 @@ pub struct MeshPipeline {
     /// Bumped by every edit of a chunk.
     versions: HashMap<ChunkPos, u64>,
     meshing: HashSet<ChunkPos>,
+    /// Ready to mesh, nearest-requested first; not yet sent.
+    queue: VecDeque<ChunkPos>,
+    queued: HashSet<ChunkPos>,
     /// Chunks in render range that are drawn, or known to need no mesh.
     meshed: HashSet<ChunkPos>,
     uploads: VecDeque<MeshDone>,
@@ -90,6 +105,8 @@ impl MeshPipeline {
         MeshPipeline {
             versions: HashMap::new(),
             meshing: HashSet::new(),
+            queue: VecDeque::new(),
+            queued: HashSet::new(),
             meshed: HashSet::new(),
             uploads: VecDeque::new(),
             asked_at: HashMap::new(),
@@ -103,6 +120,8 @@ impl MeshPipeline {
     /// Forgets everything outside render range `r` of `centre`.
     pub fn retain(&mut self, centre: ChunkPos, r: i32) {
         self.meshed.retain(|p| within(*p, centre, r));
+        self.queue.retain(|p| within(*p, centre, r));
+        self.queued.retain(|p| within(*p, centre, r));
         self.uploads.retain(|m| within(m.pos, centre, r));
         self.asked_at.retain(|p, _| within(*p, centre, r));
     }
@@ -112,9 +131,9 @@ impl MeshPipeline {
         self.asked_at.entry(pos).or_insert(t);
     }
 
-    /// Meshed, on the mesher threads, or queued for upload.
+    /// Meshed, waiting to be sent, on the mesher threads, or queued for upload.
     pub fn is_settled_or_busy(&self, pos: ChunkPos) -> bool {
-        self.meshed.contains(&pos) || self.meshing.contains(&pos)
+        self.meshed.contains(&pos) || self.meshing.contains(&pos) || self.queued.contains(&pos)
     }
 
     pub fn is_meshed(&self, pos: ChunkPos) -> bool {
@@ -126,12 +145,28 @@ impl MeshPipeline {
         self.meshed.insert(pos);
     }
 
-    /// Sends a chunk and its neighbours (z, y, x order) to the meshers.
-    pub fn submit(&mut self, pos: ChunkPos, chunks: Vec<Arc<Chunk>>) {
-        let version = self.versions.get(&pos).copied().unwrap_or(0);
-        if let Some(tx) = &self.jobs {
-            if tx.send(MeshJob { pos, version, chunks }).is_ok() {
-                self.meshing.insert(pos);
+    /// Queues a chunk whose neighbours are all loaded for meshing.
+    pub fn enqueue(&mut self, pos: ChunkPos) {
+        if self.queued.insert(pos) {
+            self.queue.push_back(pos);
+        }
+    }
+
+    /// Sends queued chunks to the meshers while fewer than
+    /// [`MAX_IN_PIPELINE`] are meshing or waiting for upload.
+    /// `neighbourhood` gives a chunk and its 26 neighbours (z, y, x order)
+    /// if all are still loaded; a chunk whose neighbours have left is
+    /// dropped (it is queued again if it comes back into range).
+    pub fn dispatch(&mut self, mut neighbourhood: impl FnMut(ChunkPos) -> Option<Vec<Arc<Chunk>>>) {
+        while self.meshing.len() + self.uploads.len() < MAX_IN_PIPELINE {
+            let Some(pos) = self.queue.pop_front() else { break };
+            self.queued.remove(&pos);
+            let Some(chunks) = neighbourhood(pos) else { continue };
+            let version = self.versions.get(&pos).copied().unwrap_or(0);
+            if let Some(tx) = &self.jobs {
+                if tx.send(MeshJob { pos, version, chunks }).is_ok() {
+                    self.meshing.insert(pos);
+                }
             }
         }
     }
@@ -199,9 +234,9 @@ impl MeshPipeline {
         self.meshed.len()
     }
 
-    /// Meshing or waiting for upload.
+    /// Queued, meshing or waiting for upload.
     pub fn pending(&self) -> usize {
-        self.meshing.len() + self.uploads.len()
+        self.queue.len() + self.meshing.len() + self.uploads.len()
     }
 
     #[cfg(debug_assertions)]
@@ -216,5 +251,41 @@ impl Drop for MeshPipeline {
         for w in self.workers.drain(..) {
             let _ = w.join();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::world::block::BlockId;
+    use crate::world::chunk::{BlockCounts, ChunkBlocks};
+
+    fn stone(pos: ChunkPos) -> Arc<Chunk> {
+        Arc::new(Chunk {
+            pos,
+            blocks: ChunkBlocks::Uniform(BlockId::STONE),
+            counts: BlockCounts::uniform(BlockId::STONE),
+        })
+    }
+
+    #[test]
+    fn only_a_bounded_number_of_jobs_hold_chunks() {
+        let mut m = MeshPipeline::spawn();
+        let queued = 3 * MAX_IN_PIPELINE;
+        for x in 0..queued as i32 {
+            m.enqueue(ChunkPos::new(x, 0, 0));
+            m.enqueue(ChunkPos::new(x, 0, 0));
+        }
+        assert_eq!(m.pending(), queued, "a position is queued once");
+        let mut gathered = 0;
+        m.dispatch(|p| {
+            gathered += 1;
+            Some(vec![stone(p); 27])
+        });
+        assert_eq!(gathered, MAX_IN_PIPELINE, "neighbourhoods are gathered only for jobs sent");
+        assert_eq!(m.pending(), queued);
+        // Out of range, the queue forgets positions without meshing them.
+        m.retain(ChunkPos::new(0, 0, 0), 2);
+        assert!(m.pending() <= MAX_IN_PIPELINE + 3, "{}", m.pending());
     }
 }

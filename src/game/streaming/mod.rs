@@ -188,18 +188,13 @@ impl ChunkStreamer {
             self.meshes.settle_empty(pos);
             return;
         }
-        let Some(chunks) = self.neighbourhood(pos) else { return };
+        let Some(chunks) = gather(&self.store, pos) else { return };
         let opaque = |c: &Chunk| matches!(c.blocks, ChunkBlocks::Uniform(b) if b.info().opaque());
         if opaque(&chunks[13]) && [4, 10, 12, 14, 16, 22].iter().all(|&i| opaque(&chunks[i])) {
             self.meshes.settle_empty(pos);
             return;
         }
-        self.meshes.submit(pos, chunks);
-    }
-
-    /// The chunk and its 26 neighbours, if all are loaded.
-    fn neighbourhood(&self, pos: ChunkPos) -> Option<Vec<Arc<Chunk>>> {
-        neighbourhood(pos).map(|p| self.store.get(p).cloned()).collect()
+        self.meshes.enqueue(pos);
     }
 
     /// The block at `pos`, if its chunk is loaded.
@@ -223,7 +218,7 @@ impl ChunkStreamer {
             if !within(c, self.centre, self.render_distance) {
                 continue;
             }
-            match self.neighbourhood(c) {
+            match gather(&self.store, c) {
                 Some(chunks) => {
                     let mesh = mesh_of(&chunks);
                     if mesh.is_empty() {
@@ -281,6 +276,8 @@ impl ChunkStreamer {
         let complete = self.is_complete();
         self.requests.rewind_if_stalled(complete);
 
+        let store = &self.store;
+        self.meshes.dispatch(|p| gather(store, p));
         let store = &mut self.store;
         let (centre, r) = (self.centre, self.render_distance);
         self.meshes.upload(centre, r, gpu, renderer, budget, |p| store.mark_meshed(p));
@@ -331,4 +328,9 @@ impl ChunkStreamer {
     pub fn ready_latencies(&mut self) -> &mut Vec<Duration> {
         &mut self.meshes.ready_latencies
     }
+}
+
+/// A chunk and its 26 neighbours, if all are loaded.
+fn gather(store: &ChunkStore, pos: ChunkPos) -> Option<Vec<Arc<Chunk>>> {
+    neighbourhood(pos).map(|p| store.get(p).cloned()).collect()
 }
