@@ -6,6 +6,7 @@ pub mod bench;
 pub mod cli;
 pub mod game;
 pub mod light;
+pub mod map;
 pub mod mesh;
 pub mod render;
 pub mod save;

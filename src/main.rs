@@ -5,7 +5,7 @@ use blockworld::backend::cpu::CpuBackend;
 use blockworld::backend::fallback::FallbackBackend;
 use blockworld::backend::{self, BackendKind};
 use blockworld::bench::{gen, report};
-use blockworld::cli::args::{parse_block_pos, parse_chunk_pos, parse_counts, parse_size, parse_vec3};
+use blockworld::cli::args::{parse_block_pos, parse_chunk_pos, parse_counts, parse_size, parse_vec3, parse_xz};
 use blockworld::cli::region_hash::region_hash;
 use blockworld::cli::world_cmd;
 use blockworld::game::engine::{Engine, GpuDevice};
@@ -139,6 +139,27 @@ enum Command {
         /// Render a saved world DIR, its edits applied (its seed and preset replace --seed and --preset).
         #[arg(long = "world", value_name = "DIR")]
         world_dir: Option<PathBuf>,
+    },
+    /// A top-down map of a world from its heightmaps (biomes, relief, water), as a PNG.
+    Map {
+        #[command(flatten)]
+        world: WorldArgs,
+        /// Centre of the map, block coordinates X,Z.
+        #[arg(long, value_parser = parse_xz, allow_hyphen_values = true, default_value = "0,0")]
+        center: [i64; 2],
+        /// Edge of the square area shown, in blocks.
+        #[arg(long, default_value_t = 4096)]
+        size: u32,
+        /// Blocks per pixel.
+        #[arg(long, default_value_t = 1)]
+        scale: u32,
+        #[arg(long, value_enum, default_value = "shaded")]
+        layer: blockworld::map::Layer,
+        #[arg(long)]
+        out: PathBuf,
+        /// Also print biome shares and height statistics as JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// Benchmarks.
     Bench {
@@ -421,6 +442,19 @@ fn run() -> Result<()> {
             println!("{}  {} chunks", r.digest, r.chunks);
             if counts {
                 println!("{}", r.counts_json());
+            }
+            Ok(())
+        }
+        Some(Command::Map { world, center, size, scale, layer, out, json }) => {
+            let w = load_world(&world)?;
+            let opts = blockworld::map::MapOptions { center, size, scale, layer };
+            let map = blockworld::map::render(&w, &opts)?;
+            let png = blockworld::map::encode_png(&map).context("encoding the map")?;
+            std::fs::write(&out, png).with_context(|| format!("writing {}", out.display()))?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&map.stats)?);
+            } else {
+                eprintln!("wrote {} ({}×{} pixels)", out.display(), map.width, map.height);
             }
             Ok(())
         }

@@ -156,3 +156,36 @@ fn bench_edit_reports_edit_to_visible_latency() {
     assert!(median > 0.0 && p99 >= median, "{v}");
     assert_clean_failure(&run(&["bench", "edit", "--count", "0"]), "count");
 }
+
+#[test]
+fn map_writes_a_png_and_its_statistics() {
+    let dir = std::env::temp_dir().join(format!("blockworld-map-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("map.png");
+    let o = run(&[
+        "map",
+        "--seed",
+        "7",
+        "--center",
+        "-500,300",
+        "--size",
+        "256",
+        "--scale",
+        "2",
+        "--out",
+        out.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let png = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&out).unwrap())).read_info().unwrap();
+    assert_eq!((png.info().width, png.info().height), (128, 128));
+    let stats: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON on stdout");
+    let shares: f64 = stats["biome_shares"].as_array().unwrap().iter().map(|b| b["share"].as_f64().unwrap()).sum();
+    assert!((shares - 1.0).abs() < 1e-9, "{shares}");
+    assert!(stats["height_min"].as_i64() <= stats["height_max"].as_i64());
+    assert_clean_failure(&run(&["map", "--size", "0", "--out", out.to_str().unwrap()]), "--size");
+    assert_clean_failure(&run(&["map", "--center", "5", "--out", out.to_str().unwrap()]), "X,Z");
+    let missing = dir.join("no/such/dir/map.png");
+    assert_clean_failure(&run(&["map", "--size", "64", "--out", missing.to_str().unwrap()]), "writing");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -62,6 +62,13 @@ pub fn parse_counts(s: &str) -> Result<Vec<usize>, String> {
 }
 
 /// Parses `WxH`.
+/// `X,Z` block coordinates (a map centre).
+pub fn parse_xz(s: &str) -> Result<[i64; 2], String> {
+    let (x, z) = s.split_once(',').ok_or_else(|| format!("`{s}` is not X,Z (two integers separated by a comma)"))?;
+    let n = |p: &str| p.trim().parse::<i64>().map_err(|e| format!("`{p}` in `{s}` is not an integer: {e}"));
+    Ok([n(x)?, n(z)?])
+}
+
 pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
     let (w, h) = s.split_once(['x', 'X']).ok_or_else(|| format!("`{s}` is not WIDTHxHEIGHT"))?;
     let n = |p: &str| match p.trim().parse::<u32>() {
@@ -82,6 +89,9 @@ mod tests {
         assert!(parse_chunk_pos("1,2").unwrap_err().contains("X,Y,Z"));
         assert!(parse_chunk_pos("1,2,x").unwrap_err().contains("`x`"));
         assert!(parse_chunk_pos("1,2,99999999999").is_err());
+        assert_eq!(parse_xz("-300, 12").unwrap(), [-300, 12]);
+        assert!(parse_xz("12").unwrap_err().contains("X,Z"));
+        assert!(parse_xz("1,z").unwrap_err().contains("`z`"));
         assert_eq!(parse_counts("16,24").unwrap(), vec![16, 24]);
         assert!(parse_counts("16,0").is_err());
         assert_eq!(parse_size("640x480").unwrap(), (640, 480));

@@ -1,0 +1,258 @@
+//! `blockworld map`: a top-down map of a world from the heightmap stage
+//! alone (no chunk is filled), the way players choose seeds with map
+//! viewers. One pixel is `scale` blocks; each pixel shows the column at
+//! its north-west corner.
+//!
+//! Layers: `biome` (the colour of each biome's top block, water over
+//! sunken ground), `height` (grey from the lowest to the highest column)
+//! and `shaded` (the biome colours lit from the north-west).
+
+pub mod colour;
+
+use crate::world::block::BlockId;
+use crate::world::coords::{column_index, ColumnPos, CHUNK_SIZE_I64};
+use crate::worldgen::heightmap::Heightmap;
+use crate::worldgen::WorldGen;
+use colour::Palette;
+use rayon::prelude::*;
+use std::collections::HashMap;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Layer {
+    Biome,
+    Height,
+    Shaded,
+}
+
+#[derive(Clone, Debug)]
+pub struct MapOptions {
+    /// Block coordinates of the map's centre.
+    pub center: [i64; 2],
+    /// Edge of the square area, in blocks.
+    pub size: u32,
+    /// Blocks per pixel.
+    pub scale: u32,
+    pub layer: Layer,
+}
+
+/// The largest map edge in pixels: 16384² RGB is 768 MiB.
+pub const MAX_PIXELS: u32 = 16384;
+
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum MapError {
+    #[error("--size must be at least 1 block")]
+    EmptySize,
+    #[error("--scale must be at least 1 block per pixel")]
+    ZeroScale,
+    #[error("the map would be {0} pixels wide; the limit is {MAX_PIXELS} (raise --scale)")]
+    TooLarge(u32),
+    #[error("--center {0},{1} is out of the world's range (±2³⁰ blocks)")]
+    OutOfRange(i64, i64),
+}
+
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct BiomeShare {
+    pub biome: String,
+    pub share: f64,
+}
+
+/// What a map shows, in numbers.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct MapStats {
+    pub width: u32,
+    pub height: u32,
+    pub columns_sampled: u64,
+    /// Every biome of the preset, in preset order, with its share of the
+    /// sampled columns.
+    pub biome_shares: Vec<BiomeShare>,
+    pub height_min: i32,
+    pub height_max: i32,
+    pub height_mean: f64,
+    pub height_p50: i32,
+    pub height_p99: i32,
+    /// Share of sampled columns whose ground lies below the water level.
+    pub water_share: f64,
+}
+
+pub struct Map {
+    pub width: u32,
+    pub height: u32,
+    /// RGB, rows from north (−z) to south, columns from west (−x) to east.
+    pub rgb: Vec<u8>,
+    pub stats: MapStats,
+}
+
+/// One sampled column: ground height and biome index.
+#[derive(Clone, Copy)]
+struct Sample {
+    h: i32,
+    biome: u8,
+}
+
+const WORLD_LIMIT: i64 = 1 << 30;
+
+pub fn render(world: &WorldGen, opts: &MapOptions) -> Result<Map, MapError> {
+    if opts.size == 0 {
+        return Err(MapError::EmptySize);
+    }
+    if opts.scale == 0 {
+        return Err(MapError::ZeroScale);
+    }
+    let [cx, cz] = opts.center;
+    if cx.abs() > WORLD_LIMIT || cz.abs() > WORLD_LIMIT {
+        return Err(MapError::OutOfRange(cx, cz));
+    }
+    let px = opts.size.div_ceil(opts.scale);
+    if px > MAX_PIXELS {
+        return Err(MapError::TooLarge(px));
+    }
+    // One extra row and column to the south-east for the shading slopes.
+    let (w, h) = (px as usize, px as usize);
+    let origin = [cx - opts.size as i64 / 2, cz - opts.size as i64 / 2];
+    let block = |i: usize, j: usize| {
+        [origin[0] + (i * opts.scale as usize) as i64, origin[1] + (j * opts.scale as usize) as i64]
+    };
+    let samples = sample(world, w + 1, h + 1, block);
+    let at = |i: usize, j: usize| samples[j * (w + 1) + i];
+
+    let palette = Palette::from_atlas();
+    let p = &world.params;
+    let water_level = p.water_level;
+    let water = palette.top(BlockId::WATER);
+    let inner = || (0..h).flat_map(move |j| (0..w).map(move |i| (i, j)));
+    let (lo, hi) = inner().fold((i32::MAX, i32::MIN), |(lo, hi), (i, j)| (lo.min(at(i, j).h), hi.max(at(i, j).h)));
+    let mut rgb = Vec::with_capacity(w * h * 3);
+    for (i, j) in inner() {
+        let s = at(i, j);
+        let ground = palette.top(BlockId(p.biome_top[s.biome as usize] as u8));
+        let c = match opts.layer {
+            Layer::Height => colour::grey(s.h, lo, hi),
+            Layer::Biome | Layer::Shaded => {
+                let lit = if opts.layer == Layer::Shaded {
+                    let per_block = opts.scale as f32;
+                    let dx = (at(i + 1, j).h - s.h) as f32 / per_block;
+                    let dz = (at(i, j + 1).h - s.h) as f32 / per_block;
+                    colour::hillshade(dx, dz)
+                } else {
+                    1.0
+                };
+                if s.h < water_level {
+                    colour::water(water, water_level - s.h)
+                } else {
+                    ground.map(|c| c * lit)
+                }
+            }
+        };
+        rgb.extend_from_slice(&colour::to_bytes(c));
+    }
+
+    let mut heights: Vec<i32> = inner().map(|(i, j)| at(i, j).h).collect();
+    heights.sort_unstable();
+    let n = heights.len() as f64;
+    let mut per_biome: HashMap<u8, u64> = HashMap::new();
+    for (i, j) in inner() {
+        *per_biome.entry(at(i, j).biome).or_default() += 1;
+    }
+    let biome_shares = world
+        .preset
+        .biomes
+        .iter()
+        .enumerate()
+        .map(|(b, def)| BiomeShare {
+            biome: def.name.clone(),
+            share: per_biome.get(&(b as u8)).copied().unwrap_or(0) as f64 / n,
+        })
+        .collect();
+    let pct = |q: f64| heights[((heights.len() - 1) as f64 * q).round() as usize];
+    let stats = MapStats {
+        width: px,
+        height: px,
+        columns_sampled: heights.len() as u64,
+        biome_shares,
+        height_min: lo,
+        height_max: hi,
+        height_mean: heights.iter().map(|&h| h as f64).sum::<f64>() / n,
+        height_p50: pct(0.5),
+        height_p99: pct(0.99),
+        water_share: heights.iter().filter(|&&h| h < water_level).count() as f64 / n,
+    };
+    Ok(Map { width: px, height: px, rgb, stats })
+}
+
+/// Heights and biomes at `block(i, j)` for a `w` × `h` grid, computing
+/// each chunk column's heightmap once (on the rayon pool) and only for
+/// columns the grid touches.
+fn sample(world: &WorldGen, w: usize, h: usize, block: impl Fn(usize, usize) -> [i64; 2] + Sync) -> Vec<Sample> {
+    let col_of = |b: [i64; 2]| ColumnPos {
+        x: b[0].div_euclid(CHUNK_SIZE_I64) as i32,
+        z: b[1].div_euclid(CHUNK_SIZE_I64) as i32,
+    };
+    let mut columns: Vec<ColumnPos> =
+        (0..h).flat_map(|j| (0..w).map(move |i| (i, j))).map(|(i, j)| col_of(block(i, j))).collect();
+    columns.sort_unstable_by_key(|c| (c.z, c.x));
+    columns.dedup();
+    let maps: HashMap<ColumnPos, Heightmap> = columns.par_iter().map(|&c| (c, world.compute_heightmap(c))).collect();
+    (0..h)
+        .into_par_iter()
+        .flat_map_iter(|j| {
+            let (maps, block) = (&maps, &block);
+            (0..w).map(move |i| {
+                let b = block(i, j);
+                let hm = &maps[&col_of(b)];
+                let k =
+                    column_index(b[0].rem_euclid(CHUNK_SIZE_I64) as usize, b[1].rem_euclid(CHUNK_SIZE_I64) as usize);
+                Sample { h: hm.heights[k], biome: hm.biomes[k] }
+            })
+        })
+        .collect()
+}
+
+/// Encodes a map as an RGB PNG.
+pub fn encode_png(map: &Map) -> Result<Vec<u8>, png::EncodingError> {
+    let mut out = Vec::new();
+    {
+        let mut enc = png::Encoder::new(&mut out, map.width, map.height);
+        enc.set_color(png::ColorType::Rgb);
+        enc.set_depth(png::BitDepth::Eight);
+        let mut writer = enc.write_header()?;
+        writer.write_image_data(&map.rgb)?;
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::worldgen::Preset;
+
+    fn world() -> WorldGen {
+        WorldGen::new(Preset::load("classic").expect("bundled"), 42)
+    }
+
+    #[test]
+    fn a_map_pixel_is_the_column_the_game_generates() {
+        let w = world();
+        let opts = MapOptions { center: [100, -40], size: 64, scale: 1, layer: Layer::Height };
+        let map = render(&w, &opts).expect("map");
+        assert_eq!((map.width, map.height, map.rgb.len()), (64, 64, 64 * 64 * 3));
+        let (lo, hi) = (map.stats.height_min, map.stats.height_max);
+        let corner = w.compute_heightmap(ColumnPos { x: 2, z: -3 }).heights[column_index(4, 24)];
+        // Block (68, -72) is pixel (0, 0): centre minus half the size.
+        let grey = colour::to_bytes(colour::grey(corner, lo, hi));
+        assert_eq!(&map.rgb[..3], &grey, "the north-west pixel shows column (68, -72)");
+        let shares: f64 = map.stats.biome_shares.iter().map(|s| s.share).sum();
+        assert!((shares - 1.0).abs() < 1e-9, "biome shares sum to one: {shares}");
+    }
+
+    #[test]
+    fn bad_sizes_are_refused_with_a_reason() {
+        let w = world();
+        let o = |size, scale| MapOptions { center: [0, 0], size, scale, layer: Layer::Biome };
+        assert_eq!(render(&w, &o(0, 1)).err(), Some(MapError::EmptySize));
+        assert_eq!(render(&w, &o(64, 0)).err(), Some(MapError::ZeroScale));
+        assert_eq!(render(&w, &o(1 << 20, 1)).err(), Some(MapError::TooLarge(1 << 20)));
+        let far = MapOptions { center: [i64::MAX, 0], size: 64, scale: 1, layer: Layer::Biome };
+        assert!(matches!(render(&w, &far), Err(MapError::OutOfRange(..))));
+    }
+}
