@@ -187,6 +187,17 @@ impl LightMap {
         own
     }
 
+    /// Raises a cell to at least its own light; true if that changed it.
+    fn restore_own(&mut self, world: &impl BlockSource, c: Cell) -> bool {
+        let own = self.own_light(world, c, props(Self::block(world, c)));
+        let l = self.light(c);
+        let raised = own.max(l);
+        if raised != l {
+            self.set(c, raised);
+        }
+        raised != l
+    }
+
     /// Lights a newly loaded chunk (its blocks already in `world`) and lets
     /// its light flow into the lit chunks around it.
     pub fn add_chunk(&mut self, world: &impl BlockSource, pos: ChunkPos) {
@@ -273,10 +284,7 @@ impl LightMap {
             let mut top = Vec::new();
             for_face(below, 2, |c| top.push(c));
             for c in top {
-                let own = self.own_light(world, c, props(Self::block(world, c)));
-                let l = self.light(c);
-                if own.max(l) != l {
-                    self.set(c, own.max(l));
+                if self.restore_own(world, c) {
                     queue.push_back(c);
                 }
             }
@@ -304,11 +312,7 @@ impl LightMap {
         let mut queue = VecDeque::new();
         self.remove(world, removed, &mut queue);
         // The changed block may now let light through or give its own.
-        let own = self.own_light(world, c, props(Self::block(world, c)));
-        let l = self.light(c);
-        if own.max(l) != l {
-            self.set(c, own.max(l));
-        }
+        self.restore_own(world, c);
         queue.push_back(c);
         for d in 0..6 {
             queue.push_back(c.step(d));
@@ -347,10 +351,7 @@ impl LightMap {
             }
         }
         for n in sources {
-            let own = self.own_light(world, n, props(Self::block(world, n)));
-            let l = self.light(n);
-            if own.max(l) != l {
-                self.set(n, own.max(l));
+            if self.restore_own(world, n) {
                 queue.push_back(n);
             }
         }

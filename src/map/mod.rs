@@ -150,9 +150,9 @@ pub fn render(world: &WorldGen, opts: &MapOptions) -> Result<Map, MapError> {
     let mut heights: Vec<i32> = inner().map(|(i, j)| at(i, j).h).collect();
     heights.sort_unstable();
     let n = heights.len() as f64;
-    let mut per_biome: HashMap<u8, u64> = HashMap::new();
+    let mut per_biome = [0u64; 256];
     for (i, j) in inner() {
-        *per_biome.entry(at(i, j).biome).or_default() += 1;
+        per_biome[at(i, j).biome as usize] += 1;
     }
     let biome_shares = world
         .preset
@@ -161,7 +161,7 @@ pub fn render(world: &WorldGen, opts: &MapOptions) -> Result<Map, MapError> {
         .enumerate()
         .map(|(b, def)| BiomeShare {
             biome: def.name.clone(),
-            share: per_biome.get(&(b as u8)).copied().unwrap_or(0) as f64 / n,
+            share: per_biome.get(b).copied().unwrap_or(0) as f64 / n,
         })
         .collect();
     let pct = |q: f64| heights[((heights.len() - 1) as f64 * q).round() as usize];
