@@ -6,7 +6,8 @@ use blockworld::mesh::{mesh_chunk, Neighbourhood};
 use blockworld::render::camera::Camera;
 use blockworld::render::gpu::Gpu;
 use blockworld::render::offscreen::{self, OffscreenTarget};
-use blockworld::render::world_renderer::WorldRenderer;
+use blockworld::render::sky::{sky_at, NOON};
+use blockworld::render::world_renderer::{ViewParams, WorldRenderer};
 use blockworld::world::block::{BlockId, Shape};
 use blockworld::world::chunk::{BlockCounts, Chunk, ChunkBlocks};
 use blockworld::world::coords::{block_index, ChunkPos, CHUNK_VOLUME};
@@ -54,7 +55,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         far: 200.0,
     };
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
-    renderer.render(&gpu, &mut encoder, &target.view, size, &camera, 150.0);
+    let view = ViewParams { fog_end: 150.0, sky: sky_at(NOON), seconds: 0.0 };
+    renderer.render(&gpu, &mut encoder, &target.view, size, &camera, &view);
     target.copy_out(&mut encoder);
     gpu.queue.submit([encoder.finish()]);
     offscreen::write_png(std::path::Path::new(&out), size, &target.read_rgba(&gpu)?)?;

@@ -8,6 +8,7 @@ use blockworld::bench::{gen, report};
 use blockworld::cli::args::{parse_block_pos, parse_chunk_pos, parse_counts, parse_size, parse_vec3, parse_xz};
 use blockworld::cli::region_hash::region_hash;
 use blockworld::cli::world_cmd;
+use blockworld::game::clock::parse_time_of_day;
 use blockworld::game::engine::{Engine, GpuDevice};
 use blockworld::game::headless::{screenshot, ScreenshotOptions};
 use blockworld::game::settings::Settings;
@@ -65,6 +66,10 @@ struct PlayArgs {
     /// (default: the last world played, under the user's data directory).
     #[arg(long = "world", value_name = "DIR")]
     world_dir: Option<PathBuf>,
+    /// Time of day at start, 0..1 (0 midnight, 0.5 noon; default: the
+    /// world's saved time). T speeds time up while held.
+    #[arg(long, value_parser = parse_time_of_day)]
+    time: Option<f64>,
 }
 
 impl Default for PlayArgs {
@@ -77,6 +82,7 @@ impl Default for PlayArgs {
             size: (1280, 720),
             exit_after: None,
             world_dir: None,
+            time: None,
         }
     }
 }
@@ -139,6 +145,9 @@ enum Command {
         /// Render a saved world DIR, its edits applied (its seed and preset replace --seed and --preset).
         #[arg(long = "world", value_name = "DIR")]
         world_dir: Option<PathBuf>,
+        /// Time of day, 0..1: 0 midnight, 0.25 sunrise, 0.5 noon, 0.75 sunset.
+        #[arg(long, default_value_t = 0.5, value_parser = parse_time_of_day)]
+        time: f64,
     },
     /// A top-down map of a world from its heightmaps (biomes, relief, water), as a PNG.
     Map {
@@ -266,6 +275,9 @@ enum BenchCommand {
         size: (u32, u32),
         #[arg(long)]
         json: bool,
+        /// Time of day, 0..1: 0 midnight, 0.25 sunrise, 0.5 noon, 0.75 sunset.
+        #[arg(long, default_value_t = 0.5, value_parser = parse_time_of_day)]
+        time: f64,
     },
     /// Edit-to-visible latency: break and place blocks near the spawn point.
     Edit {
@@ -378,6 +390,7 @@ fn play(args: PlayArgs) -> Result<()> {
         dump_state: args.dump_state,
         size: args.size,
         exit_after: args.exit_after.map(std::time::Duration::from_secs_f64),
+        time_of_day: args.time,
     })
 }
 
@@ -469,6 +482,7 @@ fn run() -> Result<()> {
             backend,
             timeout,
             world_dir,
+            time,
         }) => {
             let saved = world_dir.as_deref().map(WorldFile::open).transpose()?;
             let (w, edits) = match &saved {
@@ -487,6 +501,7 @@ fn run() -> Result<()> {
                 gpu_device,
                 timeout: std::time::Duration::from_secs(timeout),
                 edits,
+                time_of_day: time,
             };
             let r = screenshot(w, &opts)?;
             println!(
@@ -518,7 +533,7 @@ fn run() -> Result<()> {
             Ok(())
         }
         Some(Command::Bench {
-            which: BenchCommand::Flight { world, seconds, render_distance, backend, size, json },
+            which: BenchCommand::Flight { world, seconds, render_distance, backend, size, json, time },
         }) => {
             if !(seconds.is_finite() && seconds > 0.0 && seconds <= 3600.0) {
                 bail!("--seconds must be between 0 and 3600");
@@ -532,8 +547,14 @@ fn run() -> Result<()> {
             let mut reports = Vec::new();
             for run in runs {
                 let (engine, gpu_device) = run.split();
-                let opts =
-                    blockworld::game::flight::FlightOptions { seconds, render_distance, size, engine, gpu_device };
+                let opts = blockworld::game::flight::FlightOptions {
+                    seconds,
+                    render_distance,
+                    size,
+                    engine,
+                    gpu_device,
+                    time_of_day: time,
+                };
                 match blockworld::game::flight::fly(load_world(&world)?, &opts) {
                     Ok(r) => reports.push(r),
                     Err(e) if backend == FlightBackend::All && run == EngineArg::Gpu => eprintln!("gpu: skipped — {e}"),

@@ -1,6 +1,6 @@
 //! The screenshot command on this machine's software Vulkan (lavapipe):
 //! the picture must be a real view of the world — sky above, terrain below,
-//! several block colours.
+//! several block colours — and day, night and fog must look right.
 
 use std::process::Command;
 
@@ -36,8 +36,8 @@ fn screenshot_shows_sky_terrain_and_several_blocks() {
         [px[i] as i32, px[i + 1] as i32, px[i + 2] as i32]
     };
     let sky = at(w / 2, 2);
-    // The sky colour (158, 199, 242) ± a little.
-    let is_sky = |c: [i32; 3]| (c[0] - 158).abs() < 12 && (c[1] - 199).abs() < 12 && (c[2] - 242).abs() < 12;
+    // The noon sky: a bright blue, lighter toward the horizon.
+    let is_sky = |c: [i32; 3]| c[2] >= 215 && c[1] >= 150 && c[2] > c[0] + 30;
     assert!(is_sky(sky), "top of the image is not sky: {sky:?}");
     // Mountains may rise into the top edge; most of it is still sky.
     let top: Vec<[i32; 3]> = (0..h / 20).flat_map(|y| (0..w).map(move |x| (x, y))).map(|(x, y)| at(x, y)).collect();
@@ -56,4 +56,67 @@ fn screenshot_shows_sky_terrain_and_several_blocks() {
     let distinct = buckets.values().filter(|&&n| n * 200 > lower.len()).count();
     assert!(distinct >= 4, "only {distinct} distinct colours in the terrain: {buckets:?}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Renders a view and returns its pixels as RGB rows.
+fn shot(name: &str, args: &[&str]) -> (u32, u32, Vec<[i32; 3]>) {
+    let dir = std::env::temp_dir().join(format!("blockworld-shot-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("shot.png");
+    let o = Command::new(env!("CARGO_BIN_EXE_blockworld"))
+        .args(["screenshot", "--size", "320x180", "--out"])
+        .arg(&out)
+        .args(args)
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "screenshot failed: {}", String::from_utf8_lossy(&o.stderr));
+    let (w, h, px) = decode(&out);
+    let _ = std::fs::remove_dir_all(&dir);
+    (w, h, px.chunks(4).map(|p| [p[0] as i32, p[1] as i32, p[2] as i32]).collect())
+}
+
+fn mean_luma(px: &[[i32; 3]]) -> f64 {
+    px.iter().map(|c| 0.2126 * c[0] as f64 + 0.7152 * c[1] as f64 + 0.0722 * c[2] as f64).sum::<f64>() / px.len() as f64
+}
+
+#[test]
+fn midnight_is_much_darker_than_noon() {
+    let view = ["--seed", "42", "--render-distance", "3"];
+    let (_, _, noon) = shot("noon", &[&view[..], &["--time", "0.5"]].concat());
+    let (_, _, night) = shot("night", &[&view[..], &["--time", "0"]].concat());
+    let (day, dark) = (mean_luma(&noon), mean_luma(&night));
+    assert!(dark < 0.3 * day, "midnight mean brightness {dark:.1} against {day:.1} at noon");
+    assert!(dark > 2.0, "the night is not pitch black: the moon and stars light it ({dark:.1})");
+}
+
+/// From high above, the edge of the loaded world is fogged into exactly the
+/// sky behind it: going down any column from the top of the picture, across
+/// the sky and the far edge of the terrain, the colour never jumps.
+#[test]
+fn the_world_edge_melts_into_the_sky_from_above() {
+    let (w, h, px) = shot(
+        "edge",
+        &["--seed", "42", "--pos", "5.5,90,0.5", "--yaw", "35", "--pitch", "-55", "--render-distance", "3"],
+    );
+    let at = |x: u32, y: u32| px[(y * w + x) as usize];
+    let mut steps: Vec<i32> = (0..w)
+        .map(|x| {
+            (1..h / 2)
+                .map(|y| {
+                    let (a, b) = (at(x, y - 1), at(x, y));
+                    (0..3).map(|i| (a[i] - b[i]).abs()).max().unwrap_or(0)
+                })
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    steps.sort();
+    let p75 = steps[steps.len() * 3 / 4];
+    assert!(p75 <= 6, "a step of {p75} levels between fogged terrain and sky (75th percentile over columns)");
+    // The terrain's edge is in the rows checked: the lower half is not all sky.
+    let lower = &px[(w * h / 2) as usize..];
+    let sky = at(w / 2, 0);
+    let terrain = lower.iter().filter(|c| (0..3).any(|i| (c[i] - sky[i]).abs() > 20)).count();
+    assert!(terrain * 10 > lower.len(), "only {terrain} terrain pixels in the lower half");
 }

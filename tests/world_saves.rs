@@ -267,3 +267,17 @@ fn kill_9_during_a_script_keeps_an_exact_prefix_of_it() {
     assert!(partial >= 5, "only {partial} of 20 kills landed in the middle of the script");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn the_time_of_day_is_kept_with_the_world() {
+    let d = scratch("time");
+    let w = d.join("w");
+    new_world(&w, "5");
+    assert_eq!(WorldFile::open(&w).unwrap().time_of_day().unwrap(), None, "a new world has no saved time");
+    WorldFile::open(&w).unwrap().save_time_of_day(0.8125).unwrap();
+    assert_eq!(WorldFile::open(&w).unwrap().time_of_day().unwrap(), Some(0.8125));
+    // A value that is not a time of day reads as none rather than failing.
+    tamper(&w, "UPDATE meta SET value = 'dusk' WHERE key = 'time_of_day'");
+    assert_eq!(WorldFile::open(&w).unwrap().time_of_day().unwrap(), None);
+    let _ = std::fs::remove_dir_all(&d);
+}

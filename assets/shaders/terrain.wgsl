@@ -2,17 +2,8 @@
 // sprites (fs_cutout) and water (fs_water) from the packed
 // u32 vertices of src/mesh/vertex.rs. Positions are relative to the camera
 // (chunk origins are uploaded camera-relative each frame), so precision
-// holds a million blocks from the origin.
-
-struct Globals {
-    view_proj: mat4x4<f32>,
-    sun_dir: vec4<f32>,
-    sky_color: vec4<f32>,
-    // x: fog start, y: fog end (blocks), z: time (s)
-    fog: vec4<f32>,
-};
-
-@group(0) @binding(0) var<uniform> globals: Globals;
+// holds a million blocks from the origin. Globals and sky_colour come from
+// sky_common.wgsl, prepended to this file.
 @group(0) @binding(1) var<storage, read> chunk_origins: array<vec4<f32>>;
 @group(0) @binding(2) var tiles: texture_2d_array<f32>;
 @group(0) @binding(3) var tile_sampler: sampler;
@@ -58,9 +49,14 @@ fn vs_main(@location(0) packed: u32, @builtin(instance_index) chunk: u32) -> VsO
     let ao = f32((packed >> 21u) & 3u) / 3.0;
     let rel = chunk_origins[chunk].xyz + local;
     let n = face_normal(face);
-    let sun = select(max(dot(n, globals.sun_dir.xyz), 0.0), 0.5, face >= 6u);
-    // Sky light from above, sun on the lit side, ambient occlusion in corners.
-    let sky = 0.55 + 0.15 * n.y;
+    // Sky light from above (dimmed at night), the sun or the moon on the lit
+    // side while it is up, ambient occlusion in corners.
+    let sun_up = smoothstep(-0.05, 0.2, globals.sun_dir.y);
+    let moon_up = smoothstep(-0.05, 0.2, globals.moon_dir.y);
+    let sun_facing = select(max(dot(n, globals.sun_dir.xyz), 0.0), 0.5, face >= 6u);
+    let moon_facing = select(max(dot(n, globals.moon_dir.xyz), 0.0), 0.5, face >= 6u);
+    let sun = sun_facing * sun_up + 0.08 * moon_facing * moon_up;
+    let sky = (0.55 + 0.15 * n.y) * globals.sun_dir.w;
     var out: VsOut;
     out.clip = globals.view_proj * vec4<f32>(rel, 1.0);
     out.rel_pos = rel;
@@ -74,11 +70,25 @@ fn fog_amount(rel: vec3<f32>) -> f32 {
     return smoothstep(globals.fog.x, globals.fog.y, length(rel.xz));
 }
 
+// Fogged toward the sky behind the fragment, so the world's edge melts into it.
+fn fogged(lit: vec3<f32>, rel: vec3<f32>) -> vec3<f32> {
+    return mix(lit, sky_colour(normalize(rel)), fog_amount(rel));
+}
+
+// Blocks that emit light (lava, glowstone, torches) glow at full brightness.
+fn emissive(layer: u32) -> bool {
+    let word = globals.emissive[layer / 128u][(layer / 32u) % 4u];
+    return ((word >> (layer % 32u)) & 1u) == 1u;
+}
+
+fn shade(albedo: vec3<f32>, light: f32, layer: u32) -> vec3<f32> {
+    return select(albedo * light, albedo, emissive(layer));
+}
+
 @fragment
 fn fs_opaque(in: VsOut) -> @location(0) vec4<f32> {
     let albedo = textureSample(tiles, tile_sampler, in.uv, in.layer).rgb;
-    let lit = albedo * in.light;
-    return vec4<f32>(mix(lit, globals.sky_color.rgb, fog_amount(in.rel_pos)), 1.0);
+    return vec4<f32>(fogged(shade(albedo, in.light, in.layer), in.rel_pos), 1.0);
 }
 
 @fragment
@@ -87,14 +97,24 @@ fn fs_cutout(in: VsOut) -> @location(0) vec4<f32> {
     if texel.a < 0.5 {
         discard;
     }
-    let lit = texel.rgb * in.light;
-    return vec4<f32>(mix(lit, globals.sky_color.rgb, fog_amount(in.rel_pos)), 1.0);
+    return vec4<f32>(fogged(shade(texel.rgb, in.light, in.layer), in.rel_pos), 1.0);
 }
 
 @fragment
 fn fs_water(in: VsOut) -> @location(0) vec4<f32> {
-    let albedo = textureSample(tiles, tile_sampler, in.uv, in.layer).rgb;
-    let f = fog_amount(in.rel_pos);
-    let lit = albedo * (0.35 + 0.65 * in.light);
-    return vec4<f32>(mix(lit, globals.sky_color.rgb, f), mix(0.72, 1.0, f));
+    // A gentle moving surface: the tile drifts slowly and two slow waves
+    // brighten and darken it. The waves' periods divide the chunk size, so
+    // they run on across chunk borders (uv is chunk-local).
+    let t = globals.fog.z;
+    let drift = vec2<f32>(sin(t * 0.35), cos(t * 0.27)) * 0.12;
+    let albedo = textureSample(tiles, tile_sampler, in.uv + drift, in.layer).rgb;
+    let ripple = 0.06 * sin(in.uv.x * 0.98175 + t * 1.3) * sin(in.uv.y * 0.78540 - t * 1.1);
+    let lit = albedo * (0.35 * globals.sun_dir.w + 0.65 * in.light) * (1.0 + ripple);
+    // Water turns opaque with distance and at grazing angles (as real water
+    // reflects more): far rays under the surface would leave the loaded
+    // world and show the void as a pale curtain in the sea.
+    let d = length(in.rel_pos.xz);
+    let far = smoothstep(0.3 * globals.fog.y, 0.55 * globals.fog.y, d);
+    let grazing = pow(1.0 - abs(normalize(in.rel_pos).y), 8.0);
+    return vec4<f32>(fogged(lit, in.rel_pos), mix(0.72, 1.0, max(far, grazing)));
 }

@@ -1,6 +1,7 @@
 //! The windowed game: winit events, the fixed-step loop, rendering with the
 //! overlay, cursor grab, and the runtime toggles.
 
+use super::clock::{self, DayClock};
 use super::engine::{Engine, GpuDevice, Switch};
 use super::game_loop::{FixedStep, TICK};
 use super::hud::{self, HudData, Icons};
@@ -15,7 +16,7 @@ use super::world_menu::{MenuChoice, WorldMenu};
 use crate::render::camera::Camera;
 use crate::render::gpu::Gpu;
 use crate::render::overlay::Overlay;
-use crate::render::world_renderer::WorldRenderer;
+use crate::render::world_renderer::{ViewParams, WorldRenderer};
 use crate::save::saver::{SaveJob, Saver};
 use crate::save::world_file::{SavedPlayer, WorldFile};
 use crate::world::block::BlockId;
@@ -30,6 +31,7 @@ use std::time::{Duration, Instant};
 use winit::application::ApplicationHandler;
 use winit::event::{DeviceEvent, DeviceId, ElementState, MouseButton, MouseScrollDelta, WindowEvent};
 use winit::event_loop::{ActiveEventLoop, EventLoop};
+use winit::keyboard::KeyCode;
 use winit::window::{CursorGrabMode, Fullscreen, Window, WindowId};
 
 pub struct PlayOptions {
@@ -48,6 +50,8 @@ pub struct PlayOptions {
     pub size: (u32, u32),
     /// Quit by itself after this long (tests, demos).
     pub exit_after: Option<Duration>,
+    /// Time of day at start (default: the world's saved time, or morning).
+    pub time_of_day: Option<f64>,
 }
 
 /// The camera's fixed settings; eye, facing, field of view and aspect come per frame.
@@ -129,6 +133,7 @@ struct Running {
     unsaved_edits: u64,
     last_break: Option<BlockPos>,
     last_place: Option<(BlockPos, BlockId)>,
+    clock: DayClock,
 }
 
 struct App {
@@ -172,10 +177,11 @@ impl App {
         surface.configure(&gpu.device, &config);
         let renderer = WorldRenderer::new(&gpu, config.format)?;
         let overlay = Overlay::new(&window, &gpu, config.format);
-        let (edits, saved_player) = match &self.opts.save {
-            Some(w) => (w.load_edits()?, w.player()?),
+        let (edits, saved_player, saved_time) = match &self.opts.save {
+            Some(w) => (w.load_edits()?, w.player()?, w.time_of_day()?),
             None => Default::default(),
         };
+        let clock = DayClock::new(self.opts.time_of_day.or(saved_time).unwrap_or(clock::START));
         let streamer = ChunkStreamer::with_edits(
             self.opts.world.clone(),
             self.opts.engine,
@@ -232,6 +238,7 @@ impl App {
             unsaved_edits: 0,
             last_break: None,
             last_place: None,
+            clock,
         };
         for w in std::mem::take(&mut self.opts.settings_warnings) {
             running.say(w);
@@ -381,6 +388,7 @@ impl Running {
                 pitch: p.pitch,
                 flying: p.mode == Mode::Fly,
             }),
+            time_of_day: Some(self.clock.time()),
         });
         if let Some(e) = saver.take_error() {
             self.say(format!("saving failed: {e}"));
@@ -405,6 +413,7 @@ impl Running {
         }
         let edits = file.load_edits()?;
         let saved_player = file.player()?;
+        self.clock = DayClock::new(file.time_of_day()?.unwrap_or(clock::START));
         let world = Arc::new(WorldGen::new(file.preset().clone(), file.meta().seed));
         // The old streamer's threads stop when it is dropped here.
         self.streamer = ChunkStreamer::with_edits(
@@ -493,6 +502,7 @@ impl Running {
         let k = self.settings.mouse_sensitivity;
         self.player.look(dx * k, -dy * k);
         let ticks = self.step.advance(dt);
+        self.clock.advance(dt, self.grabbed && self.input.is_held(KeyCode::KeyT));
         let intent = if self.grabbed { self.input.intent() } else { Default::default() };
         for _ in 0..ticks {
             self.previous = self.player;
@@ -529,8 +539,12 @@ impl Running {
         self.save(false);
         let outline = self.hit.map(|h| outline(&camera, h.block, size, self.window.scale_factor())).unwrap_or_default();
         let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
-        let fog_end = (self.streamer.render_distance() as f32 - 0.5) * 32.0;
-        self.renderer.render(&self.gpu, &mut encoder, &view, size, &camera, fog_end);
+        let params = ViewParams::new(
+            self.streamer.render_distance(),
+            self.clock.time() as f32,
+            self.started.elapsed().as_secs_f32(),
+        );
+        self.renderer.render(&self.gpu, &mut encoder, &view, size, &camera, &params);
 
         let generated = self.streamer.generated_total();
         if self.rate.0.elapsed() >= Duration::from_secs(1) {
@@ -561,6 +575,7 @@ impl Running {
             fov_degrees: self.settings.fov_degrees,
             mouse_sensitivity: self.settings.mouse_sensitivity,
             fullscreen: self.settings.fullscreen,
+            time_of_day: self.clock.time(),
         };
         let settings_open = self.settings_open;
         let mut change = hud::SettingsChange::default();
@@ -579,6 +594,9 @@ impl Running {
         if let Some((slot, b)) = change.hotbar_slot {
             self.settings.hotbar.slots[slot] = b;
             self.settings_dirty = true;
+        }
+        if let Some(t) = change.time_of_day {
+            self.clock.set(t);
         }
         if let Some(f) = change.fov_degrees {
             self.settings.fov_degrees = f;

@@ -18,7 +18,7 @@ use crate::bench::rss;
 use crate::render::camera::Camera;
 use crate::render::gpu::Gpu;
 use crate::render::offscreen::{self, OffscreenTarget};
-use crate::render::world_renderer::WorldRenderer;
+use crate::render::world_renderer::{ViewParams, WorldRenderer};
 use crate::worldgen::WorldGen;
 use anyhow::Result;
 use glam::DVec3;
@@ -70,6 +70,8 @@ pub struct MemorySample {
     pub chunks_loaded: usize,
     pub chunk_data_mib: f64,
     pub mesh_mib: f64,
+    /// Vertex memory held in mesh pages, used or not (`mesh_mib` plus holes).
+    pub mesh_pages_mib: f64,
     /// Chunks queued for meshing, on the meshers or waiting for upload.
     pub mesh_backlog: usize,
     /// Chunk requests waiting in the generation service.
@@ -104,6 +106,8 @@ pub struct FlightOptions {
     pub size: (u32, u32),
     pub engine: Engine,
     pub gpu_device: GpuDevice,
+    /// 0..1, 0.5 is noon; time stands still during the flight.
+    pub time_of_day: f64,
 }
 
 pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
@@ -128,7 +132,6 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
 
     let mut frames = Vec::new();
     let t0 = Instant::now();
-    let fog_end = (opts.render_distance as f32 - 0.5) * 32.0;
     let mut last = p0;
     let mut flown = 0.0;
     while t0.elapsed().as_secs_f64() < opts.seconds {
@@ -151,7 +154,8 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
             far: (opts.render_distance as f64 + 2.0) * 48.0,
         };
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
-        renderer.render(&gpu, &mut encoder, &target.view, opts.size, &camera, fog_end);
+        let view = ViewParams::new(opts.render_distance, opts.time_of_day as f32, t0.elapsed().as_secs_f32());
+        renderer.render(&gpu, &mut encoder, &target.view, opts.size, &camera, &view);
         let index = gpu.queue.submit([encoder.finish()]);
         gpu.device
             .poll(wgpu::PollType::Wait { submission_index: Some(index), timeout: None })
@@ -167,6 +171,7 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
                     chunks_loaded: counts.loaded,
                     chunk_data_mib: streamer.data_bytes() as f64 / MIB,
                     mesh_mib: renderer.gpu_bytes as f64 / MIB,
+                    mesh_pages_mib: renderer.arena_bytes() as f64 / MIB,
                     mesh_backlog: counts.meshing,
                     generation_queue: counts.queued,
                 });

@@ -6,7 +6,7 @@ use super::streaming::{Budget, ChunkStreamer};
 use crate::render::camera::Camera;
 use crate::render::gpu::Gpu;
 use crate::render::offscreen::{self, OffscreenTarget};
-use crate::render::world_renderer::WorldRenderer;
+use crate::render::world_renderer::{ViewParams, WorldRenderer};
 use crate::world::coords::ChunkPos;
 use crate::world::edits::ChunkEdits;
 use crate::worldgen::WorldGen;
@@ -29,6 +29,8 @@ pub struct ScreenshotOptions {
     pub timeout: Duration,
     /// A saved world's edits, applied over generation.
     pub edits: HashMap<ChunkPos, ChunkEdits>,
+    /// 0..1, 0.5 is noon.
+    pub time_of_day: f64,
 }
 
 pub struct ScreenshotReport {
@@ -51,6 +53,7 @@ pub fn load_all(
     let budget = Budget { upload_bytes: u64::MAX, upload_time: Duration::from_millis(50) };
     loop {
         streamer.update(centre, gpu, renderer, budget);
+        gpu.flush_uploads();
         if streamer.is_complete() {
             return Ok(start.elapsed());
         }
@@ -88,8 +91,8 @@ pub fn screenshot(world: Arc<WorldGen>, opts: &ScreenshotOptions) -> Result<Scre
         far: (streamer.render_distance() as f64 + 2.0) * 32.0 * 1.5,
     };
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
-    let fog_end = (streamer.render_distance() as f32 - 0.5) * 32.0;
-    renderer.render(&gpu, &mut encoder, &target.view, opts.size, &camera, fog_end);
+    let view = ViewParams::new(streamer.render_distance(), opts.time_of_day as f32, 0.0);
+    renderer.render(&gpu, &mut encoder, &target.view, opts.size, &camera, &view);
     target.copy_out(&mut encoder);
     gpu.queue.submit([encoder.finish()]);
     let rgba = target.read_rgba(&gpu)?;

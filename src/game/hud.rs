@@ -32,6 +32,8 @@ pub struct HudData {
     pub fov_degrees: f64,
     pub mouse_sensitivity: f64,
     pub fullscreen: bool,
+    /// 0..1, 0.5 is noon.
+    pub time_of_day: f64,
 }
 
 /// Block icons for the hotbar: each block's side tile as an egui texture.
@@ -72,6 +74,7 @@ pub struct SettingsChange {
     pub fov_degrees: Option<f64>,
     pub mouse_sensitivity: Option<f64>,
     pub fullscreen: Option<bool>,
+    pub time_of_day: Option<f64>,
     /// What the player chose in the game menu.
     pub menu_choice: Option<MenuChoice>,
     /// The game menu's widgets on screen, when it is shown.
@@ -225,6 +228,13 @@ pub fn draw(
                     .changed()
                 {
                     change.mouse_sensitivity = Some(k);
+                }
+                let mut t = d.time_of_day;
+                if ui
+                    .add(egui::Slider::new(&mut t, 0.0..=1.0).text("time of day (0.5 noon; hold T to speed up)"))
+                    .changed()
+                {
+                    change.time_of_day = Some(t);
                 }
                 let mut full = d.fullscreen;
                 if ui.checkbox(&mut full, "fullscreen (F11)").changed() {

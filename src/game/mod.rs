@@ -1,5 +1,6 @@
 //! The game: streaming, the player, the loop, the window.
 pub mod app;
+pub mod clock;
 pub mod edit_bench;
 pub mod engine;
 pub mod flight;

@@ -63,4 +63,13 @@ impl Gpu {
         let i = self.adapter.get_info();
         format!("{} ({:?})", i.name, i.backend)
     }
+
+    /// Sends uploads made outside a frame to the device and frees the
+    /// staging memory of those finished. Without it, uploads between frames
+    /// (a headless load) stage every byte until the next frame's submit.
+    pub fn flush_uploads(&self) {
+        self.queue.submit([]);
+        // A failed poll only delays freeing staging memory to the next one.
+        let _ = self.device.poll(wgpu::PollType::Poll);
+    }
 }

@@ -1,13 +1,16 @@
-//! The world renderer: chunk meshes on the GPU, culled against the frustum
-//! and drawn in three passes (opaque, cutout, then water back to front), with fog that
-//! fades the streaming edge into the sky colour.
+//! The world renderer: the sky, then chunk meshes culled against the
+//! frustum and drawn in three passes (opaque, cutout, then water back to
+//! front), with fog that fades the streaming edge into the sky behind it.
 
 use super::atlas::{self, TILE};
 use super::camera::Camera;
 use super::gpu::{Gpu, RenderError};
-use super::{cutout_pipeline, terrain_pipeline, water_pipeline};
+use super::mesh_arena::{MeshArena, Slot};
+use super::sky::SkyState;
+use super::{cutout_pipeline, sky_pipeline, terrain_pipeline, water_pipeline};
 use crate::mesh::greedy::{quad_indices, ChunkMesh};
 use crate::mesh::vertex::Vertex;
+use crate::world::block::BlockId;
 use crate::world::coords::{ChunkPos, CHUNK_SIZE};
 use bytemuck::{Pod, Zeroable};
 use glam::{DVec3, Vec3};
@@ -20,7 +23,8 @@ pub const VERTEX_LAYOUT: wgpu::VertexBufferLayout<'static> = wgpu::VertexBufferL
     step_mode: wgpu::VertexStepMode::Vertex,
     attributes: &[wgpu::VertexAttribute { format: wgpu::VertexFormat::Uint32, offset: 0, shader_location: 0 }],
 };
-pub const SKY: [f32; 3] = [0.62, 0.78, 0.95];
+/// The globals and sky colour both shaders share, prepended to each.
+const SKY_COMMON: &str = include_str!("../../assets/shaders/sky_common.wgsl");
 
 /// What distinguishes the terrain passes; everything else (shader, vertex
 /// layout, depth format, bind groups) they share.
@@ -73,19 +77,59 @@ pub fn terrain_pass_pipeline(
 #[derive(Clone, Copy, Pod, Zeroable)]
 struct Globals {
     view_proj: [[f32; 4]; 4],
+    inv_view_proj: [[f32; 4]; 4],
     sun_dir: [f32; 4],
-    sky_color: [f32; 4],
+    moon_dir: [f32; 4],
+    zenith: [f32; 4],
+    horizon: [f32; 4],
+    glow: [f32; 4],
     fog: [f32; 4],
+    emissive: [u32; 8],
 }
 
-/// One pass's part of a chunk's mesh: its buffer and quad count.
-type MeshPart = fn(&GpuMesh) -> Option<&(wgpu::Buffer, u32)>;
+/// Atlas layers of blocks that emit light, as a 256-bit mask: the shader
+/// draws them unshaded, so lava and glowstone glow in the dark.
+fn emissive_layers() -> [u32; 8] {
+    let mut mask = [0u32; 8];
+    for b in BlockId::all() {
+        let info = b.info();
+        if info.light.iter().any(|&l| l > 0) {
+            for &layer in &info.tiles {
+                mask[layer as usize / 32] |= 1 << (layer % 32);
+            }
+        }
+    }
+    mask
+}
+
+/// One pass's part of a chunk's mesh: where its vertices are and its quad count.
+type MeshPart = fn(&GpuMesh) -> Option<&(Slot, u32)>;
 
 struct GpuMesh {
-    opaque: Option<(wgpu::Buffer, u32)>,
-    cutout: Option<(wgpu::Buffer, u32)>,
-    water: Option<(wgpu::Buffer, u32)>,
+    opaque: Option<(Slot, u32)>,
+    cutout: Option<(Slot, u32)>,
+    water: Option<(Slot, u32)>,
     bytes: u64,
+}
+
+/// What a frame's view needs besides the camera.
+pub struct ViewParams {
+    /// Distance fog is full at this many blocks (horizontally).
+    pub fog_end: f32,
+    pub sky: SkyState,
+    /// Seconds of animation time (water).
+    pub seconds: f32,
+}
+
+impl ViewParams {
+    /// Fog full half a chunk inside the render distance, the sky at `time_of_day`.
+    pub fn new(render_distance: i32, time_of_day: f32, seconds: f32) -> ViewParams {
+        ViewParams {
+            fog_end: (render_distance as f32 - 0.5) * CHUNK_SIZE as f32,
+            sky: super::sky::sky_at(time_of_day),
+            seconds,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -96,6 +140,7 @@ pub struct DrawStats {
 }
 
 pub struct WorldRenderer {
+    sky: wgpu::RenderPipeline,
     opaque: wgpu::RenderPipeline,
     cutout: wgpu::RenderPipeline,
     water: wgpu::RenderPipeline,
@@ -109,6 +154,7 @@ pub struct WorldRenderer {
     indices: wgpu::Buffer,
     index_quads: usize,
     meshes: HashMap<ChunkPos, GpuMesh>,
+    arena: MeshArena,
     depth: Option<(wgpu::TextureView, (u32, u32))>,
     pub format: wgpu::TextureFormat,
     pub gpu_bytes: u64,
@@ -119,7 +165,15 @@ impl WorldRenderer {
         let device = &gpu.device;
         let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("terrain.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(include_str!("../../assets/shaders/terrain.wgsl").into()),
+            source: wgpu::ShaderSource::Wgsl(
+                [SKY_COMMON, include_str!("../../assets/shaders/terrain.wgsl")].concat().into(),
+            ),
+        });
+        let sky_shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("sky.wgsl"),
+            source: wgpu::ShaderSource::Wgsl(
+                [SKY_COMMON, include_str!("../../assets/shaders/sky.wgsl")].concat().into(),
+            ),
         });
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("terrain"),
@@ -167,6 +221,7 @@ impl WorldRenderer {
             bind_group_layouts: &[Some(&layout)],
             immediate_size: 0,
         });
+        let sky = sky_pipeline::create(device, &pipeline_layout, &sky_shader, format);
         let opaque = terrain_pipeline::create(device, &pipeline_layout, &shader, format);
         let cutout = cutout_pipeline::create(device, &pipeline_layout, &shader, format);
         let water = water_pipeline::create(device, &pipeline_layout, &shader, format);
@@ -224,6 +279,7 @@ impl WorldRenderer {
         let index_quads = 4096;
         let indices = Self::index_buffer(device, index_quads);
         Ok(WorldRenderer {
+            sky,
             opaque,
             cutout,
             water,
@@ -237,6 +293,7 @@ impl WorldRenderer {
             indices,
             index_quads,
             meshes: HashMap::new(),
+            arena: MeshArena::default(),
             depth: None,
             format,
             gpu_bytes: 0,
@@ -283,15 +340,10 @@ impl WorldRenderer {
     /// Uploads (or replaces) a chunk's mesh. Returns the bytes uploaded.
     pub fn upload(&mut self, gpu: &Gpu, pos: ChunkPos, mesh: &ChunkMesh) -> u64 {
         self.remove(pos);
-        let buffer = |verts: &[Vertex], label: &str| {
-            (!verts.is_empty()).then(|| {
-                let b = gpu.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                    label: Some(label),
-                    contents: bytemuck::cast_slice(verts),
-                    usage: wgpu::BufferUsages::VERTEX,
-                });
-                (b, (verts.len() / 4) as u32)
-            })
+        let arena = &mut self.arena;
+        let mut store = |verts: &[Vertex]| {
+            (!verts.is_empty())
+                .then(|| (arena.store(&gpu.device, &gpu.queue, bytemuck::cast_slice(verts)), (verts.len() / 4) as u32))
         };
         let most = mesh.opaque.len().max(mesh.cutout.len()).max(mesh.water.len()) / 4;
         if most > self.index_quads {
@@ -302,12 +354,7 @@ impl WorldRenderer {
         self.gpu_bytes += bytes;
         self.meshes.insert(
             pos,
-            GpuMesh {
-                opaque: buffer(&mesh.opaque, "chunk-opaque"),
-                cutout: buffer(&mesh.cutout, "chunk-cutout"),
-                water: buffer(&mesh.water, "chunk-water"),
-                bytes,
-            },
+            GpuMesh { opaque: store(&mesh.opaque), cutout: store(&mesh.cutout), water: store(&mesh.water), bytes },
         );
         bytes
     }
@@ -315,6 +362,9 @@ impl WorldRenderer {
     pub fn remove(&mut self, pos: ChunkPos) {
         if let Some(m) = self.meshes.remove(&pos) {
             self.gpu_bytes -= m.bytes;
+            for (slot, _) in [m.opaque, m.cutout, m.water].into_iter().flatten() {
+                self.arena.release(slot);
+            }
         }
     }
 
@@ -323,6 +373,11 @@ impl WorldRenderer {
         for p in gone {
             self.remove(p);
         }
+    }
+
+    /// Bytes of vertex memory held in mesh pages, used or not.
+    pub fn arena_bytes(&self) -> u64 {
+        self.arena.capacity()
     }
 
     pub fn mesh_count(&self) -> usize {
@@ -345,7 +400,7 @@ impl WorldRenderer {
         }
     }
 
-    /// Records the world into `target` (cleared to the sky colour).
+    /// Records the sky and the world into `target`.
     pub fn render(
         &mut self,
         gpu: &Gpu,
@@ -353,8 +408,9 @@ impl WorldRenderer {
         target: &wgpu::TextureView,
         size: (u32, u32),
         camera: &Camera,
-        fog_end: f32,
+        view: &ViewParams,
     ) -> DrawStats {
+        let fog_end = view.fog_end;
         self.ensure_depth(gpu, size);
         let frustum = camera.frustum();
         let eye = camera.eye;
@@ -390,23 +446,26 @@ impl WorldRenderer {
         if !origins.is_empty() {
             gpu.queue.write_buffer(&self.origins, 0, bytemuck::cast_slice(&origins));
         }
-        let sun = Vec3::new(0.45, 0.8, 0.35).normalize();
+        let sky = &view.sky;
+        let v4 = |v: Vec3, w: f32| [v.x, v.y, v.z, w];
+        let view_proj = camera.view_proj();
         let globals = Globals {
-            view_proj: camera.view_proj().to_cols_array_2d(),
-            sun_dir: [sun.x, sun.y, sun.z, 0.0],
-            sky_color: [SKY[0], SKY[1], SKY[2], 1.0],
-            fog: [fog_end * 0.55, fog_end, 0.0, 0.0],
+            view_proj: view_proj.to_cols_array_2d(),
+            inv_view_proj: view_proj.inverse().to_cols_array_2d(),
+            sun_dir: v4(sky.sun_dir, sky.daylight),
+            moon_dir: v4(sky.moon_dir, sky.stars),
+            zenith: v4(sky.zenith, 1.0),
+            horizon: v4(sky.horizon, 1.0),
+            glow: v4(sky.glow, 1.0),
+            fog: [fog_end * 0.55, fog_end, view.seconds, 0.0],
+            emissive: emissive_layers(),
         };
         gpu.queue.write_buffer(&self.globals, 0, bytemuck::bytes_of(&globals));
 
         let Some((depth_view, _)) = &self.depth else { return DrawStats::default() };
-        // sRGB targets expect linear clear values.
-        let lin = |c: f32| c.powf(2.2) as f64;
-        let clear = if self.format.is_srgb() {
-            wgpu::Color { r: lin(SKY[0]), g: lin(SKY[1]), b: lin(SKY[2]), a: 1.0 }
-        } else {
-            wgpu::Color { r: SKY[0] as f64, g: SKY[1] as f64, b: SKY[2] as f64, a: 1.0 }
-        };
+        // The sky pass covers every pixel; the clear only keeps the first
+        // frame's undefined contents out of any blending.
+        let clear = wgpu::Color::BLACK;
         let mut stats = DrawStats { chunks_drawn: visible.len(), chunks_culled: culled, quads_drawn: 0 };
         let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
             label: Some("world"),
@@ -426,6 +485,8 @@ impl WorldRenderer {
             multiview_mask: None,
         });
         pass.set_bind_group(0, &self.bind_group, &[]);
+        pass.set_pipeline(&self.sky);
+        pass.draw(0..3, 0..1);
         pass.set_index_buffer(self.indices.slice(..), wgpu::IndexFormat::Uint32);
         // Opaque and cutout front to back, water back to front over them.
         let front_to_back: Vec<usize> = (0..visible.len()).collect();
@@ -438,8 +499,9 @@ impl WorldRenderer {
         for (pipeline, part, order) in passes {
             pass.set_pipeline(pipeline);
             for &i in order {
-                if let Some((buf, quads)) = self.meshes.get(&visible[i].0).and_then(part) {
-                    pass.set_vertex_buffer(0, buf.slice(..));
+                let Some((slot, quads)) = self.meshes.get(&visible[i].0).and_then(part) else { continue };
+                if let Some(vertices) = self.arena.slice(slot) {
+                    pass.set_vertex_buffer(0, vertices);
                     pass.draw_indexed(0..quads * 6, 0, i as u32..i as u32 + 1);
                     stats.quads_drawn += *quads as u64;
                 }

@@ -12,6 +12,7 @@ pub struct SaveJob {
     /// Edits made since the last job.
     pub applied: u64,
     pub player: Option<SavedPlayer>,
+    pub time_of_day: Option<f64>,
 }
 
 pub struct Saver {
@@ -28,10 +29,10 @@ impl Saver {
             .name("world-saver".into())
             .spawn(move || {
                 for job in rx {
-                    let saved = world.save_edits(&job.deltas, job.applied).and_then(|()| match &job.player {
-                        Some(p) => world.save_player(p),
-                        None => Ok(()),
-                    });
+                    let saved = world
+                        .save_edits(&job.deltas, job.applied)
+                        .and_then(|()| job.player.as_ref().map_or(Ok(()), |p| world.save_player(p)))
+                        .and_then(|()| job.time_of_day.map_or(Ok(()), |t| world.save_time_of_day(t)));
                     if let Err(e) = saved {
                         let _ = err_tx.send(e);
                     }

@@ -5,7 +5,8 @@
 //! - `meta(key, value)`: `format` (this build writes [`FORMAT_VERSION`]),
 //!   `seed`, `preset_name`, `preset_text` (the whole preset, so the world
 //!   stays the same if the bundled file changes), `edits_applied` (edits
-//!   committed so far, for scripts and crash checks);
+//!   committed so far, for scripts and crash checks), `time_of_day` (0..1,
+//!   written once the world has been played; older files lack it);
 //! - `blocks(id, name)`: the registry the ids in `edits` refer to;
 //! - `player(id = 0, x, y, z, yaw, pitch, mode)`;
 //! - `edits(cx, cy, cz, delta)`: one row per edited chunk, its delta as
@@ -258,6 +259,24 @@ impl WorldFile {
                 "INSERT OR REPLACE INTO player (id, x, y, z, yaw, pitch, mode) VALUES (0, ?1, ?2, ?3, ?4, ?5, ?6)",
                 params![p.pos[0], p.pos[1], p.pos[2], p.yaw, p.pitch, mode],
             )
+            .map_err(self.sql())?;
+        Ok(())
+    }
+
+    /// The saved time of day, if the world has been played; a value that is
+    /// not a time of day reads as none, and the game starts in the morning.
+    pub fn time_of_day(&self) -> Result<Option<f64>, SaveError> {
+        let v: Option<String> = self
+            .conn
+            .query_row("SELECT value FROM meta WHERE key = 'time_of_day'", [], |r| r.get(0))
+            .optional()
+            .map_err(self.sql())?;
+        Ok(v.and_then(|v| v.parse::<f64>().ok()).filter(|t| (0.0..=1.0).contains(t)))
+    }
+
+    pub fn save_time_of_day(&mut self, t: f64) -> Result<(), SaveError> {
+        self.conn
+            .execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('time_of_day', ?1)", params![t.to_string()])
             .map_err(self.sql())?;
         Ok(())
     }

@@ -28,6 +28,16 @@ pub struct Budget {
     pub upload_time: Duration,
 }
 
+impl Budget {
+    /// The budget for a frame `factor` times as long as 16 ms.
+    pub fn scaled(self, factor: usize) -> Budget {
+        Budget {
+            upload_bytes: self.upload_bytes.saturating_mul(factor as u64),
+            upload_time: self.upload_time.saturating_mul(factor as u32),
+        }
+    }
+}
+
 impl Default for Budget {
     fn default() -> Self {
         Budget { upload_bytes: 4 << 20, upload_time: Duration::from_millis(4) }
@@ -152,13 +162,13 @@ impl MeshPipeline {
         }
     }
 
-    /// Sends queued chunks to the meshers while fewer than
-    /// [`MAX_IN_PIPELINE`] are meshing or waiting for upload.
+    /// Sends queued chunks to the meshers while fewer than `limit` (a
+    /// multiple of [`MAX_IN_PIPELINE`]) are meshing or waiting for upload.
     /// `neighbourhood` gives a chunk and its 26 neighbours (z, y, x order)
     /// if all are still loaded; a chunk whose neighbours have left is
     /// dropped (it is queued again if it comes back into range).
-    pub fn dispatch(&mut self, mut neighbourhood: impl FnMut(ChunkPos) -> Option<Vec<Arc<Chunk>>>) {
-        while self.meshing.len() + self.uploads.len() < MAX_IN_PIPELINE {
+    pub fn dispatch(&mut self, limit: usize, mut neighbourhood: impl FnMut(ChunkPos) -> Option<Vec<Arc<Chunk>>>) {
+        while self.meshing.len() + self.uploads.len() < limit {
             let Some(pos) = self.queue.pop_front() else { break };
             self.queued.remove(&pos);
             let Some(chunks) = neighbourhood(pos) else { continue };
@@ -278,7 +288,7 @@ mod tests {
         }
         assert_eq!(m.pending(), queued, "a position is queued once");
         let mut gathered = 0;
-        m.dispatch(|p| {
+        m.dispatch(MAX_IN_PIPELINE, |p| {
             gathered += 1;
             Some(vec![stone(p); 27])
         });

@@ -23,7 +23,7 @@ use crate::world::coords::ChunkPos;
 use crate::world::edits::{BlockPos, ChunkEdits};
 use crate::world::store::{ChunkStore, StoreError};
 use crate::worldgen::WorldGen;
-use mesh_pipeline::{mesh_of, MeshPipeline};
+use mesh_pipeline::{mesh_of, MeshPipeline, MAX_IN_PIPELINE};
 use requests::Requests;
 use rings::{neighbourhood, within, within_data};
 use std::collections::HashMap;
@@ -61,6 +61,19 @@ pub struct ChunkStreamer {
     started: bool,
     /// The render distance the current meshed set was built for.
     meshed_distance: i32,
+    last_update: Option<Instant>,
+}
+
+/// Streaming work is handed out once a frame, so each frame must hand out
+/// enough to keep the workers busy until the next: the bounds on requests
+/// out, mesh jobs out and bytes uploaded are sized for a 16 ms frame, and
+/// grow with the frame time up to this factor. Without it a frame of half
+/// a second (render distance 32 on a software rasteriser) left generation
+/// idle most of the time and the world thinned out behind a flight.
+const MAX_FRAME_SCALE: usize = 16;
+
+fn frame_scale(frame: Duration) -> usize {
+    ((frame.as_millis() / 16) as usize).clamp(1, MAX_FRAME_SCALE)
 }
 
 impl ChunkStreamer {
@@ -95,6 +108,7 @@ impl ChunkStreamer {
             generated_total: 0,
             started: false,
             meshed_distance: 0,
+            last_update: None,
         };
         s.set_engine(engine);
         s
@@ -246,6 +260,10 @@ impl ChunkStreamer {
     pub fn update(&mut self, player_chunk: ChunkPos, gpu: &Gpu, renderer: &mut WorldRenderer, budget: Budget) {
         self.recentre(player_chunk, renderer, !self.started);
         self.started = true;
+        let now = Instant::now();
+        let scale = self.last_update.replace(now).map_or(1, |last| frame_scale(now - last));
+        self.requests.set_max_in_flight(4 * DEFAULT_BATCH * scale);
+        let budget = budget.scaled(scale);
         if let Some(n) = self.switch.poll(&self.service) {
             self.notice = Some(n);
         }
@@ -277,7 +295,7 @@ impl ChunkStreamer {
         self.requests.rewind_if_stalled(complete);
 
         let store = &self.store;
-        self.meshes.dispatch(|p| gather(store, p));
+        self.meshes.dispatch(MAX_IN_PIPELINE * scale, |p| gather(store, p));
         let store = &mut self.store;
         let (centre, r) = (self.centre, self.render_distance);
         self.meshes.upload(centre, r, gpu, renderer, budget, |p| store.mark_meshed(p));
@@ -333,4 +351,17 @@ impl ChunkStreamer {
 /// A chunk and its 26 neighbours, if all are loaded.
 fn gather(store: &ChunkStore, pos: ChunkPos) -> Option<Vec<Arc<Chunk>>> {
     neighbourhood(pos).map(|p| store.get(p).cloned()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slow_frames_hand_out_more_work() {
+        assert_eq!(frame_scale(Duration::from_millis(5)), 1);
+        assert_eq!(frame_scale(Duration::from_millis(16)), 1);
+        assert_eq!(frame_scale(Duration::from_millis(160)), 10);
+        assert_eq!(frame_scale(Duration::from_secs(3)), MAX_FRAME_SCALE);
+    }
 }

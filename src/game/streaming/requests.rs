@@ -35,12 +35,17 @@ impl Requests {
     /// The lists for a new centre or render distance; the walk starts over.
     pub fn recentre(&mut self, centre: ChunkPos, r: i32) {
         if self.offsets.0 != r {
-            self.offsets = (r, ring_offsets(r, vertical(r)), edge_offsets(r));
+            self.offsets = (r, ring_offsets(r, vertical(r), 0), edge_offsets(r));
         }
         self.wanted = self.offsets.1.iter().map(|&o| offset(centre, o)).collect();
         self.edge = self.offsets.2.iter().map(|&o| offset(centre, o)).collect();
         self.cursor = 0;
         self.edge_cursor = 0;
+    }
+
+    /// Changes the bound on outstanding requests; requests already out stay.
+    pub fn set_max_in_flight(&mut self, n: usize) {
+        self.max_in_flight = n;
     }
 
     /// The chunks in render range, nearest first.

@@ -1,6 +1,12 @@
 //! The geometry of streaming: which chunk positions are in range of a
 //! centre, and in what order they are wanted (rings of Chebyshev distance,
 //! nearest first, as in seed 003).
+//!
+//! Horizontally the range is a disc, not a square: fog is radial and ends
+//! half a chunk inside the render distance, so the corners of a square
+//! (a fifth of its area) would be generated, meshed and held but never seen.
+//! A column is in range when its nearest point to the centre column lies
+//! less than `r` chunks away.
 
 use crate::world::coords::ChunkPos;
 
@@ -19,17 +25,21 @@ pub fn vertical(r: i32) -> i32 {
 
 /// Chunks within `r` horizontally and `vertical(r)` vertically of `centre`, nearest ring first.
 pub fn rings(centre: ChunkPos, r: i32) -> Vec<ChunkPos> {
-    ring_offsets(r, vertical(r)).iter().map(|&o| offset(centre, o)).collect()
+    ring_offsets(r, vertical(r), 0).iter().map(|&o| offset(centre, o)).collect()
 }
 
-/// Offsets within (r, v), nearest ring first. Sorting is done once per
+/// Offsets within (r, v) of the centre, with the disc grown by `grow`
+/// chunks in every direction, nearest ring first. Sorting is done once per
 /// render distance, not on every chunk crossing.
-pub fn ring_offsets(r: i32, v: i32) -> Vec<Offset> {
-    let mut out = Vec::with_capacity(((2 * r + 1) * (2 * r + 1) * (2 * v + 1)) as usize);
-    for dz in -r..=r {
+pub fn ring_offsets(r: i32, v: i32, grow: i32) -> Vec<Offset> {
+    let h = r + grow;
+    let mut out = Vec::with_capacity(((2 * h + 1) * (2 * h + 1) * (2 * v + 1)) as usize);
+    for dz in -h..=h {
         for dy in -v..=v {
-            for dx in -r..=r {
-                out.push((dx, dy, dz));
+            for dx in -h..=h {
+                if in_disc(dx as i64, dz as i64, r, grow) {
+                    out.push((dx, dy, dz));
+                }
             }
         }
     }
@@ -40,9 +50,9 @@ pub fn ring_offsets(r: i32, v: i32) -> Vec<Offset> {
 /// The ring just outside render distance `r`: chunks whose data the edge's
 /// meshes need, nearest first.
 pub fn edge_offsets(r: i32) -> Vec<Offset> {
-    ring_offsets(r + 1, vertical(r) + 1)
+    ring_offsets(r, vertical(r) + 1, 1)
         .into_iter()
-        .filter(|&(dx, dy, dz)| dx.abs() > r || dz.abs() > r || dy.abs() > vertical(r))
+        .filter(|&(dx, dy, dz)| dy.abs() > vertical(r) || !in_disc(dx as i64, dz as i64, r, 0))
         .collect()
 }
 
@@ -52,18 +62,28 @@ pub fn offset(c: ChunkPos, (dx, dy, dz): Offset) -> ChunkPos {
 
 /// Within render distance `r` (horizontal `r`, vertical `vertical(r)`).
 pub fn within(a: ChunkPos, b: ChunkPos, r: i32) -> bool {
-    within_hv(a, b, r, vertical(r))
+    within_hv(a, b, r, vertical(r), 0)
 }
 
 /// Within the data range: one more ring on every side than the render
 /// distance, so the chunks at the edge have all their neighbours for meshing.
 pub fn within_data(a: ChunkPos, b: ChunkPos, r: i32) -> bool {
-    within_hv(a, b, r + 1, vertical(r) + 1)
+    within_hv(a, b, r, vertical(r) + 1, 1)
 }
 
-fn within_hv(a: ChunkPos, b: ChunkPos, r: i32, v: i32) -> bool {
+fn within_hv(a: ChunkPos, b: ChunkPos, r: i32, v: i32, grow: i32) -> bool {
     let d = |p: i32, q: i32| (p as i64 - q as i64).abs();
-    d(a.x, b.x) <= r as i64 && d(a.z, b.z) <= r as i64 && d(a.y, b.y) <= v as i64
+    d(a.y, b.y) <= v as i64 && in_disc(d(a.x, b.x), d(a.z, b.z), r, grow)
+}
+
+/// Whether a column `dx, dz` chunks from the centre column can hold a point
+/// nearer than `r` chunks to an eye anywhere in the centre column (inside
+/// the square of half-width `r`, and the whole square for `r` ≤ 3). With
+/// `grow` = 1: whether the column or one of its eight neighbours can.
+fn in_disc(dx: i64, dz: i64, r: i32, grow: i32) -> bool {
+    let a = (dx.abs() - 1 - grow as i64).max(0);
+    let b = (dz.abs() - 1 - grow as i64).max(0);
+    a * a + b * b < r as i64 * r as i64
 }
 
 /// The 27 positions of a chunk and its neighbours, z, then y, then x.
@@ -96,6 +116,38 @@ mod tests {
         for p in rings(c, 4).into_iter().chain(rings(c, 12)) {
             let expect = within_data(p, c, 3) && !within(p, c, 3);
             assert_eq!(edge.contains(&p), expect, "{p:?}");
+        }
+    }
+
+    #[test]
+    fn the_data_range_is_exactly_the_neighbours_of_the_render_range() {
+        let c = ChunkPos::new(0, 0, 0);
+        for r in [2, 3, 7, 16, 32] {
+            let data: HashSet<ChunkPos> =
+                ring_offsets(r, vertical(r) + 1, 1).into_iter().map(|o| offset(c, o)).collect();
+            let needed: HashSet<ChunkPos> = rings(c, r).into_iter().flat_map(neighbourhood).collect();
+            assert_eq!(data, needed, "r = {r}: every chunk in range can be meshed, and no more is held");
+            assert!(data.iter().all(|&p| within_data(p, c, r)));
+        }
+    }
+
+    #[test]
+    fn the_range_is_a_disc_that_covers_everything_the_fog_lets_through() {
+        let c = ChunkPos::new(0, 0, 0);
+        let r = 32;
+        let n = rings(c, r).len() as f64 / (2 * vertical(r) + 1) as f64;
+        let square = ((2 * r + 1) * (2 * r + 1)) as f64;
+        assert!(n < 0.85 * square, "{n} columns of {square}: the corners are left out");
+        // Every column with a block nearer than the fog's end to some eye
+        // position in the centre column is in range.
+        let fog_end = (r as f64 - 0.5) * 32.0;
+        for dz in -r - 2..=r + 2 {
+            for dx in -r - 2..=r + 2 {
+                let gap = |d: i32| ((d.abs() - 1).max(0) * 32) as f64;
+                let seen = gap(dx).hypot(gap(dz)) < fog_end;
+                let p = ChunkPos::new(dx, 0, dz);
+                assert!(!seen || within(p, c, r), "({dx}, {dz}) can be seen but is out of range");
+            }
         }
     }
 

@@ -1,0 +1,38 @@
+// Shared by sky.wgsl and terrain.wgsl (prepended to each in
+// src/render/world_renderer.rs): the per-frame globals and the sky's colour
+// in a direction. Terrain fog fades to exactly this colour, so fully fogged
+// terrain is indistinguishable from the sky behind it from any height.
+
+struct Globals {
+    view_proj: mat4x4<f32>,
+    // Camera-relative clip space back to a direction from the eye.
+    inv_view_proj: mat4x4<f32>,
+    // w: daylight (how strongly the sky lights the world)
+    sun_dir: vec4<f32>,
+    // w: star visibility
+    moon_dir: vec4<f32>,
+    zenith: vec4<f32>,
+    horizon: vec4<f32>,
+    glow: vec4<f32>,
+    // x: fog start, y: fog end (blocks), z: time (s)
+    fog: vec4<f32>,
+    // Bit i set: atlas layer i belongs to a block that emits light.
+    emissive: array<vec4<u32>, 2>,
+};
+
+@group(0) @binding(0) var<uniform> globals: Globals;
+
+fn sky_colour(dir: vec3<f32>) -> vec3<f32> {
+    let up = max(dir.y, 0.0);
+    var c = mix(globals.horizon.rgb, globals.zenith.rgb, sqrt(up));
+    // Dawn and dusk glow: strongest toward the sun, near the horizon.
+    let flat_dir = vec2<f32>(dir.x, dir.z);
+    let flat_sun = vec2<f32>(globals.sun_dir.x, globals.sun_dir.z);
+    var toward = 0.0;
+    if length(flat_dir) > 1e-4 && length(flat_sun) > 1e-4 {
+        toward = dot(normalize(flat_dir), normalize(flat_sun));
+    }
+    let near_horizon = pow(1.0 - up, 5.0);
+    c += globals.glow.rgb * near_horizon * (0.25 + 0.75 * pow(0.5 + 0.5 * toward, 3.0));
+    return c;
+}
