@@ -570,6 +570,10 @@ fn run() -> Result<()> {
                         r.backend, r.frames, r.seconds, r.adapter, r.frame_ms_min, r.frame_ms_median, r.frame_ms_p99, r.frame_ms_max,
                         r.time_to_first_complete_view_ms, r.chunk_ready_latency_ms_median, r.chunk_ready_latency_ms_p99, r.chunks_generated, r.distance_flown_blocks
                     );
+                    println!(
+                        "{:<28} CPU part of the frame (update, upload, culling, encoding; no GPU wait): median {:.2} / p99 {:.2} / max {:.2} ms",
+                        "", r.cpu_frame_ms_median, r.cpu_frame_ms_p99, r.cpu_frame_ms_max
+                    );
                     let mib = |m: Option<f64>| m.map_or_else(|| "n/a".to_string(), |m| format!("{m:.0} MiB"));
                     println!(
                         "{:<28} resident memory: first view {}, at 2 min {}, final {}, peak {}",

@@ -77,6 +77,9 @@ pub struct GenReport {
     pub ns_per_voxel_naive: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub density: Option<super::density::DensityFigures>,
+    /// Lighting one chunk among lit neighbours, one CPU thread, whatever the
+    /// backend: a surface chunk and a cave chunk (see `light`).
+    pub ms_per_chunk_light: super::light::LightFigures,
     pub ms_single_chunk: f64,
     pub world: Vec<WorldRow>,
     pub perlin3d_ns_per_point: f64,
@@ -218,6 +221,7 @@ pub fn run(
     let decorate = decorating.then(|| super::decorate::decorate_figures(&world, [4, -12], repeat));
     let placement = (world.params.tree_unit > 0).then(|| super::decorate::placement_figures(&world, 1024, repeat));
     let density = super::density::density_figures(&world, repeat);
+    let light = super::light::light_figures(&world, repeat);
 
     // Table 5.1: one chunk, cold.
     let single = median(
@@ -284,6 +288,7 @@ pub fn run(
         ns_per_voxel_cooperative: density.as_ref().map(|d| d.ns_per_voxel_cooperative),
         ns_per_voxel_naive: density.as_ref().map(|d| d.ns_per_voxel_naive),
         density,
+        ms_per_chunk_light: light,
         ms_single_chunk: single,
         world: rows,
         perlin3d_ns_per_point: perlin.0,

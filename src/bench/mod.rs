@@ -2,6 +2,7 @@
 pub mod decorate;
 pub mod density;
 pub mod gen;
+pub mod light;
 pub mod report;
 pub mod rss;
 

@@ -60,6 +60,17 @@ pub fn table(reports: &[GenReport]) -> String {
     if reports.len() > 1 {
         let _ = writeln!(s, "  (speedup = {} time / that backend's time)", first.backend);
     }
+    let l = &first.ms_per_chunk_light;
+    let _ = writeln!(
+        s,
+        "\nLight, one CPU thread, a chunk among lit neighbours: {:.3} ms at the surface {:?}; {}",
+        l.surface,
+        l.surface_chunk,
+        match (l.cave, l.cave_chunk) {
+            (Some(ms), Some(at)) => format!("{ms:.3} ms in a cave {at:?}"),
+            _ => "no cave chunk found".to_string(),
+        }
+    );
     if let Some(d) = &first.density {
         let _ = writeln!(
             s,
