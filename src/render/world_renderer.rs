@@ -155,6 +155,8 @@ pub struct WorldRenderer {
     index_quads: usize,
     meshes: HashMap<ChunkPos, GpuMesh>,
     arena: MeshArena,
+    /// `emissive_layers()`, built once from the registry.
+    emissive: [u32; 8],
     depth: Option<(wgpu::TextureView, (u32, u32))>,
     pub format: wgpu::TextureFormat,
     pub gpu_bytes: u64,
@@ -294,6 +296,7 @@ impl WorldRenderer {
             index_quads,
             meshes: HashMap::new(),
             arena: MeshArena::default(),
+            emissive: emissive_layers(),
             depth: None,
             format,
             gpu_bytes: 0,
@@ -458,7 +461,7 @@ impl WorldRenderer {
             horizon: v4(sky.horizon, 1.0),
             glow: v4(sky.glow, 1.0),
             fog: [fog_end * 0.55, fog_end, view.seconds, 0.0],
-            emissive: emissive_layers(),
+            emissive: self.emissive,
         };
         gpu.queue.write_buffer(&self.globals, 0, bytemuck::bytes_of(&globals));
 
