@@ -18,7 +18,7 @@ impl BlockSource for World {
     fn chunk(&self, pos: ChunkPos) -> Option<&Chunk> {
         self.chunks.get(&pos)
     }
-    fn sky_above(&self, _: ChunkPos) -> bool {
+    fn sky_above(&self, _: ChunkPos, _: usize, _: usize) -> bool {
         self.sky
     }
 }

@@ -34,7 +34,7 @@ impl BlockSource for Neighbourhood {
 
     /// The benchmark's 3×3×3 block sits at the surface or below it; the sky
     /// enters its top only where the world above is open air.
-    fn sky_above(&self, pos: ChunkPos) -> bool {
+    fn sky_above(&self, pos: ChunkPos, _: usize, _: usize) -> bool {
         pos.y as i64 * CHUNK_SIZE as i64 > 200
     }
 }

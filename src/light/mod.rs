@@ -16,5 +16,5 @@ pub mod map;
 pub mod rules;
 pub mod value;
 
-pub use map::{BlockSource, LightMap};
+pub use map::{BlockSource, ChunkLight, LightMap};
 pub use value::Light;
