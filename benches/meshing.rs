@@ -64,7 +64,7 @@ fn neighbourhood(chunks: &[Chunk]) -> Neighbourhood<'_> {
     for (i, c) in chunks.iter().enumerate() {
         neighbours[i] = &c.blocks;
     }
-    Neighbourhood { centre: &chunks[13], neighbours }
+    Neighbourhood { centre: &chunks[13], neighbours, light: None }
 }
 
 fn padded(chunks: &[Chunk]) -> Vec<Block> {

@@ -39,7 +39,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let air = ChunkBlocks::Uniform(BlockId::AIR);
     let mut neighbours = [&air; 27];
     neighbours[Neighbourhood::index(0, 0, 0)] = &chunk.blocks;
-    let mesh = mesh_chunk(&Neighbourhood { centre: &chunk, neighbours });
+    let mesh = mesh_chunk(&Neighbourhood { centre: &chunk, neighbours, light: None });
 
     let gpu = Gpu::headless()?;
     let mut renderer = WorldRenderer::new(&gpu, offscreen::FORMAT)?;

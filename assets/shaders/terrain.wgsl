@@ -1,19 +1,23 @@
 // Terrain: opaque blocks (fs_opaque), alpha-tested leaves, glass and cross
-// sprites (fs_cutout) and water (fs_water) from the packed
-// u32 vertices of src/mesh/vertex.rs. Positions are relative to the camera
+// sprites (fs_cutout) and water (fs_water) from the 16-byte quads of
+// src/mesh/quad.rs, read from the bound mesh page by vertex index (six
+// vertices a quad). Positions are relative to the camera
 // (chunk origins are uploaded camera-relative each frame), so precision
 // holds a million blocks from the origin. Globals and sky_colour come from
 // sky_common.wgsl, prepended to this file.
 @group(0) @binding(1) var<storage, read> chunk_origins: array<vec4<f32>>;
 @group(0) @binding(2) var tiles: texture_2d_array<f32>;
 @group(0) @binding(3) var tile_sampler: sampler;
+@group(1) @binding(0) var<storage, read> quads: array<vec4<u32>>;
 
 struct VsOut {
     @builtin(position) clip: vec4<f32>,
     @location(0) rel_pos: vec3<f32>,
     @location(1) uv: vec2<f32>,
     @location(2) @interpolate(flat) layer: u32,
-    @location(3) light: f32,
+    @location(3) light: vec3<f32>,
+    // Sky light alone (0..1), for water's own sheen.
+    @location(4) sky: f32,
 };
 
 fn face_normal(face: u32) -> vec3<f32> {
@@ -42,27 +46,67 @@ fn face_uv(face: u32, p: vec3<f32>) -> vec2<f32> {
     }
 }
 
+// Where corner k (0..4, running (0,0) (w,0) (w,h) (0,h) in the face's
+// tangents u and v) of a quad lies from its origin; the tangents are those
+// of Face::tangents in src/mesh/quad.rs.
+fn corner_offset(face: u32, k: u32, w: f32, h: f32) -> vec3<f32> {
+    let du = select(0.0, w, k == 1u || k == 2u);
+    let dv = select(0.0, h, k >= 2u);
+    switch face {
+        case 0u: { return vec3<f32>(0.0, du, dv); }
+        case 1u: { return vec3<f32>(0.0, dv, du); }
+        case 2u: { return vec3<f32>(dv, 0.0, du); }
+        case 3u: { return vec3<f32>(du, 0.0, dv); }
+        case 4u: { return vec3<f32>(du, dv, 0.0); }
+        case 5u: { return vec3<f32>(dv, du, 0.0); }
+        // Cross sprites: the two diagonals of the block.
+        case 6u: { return vec3<f32>(select(0.0, 1.0, k == 1u || k == 2u), select(0.0, 1.0, k >= 2u), select(0.0, 1.0, k == 1u || k == 2u)); }
+        default: { return vec3<f32>(select(0.0, 1.0, k == 0u || k == 3u), select(0.0, 1.0, k >= 2u), select(0.0, 1.0, k == 1u || k == 2u)); }
+    }
+}
+
+// A light level (0..15) as brightness: each level down is a fifth darker,
+// and level 0 is no light at all.
+fn level(l: u32) -> f32 {
+    return select(pow(0.8, 15.0 - f32(l)), 0.0, l == 0u);
+}
+
 @vertex
-fn vs_main(@location(0) packed: u32, @builtin(instance_index) chunk: u32) -> VsOut {
-    let local = vec3<f32>(f32(packed & 63u), f32((packed >> 6u) & 63u), f32((packed >> 12u) & 63u));
-    let face = (packed >> 18u) & 7u;
-    let ao = f32((packed >> 21u) & 3u) / 3.0;
+fn vs_main(@builtin(vertex_index) vi: u32, @builtin(instance_index) chunk: u32) -> VsOut {
+    let q = quads[vi / 6u];
+    let j = vi % 6u;
+    // Two triangles, 0-1-2 and 2-3-0, or 1-2-3 and 3-0-1 when flipped.
+    let flip = (q.x >> 31u) & 1u;
+    let k = (array<u32, 6>(0u, 1u, 2u, 2u, 3u, 0u)[j] + flip) % 4u;
+    let face = (q.x >> 18u) & 7u;
+    let w = f32(((q.x >> 21u) & 31u) + 1u);
+    let h = f32(((q.x >> 26u) & 31u) + 1u);
+    let origin = vec3<f32>(f32(q.x & 63u), f32((q.x >> 6u) & 63u), f32((q.x >> 12u) & 63u));
+    let local = origin + corner_offset(face, k, w, h);
+    let ao = f32((q.y >> (8u + 2u * k)) & 3u) / 3.0;
+    let l16 = (select(q.z, q.w, k >= 2u) >> (16u * (k % 2u))) & 0xFFFFu;
+    let sky_l = level(l16 >> 12u);
+    let block_l = vec3<f32>(level((l16 >> 8u) & 15u), level((l16 >> 4u) & 15u), level(l16 & 15u));
     let rel = chunk_origins[chunk].xyz + local;
     let n = face_normal(face);
-    // Sky light from above (dimmed at night), the sun or the moon on the lit
-    // side while it is up, ambient occlusion in corners.
+    // Sky light (dimmed at night) and the sun or the moon on the lit side
+    // while it is up, both as far as the sky reaches this corner; block
+    // light (torches, lava, glowstone) in its own colour, day or night;
+    // ambient occlusion in corners.
     let sun_up = smoothstep(-0.05, 0.2, globals.sun_dir.y);
     let moon_up = smoothstep(-0.05, 0.2, globals.moon_dir.y);
     let sun_facing = select(max(dot(n, globals.sun_dir.xyz), 0.0), 0.5, face >= 6u);
     let moon_facing = select(max(dot(n, globals.moon_dir.xyz), 0.0), 0.5, face >= 6u);
     let sun = sun_facing * sun_up + 0.08 * moon_facing * moon_up;
     let sky = (0.55 + 0.15 * n.y) * globals.sun_dir.w;
+    let lit = sky_l * (sky + 0.45 * sun) + 0.9 * block_l;
     var out: VsOut;
     out.clip = globals.view_proj * vec4<f32>(rel, 1.0);
     out.rel_pos = rel;
     out.uv = face_uv(face, local);
-    out.layer = (packed >> 23u) & 255u;
-    out.light = (sky + 0.45 * sun) * (0.45 + 0.55 * ao);
+    out.layer = q.y & 255u;
+    out.light = (lit + vec3<f32>(0.012)) * (0.45 + 0.55 * ao);
+    out.sky = sky_l;
     return out;
 }
 
@@ -81,7 +125,7 @@ fn emissive(layer: u32) -> bool {
     return ((word >> (layer % 32u)) & 1u) == 1u;
 }
 
-fn shade(albedo: vec3<f32>, light: f32, layer: u32) -> vec3<f32> {
+fn shade(albedo: vec3<f32>, light: vec3<f32>, layer: u32) -> vec3<f32> {
     return select(albedo * light, albedo, emissive(layer));
 }
 
@@ -109,7 +153,7 @@ fn fs_water(in: VsOut) -> @location(0) vec4<f32> {
     let drift = vec2<f32>(sin(t * 0.35), cos(t * 0.27)) * 0.12;
     let albedo = textureSample(tiles, tile_sampler, in.uv + drift, in.layer).rgb;
     let ripple = 0.06 * sin(in.uv.x * 0.98175 + t * 1.3) * sin(in.uv.y * 0.78540 - t * 1.1);
-    let lit = albedo * (0.35 * globals.sun_dir.w + 0.65 * in.light) * (1.0 + ripple);
+    let lit = albedo * (0.35 * globals.sun_dir.w * in.sky + 0.65 * in.light) * (1.0 + ripple);
     // Water turns opaque with distance and at grazing angles (as real water
     // reflects more): far rays under the surface would leave the loaded
     // world and show the void as a pale curtain in the sea.

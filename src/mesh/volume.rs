@@ -3,6 +3,7 @@
 //! chunk borders. Stored as per-column bitmasks (bit y of column (x, z)),
 //! which is all the mesher needs.
 
+use crate::light::ChunkLight;
 use crate::world::block::{BlockId, Layer, Shape, MAX_BLOCK_TYPES};
 use crate::world::chunk::{Chunk, ChunkBlocks};
 use crate::world::coords::{block_index, CHUNK_SIZE};
@@ -14,6 +15,8 @@ pub const PADDED: usize = CHUNK_SIZE + 2;
 pub struct Neighbourhood<'a> {
     pub centre: &'a Chunk,
     pub neighbours: [&'a ChunkBlocks; 27],
+    /// The light of the same 27 chunks; `None` meshes in full sky.
+    pub light: Option<[&'a ChunkLight; 27]>,
 }
 
 impl<'a> Neighbourhood<'a> {

@@ -15,8 +15,9 @@ use std::ops::Range;
 /// Bytes per page. Large enough that a page holds a few hundred typical
 /// chunk meshes, small enough that an empty page is rare waste.
 pub const PAGE_BYTES: u64 = 16 << 20;
-/// Sub-allocations are rounded up to this many bytes (four quads of packed
-/// vertices), so freed holes are never too small to reuse.
+/// Sub-allocations are rounded up to this many bytes (four quads), so
+/// freed holes are never too small to reuse, and every mesh starts on a
+/// whole quad.
 const GRAIN: u64 = 64;
 
 /// Where a mesh part lives: a page and a byte range inside it.
@@ -94,29 +95,42 @@ impl PagedRanges {
     }
 }
 
-/// The pages as vertex buffers on a device.
+/// The pages as storage buffers on a device, each with the bind group
+/// the terrain shader reads its quads through.
 #[derive(Default)]
 pub struct MeshArena {
     ranges: PagedRanges,
-    buffers: Vec<Option<wgpu::Buffer>>,
+    buffers: Vec<Option<(wgpu::Buffer, wgpu::BindGroup)>>,
 }
 
 impl MeshArena {
     /// Stores `data` and returns where it went.
-    pub fn store(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, data: &[u8]) -> Slot {
+    pub fn store(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        layout: &wgpu::BindGroupLayout,
+        data: &[u8],
+    ) -> Slot {
         let (slot, change) = self.ranges.alloc(data.len() as u64);
         if let PageChange::Opened(page, size) = change {
             if self.buffers.len() <= page {
                 self.buffers.resize_with(page + 1, || None);
             }
-            self.buffers[page] = Some(device.create_buffer(&wgpu::BufferDescriptor {
+            let buffer = device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("chunk-mesh-page"),
                 size,
-                usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
                 mapped_at_creation: false,
-            }));
+            });
+            let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("chunk-mesh-page"),
+                layout,
+                entries: &[wgpu::BindGroupEntry { binding: 0, resource: buffer.as_entire_binding() }],
+            });
+            self.buffers[page] = Some((buffer, group));
         }
-        if let Some(Some(buffer)) = self.buffers.get(slot.page) {
+        if let Some(Some((buffer, _))) = self.buffers.get(slot.page) {
             queue.write_buffer(buffer, slot.range.start, data);
         }
         slot
@@ -124,14 +138,15 @@ impl MeshArena {
 
     pub fn release(&mut self, slot: Slot) {
         if let PageChange::Closed(page) = self.ranges.free(slot) {
-            if let Some(b) = self.buffers.get_mut(page).and_then(Option::take) {
+            if let Some((b, _)) = self.buffers.get_mut(page).and_then(Option::take) {
                 b.destroy();
             }
         }
     }
 
-    pub fn slice(&self, slot: &Slot) -> Option<wgpu::BufferSlice<'_>> {
-        self.buffers.get(slot.page)?.as_ref().map(|b| b.slice(slot.range.clone()))
+    /// The bind group of the page a slot lives in.
+    pub fn bind_group(&self, slot: &Slot) -> Option<&wgpu::BindGroup> {
+        self.buffers.get(slot.page)?.as_ref().map(|(_, g)| g)
     }
 
     /// Bytes of vertex memory held, used or not.

@@ -8,26 +8,23 @@ use super::gpu::{Gpu, RenderError};
 use super::mesh_arena::{MeshArena, Slot};
 use super::sky::SkyState;
 use super::{cutout_pipeline, sky_pipeline, terrain_pipeline, water_pipeline};
-use crate::mesh::greedy::{quad_indices, ChunkMesh};
-use crate::mesh::vertex::Vertex;
+use crate::mesh::greedy::ChunkMesh;
+use crate::mesh::quad::Quad;
 use crate::world::block::BlockId;
 use crate::world::coords::{ChunkPos, CHUNK_SIZE};
 use bytemuck::{Pod, Zeroable};
 use glam::{DVec3, Vec3};
 use std::collections::HashMap;
-use wgpu::util::DeviceExt;
 
 pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
-pub const VERTEX_LAYOUT: wgpu::VertexBufferLayout<'static> = wgpu::VertexBufferLayout {
-    array_stride: std::mem::size_of::<Vertex>() as u64,
-    step_mode: wgpu::VertexStepMode::Vertex,
-    attributes: &[wgpu::VertexAttribute { format: wgpu::VertexFormat::Uint32, offset: 0, shader_location: 0 }],
-};
+/// Quads are read by the vertex shader from the mesh page bound here
+/// (group 1), six vertices each, by vertex index: no vertex buffers.
+const QUAD_BYTES: u64 = std::mem::size_of::<Quad>() as u64;
 /// The globals and sky colour both shaders share, prepended to each.
 const SKY_COMMON: &str = include_str!("../../assets/shaders/sky_common.wgsl");
 
-/// What distinguishes the terrain passes; everything else (shader, vertex
-/// layout, depth format, bind groups) they share.
+/// What distinguishes the terrain passes; everything else (shader, depth
+/// format, bind groups) they share.
 pub struct PassState {
     pub label: &'static str,
     pub fragment_entry: &'static str,
@@ -51,7 +48,7 @@ pub fn terrain_pass_pipeline(
             module: shader,
             entry_point: Some("vs_main"),
             compilation_options: Default::default(),
-            buffers: &[Some(VERTEX_LAYOUT)],
+            buffers: &[],
         },
         primitive: wgpu::PrimitiveState { cull_mode: pass.cull_mode, ..Default::default() },
         depth_stencil: Some(wgpu::DepthStencilState {
@@ -151,8 +148,8 @@ pub struct WorldRenderer {
     atlas_view: wgpu::TextureView,
     sampler: wgpu::Sampler,
     bind_group: wgpu::BindGroup,
-    indices: wgpu::Buffer,
-    index_quads: usize,
+    /// Group 1: one mesh page as a storage buffer.
+    page_layout: wgpu::BindGroupLayout,
     meshes: HashMap<ChunkPos, GpuMesh>,
     arena: MeshArena,
     /// `emissive_layers()`, built once from the registry.
@@ -218,12 +215,31 @@ impl WorldRenderer {
                 },
             ],
         });
+        let page_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("mesh-page"),
+            entries: &[wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility: wgpu::ShaderStages::VERTEX,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Storage { read_only: true },
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            }],
+        });
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("terrain"),
+            bind_group_layouts: &[Some(&layout), Some(&page_layout)],
+            immediate_size: 0,
+        });
+        // The sky reads no mesh page.
+        let sky_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("sky"),
             bind_group_layouts: &[Some(&layout)],
             immediate_size: 0,
         });
-        let sky = sky_pipeline::create(device, &pipeline_layout, &sky_shader, format);
+        let sky = sky_pipeline::create(device, &sky_layout, &sky_shader, format);
         let opaque = terrain_pipeline::create(device, &pipeline_layout, &shader, format);
         let cutout = cutout_pipeline::create(device, &pipeline_layout, &shader, format);
         let water = water_pipeline::create(device, &pipeline_layout, &shader, format);
@@ -278,8 +294,6 @@ impl WorldRenderer {
         let origins_capacity = 1024;
         let origins = Self::origins_buffer(device, origins_capacity);
         let bind_group = Self::bind_group(device, &layout, &globals, &origins, &atlas_view, &sampler);
-        let index_quads = 4096;
-        let indices = Self::index_buffer(device, index_quads);
         Ok(WorldRenderer {
             sky,
             opaque,
@@ -292,8 +306,7 @@ impl WorldRenderer {
             atlas_view,
             sampler,
             bind_group,
-            indices,
-            index_quads,
+            page_layout,
             meshes: HashMap::new(),
             arena: MeshArena::default(),
             emissive: emissive_layers(),
@@ -309,14 +322,6 @@ impl WorldRenderer {
             size: (capacity * 16) as u64,
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
-        })
-    }
-
-    fn index_buffer(device: &wgpu::Device, quads: usize) -> wgpu::Buffer {
-        device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("quad-indices"),
-            contents: bytemuck::cast_slice(&quad_indices(quads)),
-            usage: wgpu::BufferUsages::INDEX,
         })
     }
 
@@ -343,17 +348,13 @@ impl WorldRenderer {
     /// Uploads (or replaces) a chunk's mesh. Returns the bytes uploaded.
     pub fn upload(&mut self, gpu: &Gpu, pos: ChunkPos, mesh: &ChunkMesh) -> u64 {
         self.remove(pos);
-        let arena = &mut self.arena;
-        let mut store = |verts: &[Vertex]| {
-            (!verts.is_empty())
-                .then(|| (arena.store(&gpu.device, &gpu.queue, bytemuck::cast_slice(verts)), (verts.len() / 4) as u32))
+        let (arena, page_layout) = (&mut self.arena, &self.page_layout);
+        let mut store = |quads: &[Quad]| {
+            (!quads.is_empty()).then(|| {
+                (arena.store(&gpu.device, &gpu.queue, page_layout, bytemuck::cast_slice(quads)), quads.len() as u32)
+            })
         };
-        let most = mesh.opaque.len().max(mesh.cutout.len()).max(mesh.water.len()) / 4;
-        if most > self.index_quads {
-            self.index_quads = most.next_power_of_two();
-            self.indices = Self::index_buffer(&gpu.device, self.index_quads);
-        }
-        let bytes = ((mesh.opaque.len() + mesh.cutout.len() + mesh.water.len()) * 4) as u64;
+        let bytes = mesh.bytes() as u64;
         self.gpu_bytes += bytes;
         self.meshes.insert(
             pos,
@@ -490,7 +491,6 @@ impl WorldRenderer {
         pass.set_bind_group(0, &self.bind_group, &[]);
         pass.set_pipeline(&self.sky);
         pass.draw(0..3, 0..1);
-        pass.set_index_buffer(self.indices.slice(..), wgpu::IndexFormat::Uint32);
         // Opaque and cutout front to back, water back to front over them.
         let front_to_back: Vec<usize> = (0..visible.len()).collect();
         let back_to_front: Vec<usize> = front_to_back.iter().rev().copied().collect();
@@ -503,9 +503,11 @@ impl WorldRenderer {
             pass.set_pipeline(pipeline);
             for &i in order {
                 let Some((slot, quads)) = self.meshes.get(&visible[i].0).and_then(part) else { continue };
-                if let Some(vertices) = self.arena.slice(slot) {
-                    pass.set_vertex_buffer(0, vertices);
-                    pass.draw_indexed(0..quads * 6, 0, i as u32..i as u32 + 1);
+                if let Some(page) = self.arena.bind_group(slot) {
+                    // Vertex index / 6 is the quad's index in its page.
+                    let first = (slot.range.start / QUAD_BYTES) as u32;
+                    pass.set_bind_group(1, page, &[]);
+                    pass.draw(first * 6..(first + quads) * 6, i as u32..i as u32 + 1);
                     stats.quads_drawn += *quads as u64;
                 }
             }

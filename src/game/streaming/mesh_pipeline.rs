@@ -69,7 +69,7 @@ pub fn mesh_of(chunks: &[Arc<Chunk>]) -> ChunkMesh {
     for (i, c) in chunks.iter().enumerate() {
         neighbours[i] = &c.blocks;
     }
-    mesh_chunk(&Neighbourhood { centre, neighbours })
+    mesh_chunk(&Neighbourhood { centre, neighbours, light: None })
 }
 
 fn spawn_mesher(rx: Receiver<MeshJob>, tx: Sender<MeshDone>) -> std::thread::JoinHandle<()> {
