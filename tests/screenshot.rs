@@ -120,3 +120,42 @@ fn the_world_edge_melts_into_the_sky_from_above() {
     let terrain = lower.iter().filter(|c| (0..3).any(|i| (c[i] - sky[i]).abs() > 20)).count();
     assert!(terrain * 10 > lower.len(), "only {terrain} terrain pixels in the lower half");
 }
+
+/// A closed chamber 60 blocks under the surface (seed 42): dark without a
+/// torch; with one on its floor, bright around the torch and dark beyond
+/// its reach. Block light reaches the meshes only through the light stage,
+/// so this fails if streaming meshes in full sky or ignores block light.
+#[test]
+fn a_torch_lights_a_cave_and_the_rest_stays_dark() {
+    let bin = env!("CARGO_BIN_EXE_blockworld");
+    let dir = std::env::temp_dir().join(format!("blockworld-torch-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let world = dir.join("world");
+    let world_arg = world.to_str().unwrap();
+    let run = |args: &[&str]| {
+        let o = Command::new(bin).args(args).output().unwrap();
+        assert!(o.status.success(), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
+    };
+    run(&["world", "new", world_arg, "--seed", "42"]);
+    let view = ["--world", world_arg, "--pos=-241,-37,-232", "--yaw", "30", "--pitch", "-15", "--render-distance", "5"];
+    let (w, h, dark) = shot("cave-dark", &view);
+    let script = dir.join("torch.txt");
+    std::fs::write(&script, "set -239 -44 -226 torch\n").unwrap();
+    run(&["world", "edit", world_arg, "--script", script.to_str().unwrap()]);
+    let (_, _, lit) = shot("cave-torch", &view);
+    let _ = std::fs::remove_dir_all(&dir);
+
+    let rows = |px: &[[i32; 3]], from: u32, to: u32| px[(from * w) as usize..(to * w) as usize].to_vec();
+    let bright = |px: &[[i32; 3]]| px.iter().filter(|c| mean_luma(&[**c]) > 40.0).count() as f64 / px.len() as f64;
+    let (dark_low, lit_low) = (mean_luma(&rows(&dark, h / 2, h)), mean_luma(&rows(&lit, h / 2, h)));
+    let lit_top = mean_luma(&rows(&lit, 0, h / 4));
+    assert!(dark_low < 12.0, "without a torch the chamber is dark: lower half {dark_low:.1}");
+    assert!(bright(&dark) < 0.005, "without a torch nothing is bright: {:.3}", bright(&dark));
+    assert!(
+        lit_low > 15.0 && lit_low > 2.0 * dark_low,
+        "the torch lights the floor around it: {lit_low:.1} vs {dark_low:.1}"
+    );
+    assert!(bright(&lit) > 0.03, "bright pixels around the torch: {:.3}", bright(&lit));
+    assert!(lit_top < 12.0, "beyond the torch's reach the cave stays dark: top quarter {lit_top:.1}");
+}

@@ -400,6 +400,12 @@ impl Session {
         xdotool(&self.display, &["mousemove", "--window", window, &format!("{:.0}", at.0), &format!("{:.0}", at.1)]);
         std::thread::sleep(Duration::from_millis(300));
         self.click("1");
+        // The widget takes focus in the frame that reads the click; keys
+        // typed before that frame ends are lost (with three games sharing
+        // two cores a frame can take most of a second). State lines come a
+        // second apart: two more mean a whole frame after the click.
+        let t0 = last_state(dump).and_then(|s| s["t"].as_f64()).unwrap_or(0.0);
+        self.wait_for(dump, "no frame after the click", |v| v["t"].as_f64().is_some_and(|t| t > t0 + 1.5));
     }
 
     fn wait_for(&self, dump: &Path, what: &str, ok: impl Fn(&serde_json::Value) -> bool) -> serde_json::Value {

@@ -66,9 +66,10 @@ fn corner_offset(face: u32, k: u32, w: f32, h: f32) -> vec3<f32> {
 }
 
 // A light level (0..15) as brightness: each level down is a fifth darker,
-// and level 0 is no light at all.
+// and the last few fade to none, so a colour channel that runs out before
+// the others (blue, then green, from a torch) leaves no coloured rim.
 fn level(l: u32) -> f32 {
-    return select(pow(0.8, 15.0 - f32(l)), 0.0, l == 0u);
+    return pow(0.8, 15.0 - f32(l)) * min(f32(l) / 4.0, 1.0);
 }
 
 @vertex

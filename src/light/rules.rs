@@ -57,7 +57,7 @@ mod tests {
         assert_eq!(spread(15, SKY, true, water), 12);
         assert_eq!(spread(15, SKY, true, stone), 0);
         assert_eq!(spread(0, 1, false, air), 0);
-        assert_eq!(props(BlockId::TORCH).emits.rgb(), [14, 11, 6]);
+        assert_eq!(props(BlockId::TORCH).emits.rgb(), [14, 12, 9]);
         assert!(props(BlockId::TORCH).clear && props(BlockId::GLASS).clear && !props(BlockId::LAVA).clear);
     }
 }

@@ -78,7 +78,7 @@ mod tests {
         assert!(BlockId::STONE.info().opaque() && BlockId::STONE.info().solid);
         assert!(!BlockId::AIR.info().opaque() && !BlockId::LEAVES.info().opaque());
         assert_eq!(BlockId::ROSE.info().shape, Shape::Cross);
-        assert_eq!(BlockId::TORCH.info().light, [14, 11, 6]);
+        assert_eq!(BlockId::TORCH.info().light, [14, 12, 9]);
         assert_eq!(BlockId::STONE.info().light, [0; 3]);
     }
 

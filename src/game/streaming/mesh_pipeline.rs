@@ -12,6 +12,7 @@
 //! dropped when it comes back.
 
 use super::rings::within;
+use crate::light::ChunkLight;
 use crate::mesh::{mesh_chunk, ChunkMesh, Neighbourhood};
 use crate::render::gpu::Gpu;
 use crate::render::world_renderer::WorldRenderer;
@@ -49,11 +50,18 @@ impl Default for Budget {
 /// while at most this many jobs' chunks are held beyond the store.
 pub const MAX_IN_PIPELINE: usize = 256;
 
+/// What a chunk is meshed from: it and its 26 neighbours (z, then y, then
+/// x), and their light where the chunk is in the lit range.
+pub struct MeshInput {
+    pub chunks: Vec<Arc<Chunk>>,
+    pub light: Option<Vec<ChunkLight>>,
+}
+
 struct MeshJob {
     pos: ChunkPos,
     /// The chunk's edit version when the job was made.
     version: u64,
-    chunks: Vec<Arc<Chunk>>,
+    input: MeshInput,
 }
 
 struct MeshDone {
@@ -62,14 +70,16 @@ struct MeshDone {
     mesh: ChunkMesh,
 }
 
-/// Meshes the centre of a 3×3×3 block of chunks (z, then y, then x).
-pub fn mesh_of(chunks: &[Arc<Chunk>]) -> ChunkMesh {
+/// Meshes the centre of a 3×3×3 block of chunks.
+pub fn mesh_of(input: &MeshInput) -> ChunkMesh {
+    let chunks = &input.chunks;
     let centre = &chunks[13];
     let mut neighbours = [&centre.blocks; 27];
     for (i, c) in chunks.iter().enumerate() {
         neighbours[i] = &c.blocks;
     }
-    mesh_chunk(&Neighbourhood { centre, neighbours, light: None })
+    let light = input.light.as_ref().filter(|l| l.len() == 27).map(|l| std::array::from_fn(|i| &l[i]));
+    mesh_chunk(&Neighbourhood { centre, neighbours, light })
 }
 
 fn spawn_mesher(rx: Receiver<MeshJob>, tx: Sender<MeshDone>) -> std::thread::JoinHandle<()> {
@@ -77,7 +87,7 @@ fn spawn_mesher(rx: Receiver<MeshJob>, tx: Sender<MeshDone>) -> std::thread::Joi
         .name("mesher".into())
         .spawn(move || {
             while let Ok(job) = rx.recv() {
-                let mesh = mesh_of(&job.chunks);
+                let mesh = mesh_of(&job.input);
                 if tx.send(MeshDone { pos: job.pos, version: job.version, mesh }).is_err() {
                     return;
                 }
@@ -167,14 +177,14 @@ impl MeshPipeline {
     /// `neighbourhood` gives a chunk and its 26 neighbours (z, y, x order)
     /// if all are still loaded; a chunk whose neighbours have left is
     /// dropped (it is queued again if it comes back into range).
-    pub fn dispatch(&mut self, limit: usize, mut neighbourhood: impl FnMut(ChunkPos) -> Option<Vec<Arc<Chunk>>>) {
+    pub fn dispatch(&mut self, limit: usize, mut neighbourhood: impl FnMut(ChunkPos) -> Option<MeshInput>) {
         while self.meshing.len() + self.uploads.len() < limit {
             let Some(pos) = self.queue.pop_front() else { break };
             self.queued.remove(&pos);
-            let Some(chunks) = neighbourhood(pos) else { continue };
+            let Some(input) = neighbourhood(pos) else { continue };
             let version = self.versions.get(&pos).copied().unwrap_or(0);
             if let Some(tx) = &self.jobs {
-                if tx.send(MeshJob { pos, version, chunks }).is_ok() {
+                if tx.send(MeshJob { pos, version, input }).is_ok() {
                     self.meshing.insert(pos);
                 }
             }
@@ -290,7 +300,7 @@ mod tests {
         let mut gathered = 0;
         m.dispatch(MAX_IN_PIPELINE, |p| {
             gathered += 1;
-            Some(vec![stone(p); 27])
+            Some(MeshInput { chunks: vec![stone(p); 27], light: None })
         });
         assert_eq!(gathered, MAX_IN_PIPELINE, "neighbourhoods are gathered only for jobs sent");
         assert_eq!(m.pending(), queued);

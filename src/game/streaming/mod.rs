@@ -7,6 +7,7 @@
 //! before they run, and chunks and meshes beyond the render distance are
 //! freed. A chunk is meshed once it and its 26 neighbours exist.
 
+pub mod lighting;
 pub mod mesh_pipeline;
 pub mod requests;
 pub mod rings;
@@ -23,9 +24,10 @@ use crate::world::coords::ChunkPos;
 use crate::world::edits::{BlockPos, ChunkEdits};
 use crate::world::store::{ChunkStore, StoreError};
 use crate::worldgen::WorldGen;
-use mesh_pipeline::{mesh_of, MeshPipeline, MAX_IN_PIPELINE};
+use lighting::LightStage;
+use mesh_pipeline::{mesh_of, MeshInput, MeshPipeline, MAX_IN_PIPELINE};
 use requests::Requests;
-use rings::{neighbourhood, within, within_data};
+use rings::{light_data_offsets, neighbourhood, offset, within, within_data, within_light, within_light_data};
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -54,6 +56,8 @@ pub struct ChunkStreamer {
     /// Chunk data and the player's edits.
     store: ChunkStore,
     requests: Requests,
+    /// The "lit" stage between the store and the meshes.
+    light: LightStage,
     meshes: MeshPipeline,
     centre: ChunkPos,
     render_distance: i32,
@@ -95,6 +99,7 @@ impl ChunkStreamer {
         let mut requests = Requests::new(4 * DEFAULT_BATCH);
         let centre = ChunkPos::new(0, 0, 0);
         requests.recentre(centre, render_distance);
+        let light = LightStage::spawn(world.clone());
         let mut s = ChunkStreamer {
             switch: EngineSwitch::new(world.clone(), gpu_device),
             notice: None,
@@ -102,6 +107,7 @@ impl ChunkStreamer {
             service,
             store: ChunkStore::with_edits(edits),
             requests,
+            light,
             meshes: MeshPipeline::spawn(),
             centre,
             render_distance,
@@ -177,6 +183,7 @@ impl ChunkStreamer {
         self.store.evict(|p| within_data(p, centre, r));
         self.meshes.retain(centre, r);
         renderer.retain(|p| within(p, centre, r));
+        self.relight_range(old_centre, old_r);
         // Chunks that just came into range may already have all their
         // neighbours: no arrival will trigger them, so try them now.
         let now = Instant::now();
@@ -192,6 +199,45 @@ impl ChunkStreamer {
         }
     }
 
+    /// Moves the lit range with the player: chunks that left it go back to
+    /// the light thread's past, loaded chunks that entered it are lit, and
+    /// meshes made in full sky that are now in it are made again with light.
+    fn relight_range(&mut self, old_centre: ChunkPos, old_r: i32) {
+        let (centre, r) = (self.centre, self.render_distance);
+        let gone: Vec<ChunkPos> = self.light.sent().copied().filter(|&p| !within_light_data(p, centre, r)).collect();
+        for p in gone {
+            self.light.remove(p);
+        }
+        for o in light_data_offsets() {
+            let p = offset(centre, o);
+            if !within_light_data(p, centre, r) {
+                continue;
+            }
+            if let Some(c) = self.store.get(p) {
+                if !self.light.is_sent(p) {
+                    self.light.add(c.clone());
+                }
+            }
+            if within_light(p, centre, r) && !within_light(p, old_centre, old_r) && self.meshes.is_meshed(p) {
+                self.meshes.invalidate(p);
+                self.meshes.remeshed(p, false);
+                self.try_mesh(p);
+            }
+        }
+    }
+
+    /// The chunk and its neighbours, with their light where it is lit; None
+    /// while any of them is missing, or in the lit range not yet lit.
+    fn mesh_input(store: &ChunkStore, light: &LightStage, pos: ChunkPos, lit: bool) -> Option<MeshInput> {
+        let chunks = gather(store, pos)?;
+        let light = if lit {
+            Some(neighbourhood(pos).map(|p| light.light(p).cloned()).collect::<Option<Vec<_>>>()?)
+        } else {
+            None
+        };
+        Some(MeshInput { chunks, light })
+    }
+
     fn try_mesh(&mut self, pos: ChunkPos) {
         if self.meshes.is_settled_or_busy(pos) || !within(pos, self.centre, self.render_distance) {
             return;
@@ -203,6 +249,12 @@ impl ChunkStreamer {
             return;
         }
         let Some(chunks) = gather(&self.store, pos) else { return };
+        // In the lit range a chunk waits for its and its neighbours' light.
+        if within_light(pos, self.centre, self.render_distance)
+            && !neighbourhood(pos).all(|p| self.light.light(p).is_some())
+        {
+            return;
+        }
         let opaque = |c: &Chunk| matches!(c.blocks, ChunkBlocks::Uniform(b) if b.info().opaque());
         if opaque(&chunks[13]) && [4, 10, 12, 14, 16, 22].iter().all(|&i| opaque(&chunks[i])) {
             self.meshes.settle_empty(pos);
@@ -227,14 +279,23 @@ impl ChunkStreamer {
         gpu: &Gpu,
         renderer: &mut WorldRenderer,
     ) -> Result<(), StoreError> {
-        for c in self.store.set_block(pos, block)? {
+        let mut touched = self.store.set_block(pos, block)?;
+        if let Some(chunk) = pos.chunk().and_then(|c| self.store.get(c)).cloned() {
+            for c in self.light.edit(chunk, pos) {
+                if !touched.contains(&c) {
+                    touched.push(c);
+                }
+            }
+        }
+        let (centre, r) = (self.centre, self.render_distance);
+        for c in touched {
             self.meshes.invalidate(c);
-            if !within(c, self.centre, self.render_distance) {
+            if !within(c, centre, r) {
                 continue;
             }
-            match gather(&self.store, c) {
-                Some(chunks) => {
-                    let mesh = mesh_of(&chunks);
+            match Self::mesh_input(&self.store, &self.light, c, within_light(c, centre, r)) {
+                Some(input) => {
+                    let mesh = mesh_of(&input);
                     if mesh.is_empty() {
                         renderer.remove(c);
                     } else {
@@ -243,7 +304,7 @@ impl ChunkStreamer {
                     self.meshes.remeshed(c, true);
                     self.store.mark_meshed(c);
                 }
-                // Meshed once its neighbours arrive.
+                // Meshed once its neighbours (and their light) arrive.
                 None => self.meshes.remeshed(c, false),
             }
         }
@@ -277,7 +338,10 @@ impl ChunkStreamer {
                     if !within_data(pos, self.centre, self.render_distance) {
                         continue;
                     }
-                    self.store.insert_generated(chunk);
+                    let chunk = self.store.insert_generated(chunk);
+                    if within_light_data(pos, self.centre, self.render_distance) {
+                        self.light.add(chunk);
+                    }
                     for p in neighbourhood(pos) {
                         self.try_mesh(p);
                     }
@@ -285,6 +349,8 @@ impl ChunkStreamer {
                 Event::Cancelled(pos) => self.requests.returned(pos),
             }
         }
+
+        self.take_light();
 
         let store = &self.store;
         let batch = self.requests.next_batch(|p| store.contains(p));
@@ -294,11 +360,38 @@ impl ChunkStreamer {
         let complete = self.is_complete();
         self.requests.rewind_if_stalled(complete);
 
-        let store = &self.store;
-        self.meshes.dispatch(MAX_IN_PIPELINE * scale, |p| gather(store, p));
+        let (store, light) = (&self.store, &self.light);
+        let (centre, r) = (self.centre, self.render_distance);
+        self.meshes
+            .dispatch(MAX_IN_PIPELINE * scale, |p| Self::mesh_input(store, light, p, within_light(p, centre, r)));
         let store = &mut self.store;
         let (centre, r) = (self.centre, self.render_distance);
         self.meshes.upload(centre, r, gpu, renderer, budget, |p| store.mark_meshed(p));
+    }
+
+    /// Light the light thread finished: chunks whose meshes read changed
+    /// light are meshed again, and chunks that waited for a neighbour's
+    /// light are tried.
+    fn take_light(&mut self) {
+        let (centre, r) = (self.centre, self.render_distance);
+        for pos in self.light.poll() {
+            for p in neighbourhood(pos) {
+                if !within_light(p, centre, r) {
+                    continue;
+                }
+                if p == pos && self.meshes.is_settled_or_busy(p) {
+                    self.meshes.invalidate(p);
+                    // A queued chunk reads its light when it is sent.
+                    self.meshes.remeshed(p, false);
+                }
+                self.try_mesh(p);
+            }
+        }
+    }
+
+    /// Bytes of dense light held.
+    pub fn light_bytes(&self) -> usize {
+        self.light.heap_bytes()
     }
 
     fn complete_count(&self) -> usize {

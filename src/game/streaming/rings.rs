@@ -71,6 +71,28 @@ pub fn within_data(a: ChunkPos, b: ChunkPos, r: i32) -> bool {
     within_hv(a, b, r, vertical(r) + 1, 1)
 }
 
+/// Light is kept for a smaller range than the render distance: dense
+/// light takes 64 KiB a chunk, and beyond this range (256 blocks out, 128
+/// up or down) fog hides what light would change. Farther chunks are
+/// meshed in full sky.
+pub const LIGHT_RADIUS: i32 = 8;
+pub const LIGHT_VERTICAL: i32 = 4;
+
+/// Meshed with light (within the render range too).
+pub fn within_light(a: ChunkPos, b: ChunkPos, r: i32) -> bool {
+    within(a, b, r) && within_hv(a, b, LIGHT_RADIUS, LIGHT_VERTICAL, 0)
+}
+
+/// Lit: the chunks meshed with light and their neighbours.
+pub fn within_light_data(a: ChunkPos, b: ChunkPos, r: i32) -> bool {
+    within_data(a, b, r) && within_hv(a, b, LIGHT_RADIUS, LIGHT_VERTICAL + 1, 1)
+}
+
+/// Offsets of the lit range, for walking it on a recentre.
+pub fn light_data_offsets() -> Vec<Offset> {
+    ring_offsets(LIGHT_RADIUS, LIGHT_VERTICAL + 1, 1)
+}
+
 fn within_hv(a: ChunkPos, b: ChunkPos, r: i32, v: i32, grow: i32) -> bool {
     let d = |p: i32, q: i32| (p as i64 - q as i64).abs();
     d(a.y, b.y) <= v as i64 && in_disc(d(a.x, b.x), d(a.z, b.z), r, grow)
