@@ -529,6 +529,13 @@ fn run() -> Result<()> {
                     "{} edits on {}: edit to visible median {:.3} ms, p99 {:.3} ms, max {:.3} ms",
                     r.edits, r.adapter, r.edit_to_visible_ms_median, r.edit_to_visible_ms_p99, r.edit_to_visible_ms_max
                 );
+                match (r.torch_to_visible_ms_median, r.torch_to_visible_ms_p99, r.torch_to_visible_ms_max) {
+                    (Some(m), Some(p), Some(x)) => println!(
+                        "{} torches placed in caves: torch to visible median {m:.3} ms, p99 {p:.3} ms, max {x:.3} ms",
+                        r.torches
+                    ),
+                    _ => println!("no cave floor found near the spawn point: no torch timed"),
+                }
             }
             Ok(())
         }

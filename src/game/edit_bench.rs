@@ -5,6 +5,11 @@
 //! edit is timed from the call to its chunks' new meshes being on the GPU
 //! (re-meshing happens on the game thread, ahead of streaming); the frame
 //! that draws it follows at once.
+//!
+//! Then torches are placed in cave air under the surface and taken away
+//! again: each placement is timed the same way, light included (the light
+//! update under the light lock, and every chunk whose light changed meshed
+//! again).
 
 use super::engine::{Engine, GpuDevice};
 use super::headless::load_all;
@@ -27,6 +32,12 @@ pub struct EditReport {
     pub edit_to_visible_ms_median: f64,
     pub edit_to_visible_ms_p99: f64,
     pub edit_to_visible_ms_max: f64,
+    /// Torches placed in caves (at most `edits`; fewer if the caves near
+    /// the spawn point hold fewer spots).
+    pub torches: usize,
+    pub torch_to_visible_ms_median: Option<f64>,
+    pub torch_to_visible_ms_p99: Option<f64>,
+    pub torch_to_visible_ms_max: Option<f64>,
     pub adapter: String,
 }
 
@@ -68,11 +79,52 @@ pub fn run(world: Arc<WorldGen>, render_distance: i32, count: usize) -> Result<E
         times.push(t.elapsed().as_secs_f64() * 1e3);
     }
     times.sort_by(|a, b| a.total_cmp(b));
+    let mut torches = torch_times(&mut streamer, spawn, count, &gpu, &mut renderer)?;
+    torches.sort_by(|a, b| a.total_cmp(b));
+    let torch = |p: f64| (!torches.is_empty()).then(|| percentile(&torches, p));
     Ok(EditReport {
         edits: times.len(),
         edit_to_visible_ms_median: percentile(&times, 0.5),
         edit_to_visible_ms_p99: percentile(&times, 0.99),
         edit_to_visible_ms_max: percentile(&times, 1.0),
+        torches: torches.len(),
+        torch_to_visible_ms_median: torch(0.5),
+        torch_to_visible_ms_p99: torch(0.99),
+        torch_to_visible_ms_max: torch(1.0),
         adapter: gpu.adapter_name(),
     })
+}
+
+/// Places up to `count` torches on cave floors under the surface near the
+/// spawn point, timing each placement to its meshes on the GPU, and takes
+/// each away again (untimed) so every torch lights an unlit cave.
+fn torch_times(
+    streamer: &mut ChunkStreamer,
+    spawn: glam::DVec3,
+    count: usize,
+    gpu: &Gpu,
+    renderer: &mut WorldRenderer,
+) -> Result<Vec<f64>> {
+    let mut times = Vec::new();
+    let solid = |s: &ChunkStreamer, p: BlockPos| s.block(p).map(|b| b.info().solid).unwrap_or(false);
+    for k in 1..=(count as u64 * 20) {
+        if times.len() >= count {
+            break;
+        }
+        let (x, z) =
+            (spawn.x as i64 - 40 + ((k * 7919) % 80) as i64, spawn.z as i64 - 40 + ((k * 104_729) % 80) as i64);
+        let Some(top) = (-64..96i64).rev().find(|&y| solid(streamer, BlockPos::new(x, y, z))) else { continue };
+        // The highest cave floor at least 8 blocks under the surface.
+        let Some(y) = (top - 100..top - 8).rev().find(|&y| {
+            streamer.block(BlockPos::new(x, y, z)) == Some(BlockId::AIR) && solid(streamer, BlockPos::new(x, y - 1, z))
+        }) else {
+            continue;
+        };
+        let pos = BlockPos::new(x, y, z);
+        let t = Instant::now();
+        streamer.set_block(pos, BlockId::TORCH, gpu, renderer)?;
+        times.push(t.elapsed().as_secs_f64() * 1e3);
+        streamer.set_block(pos, BlockId::AIR, gpu, renderer)?;
+    }
+    Ok(times)
 }

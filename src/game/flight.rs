@@ -51,6 +51,12 @@ pub struct FlightReport {
     pub distance_flown_blocks: f64,
     /// Resident memory (MiB) once the first view is complete.
     pub rss_mib_first_view: Option<f64>,
+    /// Mesh jobs sent to the mesher threads until the first view is
+    /// complete (more than the chunks with a mesh when light changes a
+    /// chunk's mesh after it was made).
+    pub mesh_jobs_first_view: u64,
+    /// Dense light held at the first view (MiB).
+    pub light_mib_first_view: f64,
     /// Resident memory two minutes into the flight (runs of 120 s or more).
     pub rss_mib_at_2_min: Option<f64>,
     /// Resident memory when the flight ends.
@@ -132,6 +138,8 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
     let first_view = load_all(&mut streamer, centre, &gpu, &mut renderer, Duration::from_secs(600))?;
     streamer.ready_latencies().clear();
     let rss_first_view = rss::resident_mib();
+    let mesh_jobs_first_view = streamer.mesh_jobs_sent();
+    let light_mib_first_view = streamer.light_bytes() as f64 / (1 << 20) as f64;
     let mut samples = Vec::new();
     let mut rss_at_2_min = None;
     let generated_before = streamer.generated_total();
@@ -209,6 +217,8 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
         cpu_frame_ms_p99: percentile(&cpu_frames, 0.99),
         cpu_frame_ms_max: cpu_frames.last().copied().unwrap_or(f64::NAN),
         time_to_first_complete_view_ms: first_view.as_secs_f64() * 1e3,
+        mesh_jobs_first_view,
+        light_mib_first_view,
         chunk_ready_latency_ms_median: percentile(&lat, 0.5),
         chunk_ready_latency_ms_p99: percentile(&lat, 0.99),
         chunks_generated: streamer.generated_total() - generated_before,

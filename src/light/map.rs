@@ -300,8 +300,14 @@ impl LightMap {
             // offer that sky to the chunks around.
             self.chunks.insert(pos, ChunkLight::Uniform(Light::FULL_SKY));
             self.changed.insert(pos);
-            for d in 0..6 {
-                for_face(pos, d, |c| queue.push_back(c));
+            for (d, [dx, dy, dz]) in STEPS.iter().enumerate() {
+                // A missing neighbour takes nothing; one of full sky gains nothing.
+                let n = ChunkPos::new(pos.x + dx, pos.y + dy, pos.z + dz);
+                match self.chunks.get(&n) {
+                    None => continue,
+                    Some(ChunkLight::Uniform(u)) if u.sky() == MAX => continue,
+                    Some(_) => for_face(pos, d, |c| queue.push_back(c)),
+                }
             }
         } else {
             // Solid rock with no emitters and no clear face stays dark: skip
@@ -312,7 +318,7 @@ impl LightMap {
             };
             if clear_or_emits {
                 let own = self.own_chunk_light(world, chunk, pos);
-                queue.extend(frontier(pos, &own));
+                queue.extend(frontier(pos, &own, chunk));
                 let mut light = ChunkLight::Dense(Arc::new(own));
                 light.collapse();
                 self.chunks.insert(pos, light);
@@ -322,10 +328,17 @@ impl LightMap {
             self.changed.insert(pos);
             self.last_marked = None;
         }
-        // Light of the neighbours flows in across the six faces.
+        // Light of the neighbours flows in across the six faces, from those
+        // that have any to give: a dark neighbour gives nothing, and into
+        // full sky only block light can add anything.
         for (d, [dx, dy, dz]) in STEPS.iter().enumerate() {
             let n = ChunkPos::new(pos.x + dx, pos.y + dy, pos.z + dz);
-            if self.chunks.contains_key(&n) {
+            let gives = match self.chunks.get(&n) {
+                None => false,
+                Some(ChunkLight::Uniform(u)) => *u != Light::DARK && !(all_open && u.rgb() == [0, 0, 0]),
+                Some(ChunkLight::Dense(_)) => true,
+            };
+            if gives {
                 for_face(n, opposite(d), |c| queue.push_back(c));
             }
         }
@@ -535,9 +548,9 @@ impl<'w, W: BlockSource> BlockCursor<'w, W> {
 }
 
 /// The cells of a newly lit chunk its light can spread from: lit cells on
-/// its faces, and lit cells with a neighbour of other light (a neighbour
-/// with the same light gains nothing from it).
-fn frontier(pos: ChunkPos, own: &[Light]) -> Vec<Cell> {
+/// its faces, and lit cells next to a clear cell of other light (a
+/// neighbour with the same light gains nothing, an opaque one takes none).
+fn frontier(pos: ChunkPos, own: &[Light], chunk: &Chunk) -> Vec<Cell> {
     let mut out = Vec::new();
     for z in 0..CHUNK_SIZE {
         for x in 0..CHUNK_SIZE {
@@ -558,7 +571,7 @@ fn frontier(pos: ChunkPos, own: &[Light]) -> Vec<Cell> {
                         block_index(x, y, z + 1),
                     ]
                     .iter()
-                    .any(|&j| own[j] != l)
+                    .any(|&j| own[j] != l && props(chunk.blocks.get_index(j)).clear)
                 };
                 if border || differs() {
                     out.push(Cell::new(pos, x, y, z));

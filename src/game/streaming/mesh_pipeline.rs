@@ -110,6 +110,8 @@ pub struct MeshPipeline {
     asked_at: HashMap<ChunkPos, Instant>,
     /// Wanted (in range) → mesh on the GPU, per chunk with a mesh.
     pub ready_latencies: Vec<Duration>,
+    /// Jobs sent to the mesher threads so far.
+    pub jobs_sent: u64,
     jobs: Option<Sender<MeshJob>>,
     done: Receiver<MeshDone>,
     workers: Vec<std::thread::JoinHandle<()>>,
@@ -131,6 +133,7 @@ impl MeshPipeline {
             uploads: VecDeque::new(),
             asked_at: HashMap::new(),
             ready_latencies: Vec::new(),
+            jobs_sent: 0,
             jobs: Some(jobs),
             done,
             workers,
@@ -185,6 +188,7 @@ impl MeshPipeline {
             let version = self.versions.get(&pos).copied().unwrap_or(0);
             if let Some(tx) = &self.jobs {
                 if tx.send(MeshJob { pos, version, input }).is_ok() {
+                    self.jobs_sent += 1;
                     self.meshing.insert(pos);
                 }
             }

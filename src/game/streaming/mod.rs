@@ -27,7 +27,9 @@ use crate::worldgen::WorldGen;
 use lighting::LightStage;
 use mesh_pipeline::{mesh_of, MeshInput, MeshPipeline, MAX_IN_PIPELINE};
 use requests::Requests;
-use rings::{light_data_offsets, neighbourhood, offset, within, within_data, within_light, within_light_data};
+use rings::{
+    light_data_offsets, neighbourhood, offset, within, within_data, within_light, within_light_data, LIGHT_VERTICAL,
+};
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -248,19 +250,39 @@ impl ChunkStreamer {
             self.meshes.settle_empty(pos);
             return;
         }
-        let Some(chunks) = gather(&self.store, pos) else { return };
-        // In the lit range a chunk waits for its and its neighbours' light.
-        if within_light(pos, self.centre, self.render_distance)
-            && !neighbourhood(pos).all(|p| self.light.light(p).is_some())
-        {
+        // Cheap checks first: this runs for every neighbour of every chunk
+        // that arrives or whose light changes.
+        if !neighbourhood(pos).all(|p| self.store.contains(p)) {
             return;
         }
-        let opaque = |c: &Chunk| matches!(c.blocks, ChunkBlocks::Uniform(b) if b.info().opaque());
-        if opaque(&chunks[13]) && [4, 10, 12, 14, 16, 22].iter().all(|&i| opaque(&chunks[i])) {
+        let opaque = |p: ChunkPos| {
+            self.store.get(p).is_some_and(|c| matches!(c.blocks, ChunkBlocks::Uniform(b) if b.info().opaque()))
+        };
+        let faces = [(0, 0, 0), (-1, 0, 0), (1, 0, 0), (0, -1, 0), (0, 1, 0), (0, 0, -1), (0, 0, 1)];
+        if faces.iter().all(|&(dx, dy, dz)| opaque(ChunkPos::new(pos.x + dx, pos.y + dy, pos.z + dz))) {
             self.meshes.settle_empty(pos);
             return;
         }
+        if within_light(pos, self.centre, self.render_distance) && !self.light_settled(pos) {
+            return;
+        }
         self.meshes.enqueue(pos);
+    }
+
+    /// In the lit range a chunk waits until it, its neighbours and every
+    /// chunk above them up to the top of the lit range are lit. Sky comes
+    /// from above: meshed before the chunks above it were lit, a chunk
+    /// would be made again once their sky arrived (under trees and
+    /// overhangs, where the generated heights cannot tell whether sky gets
+    /// through), and show wrong light in between.
+    fn light_settled(&self, pos: ChunkPos) -> bool {
+        let top = self.centre.y.saturating_add(LIGHT_VERTICAL + 1);
+        (-1..=1).all(|dz| {
+            (-1..=1).all(|dx| {
+                (pos.y - 1..=top.max(pos.y + 1))
+                    .all(|y| self.light.light(ChunkPos::new(pos.x + dx, y, pos.z + dz)).is_some())
+            })
+        })
     }
 
     /// The block at `pos`, if its chunk is loaded.
@@ -374,19 +396,37 @@ impl ChunkStreamer {
     /// light are tried.
     fn take_light(&mut self) {
         let (centre, r) = (self.centre, self.render_distance);
-        for pos in self.light.poll() {
-            for p in neighbourhood(pos) {
-                if !within_light(p, centre, r) {
-                    continue;
+        let bottom = centre.y.saturating_sub(LIGHT_VERTICAL);
+        let changed: std::collections::HashSet<ChunkPos> = self.light.poll().into_iter().collect();
+        for &pos in &changed {
+            if within_light(pos, centre, r) && self.meshes.is_settled_or_busy(pos) {
+                // A queued chunk reads its light when it is sent.
+                self.meshes.invalidate(pos);
+                self.meshes.remeshed(pos, false);
+            }
+        }
+        // Chunks that waited on these: their neighbours, and the chunks
+        // below them (which wait for the sky from above).
+        let mut waiting = std::collections::HashSet::new();
+        for &pos in &changed {
+            for dz in -1..=1 {
+                for dx in -1..=1 {
+                    for y in bottom..=pos.y + 1 {
+                        waiting.insert(ChunkPos::new(pos.x + dx, y, pos.z + dz));
+                    }
                 }
-                if p == pos && self.meshes.is_settled_or_busy(p) {
-                    self.meshes.invalidate(p);
-                    // A queued chunk reads its light when it is sent.
-                    self.meshes.remeshed(p, false);
-                }
+            }
+        }
+        for p in waiting {
+            if within_light(p, centre, r) {
                 self.try_mesh(p);
             }
         }
+    }
+
+    /// Mesh jobs sent to the mesher threads so far.
+    pub fn mesh_jobs_sent(&self) -> u64 {
+        self.meshes.jobs_sent
     }
 
     /// Bytes of dense light held.

@@ -71,12 +71,13 @@ pub fn within_data(a: ChunkPos, b: ChunkPos, r: i32) -> bool {
     within_hv(a, b, r, vertical(r) + 1, 1)
 }
 
-/// Light is kept for a smaller range than the render distance: dense
-/// light takes 64 KiB a chunk, and beyond this range (256 blocks out, 128
-/// up or down) fog hides what light would change. Farther chunks are
-/// meshed in full sky.
-pub const LIGHT_RADIUS: i32 = 8;
-pub const LIGHT_VERTICAL: i32 = 4;
+/// Light is kept for a smaller range than the render distance (192 blocks
+/// out, 96 up or down): dense light takes 64 KiB a chunk, one light thread
+/// lights every chunk in range, and farther out fog hides most of what
+/// light changes. Farther chunks are meshed in full sky, so a cave mouth
+/// beyond this range shows its walls lit as if by day.
+pub const LIGHT_RADIUS: i32 = 6;
+pub const LIGHT_VERTICAL: i32 = 3;
 
 /// Meshed with light (within the render range too).
 pub fn within_light(a: ChunkPos, b: ChunkPos, r: i32) -> bool {
