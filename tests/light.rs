@@ -65,7 +65,10 @@ impl World {
 
     /// A light map of every chunk, added in the given order.
     fn lit_in(&self, order: &[ChunkPos]) -> LightMap {
-        let mut m = LightMap::new();
+        self.lit_into(LightMap::new(), order)
+    }
+
+    fn lit_into(&self, mut m: LightMap, order: &[ChunkPos]) -> LightMap {
         for &p in order {
             m.add_chunk(self, p);
         }
@@ -309,7 +312,9 @@ fn incremental_updates_equal_a_full_relight() {
         w.fill([30, -6, 30], [30, -3, 30], BlockId::AIR);
         w.fill([5, 8, 5], [25, 8, 25], BlockId::LEAVES);
         w.fill([40, -3, 40], [55, -2, 55], BlockId::WATER);
-        let mut m = w.lit();
+        // Packing every dense chunk at the end of each operation, so the
+        // edits also run through packed light (unpacked on the first change).
+        let mut m = w.lit_into(LightMap::with_pack_delay(0), &w.positions());
         for step in 0..60 {
             let (x, y, z) = (rng.below(64) as i64, rng.below(64) as i64 - 32, rng.below(64) as i64);
             let b = palette[rng.below(palette.len() as u64) as usize];

@@ -13,6 +13,7 @@
 //! and the tests hold it equal to a relight from scratch.
 
 pub mod map;
+pub mod packed;
 pub mod rules;
 pub mod value;
 

@@ -62,14 +62,7 @@ impl LightVolume {
                         0 => (1, PADDED - 1, 0),
                         _ => (PADDED - 1, PADDED, 0),
                     };
-                    let out = &mut cells[base + from..base + to];
-                    match l {
-                        ChunkLight::Uniform(u) => out.fill(*u),
-                        ChunkLight::Dense(v) => {
-                            let start = block_index(lx, ly, lz);
-                            out.copy_from_slice(&v[start..start + (to - from)]);
-                        }
-                    }
+                    l.copy_run(block_index(lx, ly, lz), &mut cells[base + from..base + to]);
                 }
             }
         }
