@@ -161,6 +161,12 @@ pub struct LightMap {
     pack_delay: u64,
 }
 
+impl Default for LightMap {
+    fn default() -> Self {
+        LightMap::new()
+    }
+}
+
 /// Operations a dense chunk stays dense for after its last change.
 pub const PACK_DELAY: u64 = 128;
 
