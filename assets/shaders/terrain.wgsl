@@ -1,7 +1,7 @@
 // Terrain: opaque blocks (fs_opaque), alpha-tested leaves, glass and cross
 // sprites (fs_cutout) and water (fs_water) from the 16-byte quads of
-// src/mesh/quad.rs, read from the bound mesh page by vertex index (six
-// vertices a quad). Positions are relative to the camera
+// src/mesh/quad.rs, read from the bound mesh page by vertex index (four
+// vertices a quad, through the shared quad index buffer). Positions are relative to the camera
 // (chunk origins are uploaded camera-relative each frame), so precision
 // holds a million blocks from the origin. Globals and sky_colour come from
 // sky_common.wgsl, prepended to this file.
@@ -69,16 +69,18 @@ fn corner_offset(face: u32, k: u32, w: f32, h: f32) -> vec3<f32> {
 // and the last few fade to none, so a colour channel that runs out before
 // the others (blue, then green, from a torch) leaves no coloured rim.
 fn level(l: u32) -> f32 {
-    return pow(0.8, 15.0 - f32(l)) * min(f32(l) / 4.0, 1.0);
+    // 0.8^(15 - l) as one exp2 (log2 0.8 = -0.321928).
+    return exp2(-0.321928 * (15.0 - f32(l))) * min(f32(l) / 4.0, 1.0);
 }
 
 @vertex
 fn vs_main(@builtin(vertex_index) vi: u32, @builtin(instance_index) chunk: u32) -> VsOut {
-    let q = quads[vi / 6u];
-    let j = vi % 6u;
-    // Two triangles, 0-1-2 and 2-3-0, or 1-2-3 and 3-0-1 when flipped.
+    // Vertex 4q + j of the page is slot j of quad q; the index buffer makes
+    // triangles 0-1-2 and 2-3-0 of the slots, and a flipped quad shifts its
+    // corners by one, so its triangles are 1-2-3 and 3-0-1.
+    let q = quads[vi / 4u];
     let flip = (q.x >> 31u) & 1u;
-    let k = (array<u32, 6>(0u, 1u, 2u, 2u, 3u, 0u)[j] + flip) % 4u;
+    let k = (vi % 4u + flip) % 4u;
     let face = (q.x >> 18u) & 7u;
     let w = f32(((q.x >> 21u) & 31u) + 1u);
     let h = f32(((q.x >> 26u) & 31u) + 1u);

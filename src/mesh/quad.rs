@@ -1,5 +1,5 @@
-//! The compact quad: 16 bytes per quad, drawn as two triangles whose six
-//! vertices the vertex shader builds from it (`assets/shaders/terrain.wgsl`
+//! The compact quad: 16 bytes per quad, drawn as two triangles whose four
+//! corners the vertex shader builds from it (`assets/shaders/terrain.wgsl`
 //! reads the quads from a storage buffer by vertex index).
 //!
 //! One record per quad instead of four vertices keeps per-corner light in

@@ -15,11 +15,19 @@ use crate::world::coords::{ChunkPos, CHUNK_SIZE};
 use bytemuck::{Pod, Zeroable};
 use glam::{DVec3, Vec3};
 use std::collections::HashMap;
+use wgpu::util::DeviceExt;
 
 pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 /// Quads are read by the vertex shader from the mesh page bound here
-/// (group 1), six vertices each, by vertex index: no vertex buffers.
+/// (group 1) by vertex index: vertex 4q + k is corner k of quad q, drawn
+/// through a shared index buffer (0 1 2, 2 3 0 per quad), so a quad's four
+/// corners are shaded once each, not six times.
 const QUAD_BYTES: u64 = std::mem::size_of::<Quad>() as u64;
+
+/// The index pattern shared by every quad.
+fn quad_indices(quads: usize) -> Vec<u32> {
+    (0..quads as u32).flat_map(|q| [0, 1, 2, 2, 3, 0].map(|i| q * 4 + i)).collect()
+}
 /// The globals and sky colour both shaders share, prepended to each.
 const SKY_COMMON: &str = include_str!("../../assets/shaders/sky_common.wgsl");
 
@@ -68,6 +76,21 @@ pub fn terrain_pass_pipeline(
         multiview_mask: None,
         cache: None,
     })
+}
+
+/// A read-only storage buffer the vertex shader reads (chunk origins, a
+/// mesh page).
+fn vertex_storage(binding: u32) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::VERTEX,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only: true },
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    }
 }
 
 #[repr(C)]
@@ -150,6 +173,8 @@ pub struct WorldRenderer {
     bind_group: wgpu::BindGroup,
     /// Group 1: one mesh page as a storage buffer.
     page_layout: wgpu::BindGroupLayout,
+    indices: wgpu::Buffer,
+    index_quads: usize,
     meshes: HashMap<ChunkPos, GpuMesh>,
     arena: MeshArena,
     /// `emissive_layers()`, built once from the registry.
@@ -187,16 +212,7 @@ impl WorldRenderer {
                     },
                     count: None,
                 },
-                wgpu::BindGroupLayoutEntry {
-                    binding: 1,
-                    visibility: wgpu::ShaderStages::VERTEX,
-                    ty: wgpu::BindingType::Buffer {
-                        ty: wgpu::BufferBindingType::Storage { read_only: true },
-                        has_dynamic_offset: false,
-                        min_binding_size: None,
-                    },
-                    count: None,
-                },
+                vertex_storage(1),
                 wgpu::BindGroupLayoutEntry {
                     binding: 2,
                     visibility: wgpu::ShaderStages::FRAGMENT,
@@ -217,16 +233,7 @@ impl WorldRenderer {
         });
         let page_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("mesh-page"),
-            entries: &[wgpu::BindGroupLayoutEntry {
-                binding: 0,
-                visibility: wgpu::ShaderStages::VERTEX,
-                ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Storage { read_only: true },
-                    has_dynamic_offset: false,
-                    min_binding_size: None,
-                },
-                count: None,
-            }],
+            entries: &[vertex_storage(0)],
         });
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("terrain"),
@@ -307,6 +314,8 @@ impl WorldRenderer {
             sampler,
             bind_group,
             page_layout,
+            indices: Self::index_buffer(device, 4096),
+            index_quads: 4096,
             meshes: HashMap::new(),
             arena: MeshArena::default(),
             emissive: emissive_layers(),
@@ -322,6 +331,14 @@ impl WorldRenderer {
             size: (capacity * 16) as u64,
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
+        })
+    }
+
+    fn index_buffer(device: &wgpu::Device, quads: usize) -> wgpu::Buffer {
+        device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("quad-indices"),
+            contents: bytemuck::cast_slice(&quad_indices(quads)),
+            usage: wgpu::BufferUsages::INDEX,
         })
     }
 
@@ -354,6 +371,11 @@ impl WorldRenderer {
                 (arena.store(&gpu.device, &gpu.queue, page_layout, bytemuck::cast_slice(quads)), quads.len() as u32)
             })
         };
+        let most = mesh.opaque.len().max(mesh.cutout.len()).max(mesh.water.len());
+        if most > self.index_quads {
+            self.index_quads = most.next_power_of_two();
+            self.indices = Self::index_buffer(&gpu.device, self.index_quads);
+        }
         let bytes = mesh.bytes() as u64;
         self.gpu_bytes += bytes;
         self.meshes.insert(
@@ -491,6 +513,7 @@ impl WorldRenderer {
         pass.set_bind_group(0, &self.bind_group, &[]);
         pass.set_pipeline(&self.sky);
         pass.draw(0..3, 0..1);
+        pass.set_index_buffer(self.indices.slice(..), wgpu::IndexFormat::Uint32);
         // Opaque and cutout front to back, water back to front over them.
         let front_to_back: Vec<usize> = (0..visible.len()).collect();
         let back_to_front: Vec<usize> = front_to_back.iter().rev().copied().collect();
@@ -504,10 +527,10 @@ impl WorldRenderer {
             for &i in order {
                 let Some((slot, quads)) = self.meshes.get(&visible[i].0).and_then(part) else { continue };
                 if let Some(page) = self.arena.bind_group(slot) {
-                    // Vertex index / 6 is the quad's index in its page.
-                    let first = (slot.range.start / QUAD_BYTES) as u32;
+                    // Vertex index / 4 is the quad's index in its page.
+                    let first = (slot.range.start / QUAD_BYTES) as i32;
                     pass.set_bind_group(1, page, &[]);
-                    pass.draw(first * 6..(first + quads) * 6, i as u32..i as u32 + 1);
+                    pass.draw_indexed(0..quads * 6, first * 4, i as u32..i as u32 + 1);
                     stats.quads_drawn += *quads as u64;
                 }
             }

@@ -285,6 +285,12 @@ impl ChunkStreamer {
         })
     }
 
+    /// The light meshes are made from at `pos`, if its chunk is lit.
+    pub fn light_at(&self, pos: BlockPos) -> Option<crate::light::Light> {
+        let [x, y, z] = pos.local();
+        Some(self.light.light(pos.chunk()?)?.get(crate::world::coords::block_index(x, y, z)))
+    }
+
     /// The block at `pos`, if its chunk is loaded.
     pub fn block(&self, pos: BlockPos) -> Option<BlockId> {
         self.store.block(pos)
