@@ -206,7 +206,11 @@ impl ChunkStreamer {
     /// meshes made in full sky that are now in it are made again with light.
     fn relight_range(&mut self, old_centre: ChunkPos, old_r: i32) {
         let (centre, r) = (self.centre, self.render_distance);
-        let gone: Vec<ChunkPos> = self.light.sent().copied().filter(|&p| !within_light_data(p, centre, r)).collect();
+        let mut gone: Vec<ChunkPos> =
+            self.light.sent().copied().filter(|&p| !within_light_data(p, centre, r)).collect();
+        // Bottom first: a column's top taken away first would pull its sky
+        // out of every chunk below it, which are leaving too.
+        gone.sort_by_key(|p| (p.y, p.x, p.z));
         for p in gone {
             self.light.remove(p);
         }
@@ -276,7 +280,9 @@ impl ChunkStreamer {
     /// overhangs, where the generated heights cannot tell whether sky gets
     /// through), and show wrong light in between.
     fn light_settled(&self, pos: ChunkPos) -> bool {
-        let top = self.centre.y.saturating_add(LIGHT_VERTICAL + 1);
+        // The top of the lit range, which at small render distances is the
+        // top of the data range (a chunk above it is never loaded).
+        let top = self.centre.y.saturating_add(LIGHT_VERTICAL.min(vertical(self.render_distance)) + 1);
         (-1..=1).all(|dz| {
             (-1..=1).all(|dx| {
                 (pos.y - 1..=top.max(pos.y + 1))
