@@ -2,8 +2,8 @@
 //! player ([`crate::light::LightMap`]) as they arrive and leave, and hands
 //! each changed chunk's light back to the streamer, shared rather than
 //! copied (dense light is an `Arc`). A chunk near the player is meshed only
-//! once it and its 26 neighbours are lit, and again whenever light its
-//! mesh reads changes.
+//! once it, its 26 neighbours and the chunks above them are lit, and again
+//! whenever light its mesh reads changes.
 //!
 //! Edits are applied on the game thread under the light lock, between two
 //! of the light thread's steps, so an edit's light is in the meshes of the
@@ -13,12 +13,14 @@
 
 use crate::light::{BlockSource, ChunkLight, LightMap};
 use crate::world::chunk::Chunk;
-use crate::world::coords::{column_index, ChunkPos, CHUNK_SIZE};
+use crate::world::coords::{column_index, ChunkPos, ColumnPos, CHUNK_SIZE};
 use crate::world::edits::BlockPos;
 use crate::worldgen::decorate::decoration_top;
+use crate::worldgen::generator::ColumnData;
 use crate::worldgen::WorldGen;
 use crossbeam_channel::{Receiver, Sender};
 use rustc_hash::FxHashMap;
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -46,6 +48,16 @@ struct LightState {
 struct Blocks<'a> {
     chunks: &'a FxHashMap<ChunkPos, Arc<Chunk>>,
     world: &'a WorldGen,
+    /// The column `sky_above` last read: it is asked for every block
+    /// column of a chunk in turn, and each fetch takes the generator's
+    /// cache lock, which the generation workers use too.
+    column: RefCell<Option<(ColumnPos, Arc<ColumnData>)>>,
+}
+
+impl<'a> Blocks<'a> {
+    fn new(chunks: &'a FxHashMap<ChunkPos, Arc<Chunk>>, world: &'a WorldGen) -> Self {
+        Blocks { chunks, world, column: RefCell::new(None) }
+    }
 }
 
 impl BlockSource for Blocks<'_> {
@@ -57,7 +69,15 @@ impl BlockSource for Blocks<'_> {
     /// block column above its terrain, plants and the column's trees.
     /// (A player's build above the lit range does not shade what is below.)
     fn sky_above(&self, pos: ChunkPos, x: usize, z: usize) -> bool {
-        let column = self.world.column(pos.column());
+        let col = pos.column();
+        let column = match &mut *self.column.borrow_mut() {
+            Some((c, data)) if *c == col => data.clone(),
+            slot => {
+                let data = self.world.column(col);
+                *slot = Some((col, data.clone()));
+                data
+            }
+        };
         let height = column.heightmap.heights[column_index(x, z)];
         let top = decoration_top(&self.world.params, height, column.decorations.tree_top);
         (pos.y as i64 + 1) * CHUNK_SIZE as i64 > top as i64
@@ -72,11 +92,11 @@ impl LightState {
                 let pos = chunk.pos;
                 let chunk = newer.remove(&pos).unwrap_or(chunk);
                 chunks.insert(pos, chunk);
-                map.add_chunk(&Blocks { chunks, world }, pos);
+                map.add_chunk(&Blocks::new(chunks, world), pos);
             }
             LightMsg::Remove(pos) => {
                 newer.remove(&pos);
-                map.remove_chunk(&Blocks { chunks, world }, pos);
+                map.remove_chunk(&Blocks::new(chunks, world), pos);
                 chunks.remove(&pos);
             }
         }
@@ -214,7 +234,7 @@ impl LightStage {
             match chunks.get_mut(&chunk.pos) {
                 Some(held) => {
                     *held = chunk;
-                    map.block_changed(&Blocks { chunks, world }, block);
+                    map.block_changed(&Blocks::new(chunks, world), block);
                 }
                 None => {
                     newer.insert(chunk.pos, chunk);

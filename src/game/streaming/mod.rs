@@ -16,11 +16,12 @@ use super::engine::{Engine, EngineSwitch, GpuDevice, Switch};
 use crate::backend::cpu::CpuBackend;
 use crate::backend::service::{Command, Event, GenerationService, DEFAULT_BATCH};
 use crate::backend::ChunkBackend;
+use crate::light::Light;
 use crate::render::gpu::Gpu;
 use crate::render::world_renderer::WorldRenderer;
 use crate::world::block::BlockId;
 use crate::world::chunk::{Chunk, ChunkBlocks};
-use crate::world::coords::ChunkPos;
+use crate::world::coords::{block_index, ChunkPos};
 use crate::world::edits::{BlockPos, ChunkEdits};
 use crate::world::store::{ChunkStore, StoreError};
 use crate::worldgen::WorldGen;
@@ -214,7 +215,7 @@ impl ChunkStreamer {
         for p in gone {
             self.light.remove(p);
         }
-        for o in light_data_offsets() {
+        for &o in light_data_offsets() {
             let p = offset(centre, o);
             if !within_light_data(p, centre, r) {
                 continue;
@@ -292,9 +293,9 @@ impl ChunkStreamer {
     }
 
     /// The light meshes are made from at `pos`, if its chunk is lit.
-    pub fn light_at(&self, pos: BlockPos) -> Option<crate::light::Light> {
+    pub fn light_at(&self, pos: BlockPos) -> Option<Light> {
         let [x, y, z] = pos.local();
-        Some(self.light.light(pos.chunk()?)?.get(crate::world::coords::block_index(x, y, z)))
+        Some(self.light.light(pos.chunk()?)?.get(block_index(x, y, z)))
     }
 
     /// The block at `pos`, if its chunk is loaded.
@@ -399,7 +400,6 @@ impl ChunkStreamer {
         self.meshes
             .dispatch(MAX_IN_PIPELINE * scale, |p| Self::mesh_input(store, light, p, within_light(p, centre, r)));
         let store = &mut self.store;
-        let (centre, r) = (self.centre, self.render_distance);
         self.meshes.upload(centre, r, gpu, renderer, budget, |p| store.mark_meshed(p));
     }
 

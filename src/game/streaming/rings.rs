@@ -89,9 +89,11 @@ pub fn within_light_data(a: ChunkPos, b: ChunkPos, r: i32) -> bool {
     within_data(a, b, r) && within_hv(a, b, LIGHT_RADIUS, LIGHT_VERTICAL + 1, 1)
 }
 
-/// Offsets of the lit range, for walking it on a recentre.
-pub fn light_data_offsets() -> Vec<Offset> {
-    ring_offsets(LIGHT_RADIUS, LIGHT_VERTICAL + 1, 1)
+/// Offsets of the lit range, for walking it on a recentre (sorted once).
+pub fn light_data_offsets() -> &'static [Offset] {
+    static OFFSETS: std::sync::LazyLock<Vec<Offset>> =
+        std::sync::LazyLock::new(|| ring_offsets(LIGHT_RADIUS, LIGHT_VERTICAL + 1, 1));
+    &OFFSETS
 }
 
 fn within_hv(a: ChunkPos, b: ChunkPos, r: i32, v: i32, grow: i32) -> bool {
