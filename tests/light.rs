@@ -285,39 +285,53 @@ impl Rng {
     }
 }
 
-/// A 2×2×2-chunk world with caves, a canopy, a pond and lights: random
-/// edits applied one by one keep the light equal to a relight from scratch
-/// (in a shuffled load order) and to the brute-force fixpoint.
+/// Blocks the random tests scatter: air most often, then everything that
+/// stops, dims or gives light.
+const SCATTER: [BlockId; 11] = [
+    BlockId::AIR,
+    BlockId::AIR,
+    BlockId::AIR,
+    BlockId::STONE,
+    BlockId::STONE,
+    BlockId::GLASS,
+    BlockId::LEAVES,
+    BlockId::WATER,
+    BlockId::TORCH,
+    BlockId::GLOWSTONE,
+    BlockId::LAVA,
+];
+
+/// A 2×2×2-chunk world, chunks y = -1 and 0: ground up to y = -3 with
+/// caves in it and an opening, a leaf canopy and a pond; air above.
+fn cave_world() -> World {
+    let mut w = World::filled(ChunkPos::new(0, -1, 0), ChunkPos::new(1, 0, 1), BlockId::STONE, true);
+    w.fill([0, -2, 0], [63, 31, 63], BlockId::AIR);
+    w.fill([10, -20, 10], [40, -6, 50], BlockId::AIR);
+    w.fill([30, -6, 30], [30, -3, 30], BlockId::AIR);
+    w.fill([5, 8, 5], [25, 8, 25], BlockId::LEAVES);
+    w.fill([40, -3, 40], [55, -2, 55], BlockId::WATER);
+    w
+}
+
+/// A random block of the world, and a random block to put there.
+fn scatter(rng: &mut Rng) -> ([i64; 3], BlockId) {
+    let (x, y, z) = (rng.below(64) as i64, rng.below(64) as i64 - 32, rng.below(64) as i64);
+    ([x, y, z], SCATTER[rng.below(SCATTER.len() as u64) as usize])
+}
+
+/// Random edits applied one by one to the cave world keep the light
+/// equal to a relight from scratch (in a shuffled load order) and to the
+/// brute-force fixpoint.
 #[test]
 fn incremental_updates_equal_a_full_relight() {
-    let palette = [
-        BlockId::AIR,
-        BlockId::AIR,
-        BlockId::AIR,
-        BlockId::STONE,
-        BlockId::STONE,
-        BlockId::GLASS,
-        BlockId::LEAVES,
-        BlockId::WATER,
-        BlockId::TORCH,
-        BlockId::GLOWSTONE,
-        BlockId::LAVA,
-    ];
     for seed in 1..=3u64 {
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ seed);
-        let mut w = World::filled(ChunkPos::new(0, -1, 0), ChunkPos::new(1, 0, 1), BlockId::STONE, true);
-        // Ground up to y = -3 with caves in it; air above.
-        w.fill([0, -2, 0], [63, 31, 63], BlockId::AIR);
-        w.fill([10, -20, 10], [40, -6, 50], BlockId::AIR);
-        w.fill([30, -6, 30], [30, -3, 30], BlockId::AIR);
-        w.fill([5, 8, 5], [25, 8, 25], BlockId::LEAVES);
-        w.fill([40, -3, 40], [55, -2, 55], BlockId::WATER);
+        let mut w = cave_world();
         // Packing every dense chunk at the end of each operation, so the
         // edits also run through packed light (unpacked on the first change).
         let mut m = w.lit_into(LightMap::with_pack_delay(0), &w.positions());
         for step in 0..60 {
-            let (x, y, z) = (rng.below(64) as i64, rng.below(64) as i64 - 32, rng.below(64) as i64);
-            let b = palette[rng.below(palette.len() as u64) as usize];
+            let ([x, y, z], b) = scatter(&mut rng);
             w.set(x, y, z, b);
             m.block_changed(&w, BlockPos::new(x, y, z));
             if step % 20 == 19 {
@@ -332,6 +346,38 @@ fn incremental_updates_equal_a_full_relight() {
                     assert_eq!(m.get(bp), fresh.get(bp), "seed {seed}, edit {step}: {bp} differs from a fresh relight");
                 }
             }
+        }
+    }
+}
+
+/// Chunks leave the cave world (with random blocks scattered in it) one
+/// at a time, a top chunk over open ground first and the rest in random
+/// order: after each, the chunks that stay are lit as if the gone ones had
+/// never been there.
+#[test]
+fn chunks_leaving_in_any_order_leave_the_light_of_those_that_stay() {
+    for seed in 1..=2u64 {
+        let mut rng = Rng(0x51_7cc1_b727_220a ^ seed);
+        let mut w = cave_world();
+        for _ in 0..400 {
+            let ([x, y, z], b) = scatter(&mut rng);
+            w.set(x, y, z, b);
+        }
+        // Light that crosses the floor of the top chunk downwards.
+        w.set(3, 0, 3, BlockId::GLOWSTONE);
+        w.set(60, 0, 3, BlockId::TORCH);
+        let mut m = w.lit_into(LightMap::with_pack_delay(0), &w.positions());
+        let mut order = w.positions();
+        order.retain(|p| *p != ChunkPos::new(0, 0, 0));
+        for i in (1..order.len()).rev() {
+            order.swap(i, rng.below(i as u64 + 1) as usize);
+        }
+        order.insert(0, ChunkPos::new(0, 0, 0));
+        order.pop();
+        for pos in order {
+            m.remove_chunk(&w, pos);
+            w.chunks.remove(&pos);
+            assert_matches_fixpoint(&w, &m, &format!("seed {seed}, {pos:?} removed"));
         }
     }
 }
