@@ -232,12 +232,45 @@ mod tests {
         }
     }
 
+    /// A backend whose first batch waits until the test opens the gate,
+    /// so the test knows the worker is inside that batch.
+    struct Gated {
+        inner: Arc<dyn ChunkBackend>,
+        entered: crossbeam_channel::Sender<()>,
+        gate: crossbeam_channel::Receiver<()>,
+        first: std::sync::atomic::AtomicBool,
+    }
+
+    impl ChunkBackend for Gated {
+        fn kind(&self) -> BackendKind {
+            self.inner.kind()
+        }
+        fn generate(&self, positions: &[ChunkPos]) -> Result<Vec<Chunk>, crate::backend::BackendError> {
+            if self.first.swap(false, Ordering::SeqCst) {
+                let _ = self.entered.send(());
+                let _ = self.gate.recv();
+            }
+            self.inner.generate(positions)
+        }
+        fn describe(&self) -> String {
+            "gated".into()
+        }
+    }
+
+    /// A cancellation applies to the very next batch: with batches of one,
+    /// the chunk being generated when `Retain` arrives comes back and all
+    /// 199 others are cancelled, whatever the timing.
     #[test]
     fn retain_cancels_far_requests_before_they_run() {
-        let service = GenerationService::spawn(backend(), 1);
+        let (entered, in_batch) = crossbeam_channel::bounded(1);
+        let (open, gate) = crossbeam_channel::bounded(1);
+        let gated = Gated { inner: backend(), entered, gate, first: true.into() };
+        let service = GenerationService::spawn(Arc::new(gated), 1);
         let far: Vec<ChunkPos> = (0..200).map(|i| ChunkPos::new(1000 + i, 0, 0)).collect();
         service.send(Command::Generate(far));
+        in_batch.recv_timeout(Duration::from_secs(20)).expect("the first batch starts");
         service.send(Command::Retain { center: ChunkPos::new(0, 0, 0), radius: 4 });
+        open.send(()).expect("the worker waits at the gate");
         let (mut generated, mut cancelled) = (0, 0);
         while generated + cancelled < 200 {
             match service.next_timeout(Duration::from_secs(20)) {
@@ -246,6 +279,6 @@ mod tests {
                 None => panic!("timed out"),
             }
         }
-        assert!(cancelled > 150, "only {cancelled} of 200 far requests were cancelled");
+        assert_eq!((generated, cancelled), (1, 199));
     }
 }

@@ -37,7 +37,7 @@ pub fn select_biome(p: &WorldParams, h: f32, m: f32, t: f32, n: f32, nh: f32) ->
 #[inline(always)]
 pub fn sample<L: Lanes>(program: &NoiseProgram, p: &WorldParams, x: L, z: L, h_b: &mut [f32], biome: &mut [u8]) {
     let f = program.eval(x, z);
-    let half = L::splat(0.5);
+    let half = x.splat(0.5);
     let h = f[FIELD_HEIGHT];
     let m = f[FIELD_MOISTURE].mul(half).add(half);
     let t = f[FIELD_TEMPERATURE].mul(half).add(half);
@@ -47,8 +47,8 @@ pub fn sample<L: Lanes>(program: &NoiseProgram, p: &WorldParams, x: L, z: L, h_b
     // |p|^((1−n)·3) explodes into spikes and pits thousands of blocks deep.
     let peaks = f[FIELD_PEAKS].clamp(-1.0, 1.0);
     let n = f[FIELD_MOUNTAIN];
-    let n = n.add(peaks.signpow(L::splat(1.0).sub(n).mul(L::splat(p.peak_exponent_scale)).clamp(0.0, MAX_EXPONENT)));
-    let t = t.sub(L::splat(p.temperature_mountain_cooling).mul(n)).clamp(0.0, 1.0);
+    let n = n.add(peaks.signpow(x.splat(1.0).sub(n).mul(x.splat(p.peak_exponent_scale)).clamp(0.0, MAX_EXPONENT)));
+    let t = t.sub(x.splat(p.temperature_mountain_cooling).mul(n)).clamp(0.0, 1.0);
     let nh = n.add(h);
 
     // Biome choice is branchy table logic: do it per lane, then gather the
@@ -66,9 +66,9 @@ pub fn sample<L: Lanes>(program: &NoiseProgram, p: &WorldParams, x: L, z: L, h_b
         scale[i] = p.biome_scale[b];
         rough[i] = p.biome_roughness[b];
     }
-    let h = h.signpow(L::load(&exponent));
-    let base = h.mul(L::splat(p.height_amplitude)).add(n.mul(L::splat(p.mountain_amplitude)));
-    let out = base.mul(L::load(&scale)).add(L::load(&rough).mul(r).mul(L::splat(p.roughness_amplitude)));
+    let h = h.signpow(x.load(&exponent));
+    let base = h.mul(x.splat(p.height_amplitude)).add(n.mul(x.splat(p.mountain_amplitude)));
+    let out = base.mul(x.load(&scale)).add(x.load(&rough).mul(r).mul(x.splat(p.roughness_amplitude)));
     // A guard, not a shape: keeps any extreme preset finite and in i32.
     let out = out.clamp(-MAX_SURFACE, MAX_SURFACE);
     out.store(h_b);

@@ -49,7 +49,7 @@ impl NoiseProgram {
     /// Evaluates the six column fields at (x, z), lane-wise.
     #[inline(always)]
     pub fn eval<L: Lanes>(&self, x: L, z: L) -> [L; FIELD_COUNT] {
-        let zero = L::splat(0.0);
+        let zero = x.splat(0.0);
         let mut fields = [zero; FIELD_COUNT];
         let mut values = [zero; MAX_DEPTH + 2];
         let mut top = 0usize;
@@ -60,7 +60,7 @@ impl NoiseProgram {
             match *op {
                 Op::Basic { seed, z_offset } => {
                     let (cx, cz) = coords[level];
-                    values[top] = L::perlin3(seed, cx, cz, L::splat(z_offset));
+                    values[top] = L::perlin3(seed, cx, cz, x.splat(z_offset));
                     top += 1;
                 }
                 Op::Octave { seed, z_offset, octaves } => {
@@ -70,7 +70,7 @@ impl NoiseProgram {
                 }
                 Op::ScaleCoords { scale } => {
                     let (cx, cz) = coords[level];
-                    let s = L::splat(scale);
+                    let s = x.splat(scale);
                     level += 1;
                     coords[level] = (cx.mul(s), cz.mul(s));
                 }
@@ -81,7 +81,7 @@ impl NoiseProgram {
                     coords[level] = (cx.add(values[top]), cz);
                 }
                 Op::PopCoords => level -= 1,
-                Op::SignPow { exponent } => values[top - 1] = values[top - 1].signpow(L::splat(exponent)),
+                Op::SignPow { exponent } => values[top - 1] = values[top - 1].signpow(x.splat(exponent)),
                 Op::StoreField(i) => {
                     top -= 1;
                     fields[i] = values[top];
@@ -106,15 +106,15 @@ impl NoiseProgram {
 /// `v += (1/u)·perlin3((x/1.01)·u, (z/1.01)·u, z_offset); u *= 2`, n times.
 #[inline(always)]
 pub fn octave_sum<L: Lanes>(seed: u32, z_offset: f32, octaves: u32, x: L, z: L) -> L {
-    let divisor = L::splat(OCTAVE_DIVISOR);
+    let divisor = x.splat(OCTAVE_DIVISOR);
     let (xd, zd) = (x.div(divisor), z.div(divisor));
-    let zo = L::splat(z_offset);
+    let zo = x.splat(z_offset);
     let mut u = 1.0f32;
-    let mut v = L::splat(0.0);
+    let mut v = x.splat(0.0);
     for _ in 0..octaves {
-        let uu = L::splat(u);
+        let uu = x.splat(u);
         let n = L::perlin3(seed, xd.mul(uu), zd.mul(uu), zo);
-        v = v.add(L::splat(1.0 / u).mul(n));
+        v = v.add(x.splat(1.0 / u).mul(n));
         u *= 2.0;
     }
     v

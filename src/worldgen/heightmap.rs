@@ -83,23 +83,24 @@ pub fn sample_points(
     h_b: &mut [f32],
     biome: &mut [u8],
 ) {
-    match lanes {
-        #[cfg(target_arch = "x86_64")]
-        Lanes::Avx2 if super::noise::perlin_avx2::available() => {
-            // SAFETY: AVX2 presence was just checked.
-            unsafe { sample_points_avx2(program, p, xs, zs, h_b, biome) }
+    #[cfg(target_arch = "x86_64")]
+    if matches!(lanes, Lanes::Avx2) {
+        if let Some(avx2) = super::noise::perlin_avx2::avx2() {
+            // SAFETY: AVX2 is present (the proof).
+            unsafe { sample_points_avx2(avx2, program, p, xs, zs, h_b, biome) };
+            return;
         }
-        _ => {
-            for i in 0..xs.len() {
-                column::sample::<f32>(program, p, xs[i], zs[i], &mut h_b[i..], &mut biome[i..]);
-            }
-        }
+    }
+    let _ = lanes; // read on x86_64 only
+    for i in 0..xs.len() {
+        column::sample::<f32>(program, p, xs[i], zs[i], &mut h_b[i..], &mut biome[i..]);
     }
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn sample_points_avx2(
+    avx2: super::noise::perlin_avx2::Avx2,
     program: &NoiseProgram,
     p: &WorldParams,
     xs: &[f32],
@@ -107,10 +108,9 @@ unsafe fn sample_points_avx2(
     h_b: &mut [f32],
     biome: &mut [u8],
 ) {
-    use super::noise::lanes::Lanes as _;
     use super::noise::perlin_avx2::F32x8;
     for i in (0..xs.len()).step_by(8) {
-        let (x, z) = (F32x8::load(&xs[i..]), F32x8::load(&zs[i..]));
+        let (x, z) = (F32x8::load(avx2, &xs[i..]), F32x8::load(avx2, &zs[i..]));
         column::sample::<F32x8>(program, p, x, z, &mut h_b[i..], &mut biome[i..]);
     }
 }

@@ -5,11 +5,15 @@
 
 use super::{fastmath, perlin};
 
+/// New values are made from an existing one (`x.splat(v)`, `x.load(..)`),
+/// never from nothing: a value of a wide type exists only where its
+/// instructions run (see `perlin_avx2::Avx2`), so all it makes can run too.
 pub trait Lanes: Copy {
     const WIDTH: usize;
-    fn splat(v: f32) -> Self;
+    /// Every lane `v`.
+    fn splat(self, v: f32) -> Self;
     /// Reads `WIDTH` values from the start of `src`.
-    fn load(src: &[f32]) -> Self;
+    fn load(self, src: &[f32]) -> Self;
     /// Writes `WIDTH` values to the start of `dst`.
     fn store(self, dst: &mut [f32]);
     fn add(self, o: Self) -> Self;
@@ -25,11 +29,11 @@ pub trait Lanes: Copy {
 impl Lanes for f32 {
     const WIDTH: usize = 1;
     #[inline(always)]
-    fn splat(v: f32) -> Self {
+    fn splat(self, v: f32) -> Self {
         v
     }
     #[inline(always)]
-    fn load(src: &[f32]) -> Self {
+    fn load(self, src: &[f32]) -> Self {
         src[0]
     }
     #[inline(always)]

@@ -16,9 +16,48 @@ pub fn available() -> bool {
     std::arch::is_x86_feature_detected!("avx2")
 }
 
+/// Proof that this CPU runs AVX2: only [`avx2`] makes one, after checking.
+#[derive(Clone, Copy)]
+pub struct Avx2(());
+
+/// The proof, where this CPU has AVX2.
+pub fn avx2() -> Option<Avx2> {
+    available().then_some(Avx2(()))
+}
+
+/// Eight lanes. Made only by [`F32x8::load`] with an [`Avx2`] proof, or
+/// from another `F32x8`, so its safe methods never run on a CPU without
+/// AVX2:
+///
+/// ```
+/// use blockworld::worldgen::noise::{lanes::Lanes, perlin_avx2::{avx2, F32x8}};
+/// if let Some(proof) = avx2() {
+///     let x = F32x8::load(proof, &[1.0; 8]);
+///     let mut out = [0.0; 8];
+///     x.add(x.splat(0.5)).store(&mut out);
+///     assert_eq!(out, [1.5; 8]);
+/// }
+/// ```
+///
+/// and without the proof there is no way to make one:
+///
+/// ```compile_fail
+/// use blockworld::worldgen::noise::{lanes::Lanes, perlin_avx2::F32x8};
+/// let x = F32x8(unsafe { std::mem::zeroed() });
+/// ```
 #[derive(Clone, Copy)]
 #[repr(transparent)]
-pub struct F32x8(pub __m256);
+pub struct F32x8(__m256);
+
+impl F32x8 {
+    /// Reads eight values from the start of `src`.
+    #[inline(always)]
+    pub fn load(_: Avx2, src: &[f32]) -> F32x8 {
+        assert!(src.len() >= 8);
+        // SAFETY: AVX2 is present (the proof); `src` holds eight values.
+        F32x8(unsafe { _mm256_loadu_ps(src.as_ptr()) })
+    }
+}
 
 #[inline(always)]
 fn ps(v: f32) -> __m256 {
@@ -201,11 +240,11 @@ unsafe fn signpow(x: __m256, y: __m256) -> __m256 {
 impl Lanes for F32x8 {
     const WIDTH: usize = 8;
     #[inline(always)]
-    fn splat(v: f32) -> Self {
+    fn splat(self, v: f32) -> Self {
         F32x8(ps(v))
     }
     #[inline(always)]
-    fn load(src: &[f32]) -> Self {
+    fn load(self, src: &[f32]) -> Self {
         assert!(src.len() >= 8);
         F32x8(unsafe { _mm256_loadu_ps(src.as_ptr()) })
     }
