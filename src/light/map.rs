@@ -518,20 +518,20 @@ impl LightMap {
                 }
             });
         }
-        // The chunk below may now top its column.
-        if self.chunks.contains_key(&below) {
+        // The chunk below may now top its column (the fill never takes a
+        // chunk away, so this holds after it too).
+        let below_lit = self.chunks.contains_key(&below);
+        if below_lit {
             for_face(below, UP, |c| queue.push_back(c));
         }
         self.remove(world, fill, &mut queue);
         // Sky now falls on the chunk below from above.
-        if self.chunks.contains_key(&below) {
-            let mut top = Vec::new();
-            for_face(below, UP, |c| top.push(c));
-            for c in top {
+        if below_lit {
+            for_face(below, UP, |c| {
                 if self.restore_own(world, c) {
                     queue.push_back(c);
                 }
-            }
+            });
         }
         self.spread(world, queue);
         self.collapse_densified();
