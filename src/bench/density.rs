@@ -10,8 +10,8 @@
 
 use super::median;
 use crate::world::coords::{ChunkPos, ColumnPos, CHUNK_SIZE};
-use crate::worldgen::density::{self, group_noise, noise_at};
-use crate::worldgen::noise::lattice::{GROUP, GROUP_VOLUME};
+use crate::worldgen::density::{self, group_noise, noise_at, GroupRows};
+use crate::worldgen::noise::lattice::GROUP;
 use crate::worldgen::params::FlatCaveNoise;
 use crate::worldgen::preset::MAX_CAVE_OCTAVES;
 use crate::worldgen::WorldGen;
@@ -64,7 +64,7 @@ fn timed(repeat: usize, mut f: impl FnMut() -> f32) -> f64 {
 /// group with shared cells; returns a checksum so nothing is optimised away.
 fn volume_cooperative(n: &FlatCaveNoise, origin: [i32; 3]) -> f32 {
     let groups = VOLUME_SIDE / GROUP;
-    let mut out = [0f32; GROUP_VOLUME];
+    let mut out: GroupRows = [[0.0; GROUP]; GROUP * GROUP];
     let mut sum = 0f32;
     for gz in 0..groups {
         for gx in 0..groups {
@@ -72,7 +72,7 @@ fn volume_cooperative(n: &FlatCaveNoise, origin: [i32; 3]) -> f32 {
                 let o =
                     [origin[0] + (gx * GROUP) as i32, origin[1] + (gy * GROUP) as i32, origin[2] + (gz * GROUP) as i32];
                 group_noise(n, o, &mut out);
-                sum += out[0] + out[GROUP_VOLUME - 1];
+                sum += out[0][0] + out[GROUP * GROUP - 1][GROUP - 1];
             }
         }
     }
@@ -152,9 +152,9 @@ mod tests {
     fn both_volume_walks_sum_the_same_noise() {
         // Small volume check: every group's values equal the naive ones.
         let n = seed001_noise(3, 7);
-        let mut out = [0f32; GROUP_VOLUME];
+        let mut out: GroupRows = [[0.0; GROUP]; GROUP * GROUP];
         group_noise(&n, [-8, 16, 24], &mut out);
-        for (i, v) in out.iter().enumerate() {
+        for (i, v) in out.iter().flatten().enumerate() {
             let (k, x, y) = (i / 64, (i / 8) % 8, i % 8);
             assert_eq!(v.to_bits(), noise_at(&n, [-8 + x as i32, 16 + y as i32, 24 + k as i32]).to_bits());
         }

@@ -16,8 +16,8 @@ use super::quad::{Face, Quad, QuadSpec, CROSS_A, CROSS_B};
 use super::volume::{Neighbourhood, Volume, PADDED};
 use crate::light::Light;
 use crate::world::block::{BlockId, Shape, BLOCKS};
-use crate::world::chunk::ChunkBlocks;
-use crate::world::coords::CHUNK_SIZE;
+use crate::world::chunk::{ChunkBlocks, Column};
+use crate::world::coords::{block_index, CHUNK_SIZE, CHUNK_VOLUME};
 
 /// One render pass's quads each.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -50,6 +50,9 @@ const N: usize = CHUNK_SIZE;
 /// Reusable scratch space: a key and corner lights per (slice, v, u), and
 /// row masks.
 pub struct Mesher {
+    /// The centre chunk's ids when it is palette-packed, unpacked once:
+    /// each face reads every column with a visible face, six times a chunk.
+    ids: Vec<BlockId>,
     keys: Vec<u32>,
     lights: Vec<u64>,
     rows: Vec<u32>,
@@ -57,7 +60,7 @@ pub struct Mesher {
 
 impl Default for Mesher {
     fn default() -> Self {
-        Self { keys: vec![0; N * N * N], lights: vec![0; N * N * N], rows: vec![0; N * N] }
+        Self { ids: Vec::new(), keys: vec![0; N * N * N], lights: vec![0; N * N * N], rows: vec![0; N * N] }
     }
 }
 
@@ -89,14 +92,32 @@ impl Mesher {
         }
         let vol = Volume::build(n);
         let light = LightVolume::gather(n.light.as_ref());
+        let mut ids = std::mem::take(&mut self.ids);
+        let unpacked = match n.centre.blocks {
+            ChunkBlocks::Packed(ref p) => {
+                ids.resize(CHUNK_VOLUME, BlockId::AIR);
+                p.unpack_range(0, &mut ids);
+                Some(&ids[..])
+            }
+            _ => None,
+        };
         for face in Face::ALL {
-            self.mesh_face(n, &vol, &light, face, &mut out);
+            self.mesh_face(n, unpacked, &vol, &light, face, &mut out);
         }
+        self.ids = ids;
         cross_sprites(n, &light, &mut out.cutout);
         out
     }
 
-    fn mesh_face(&mut self, n: &Neighbourhood, vol: &Volume, light: &LightVolume, face: Face, out: &mut ChunkMesh) {
+    fn mesh_face(
+        &mut self,
+        n: &Neighbourhood,
+        unpacked: Option<&[BlockId]>,
+        vol: &Volume,
+        light: &LightVolume,
+        face: Face,
+        out: &mut ChunkMesh,
+    ) {
         let constant_light = light.is_constant().map(|l| pack_lights([l; 4]));
         let [nx, ny, nz] = face.normal();
         let (ua, va) = face.tangents();
@@ -164,7 +185,10 @@ impl Mesher {
                         ao_hi[k] = !bit1 & !both;
                     }
                 }
-                let column = n.centre.blocks.column(x, z);
+                let column = match unpacked {
+                    Some(ids) => Column::Dense(&ids[block_index(x, 0, z)..block_index(x, 0, z) + CHUNK_SIZE]),
+                    None => n.centre.blocks.column(x, z),
+                };
                 // Faces with no occluder at any corner (most flat ground) skip the per-corner unpacking.
                 let open = ao_lo.iter().chain(&ao_hi).fold(u32::MAX, |a, &m| a & m);
                 let mut bits = vis_o | vis_c | vis_w;

@@ -80,15 +80,40 @@ impl PackedBlocks {
     }
 
     /// The 32 ids of column (x, z), bottom first.
+    /// A column is 32 consecutive indices, at most two words: they are
+    /// sliced once and the palette copied to a fixed table, so the loop
+    /// has no bounds checks left (meshing reads every column of a chunk).
     pub fn column(&self, x: usize, z: usize) -> [BlockId; CHUNK_SIZE] {
-        let base = block_index(x, 0, z);
-        std::array::from_fn(|y| self.get_index(base + y))
+        let bits = self.bits as usize;
+        let start = block_index(x, 0, z) * bits;
+        let words = &self.words[start / 64..(start + CHUNK_SIZE * bits).div_ceil(64)];
+        let mut palette = [BlockId(0); MAX_PALETTE];
+        palette[..self.palette.len()].copy_from_slice(&self.palette);
+        let mask = (1u64 << bits) - 1;
+        std::array::from_fn(|y| {
+            let bit = start % 64 + y * bits;
+            palette[((words[bit / 64] >> (bit % 64)) & mask) as usize % MAX_PALETTE]
+        })
     }
 
     /// Writes ids `start..start + out.len()` (index order) into `out`.
     pub fn unpack_range(&self, start: usize, out: &mut [BlockId]) {
-        for (k, o) in out.iter_mut().enumerate() {
-            *o = self.get_index(start + k);
+        let bits = self.bits as usize;
+        let per_word = 64 / bits;
+        let mut palette = [BlockId(0); MAX_PALETTE];
+        palette[..self.palette.len()].copy_from_slice(&self.palette);
+        let mask = (1u64 << bits) - 1;
+        // A word at a time: one division per word, a shift per block.
+        let (mut at, mut done) = (start, 0);
+        while done < out.len() {
+            let skip = at % per_word;
+            let mut w = self.words[at / per_word] >> (skip * bits);
+            let n = (per_word - skip).min(out.len() - done);
+            for o in &mut out[done..done + n] {
+                *o = palette[(w & mask) as usize % MAX_PALETTE];
+                w >>= bits;
+            }
+            (at, done) = (at + n, done + n);
         }
     }
 
@@ -135,7 +160,12 @@ mod tests {
             let mut back = vec![BlockId::AIR; CHUNK_VOLUME];
             p.unpack_range(0, &mut back);
             assert_eq!(back, ids);
-            assert_eq!(p.column(3, 7)[..], ids[block_index(3, 0, 7)..block_index(3, 0, 7) + CHUNK_SIZE]);
+            let mut part = vec![BlockId::AIR; 1000];
+            p.unpack_range(77, &mut part);
+            assert_eq!(part, ids[77..1077]);
+            for (x, z) in [(0, 0), (3, 7), (31, 31), (16, 9)] {
+                assert_eq!(p.column(x, z)[..], ids[block_index(x, 0, z)..block_index(x, 0, z) + CHUNK_SIZE]);
+            }
         }
     }
 

@@ -21,9 +21,9 @@
 //! ([`proves_solid`]), which keeps deep chunks uniform and cheap.
 
 use super::heightmap::Heightmap;
-use super::noise::lattice::{self, GroupCell, GROUP, GROUP_VOLUME};
+use super::noise::lattice::{self, GroupCell, GROUP};
 use super::params::{FlatCaveLayer, FlatCaveNoise, WorldParams, CAVE_CHAMBERS};
-use super::preset::MAX_CAVE_NOISES;
+use super::preset::{MAX_CAVE_NOISES, MAX_CAVE_OCTAVES};
 use crate::world::coords::{ChunkPos, CHUNK_SIZE, CHUNK_VOLUME};
 
 /// One bit per block, `bit (y mod 8)` of byte `column · 4 + y / 8`.
@@ -116,82 +116,95 @@ pub fn proves_solid(p: &WorldParams, pos: ChunkPos) -> bool {
     true
 }
 
-/// A noise over one group, `out[(z·8 + x)·8 + y]`, the cells shared.
-pub fn group_noise(n: &FlatCaveNoise, origin: [i32; 3], out: &mut [f32; GROUP_VOLUME]) {
+/// A noise's values over one group: y run `z·8 + x`, eight blocks up.
+pub type GroupRows = [[f32; GROUP]; GROUP * GROUP];
+
+/// Set bits of a row mask, lowest first.
+fn bits(mut rows: u64) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (rows != 0).then(|| {
+            let r = rows.trailing_zeros() as usize;
+            rows &= rows - 1;
+            r
+        })
+    })
+}
+
+/// Adds `weight ·` the octave of `cell` to the y runs of `acc` whose bit
+/// is set in `rows`. Every run gets the same operations in the same order
+/// whichever others are skipped, so a run's bits never depend on `rows`.
+#[inline(always)]
+fn accumulate(cell: &GroupCell, weight: f32, rows: u64, acc: &mut GroupRows) {
     #[cfg(target_arch = "x86_64")]
     if crate::worldgen::noise::perlin_avx2::available() {
         // SAFETY: AVX2 presence was just checked.
-        return unsafe { group_noise_avx2(n, origin, out) };
+        return unsafe { accumulate_avx2(cell, weight, rows, acc) };
     }
-    group_noise_generic(n, origin, out)
+    accumulate_generic(cell, weight, rows, acc)
 }
 
-/// The portable form: each y run of eight blocks, lane by lane. Rust never
-/// fuses a multiply and an add, so it gives the bits of the AVX2 form.
+/// The portable form, lane by lane. Rust never fuses a multiply and an
+/// add, so it gives the bits of the AVX2 form.
 #[inline(always)]
-fn group_noise_generic(n: &FlatCaveNoise, origin: [i32; 3], out: &mut [f32; GROUP_VOLUME]) {
-    out.fill(0.0);
-    for o in 0..n.octaves {
-        let cell = GroupCell::new(lattice::octave_seed(n.seed, o), n.shift_xz - o, n.shift_y - o, origin);
-        let weight = n.weights[o as usize];
-        let [px, py, pz] = &cell.part;
-        let v = cell.fade[1];
-        for k in 0..GROUP {
-            let w = cell.fade[2][k];
-            for i in 0..GROUP {
-                let u = cell.fade[0][i];
-                let row = &mut out[(k * GROUP + i) * GROUP..][..GROUP];
-                for j in 0..GROUP {
-                    let mut d = [0f32; 8];
-                    for (c, dc) in d.iter_mut().enumerate() {
-                        *dc = (px[c][i] + py[c][j]) + pz[c][k];
-                    }
-                    row[j] += weight * lattice::blend(&d, u, v[j], w);
-                }
-            }
+fn accumulate_generic(cell: &GroupCell, weight: f32, rows: u64, acc: &mut GroupRows) {
+    let [px, py, pz] = &cell.part;
+    let v = cell.fade[1];
+    for r in bits(rows) {
+        let (i, k) = (r % GROUP, r / GROUP);
+        let (u, w) = (cell.fade[0][i], cell.fade[2][k]);
+        for (j, slot) in acc[r].iter_mut().enumerate() {
+            let d: [f32; 8] = std::array::from_fn(|c| (px[c][i] + py[c][j]) + pz[c][k]);
+            *slot += weight * lattice::blend(&d, u, v[j], w);
         }
     }
 }
 
 /// The AVX2 form: one y run of eight blocks per vector. `px + py` is formed
 /// once per (x, corner) and reused for every z, the same sums in the same
-/// order as [`group_noise_generic`].
+/// order as [`accumulate_generic`].
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn group_noise_avx2(n: &FlatCaveNoise, origin: [i32; 3], out: &mut [f32; GROUP_VOLUME]) {
+unsafe fn accumulate_avx2(cell: &GroupCell, weight: f32, rows: u64, acc: &mut GroupRows) {
     use std::arch::x86_64::*;
     let lerp = |a: __m256, b: __m256, t: __m256| _mm256_add_ps(a, _mm256_mul_ps(t, _mm256_sub_ps(b, a)));
-    let mut acc = [_mm256_setzero_ps(); GROUP * GROUP];
-    for o in 0..n.octaves {
-        let cell = GroupCell::new(lattice::octave_seed(n.seed, o), n.shift_xz - o, n.shift_y - o, origin);
-        let weight = _mm256_set1_ps(n.weights[o as usize]);
-        let [px, py, pz] = &cell.part;
-        // SAFETY (loads): every row is an [f32; 8].
-        let v = _mm256_loadu_ps(cell.fade[1].as_ptr());
-        let mut pxy = [[_mm256_setzero_ps(); 8]; GROUP];
-        for (i, at_x) in pxy.iter_mut().enumerate() {
-            for (c, r) in at_x.iter_mut().enumerate() {
-                *r = _mm256_add_ps(_mm256_set1_ps(px[c][i]), _mm256_loadu_ps(py[c].as_ptr()));
-            }
-        }
-        for k in 0..GROUP {
-            let w = _mm256_set1_ps(cell.fade[2][k]);
-            let zc: [__m256; 8] = std::array::from_fn(|c| _mm256_set1_ps(pz[c][k]));
-            for (i, at_x) in pxy.iter().enumerate() {
-                let u = _mm256_set1_ps(cell.fade[0][i]);
-                let d: [__m256; 8] = std::array::from_fn(|c| _mm256_add_ps(at_x[c], zc[c]));
-                let a00 = lerp(d[0], d[1], u);
-                let a10 = lerp(d[2], d[3], u);
-                let a01 = lerp(d[4], d[5], u);
-                let a11 = lerp(d[6], d[7], u);
-                let value = lerp(lerp(a00, a10, v), lerp(a01, a11, v), w);
-                let slot = &mut acc[k * GROUP + i];
-                *slot = _mm256_add_ps(*slot, _mm256_mul_ps(weight, value));
-            }
+    let weight = _mm256_set1_ps(weight);
+    let [px, py, pz] = &cell.part;
+    // SAFETY (loads and stores): every row is an [f32; 8].
+    let v = _mm256_loadu_ps(cell.fade[1].as_ptr());
+    let xs = (0..GROUP).fold(0u8, |m, k| m | (rows >> (k * GROUP)) as u8);
+    let mut pxy = [[_mm256_setzero_ps(); 8]; GROUP];
+    for i in bits(xs as u64) {
+        for (c, r) in pxy[i].iter_mut().enumerate() {
+            *r = _mm256_add_ps(_mm256_set1_ps(px[c][i]), _mm256_loadu_ps(py[c].as_ptr()));
         }
     }
-    for (dst, src) in out.chunks_exact_mut(GROUP).zip(&acc) {
-        _mm256_storeu_ps(dst.as_mut_ptr(), *src);
+    for k in 0..GROUP {
+        let at_z = (rows >> (k * GROUP)) as u8;
+        if at_z == 0 {
+            continue;
+        }
+        let w = _mm256_set1_ps(cell.fade[2][k]);
+        let zc: [__m256; 8] = std::array::from_fn(|c| _mm256_set1_ps(pz[c][k]));
+        for i in bits(at_z as u64) {
+            let u = _mm256_set1_ps(cell.fade[0][i]);
+            let d: [__m256; 8] = std::array::from_fn(|c| _mm256_add_ps(pxy[i][c], zc[c]));
+            let a00 = lerp(d[0], d[1], u);
+            let a10 = lerp(d[2], d[3], u);
+            let a01 = lerp(d[4], d[5], u);
+            let a11 = lerp(d[6], d[7], u);
+            let value = lerp(lerp(a00, a10, v), lerp(a01, a11, v), w);
+            let slot = acc[k * GROUP + i].as_mut_ptr();
+            _mm256_storeu_ps(slot, _mm256_add_ps(_mm256_loadu_ps(slot), _mm256_mul_ps(weight, value)));
+        }
+    }
+}
+
+/// A noise over one whole group, the cells shared.
+pub fn group_noise(n: &FlatCaveNoise, origin: [i32; 3], out: &mut GroupRows) {
+    *out = [[0.0; GROUP]; GROUP * GROUP];
+    for o in 0..n.octaves {
+        let cell = GroupCell::new(lattice::octave_seed(n.seed, o), n.shift_xz - o, n.shift_y - o, origin);
+        accumulate(&cell, n.weights[o as usize], u64::MAX, out);
     }
 }
 
@@ -206,6 +219,148 @@ pub fn noise_at(n: &FlatCaveNoise, p: [i32; 3]) -> f32 {
     acc
 }
 
+/// One noise's octave cells over a group, built once and shared by the
+/// group's bounds and its evaluation.
+#[derive(Default)]
+struct GroupOctaves {
+    cells: Vec<GroupCell>,
+    /// After octave o: the bounds of what the later octaves can still add,
+    /// with the margin; exactly (0, 0) after the last, so the final test is
+    /// the plain one.
+    rest: Vec<(f32, f32)>,
+    /// The whole noise, as [`group_bounds`] gives it.
+    total: (f32, f32),
+}
+
+impl GroupOctaves {
+    fn build(&mut self, n: &FlatCaveNoise, origin: [i32; 3]) {
+        self.cells.clear();
+        let mut weighted = [(0f32, 0f32); MAX_CAVE_OCTAVES];
+        let (mut lo, mut hi) = (0f32, 0f32);
+        for o in 0..n.octaves {
+            let cell = GroupCell::new(lattice::octave_seed(n.seed, o), n.shift_xz - o, n.shift_y - o, origin);
+            let (l, h) = cell.bounds();
+            let w = n.weights[o as usize];
+            weighted[o as usize] = (w * l, w * h);
+            lo += w * l;
+            hi += w * h;
+            self.cells.push(cell);
+        }
+        self.total = (lo - BOUNDS_MARGIN, hi + BOUNDS_MARGIN);
+        self.rest.clear();
+        self.rest.resize(self.cells.len(), (0.0, 0.0));
+        let (mut lo, mut hi) = (0f32, 0f32);
+        for o in (0..self.cells.len().saturating_sub(1)).rev() {
+            lo += weighted[o + 1].0;
+            hi += weighted[o + 1].1;
+            self.rest[o] = (lo - BOUNDS_MARGIN, hi + BOUNDS_MARGIN);
+        }
+    }
+
+    /// The lanes of `start` (one byte per y run) where `test` holds for the
+    /// noise. Octaves are added one at a time, and a run is dropped as soon
+    /// as no lane can pass whatever the later octaves add; the runs kept
+    /// get every octave, so the answer is the one a full evaluation gives.
+    fn lanes(&self, n: &FlatCaveNoise, test: Test, start: &[u8; GROUP * GROUP]) -> [u8; GROUP * GROUP] {
+        let mut lanes = *start;
+        let mut alive = start.iter().enumerate().fold(0u64, |m, (r, &b)| m | ((b != 0) as u64) << r);
+        let mut acc: GroupRows = [[0.0; GROUP]; GROUP * GROUP];
+        for (o, cell) in self.cells.iter().enumerate() {
+            if alive == 0 {
+                break;
+            }
+            accumulate(cell, n.weights[o], alive, &mut acc);
+            alive = test.keep(&acc, alive, self.rest[o], &mut lanes);
+        }
+        if self.cells.is_empty() {
+            test.keep(&acc, alive, (0.0, 0.0), &mut lanes);
+        }
+        lanes
+    }
+}
+
+/// A layer's test on one noise.
+#[derive(Clone, Copy)]
+enum Test {
+    Above(f32),
+    NearZero(f32),
+}
+
+impl Test {
+    /// Keeps in `lanes` only the lanes of the runs in `rows` where the test
+    /// can hold once something within `rest` is added (with `rest` =
+    /// (0, 0), exactly where it holds); returns the runs with a lane left.
+    #[inline(always)]
+    fn keep(self, acc: &GroupRows, rows: u64, rest: (f32, f32), lanes: &mut [u8; GROUP * GROUP]) -> u64 {
+        #[cfg(target_arch = "x86_64")]
+        if crate::worldgen::noise::perlin_avx2::available() {
+            // SAFETY: AVX2 presence was just checked.
+            return unsafe { self.keep_avx2(acc, rows, rest, lanes) };
+        }
+        self.keep_generic(acc, rows, rest, lanes)
+    }
+
+    fn keep_generic(self, acc: &GroupRows, rows: u64, rest: (f32, f32), lanes: &mut [u8; GROUP * GROUP]) -> u64 {
+        let mut left = rows;
+        for r in bits(rows) {
+            let (row, (lo, hi)) = (&acc[r], rest);
+            lanes[r] &= match self {
+                Test::Above(t) => lane_bits(|j| row[j] + hi > t),
+                Test::NearZero(t) => lane_bits(|j| row[j] + lo < t && row[j] + hi > -t),
+            };
+            if lanes[r] == 0 {
+                left &= !(1 << r);
+            }
+        }
+        left
+    }
+
+    /// The same comparisons, a run per vector.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn keep_avx2(self, acc: &GroupRows, rows: u64, rest: (f32, f32), lanes: &mut [u8; GROUP * GROUP]) -> u64 {
+        use std::arch::x86_64::*;
+        let (lo, hi) = (_mm256_set1_ps(rest.0), _mm256_set1_ps(rest.1));
+        let mut left = rows;
+        for r in bits(rows) {
+            // SAFETY: every run is an [f32; 8].
+            let row = _mm256_loadu_ps(acc[r].as_ptr());
+            let pass = match self {
+                Test::Above(t) => _mm256_cmp_ps::<_CMP_GT_OQ>(_mm256_add_ps(row, hi), _mm256_set1_ps(t)),
+                Test::NearZero(t) => _mm256_and_ps(
+                    _mm256_cmp_ps::<_CMP_LT_OQ>(_mm256_add_ps(row, lo), _mm256_set1_ps(t)),
+                    _mm256_cmp_ps::<_CMP_GT_OQ>(_mm256_add_ps(row, hi), _mm256_set1_ps(-t)),
+                ),
+            };
+            lanes[r] &= _mm256_movemask_ps(pass) as u8;
+            if lanes[r] == 0 {
+                left &= !(1 << r);
+            }
+        }
+        left
+    }
+}
+
+/// Bits of the y run over a column where `y` lies in `lo..=hi`.
+#[inline(always)]
+fn span_bits(y0: i64, lo: i64, hi: i64) -> u8 {
+    let (a, b) = ((lo - y0).max(0), (hi - y0).min(GROUP as i64 - 1));
+    if a > b {
+        0
+    } else {
+        ((0xffu32 >> (GROUP as i64 - 1 - (b - a))) << a) as u8
+    }
+}
+
+/// [`may_open`] for the eight blocks from `y0` up: the same rule as two
+/// spans, above the water level and deep enough under it.
+#[inline(always)]
+fn open_bits(p: &WorldParams, y0: i64, h: i64, min_depth: i64) -> u8 {
+    let w = p.water_level as i64;
+    let (bottom, top) = (p.cave_bottom as i64, (p.cave_top as i64).min(h - min_depth));
+    span_bits(y0, bottom.max(w + 1), top) | span_bits(y0, bottom, top.min(h.min(w) - p.cave_water_clearance as i64))
+}
+
 /// The blocks of a chunk that caves carve, or `None` if there are none.
 pub fn carve_mask(p: &WorldParams, pos: ChunkPos, hm: &Heightmap) -> Option<Box<CaveMask>> {
     let y0 = pos.y as i64 * CHUNK_SIZE as i64;
@@ -218,83 +373,62 @@ pub fn carve_mask(p: &WorldParams, pos: ChunkPos, hm: &Heightmap) -> Option<Box<
     }
     let mut mask: Box<CaveMask> = Box::new([0; CHUNK_VOLUME / 8]);
     let mut any = false;
-    let mut values = vec![[0f32; GROUP_VOLUME]; MAX_CAVE_NOISES];
+    let mut octaves: [GroupOctaves; MAX_CAVE_NOISES] = Default::default();
     for gz in 0..GROUPS {
         for gx in 0..GROUPS {
-            let column = |i: usize, k: usize| (gz * GROUP + k) * CHUNK_SIZE + gx * GROUP + i;
-            let group_top =
-                (0..GROUP * GROUP).map(|c| hm.heights[column(c % GROUP, c / GROUP)]).max().unwrap_or(i32::MIN);
+            let column = |r: usize| (gz * GROUP + r / GROUP) * CHUNK_SIZE + gx * GROUP + r % GROUP;
+            let heights: [i64; GROUP * GROUP] = std::array::from_fn(|r| hm.heights[column(r)] as i64);
+            let group_top = heights.iter().copied().max().unwrap_or(i64::MIN);
             for gy in 0..GROUPS {
                 let origin = group_origin(pos, [gx, gy, gz]);
-                if origin[1] as i64 > group_top as i64
-                    || origin[1] as i64 + GROUP as i64 - 1 < p.cave_bottom as i64
-                    || origin[1] as i64 > p.cave_top as i64
-                {
+                let oy = origin[1] as i64;
+                if oy > group_top || oy + GROUP as i64 - 1 < p.cave_bottom as i64 || oy > p.cave_top as i64 {
                     continue;
                 }
-                let mut bounds = [None; MAX_CAVE_NOISES];
-                let mut computed = [false; MAX_CAVE_NOISES];
+                let mut built = [false; MAX_CAVE_NOISES];
                 let mut rows = [0u8; GROUP * GROUP];
                 for l in p.cave_layers() {
-                    if !may_fire(l, &mut bounds, p, origin) {
-                        continue;
-                    }
-                    // Where the layer may open, by column and height: one byte per y run.
-                    let mut open = [0u8; GROUP * GROUP];
-                    for (r, bits) in open.iter_mut().enumerate() {
-                        let h = hm.heights[column(r % GROUP, r / GROUP)] as i64;
-                        *bits = lane_bits(|j| may_open(p, origin[1] as i64 + j as i64, h, l.min_depth as i64));
-                    }
+                    let open: [u8; GROUP * GROUP] =
+                        std::array::from_fn(|r| open_bits(p, oy, heights[r], l.min_depth as i64));
                     if open.iter().all(|&b| b == 0) {
                         continue;
                     }
-                    let t = l.threshold;
-                    let mut fire = [0u8; GROUP * GROUP];
-                    let a = ensure_noise(p, origin, l.a, &mut computed, &mut values);
-                    for (r, bits) in fire.iter_mut().enumerate() {
-                        let run = &a[r * GROUP..][..GROUP];
-                        *bits = open[r]
-                            & if l.kind == CAVE_CHAMBERS {
-                                lane_bits(|j| run[j] > t)
-                            } else {
-                                lane_bits(|j| run[j].abs() < t)
-                            };
-                    }
-                    // Tunnels need the second noise only where the first is near zero.
-                    if l.kind != CAVE_CHAMBERS && fire.iter().any(|&b| b != 0) {
-                        let b = ensure_noise(p, origin, l.b, &mut computed, &mut values);
-                        for (r, bits) in fire.iter_mut().enumerate() {
-                            let run = &b[r * GROUP..][..GROUP];
-                            *bits &= lane_bits(|j| run[j].abs() < t);
+                    let mut noise = |i: u32| {
+                        let i = i as usize % MAX_CAVE_NOISES;
+                        if !std::mem::replace(&mut built[i], true) {
+                            octaves[i].build(&p.cave_noises[i], origin);
                         }
-                    }
+                        i
+                    };
+                    let t = l.threshold;
+                    let fire = if l.kind == CAVE_CHAMBERS {
+                        let a = noise(l.a);
+                        if octaves[a].total.1 <= t {
+                            continue;
+                        }
+                        octaves[a].lanes(&p.cave_noises[a], Test::Above(t), &open)
+                    } else {
+                        let (a, b) = (noise(l.a), noise(l.b));
+                        let near = |i: usize| octaves[i].total.0 < t && octaves[i].total.1 > -t;
+                        if !near(a) || !near(b) {
+                            continue;
+                        }
+                        // The second noise only where the first passes.
+                        let first = octaves[a].lanes(&p.cave_noises[a], Test::NearZero(t), &open);
+                        octaves[b].lanes(&p.cave_noises[b], Test::NearZero(t), &first)
+                    };
                     for (dst, bits) in rows.iter_mut().zip(&fire) {
                         *dst |= bits;
                     }
                 }
                 for (r, &bits) in rows.iter().enumerate() {
-                    mask[column(r % GROUP, r / GROUP) * GROUPS + gy] = bits;
+                    mask[column(r) * GROUPS + gy] = bits;
                     any |= bits != 0;
                 }
             }
         }
     }
     any.then_some(mask)
-}
-
-/// Noise `i` over the group at `origin`, evaluated on first use.
-fn ensure_noise<'v>(
-    p: &WorldParams,
-    origin: [i32; 3],
-    i: u32,
-    computed: &mut [bool; MAX_CAVE_NOISES],
-    values: &'v mut [[f32; GROUP_VOLUME]],
-) -> &'v [f32; GROUP_VOLUME] {
-    let i = i as usize % MAX_CAVE_NOISES;
-    if !std::mem::replace(&mut computed[i], true) {
-        group_noise(&p.cave_noises[i], origin, &mut values[i]);
-    }
-    &values[i]
 }
 
 /// Bit j set where `f(j)` holds, for the eight blocks of a y run.
@@ -337,18 +471,114 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_avx2_group_gives_the_portable_bits() {
+    fn the_avx2_runs_give_the_portable_bits_whichever_runs_are_skipped() {
         #[cfg(target_arch = "x86_64")]
         if crate::worldgen::noise::perlin_avx2::available() {
             let n = crate::bench::density::seed001_noise(4, 99);
-            for origin in [[0, 0, 0], [-8, 1016, -4096], [123_456, -64, 8]] {
+            for (origin, rows) in
+                [([0, 0, 0], u64::MAX), ([-8, 1016, -4096], 0x8001_0203_f00f_0001), ([123_456, -64, 8], 1)]
+            {
                 let origin = origin.map(|v: i32| v & !7);
-                let (mut a, mut b) = ([0f32; GROUP_VOLUME], [0f32; GROUP_VOLUME]);
-                // SAFETY: AVX2 presence was just checked.
-                unsafe { group_noise_avx2(&n, origin, &mut a) };
-                group_noise_generic(&n, origin, &mut b);
-                assert_eq!(a.map(f32::to_bits), b.map(f32::to_bits), "{origin:?}");
+                let (mut a, mut b) = ([[0f32; GROUP]; GROUP * GROUP], [[0f32; GROUP]; GROUP * GROUP]);
+                let mut full = [[0f32; GROUP]; GROUP * GROUP];
+                group_noise(&n, origin, &mut full);
+                for o in 0..n.octaves {
+                    let cell = GroupCell::new(lattice::octave_seed(n.seed, o), n.shift_xz - o, n.shift_y - o, origin);
+                    // SAFETY: AVX2 presence was just checked.
+                    unsafe { accumulate_avx2(&cell, n.weights[o as usize], rows, &mut a) };
+                    accumulate_generic(&cell, n.weights[o as usize], rows, &mut b);
+                }
+                for r in 0..GROUP * GROUP {
+                    let want = if rows >> r & 1 != 0 { full[r] } else { [0.0; GROUP] };
+                    assert_eq!(a[r].map(f32::to_bits), want.map(f32::to_bits), "{origin:?} run {r}");
+                    assert_eq!(b[r].map(f32::to_bits), want.map(f32::to_bits), "{origin:?} run {r}");
+                }
             }
+        }
+    }
+
+    #[test]
+    fn the_avx2_lane_tests_are_the_portable_ones() {
+        #[cfg(target_arch = "x86_64")]
+        if crate::worldgen::noise::perlin_avx2::available() {
+            let mut acc = [[0f32; GROUP]; GROUP * GROUP];
+            let mut next = 1u32;
+            for v in acc.iter_mut().flatten() {
+                next = lattice::mix(next.wrapping_add(1));
+                *v = (next % 2001) as f32 / 1000.0 - 1.0;
+            }
+            for test in [Test::Above(0.3), Test::NearZero(0.06), Test::NearZero(0.0)] {
+                for rest in [(0.0, 0.0), (-0.2, 0.25), (-0.01, 0.0)] {
+                    for rows in [u64::MAX, 0x0f0f_0000_ffff_0001] {
+                        let start: [u8; GROUP * GROUP] = std::array::from_fn(|r| (r * 37) as u8 | 0x81);
+                        let (mut a, mut b) = (start, start);
+                        // SAFETY: AVX2 presence was just checked.
+                        let left_a = unsafe { test.keep_avx2(&acc, rows, rest, &mut a) };
+                        let left_b = test.keep_generic(&acc, rows, rest, &mut b);
+                        assert_eq!((left_a, a), (left_b, b));
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn open_bits_follow_may_open() {
+        let p = crate::worldgen::WorldGen::new(crate::worldgen::preset::Preset::classic(), 1).params;
+        let w = p.water_level as i64;
+        for h in [w - 40, w - 6, w - 5, w, w + 1, w + 9, w + 30, 300] {
+            for min_depth in [0i64, 3, 10] {
+                for y0 in (-120..200).step_by(8) {
+                    let want = lane_bits(|j| may_open(&p, y0 + j as i64, h, min_depth));
+                    assert_eq!(open_bits(&p, y0, h, min_depth), want, "h {h} depth {min_depth} y0 {y0}");
+                }
+            }
+        }
+    }
+
+    /// Every block on its own: both noises at the block, `may_open`, `fires`.
+    fn plain_mask(p: &WorldParams, pos: ChunkPos, hm: &Heightmap) -> Vec<bool> {
+        let mut out = vec![false; CHUNK_VOLUME];
+        for (index, carved) in out.iter_mut().enumerate() {
+            let (column, ly) = (index / CHUNK_SIZE, index % CHUNK_SIZE);
+            let (lx, lz) = (column % CHUNK_SIZE, column / CHUNK_SIZE);
+            let s = CHUNK_SIZE as i32;
+            let at = [pos.x * s + lx as i32, pos.y * s + ly as i32, pos.z * s + lz as i32];
+            let h = hm.heights[column] as i64;
+            let mut values = [0f32; MAX_CAVE_NOISES];
+            for (v, n) in values.iter_mut().zip(p.cave_noises()) {
+                *v = noise_at(n, at);
+            }
+            *carved =
+                p.cave_layers().iter().any(|l| may_open(p, at[1] as i64, h, l.min_depth as i64) && fires(l, &values));
+        }
+        out
+    }
+
+    #[test]
+    fn pruned_masks_equal_every_block_evaluated_alone() {
+        let mut w = crate::worldgen::WorldGen::new(crate::worldgen::preset::Preset::classic(), 7);
+        // Wider tunnels and lower chambers too, so the pruning is tried at
+        // other thresholds than the bundled ones.
+        for (chambers, tunnels) in [(None, None), (Some(0.1), Some(0.2)), (Some(-0.2), Some(0.01))] {
+            for (l, t) in w.params.cave_layers.iter_mut().zip([chambers, tunnels]) {
+                if let Some(t) = t {
+                    l.threshold = t;
+                }
+            }
+            let mut carved = 0;
+            for (cx, cy, cz) in [(0, 0, 0), (1, -1, 0), (-3, 1, 2), (5, -2, -4), (40, 0, -17)] {
+                let pos = ChunkPos::new(cx, cy, cz);
+                let hm = &w.column(crate::world::coords::ColumnPos { x: cx, z: cz }).heightmap;
+                let mask = carve_mask(&w.params, pos, hm);
+                let plain = plain_mask(&w.params, pos, hm);
+                for (index, &want) in plain.iter().enumerate() {
+                    let got = mask.as_ref().is_some_and(|m| is_carved(m, index));
+                    assert_eq!(got, want, "chunk {pos:?} block {index} ({chambers:?}, {tunnels:?})");
+                    carved += want as usize;
+                }
+            }
+            assert!(carved > 1000, "the chunks hold caves to compare: {carved}");
         }
     }
 }
