@@ -80,23 +80,15 @@ impl PackedBlocks {
     }
 
     /// The 32 ids of column (x, z), bottom first.
-    /// A column is 32 consecutive indices, at most two words: they are
-    /// sliced once and the palette copied to a fixed table, so the loop
-    /// has no bounds checks left (meshing reads every column of a chunk).
+    #[inline]
     pub fn column(&self, x: usize, z: usize) -> [BlockId; CHUNK_SIZE] {
-        let bits = self.bits as usize;
-        let start = block_index(x, 0, z) * bits;
-        let words = &self.words[start / 64..(start + CHUNK_SIZE * bits).div_ceil(64)];
-        let mut palette = [BlockId(0); MAX_PALETTE];
-        palette[..self.palette.len()].copy_from_slice(&self.palette);
-        let mask = (1u64 << bits) - 1;
-        std::array::from_fn(|y| {
-            let bit = start % 64 + y * bits;
-            palette[((words[bit / 64] >> (bit % 64)) & mask) as usize % MAX_PALETTE]
-        })
+        let mut out = [BlockId(0); CHUNK_SIZE];
+        self.unpack_range(block_index(x, 0, z), &mut out);
+        out
     }
 
     /// Writes ids `start..start + out.len()` (index order) into `out`.
+    #[inline]
     pub fn unpack_range(&self, start: usize, out: &mut [BlockId]) {
         let bits = self.bits as usize;
         let per_word = 64 / bits;

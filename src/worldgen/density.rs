@@ -393,7 +393,8 @@ pub fn carve_mask(p: &WorldParams, pos: ChunkPos, hm: &Heightmap) -> Option<Box<
                     if open.iter().all(|&b| b == 0) {
                         continue;
                     }
-                    let mut noise = |i: u32| {
+                    // Noise i's cells over this group, built on first use.
+                    let mut noise = |octaves: &mut [GroupOctaves; MAX_CAVE_NOISES], i: u32| {
                         let i = i as usize % MAX_CAVE_NOISES;
                         if !std::mem::replace(&mut built[i], true) {
                             octaves[i].build(&p.cave_noises[i], origin);
@@ -402,19 +403,26 @@ pub fn carve_mask(p: &WorldParams, pos: ChunkPos, hm: &Heightmap) -> Option<Box<
                     };
                     let t = l.threshold;
                     let fire = if l.kind == CAVE_CHAMBERS {
-                        let a = noise(l.a);
+                        let a = noise(&mut octaves, l.a);
                         if octaves[a].total.1 <= t {
                             continue;
                         }
                         octaves[a].lanes(&p.cave_noises[a], Test::Above(t), &open)
                     } else {
-                        let (a, b) = (noise(l.a), noise(l.b));
-                        let near = |i: usize| octaves[i].total.0 < t && octaves[i].total.1 > -t;
-                        if !near(a) || !near(b) {
+                        let near = |o: &GroupOctaves| o.total.0 < t && o.total.1 > -t;
+                        let a = noise(&mut octaves, l.a);
+                        if !near(&octaves[a]) {
                             continue;
                         }
                         // The second noise only where the first passes.
                         let first = octaves[a].lanes(&p.cave_noises[a], Test::NearZero(t), &open);
+                        if first.iter().all(|&b| b == 0) {
+                            continue;
+                        }
+                        let b = noise(&mut octaves, l.b);
+                        if !near(&octaves[b]) {
+                            continue;
+                        }
                         octaves[b].lanes(&p.cave_noises[b], Test::NearZero(t), &first)
                     };
                     for (dst, bits) in rows.iter_mut().zip(&fire) {
