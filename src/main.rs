@@ -17,7 +17,7 @@ use blockworld::save::world_file::WorldFile;
 use blockworld::world::coords::ChunkPos;
 use blockworld::world::edits::BlockPos;
 use blockworld::worldgen::{Preset, WorldGen};
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, FromArgMatches, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -72,18 +72,11 @@ struct PlayArgs {
     time: Option<f64>,
 }
 
-impl Default for PlayArgs {
-    fn default() -> Self {
-        PlayArgs {
-            world: WorldArgs { seed: 42, preset: "classic".into() },
-            render_distance: None,
-            backend: EngineArg::Cpu,
-            dump_state: None,
-            size: (1280, 720),
-            exit_after: None,
-            world_dir: None,
-            time: None,
-        }
+impl PlayArgs {
+    /// `blockworld` alone plays with `play`'s defaults, as clap declares them.
+    fn defaults() -> Result<PlayArgs> {
+        let matches = PlayArgs::augment_args(clap::Command::new("play")).try_get_matches_from(["play"])?;
+        Ok(PlayArgs::from_arg_matches(&matches)?)
     }
 }
 
@@ -430,7 +423,7 @@ fn world_command(which: WorldCommand) -> Result<()> {
 fn run() -> Result<()> {
     let cli = Cli::parse();
     match cli.command {
-        None => play(PlayArgs::default()),
+        None => play(PlayArgs::defaults()?),
         Some(Command::Play(args)) => play(args),
         Some(Command::RegionHash { world, from, to, backend: kind, world_dir, cpu_fallback, counts, per_chunk }) => {
             let saved = world_dir.as_deref().map(WorldFile::open).transpose()?;
@@ -638,5 +631,18 @@ fn run() -> Result<()> {
             }
             Ok(())
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blockworld_alone_plays_with_the_defaults_clap_declares() {
+        let d = PlayArgs::defaults().expect("the defaults parse");
+        assert_eq!((d.world.seed, d.world.preset.as_str(), d.size), (42, "classic", (1280, 720)));
+        assert!(matches!(d.backend, EngineArg::Cpu));
+        assert!(d.render_distance.is_none() && d.world_dir.is_none() && d.time.is_none());
     }
 }

@@ -13,7 +13,7 @@ use super::state_dump::{StateDump, StateLine};
 use super::streaming::{Budget, ChunkStreamer};
 use super::target::{raycast, Hit, REACH};
 use super::world_menu::{MenuChoice, WorldMenu};
-use crate::render::camera::Camera;
+use crate::render::camera::{Camera, DEFAULT_FOV_DEGREES};
 use crate::render::gpu::Gpu;
 use crate::render::overlay::Overlay;
 use crate::render::world_renderer::{ViewParams, WorldRenderer};
@@ -55,7 +55,8 @@ pub struct PlayOptions {
 }
 
 /// The camera's fixed settings; eye, facing, field of view and aspect come per frame.
-const CAMERA: Camera = Camera { eye: DVec3::ZERO, yaw: 0.0, pitch: 0.0, fov_y_degrees: 70.0, aspect: 1.0, far: 1000.0 };
+const CAMERA: Camera =
+    Camera { eye: DVec3::ZERO, yaw: 0.0, pitch: 0.0, fov_y_degrees: DEFAULT_FOV_DEGREES, aspect: 1.0, far: 1000.0 };
 
 /// The twelve edges of a block on screen, in egui points; edges with an end
 /// behind the eye are left out.
@@ -527,14 +528,14 @@ impl Running {
         let size = (self.config.width, self.config.height);
         let alpha = self.step.alpha();
         let eye = self.previous.eye().lerp(self.player.eye(), alpha);
-        let camera = Camera {
+        let camera = Camera::for_view(
             eye,
-            yaw: self.player.yaw,
-            pitch: self.player.pitch,
-            aspect: size.0 as f64 / size.1.max(1) as f64,
-            far: (self.streamer.render_distance() as f64 + 2.0) * 32.0 * 1.5,
-            fov_y_degrees: self.settings.fov_degrees,
-        };
+            self.player.yaw,
+            self.player.pitch,
+            self.settings.fov_degrees,
+            size,
+            self.streamer.render_distance(),
+        );
         self.hit = self.aim();
         self.save(false);
         let outline = self.hit.map(|h| outline(&camera, h.block, size, self.window.scale_factor())).unwrap_or_default();

@@ -15,7 +15,7 @@ use super::headless::load_all;
 use super::spawn::spawn_point;
 use super::streaming::{Budget, ChunkStreamer};
 use crate::bench::rss;
-use crate::render::camera::Camera;
+use crate::render::camera::{Camera, DEFAULT_FOV_DEGREES};
 use crate::render::gpu::Gpu;
 use crate::render::offscreen::{self, OffscreenTarget};
 use crate::render::world_renderer::{ViewParams, WorldRenderer};
@@ -160,14 +160,7 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
             eye.z.floor() as i64,
         ]);
         streamer.update(chunk, &gpu, &mut renderer, Budget::default());
-        let camera = Camera {
-            eye,
-            yaw,
-            pitch,
-            fov_y_degrees: 70.0,
-            aspect: opts.size.0 as f64 / opts.size.1 as f64,
-            far: (opts.render_distance as f64 + 2.0) * 48.0,
-        };
+        let camera = Camera::for_view(eye, yaw, pitch, DEFAULT_FOV_DEGREES, opts.size, opts.render_distance);
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
         let view = ViewParams::new(opts.render_distance, opts.time_of_day as f32, t0.elapsed().as_secs_f32());
         renderer.render(&gpu, &mut encoder, &target.view, opts.size, &camera, &view);

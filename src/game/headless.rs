@@ -3,7 +3,7 @@
 use super::engine::{Engine, GpuDevice, Switch};
 use super::spawn::spawn_point;
 use super::streaming::{Budget, ChunkStreamer};
-use crate::render::camera::Camera;
+use crate::render::camera::{Camera, DEFAULT_FOV_DEGREES};
 use crate::render::gpu::Gpu;
 use crate::render::offscreen::{self, OffscreenTarget};
 use crate::render::world_renderer::{ViewParams, WorldRenderer};
@@ -82,14 +82,8 @@ pub fn screenshot(world: Arc<WorldGen>, opts: &ScreenshotOptions) -> Result<Scre
     }
     let load_time = load_all(&mut streamer, centre, &gpu, &mut renderer, opts.timeout)?;
     let target = OffscreenTarget::new(&gpu, opts.size);
-    let camera = Camera {
-        eye,
-        yaw: opts.yaw,
-        pitch: opts.pitch,
-        fov_y_degrees: 70.0,
-        aspect: opts.size.0 as f64 / opts.size.1 as f64,
-        far: (streamer.render_distance() as f64 + 2.0) * 32.0 * 1.5,
-    };
+    let camera =
+        Camera::for_view(eye, opts.yaw, opts.pitch, DEFAULT_FOV_DEGREES, opts.size, streamer.render_distance());
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
     let view = ViewParams::new(streamer.render_distance(), opts.time_of_day as f32, 0.0);
     renderer.render(&gpu, &mut encoder, &target.view, opts.size, &camera, &view);

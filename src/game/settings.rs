@@ -27,7 +27,7 @@ pub struct Settings {
 impl Default for Settings {
     fn default() -> Self {
         Settings {
-            fov_degrees: 70.0,
+            fov_degrees: crate::render::camera::DEFAULT_FOV_DEGREES,
             mouse_sensitivity: 0.12,
             render_distance: 8,
             fullscreen: false,

@@ -16,7 +16,32 @@ pub struct Camera {
     pub far: f64,
 }
 
+/// The vertical field of view the game starts with, and the one
+/// screenshots and benchmarks use.
+pub const DEFAULT_FOV_DEGREES: f64 = 70.0;
+
 impl Camera {
+    /// The camera the game, screenshots and benchmarks draw a view with:
+    /// an image of `size` pixels, the far plane a little beyond the fog at
+    /// `render_distance` chunks (its far corners included).
+    pub fn for_view(
+        eye: DVec3,
+        yaw: f64,
+        pitch: f64,
+        fov_y_degrees: f64,
+        size: (u32, u32),
+        render_distance: i32,
+    ) -> Camera {
+        Camera {
+            eye,
+            yaw,
+            pitch,
+            fov_y_degrees,
+            aspect: size.0 as f64 / size.1.max(1) as f64,
+            far: (render_distance as f64 + 2.0) * 48.0,
+        }
+    }
+
     pub fn forward(&self) -> DVec3 {
         let (y, p) = (self.yaw.to_radians(), self.pitch.to_radians());
         DVec3::new(y.sin() * p.cos(), p.sin(), y.cos() * p.cos())

@@ -101,6 +101,30 @@ mod tests {
         assert_eq!(name(select_biome(&p, 0.2, 0.55, 0.3, 0.05, 0.25)), "taiga");
     }
 
+    /// The original's biome choice read straight from the preset's rules,
+    /// its linear "first threshold ≥ v" search included; independent of
+    /// [`select_biome`], which counts thresholds instead.
+    fn plain_biome(preset: &Preset, h: f32, m: f32, t: f32, n: f32, nh: f32) -> usize {
+        let r = &preset.biome_rules;
+        let name = if h <= r.ocean_max_height || n <= r.ocean_max_mountain {
+            &r.ocean
+        } else if h <= r.beach_max_height {
+            &r.beach
+        } else if n >= r.mountain_min && nh >= r.mountain_min_with_height {
+            &r.mountain
+        } else {
+            let search = |v: f32, thresholds: &[f32]| {
+                let mut i = 0;
+                while i < r.threshold_search_limit as usize && thresholds[i] < v {
+                    i += 1;
+                }
+                i
+            };
+            &r.table[search(m, &r.moisture_thresholds)][search(t, &r.heat_thresholds)]
+        };
+        preset.biomes.iter().position(|b| &b.name == name).expect("the rules name a biome")
+    }
+
     /// One column recomputed in f64 from the formulas this module implements.
     #[test]
     fn column_formula_hand_checked() {
@@ -114,7 +138,7 @@ mod tests {
             let t = t * 0.5 + 0.5;
             let n = n + pk.signum() * pk.abs().powf((1.0 - n) * 3.0);
             let t = (t - 0.4 * n).clamp(0.0, 1.0);
-            let b = select_biome(&p, h as f32, m as f32, t as f32, n as f32, (n + h) as f32) as usize;
+            let b = plain_biome(&preset, h as f32, m as f32, t as f32, n as f32, (n + h) as f32);
             let bd = &preset.biomes[b];
             let hh = h.signum() * h.abs().powf(bd.exponent as f64);
             let expected = (hh * 32.0 + n * 256.0) * bd.scale as f64 + bd.roughness as f64 * r * 2.0;
