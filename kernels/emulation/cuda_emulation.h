@@ -27,6 +27,9 @@
 #if defined(BW_EMU_THREADS)
 #include <pthread.h>
 #include <thread>
+#else
+#include <sys/mman.h>
+#include <unistd.h>
 #endif
 
 #define __global__
@@ -142,10 +145,34 @@ struct Fiber {
     bool done = false;
 };
 
+// One stack per fiber in a single mapping, each with an inaccessible page
+// below it (stacks grow down): a thread that overflows its stack faults at
+// once instead of quietly overwriting its neighbour's.
+class FiberStacks {
+public:
+    FiberStacks(unsigned int n, size_t bytes)
+        : page_(size_t(sysconf(_SC_PAGESIZE))), stride_((bytes + page_ - 1) / page_ * page_ + page_),
+          size_(stride_ * n) {
+        void* p = mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) fail("cannot map the fiber stacks");
+        base_ = static_cast<unsigned char*>(p);
+        for (unsigned int t = 0; t < n; ++t)
+            if (mprotect(base_ + size_t(t) * stride_, page_, PROT_NONE) != 0) fail("cannot protect a guard page");
+    }
+    ~FiberStacks() { munmap(base_, size_); }
+    FiberStacks(const FiberStacks&) = delete;
+    FiberStacks& operator=(const FiberStacks&) = delete;
+    unsigned char* base(unsigned int t) const { return base_ + size_t(t) * stride_ + page_; }
+    size_t bytes() const { return stride_ - page_; }
+
+private:
+    size_t page_, stride_, size_;
+    unsigned char* base_ = nullptr;
+};
+
 struct Scheduler {
     void* sp = nullptr;
     std::vector<Fiber> fibers;
-    std::vector<unsigned char> stacks;
     unsigned int current = 0;
     void (*body)(void*) = nullptr;
     void* body_arg = nullptr;
@@ -184,7 +211,7 @@ void launch(dim3 grid, dim3 block, Kernel kernel) {
     const unsigned int n = block.x * block.y * block.z;
     Scheduler s;
     s.fibers.resize(n);
-    s.stacks.resize(size_t(n) * kStackBytes);
+    const FiberStacks stacks(n, kStackBytes);
     s.body = [](void* k) { (*static_cast<Kernel*>(k))(); };
     s.body_arg = &kernel;
     Scheduler* outer = tl_sched;
@@ -197,7 +224,7 @@ void launch(dim3 grid, dim3 block, Kernel kernel) {
                 blockIdx = uint3{bx, by, bz};
                 for (unsigned int t = 0; t < n; ++t) {
                     s.fibers[t] = Fiber{};
-                    s.fibers[t].sp = initial_stack(&s.stacks[size_t(t) * kStackBytes], kStackBytes);
+                    s.fibers[t].sp = initial_stack(stacks.base(t), stacks.bytes());
                 }
                 unsigned int alive = n;
                 while (alive > 0) {
