@@ -89,9 +89,14 @@ impl GroupCell {
                 *f = ((first + i as i32) as f32 + 0.5) * scale;
             }
         }
+        // The corner hashes chain x, then y, then z, so the eight corners
+        // share two x stages and four y stages: 14 mixes, not 24.
+        let hx: [u32; 2] = std::array::from_fn(|c| mix(seed ^ (cell[0] + c as i32) as u32));
+        let hxy: [u32; 4] = std::array::from_fn(|c| mix(hx[c & 1] ^ (cell[1] + (c >> 1) as i32) as u32));
         let mut part = [[[0f32; GROUP]; 8]; 3];
         for c in 0..8 {
-            let (corner, g) = corner_gradient(seed, cell, c);
+            let corner = [c & 1, (c >> 1) & 1, (c >> 2) & 1];
+            let g = gradient(mix(hxy[c & 3] ^ (cell[2] + corner[2] as i32) as u32));
             for (axis, (along, fr)) in part.iter_mut().zip(&frac).enumerate() {
                 for (p, f) in along[c].iter_mut().zip(fr) {
                     *p = g[axis] * (f - corner[axis] as f32);
