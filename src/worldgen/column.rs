@@ -131,12 +131,17 @@ mod tests {
         let p = classic();
         let program = NoiseProgram::compile(&p);
         let preset = Preset::classic();
-        for (x, z) in [(10.0f32, 20.0f32), (-3000.0, 777.0), (123_456.0, -98_765.0)] {
+        // A grid wide enough to cross every biome, and three far points.
+        let grid = (0..400).map(|i| ((i % 20) as f32 * 4001.0 - 40_000.0, (i / 20) as f32 * 3989.0 - 40_000.0));
+        let mut seen = std::collections::HashSet::new();
+        for (x, z) in grid.chain([(10.0f32, 20.0f32), (-3000.0, 777.0), (123_456.0, -98_765.0)]) {
             let f = program.eval::<f32>(x, z);
             let (h, m, t, r, n, pk) = (f[0] as f64, f[1] as f64, f[2] as f64, f[3] as f64, f[4] as f64, f[5] as f64);
             let m = m * 0.5 + 0.5;
             let t = t * 0.5 + 0.5;
-            let n = n + pk.signum() * pk.abs().powf((1.0 - n) * 3.0);
+            // Peaks clamped to ±1 and the exponent at 0, as `sample` documents.
+            let pk = pk.clamp(-1.0, 1.0);
+            let n = n + pk.signum() * pk.abs().powf(((1.0 - n) * 3.0).max(0.0));
             let t = (t - 0.4 * n).clamp(0.0, 1.0);
             let b = plain_biome(&preset, h as f32, m as f32, t as f32, n as f32, (n + h) as f32);
             let bd = &preset.biomes[b];
@@ -144,8 +149,10 @@ mod tests {
             let expected = (hh * 32.0 + n * 256.0) * bd.scale as f64 + bd.roughness as f64 * r * 2.0;
             let (mut hb, mut biome) = ([0.0f32], [0u8]);
             sample::<f32>(&program, &p, x, z, &mut hb, &mut biome);
-            assert_eq!(biome[0] as usize, b);
+            assert_eq!(biome[0] as usize, b, "({x},{z})");
+            seen.insert(b);
             assert!((hb[0] as f64 - expected).abs() < 1e-3, "({x},{z}): {} vs {expected}", hb[0]);
         }
+        assert!(seen.len() >= 10, "the points cross most biomes: {} of them", seen.len());
     }
 }
