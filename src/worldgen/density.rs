@@ -61,14 +61,9 @@ pub fn fires(l: &FlatCaveLayer, values: &[f32; MAX_CAVE_NOISES]) -> bool {
 
 /// Bounds of a noise over the group at `origin`.
 pub fn group_bounds(n: &FlatCaveNoise, origin: [i32; 3]) -> (f32, f32) {
-    let (mut lo, mut hi) = (0f32, 0f32);
-    for o in 0..n.octaves {
-        let (l, h) = GroupCell::new(lattice::octave_seed(n.seed, o), n.shift_xz - o, n.shift_y - o, origin).bounds();
-        let w = n.weights[o as usize];
-        lo += w * l;
-        hi += w * h;
-    }
-    (lo - BOUNDS_MARGIN, hi + BOUNDS_MARGIN)
+    let mut octaves = GroupOctaves::default();
+    octaves.build(n, origin);
+    octaves.total
 }
 
 /// Whether layer `l` can fire anywhere in a group, given bounds per noise.
@@ -228,7 +223,7 @@ struct GroupOctaves {
     /// with the margin; exactly (0, 0) after the last, so the final test is
     /// the plain one.
     rest: Vec<(f32, f32)>,
-    /// The whole noise, as [`group_bounds`] gives it.
+    /// The whole noise's bounds, with the margin.
     total: (f32, f32),
 }
 
@@ -260,7 +255,8 @@ impl GroupOctaves {
     /// The lanes of `start` (one byte per y run) where `test` holds for the
     /// noise. Octaves are added one at a time, and a run is dropped as soon
     /// as no lane can pass whatever the later octaves add; the runs kept
-    /// get every octave, so the answer is the one a full evaluation gives.
+    /// get every octave, so the answer is the one a full evaluation gives
+    /// (a noise has at least one octave: the preset loader checks it).
     fn lanes(&self, n: &FlatCaveNoise, test: Test, start: &[u8; GROUP * GROUP]) -> [u8; GROUP * GROUP] {
         let mut lanes = *start;
         let mut alive = start.iter().enumerate().fold(0u64, |m, (r, &b)| m | ((b != 0) as u64) << r);
@@ -271,9 +267,6 @@ impl GroupOctaves {
             }
             accumulate(cell, n.weights[o], alive, &mut acc);
             alive = test.keep(&acc, alive, self.rest[o], &mut lanes);
-        }
-        if self.cells.is_empty() {
-            test.keep(&acc, alive, (0.0, 0.0), &mut lanes);
         }
         lanes
     }
