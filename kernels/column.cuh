@@ -57,7 +57,7 @@ __device__ inline float bw_eval_node(const WorldParams* p, unsigned int root, fl
         const FlatNode n = p->nodes[f.node];
         switch (n.kind) {
         case BW_NODE_BASIC:
-            ret = bw_perlin3(n.seed, f.x, f.z, n.z_offset);
+            ret = bw_perlin3(n.seed, f.x, f.z, n.z_offset) * p->perlin_gain;
             top -= 1;
             break;
         case BW_NODE_OCTAVE: {
@@ -70,7 +70,7 @@ __device__ inline float bw_eval_node(const WorldParams* p, unsigned int root, fl
                 v = v + (1.0f / u) * noise;
                 u = u * 2.0f;
             }
-            ret = v;
+            ret = v * p->perlin_gain;
             top -= 1;
             break;
         }

@@ -26,23 +26,24 @@ public:
     __device__ virtual float compute(float x, float z) const = 0;
 };
 
-// perlin3(x, z, 32·offset)
+// gain · perlin3(x, z, 32·offset)
 class BasicNoise final : public NoiseObject {
 public:
-    __device__ BasicNoise(unsigned int seed, float z_offset) : seed_(seed), z_offset_(z_offset) {}
+    __device__ BasicNoise(unsigned int seed, float z_offset, float gain) : seed_(seed), z_offset_(z_offset), gain_(gain) {}
     __device__ float compute(float x, float z) const override {
-        BW_RECURSION_PROBE(); return bw_perlin3(seed_, x, z, z_offset_); }
+        BW_RECURSION_PROBE(); return bw_perlin3(seed_, x, z, z_offset_) * gain_; }
 
 private:
     unsigned int seed_;
     float z_offset_;
+    float gain_;
 };
 
-// Σ 2^-i · perlin3((x/1.01)·2^i, (z/1.01)·2^i, 32·offset)
+// gain · Σ 2^-i · perlin3((x/1.01)·2^i, (z/1.01)·2^i, 32·offset)
 class OctaveNoise final : public NoiseObject {
 public:
-    __device__ OctaveNoise(unsigned int seed, float z_offset, unsigned int octaves)
-        : seed_(seed), z_offset_(z_offset), octaves_(octaves) {}
+    __device__ OctaveNoise(unsigned int seed, float z_offset, unsigned int octaves, float gain)
+        : seed_(seed), z_offset_(z_offset), octaves_(octaves), gain_(gain) {}
     __device__ float compute(float x, float z) const override {
         BW_RECURSION_PROBE();
         float xd = x / BW_OCTAVE_DIVISOR;
@@ -54,13 +55,14 @@ public:
             v = v + (1.0f / u) * n;
             u = u * 2.0f;
         }
-        return v;
+        return v * gain_;
     }
 
 private:
     unsigned int seed_;
     float z_offset_;
     unsigned int octaves_;
+    float gain_;
 };
 
 // source(x + offset_by(x, z), z)
@@ -98,12 +100,13 @@ private:
 
 // Builds the object of flat node `i`; children come earlier in the array
 // (the preset loader guarantees it), so they already exist.
-__device__ inline NoiseObject* bw_make_noise_object(const FlatNode& n, NoiseObject* const* built) {
+__device__ inline NoiseObject* bw_make_noise_object(const WorldParams* p, const FlatNode& n,
+                                                    NoiseObject* const* built) {
     switch (n.kind) {
     case BW_NODE_BASIC:
-        return new BasicNoise(n.seed, n.z_offset);
+        return new BasicNoise(n.seed, n.z_offset, p->perlin_gain);
     case BW_NODE_OCTAVE:
-        return new OctaveNoise(n.seed, n.z_offset, n.octaves);
+        return new OctaveNoise(n.seed, n.z_offset, n.octaves, p->perlin_gain);
     case BW_NODE_COMBINED:
         return new CombinedNoise(built[n.source], built[n.offset_by]);
     case BW_NODE_EXPSCALE:

@@ -62,6 +62,7 @@ struct WorldParams {
     unsigned int biome_count;
     unsigned int field_roots[BW_FIELD_COUNT];
     FlatNode nodes[BW_MAX_NODES];
+    float perlin_gain;
 
     float height_amplitude;
     float mountain_amplitude;

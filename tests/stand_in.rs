@@ -13,7 +13,7 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-const GOLDEN: &str = "b2489f9d457f5b95dc0fc5d773a36ba98101517caa9db6aba07e0f410a527297  100 chunks";
+const GOLDEN: &str = "4a514a05daf580acc48f7de0767798a6dcc5fe47ef6430e29191e9fc6ac23f5c  100 chunks";
 const REGION: [&str; 6] = ["--seed", "42", "--from", "-2,-2,-2", "--to", "2,1,2"];
 
 fn skipped() -> bool {

@@ -117,6 +117,7 @@ pub fn layouts() -> Vec<Layout> {
             biome_count,
             field_roots,
             nodes,
+            perlin_gain,
             height_amplitude,
             mountain_amplitude,
             roughness_amplitude,

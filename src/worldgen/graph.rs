@@ -15,10 +15,10 @@ pub const OCTAVE_DIVISOR: f32 = 1.01;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Op {
-    /// Push `perlin3(x, z, z_offset)` at the current coordinates.
-    Basic { seed: u32, z_offset: f32 },
-    /// Push the octave sum at the current coordinates.
-    Octave { seed: u32, z_offset: f32, octaves: u32 },
+    /// Push `gain·perlin3(x, z, z_offset)` at the current coordinates.
+    Basic { seed: u32, z_offset: f32, gain: f32 },
+    /// Push `gain·`(the octave sum) at the current coordinates.
+    Octave { seed: u32, z_offset: f32, octaves: u32, gain: f32 },
     /// Enter coordinates (x·scale, z·scale).
     ScaleCoords { scale: f32 },
     /// Pop a value v and enter coordinates (x + v, z).
@@ -58,14 +58,14 @@ impl NoiseProgram {
         let mut level = 0usize;
         for op in &self.ops {
             match *op {
-                Op::Basic { seed, z_offset } => {
+                Op::Basic { seed, z_offset, gain } => {
                     let (cx, cz) = coords[level];
-                    values[top] = L::perlin3(seed, cx, cz, x.splat(z_offset));
+                    values[top] = L::perlin3(seed, cx, cz, x.splat(z_offset)).mul(x.splat(gain));
                     top += 1;
                 }
-                Op::Octave { seed, z_offset, octaves } => {
+                Op::Octave { seed, z_offset, octaves, gain } => {
                     let (cx, cz) = coords[level];
-                    values[top] = octave_sum(seed, z_offset, octaves, cx, cz);
+                    values[top] = octave_sum(seed, z_offset, octaves, cx, cz).mul(x.splat(gain));
                     top += 1;
                 }
                 Op::ScaleCoords { scale } => {
@@ -123,8 +123,10 @@ pub fn octave_sum<L: Lanes>(seed: u32, z_offset: f32, octaves: u32, x: L, z: L) 
 fn emit(params: &WorldParams, node: usize, ops: &mut Vec<Op>) {
     let n = params.nodes[node];
     match n.kind {
-        NODE_BASIC => ops.push(Op::Basic { seed: n.seed, z_offset: n.z_offset }),
-        NODE_OCTAVE => ops.push(Op::Octave { seed: n.seed, z_offset: n.z_offset, octaves: n.octaves }),
+        NODE_BASIC => ops.push(Op::Basic { seed: n.seed, z_offset: n.z_offset, gain: params.perlin_gain }),
+        NODE_OCTAVE => {
+            ops.push(Op::Octave { seed: n.seed, z_offset: n.z_offset, octaves: n.octaves, gain: params.perlin_gain })
+        }
         NODE_COMBINED => {
             emit(params, n.offset_by as usize, ops);
             ops.push(Op::ShiftX);
@@ -164,8 +166,11 @@ mod tests {
         let (x, z) = (1234.0f32, -567.0f32);
         let fields = program.eval::<f32>(x, z);
         let (sx, sz) = (x * (1.0 / 512.0), z * (1.0 / 512.0));
-        let b2 = perlin3(&SeededHash(node_seed(seed, 2)), sx, sz, 64.0);
-        let b1 = perlin3(&SeededHash(node_seed(seed, 1)), sx + b2, sz, 32.0);
+        // classic takes noise1234's amplitude, 0.936, over the crate's 2/√3.
+        let gain = params.perlin_gain;
+        assert!((gain as f64 - 0.936 / (2.0 / 3f64.sqrt())).abs() < 1e-6, "{gain}");
+        let b2 = perlin3(&SeededHash(node_seed(seed, 2)), sx, sz, 64.0) * gain;
+        let b1 = perlin3(&SeededHash(node_seed(seed, 1)), sx + b2, sz, 32.0) * gain;
         let expected = crate::worldgen::noise::fastmath::signpow(b1, 1.0);
         assert_eq!(fields[1], expected);
         assert!((expected - b1).abs() < 1e-6);

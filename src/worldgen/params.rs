@@ -3,6 +3,7 @@
 //! ([`super::graph`]); the CUDA backend uploads the same bytes and builds
 //! its noise objects from them. Layout twin: `kernels/worldgen_params.cuh`.
 
+use super::noise::perlin::SCALE_3D;
 use super::placement::{self, DENSITY_ONE, PATTERN_POINTS};
 use super::preset::{
     CaveLayer, Caves, Decorations, NodeKind, Preset, MAX_BIOMES, MAX_BIOME_LAYERS, MAX_CANOPY_LAYERS, MAX_CAVE_LAYERS,
@@ -120,6 +121,10 @@ pub struct WorldParams {
     pub biome_count: u32,
     pub field_roots: [u32; FIELD_COUNT],
     pub nodes: [FlatNode; MAX_NODES],
+    /// Every Basic and Octave node's value is multiplied by this: the
+    /// preset's Perlin amplitude over the crate's 2/√3, exactly 1 when the
+    /// preset keeps the crate's.
+    pub perlin_gain: f32,
 
     pub height_amplitude: f32,
     pub mountain_amplitude: f32,
@@ -395,6 +400,7 @@ impl WorldParams {
             biome_count: preset.biomes.len() as u32,
             field_roots,
             nodes,
+            perlin_gain: (preset.perlin_amplitude as f64 / SCALE_3D as f64) as f32,
             height_amplitude: preset.column.height_amplitude,
             mountain_amplitude: preset.column.mountain_amplitude,
             roughness_amplitude: preset.column.roughness_amplitude,
