@@ -1,6 +1,7 @@
 // The column sampler: fields → biome and pre-smoothing height h_b.
 // Rust twin: src/worldgen/column.rs.
 #pragma once
+#include "noise_kinds.cuh"
 #include "noise_objects.cuh"
 
 #define BW_MAX_SURFACE 1048576.0f
@@ -45,16 +46,18 @@ struct BwEvalFrame {
     unsigned int stage;
     float x;
     float z;
+    float held;  // Distort: the x offset while the z offset is evaluated
 };
 
 __device__ inline float bw_eval_node(const WorldParams* p, unsigned int root, float x, float z) {
     BwEvalFrame stack[BW_MAX_DEPTH];
     int top = 0;
-    stack[0] = BwEvalFrame{root, 0u, x, z};
+    stack[0] = BwEvalFrame{root, 0u, x, z, 0.0f};
     float ret = 0.0f;
     while (top >= 0) {
         BwEvalFrame& f = stack[top];
         const FlatNode n = p->nodes[f.node];
+        unsigned int source = (unsigned int)n.children[0];
         switch (n.kind) {
         case BW_NODE_BASIC:
             ret = bw_perlin3(n.seed, f.x, f.z, n.z_offset) * p->perlin_gain;
@@ -74,33 +77,59 @@ __device__ inline float bw_eval_node(const WorldParams* p, unsigned int root, fl
             top -= 1;
             break;
         }
+        case BW_NODE_FBM:
+        case BW_NODE_HETERO:
+        case BW_NODE_HYBRID:
+            ret = bw_fractal(n, p->perlin_gain, f.x, f.z);
+            top -= 1;
+            break;
         case BW_NODE_COMBINED:
             // stage 0: evaluate offset_by at (x, z); 1: source at (x + shift, z); 2: done.
             if (f.stage == 0u) {
                 f.stage = 1u;
-                stack[top + 1] = BwEvalFrame{(unsigned int)n.offset_by, 0u, f.x, f.z};
+                stack[top + 1] = BwEvalFrame{(unsigned int)n.children[1], 0u, f.x, f.z, 0.0f};
                 top += 1;
             } else if (f.stage == 1u) {
                 f.stage = 2u;
-                stack[top + 1] = BwEvalFrame{(unsigned int)n.source, 0u, f.x + ret, f.z};
+                stack[top + 1] = BwEvalFrame{source, 0u, f.x + ret, f.z, 0.0f};
                 top += 1;
             } else {
                 top -= 1;
             }
             break;
-        case BW_NODE_EXPSCALE:
+        case BW_NODE_DISTORT:
+            // stage 0: the x offset; 1: the z offset; 2: source at the moved point; 3: done.
             if (f.stage == 0u) {
                 f.stage = 1u;
-                stack[top + 1] = BwEvalFrame{(unsigned int)n.source, 0u, f.x * n.scale, f.z * n.scale};
+                stack[top + 1] = BwEvalFrame{(unsigned int)n.children[1], 0u, f.x, f.z, 0.0f};
+                top += 1;
+            } else if (f.stage == 1u) {
+                f.stage = 2u;
+                f.held = ret;
+                stack[top + 1] = BwEvalFrame{(unsigned int)n.children[2], 0u, f.x, f.z, 0.0f};
+                top += 1;
+            } else if (f.stage == 2u) {
+                f.stage = 3u;
+                float s = n.slots[BW_SLOT_STRENGTH];
+                stack[top + 1] = BwEvalFrame{source, 0u, f.x + s * f.held, f.z + s * ret, 0.0f};
                 top += 1;
             } else {
-                ret = bw_signpow(ret, n.exponent);
                 top -= 1;
             }
             break;
         default:
-            ret = 0.0f;
-            top -= 1;
+            // One-input kinds: the source (ExpScale at scaled coordinates), then the kind.
+            if (f.stage == 0u) {
+                f.stage = 1u;
+                float scale = n.kind == BW_NODE_EXPSCALE ? n.slots[BW_SLOT_SCALE] : 1.0f;
+                float sx = n.kind == BW_NODE_EXPSCALE ? f.x * scale : f.x;
+                float sz = n.kind == BW_NODE_EXPSCALE ? f.z * scale : f.z;
+                stack[top + 1] = BwEvalFrame{source, 0u, sx, sz, 0.0f};
+                top += 1;
+            } else {
+                ret = bw_unary(n, ret);
+                top -= 1;
+            }
             break;
         }
     }

@@ -3,9 +3,12 @@
 // world on the device by `bw_build_noise_objects` (heightmap.cu) from the
 // flat node array the host uploads, and held through an array of pointers
 // (an array of base objects would slice them). Rust twin:
-// src/worldgen/graph.rs (one node kind there per class here).
+// src/worldgen/graph.rs. One class per shape of node (Perlin leaves, the
+// fractal sums, Combined, Distort, the one-input kinds); the arithmetic of
+// the newer kinds lives in noise_kinds.cuh, shared with the switch path.
 #pragma once
 #include "fastmath.cuh"
+#include "noise_kinds.cuh"
 #include "perlin.cuh"
 #include "worldgen_params.cuh"
 
@@ -81,21 +84,55 @@ private:
     const NoiseObject* offset_by_;
 };
 
-// sign(v)·|v|^exponent with v = source(x·scale, z·scale)
-class ExpScaleNoise final : public NoiseObject {
+// The one-input kinds: v = source(x·scale, z·scale) for ExpScale, else
+// source(x, z); then the kind applied to v (bw_unary).
+class UnaryNoise final : public NoiseObject {
 public:
-    __device__ ExpScaleNoise(const NoiseObject* source, float exponent, float scale)
-        : source_(source), exponent_(exponent), scale_(scale) {}
+    __device__ UnaryNoise(const NoiseObject* source, const FlatNode& n)
+        : source_(source), node_(n), scale_(n.kind == BW_NODE_EXPSCALE ? n.slots[BW_SLOT_SCALE] : 1.0f) {}
     __device__ float compute(float x, float z) const override {
         BW_RECURSION_PROBE();
-        float v = source_->compute(x * scale_, z * scale_);
-        return bw_signpow(v, exponent_);
+        float v = node_.kind == BW_NODE_EXPSCALE ? source_->compute(x * scale_, z * scale_) : source_->compute(x, z);
+        return bw_unary(node_, v);
     }
 
 private:
     const NoiseObject* source_;
-    float exponent_;
+    FlatNode node_;
     float scale_;
+};
+
+// Seed 002's fractal sums (bw_fractal).
+class FractalNoise final : public NoiseObject {
+public:
+    __device__ FractalNoise(const FlatNode& n, float gain) : node_(n), gain_(gain) {}
+    __device__ float compute(float x, float z) const override {
+        BW_RECURSION_PROBE();
+        return bw_fractal(node_, gain_, x, z);
+    }
+
+private:
+    FlatNode node_;
+    float gain_;
+};
+
+// source(x + strength·by_x(x, z), z + strength·by_z(x, z))
+class DistortNoise final : public NoiseObject {
+public:
+    __device__ DistortNoise(const NoiseObject* source, const NoiseObject* by_x, const NoiseObject* by_z, float strength)
+        : source_(source), by_x_(by_x), by_z_(by_z), strength_(strength) {}
+    __device__ float compute(float x, float z) const override {
+        BW_RECURSION_PROBE();
+        float a = by_x_->compute(x, z);
+        float b = by_z_->compute(x, z);
+        return source_->compute(x + strength_ * a, z + strength_ * b);
+    }
+
+private:
+    const NoiseObject* source_;
+    const NoiseObject* by_x_;
+    const NoiseObject* by_z_;
+    float strength_;
 };
 
 // Builds the object of flat node `i`; children come earlier in the array
@@ -107,11 +144,16 @@ __device__ inline NoiseObject* bw_make_noise_object(const WorldParams* p, const 
         return new BasicNoise(n.seed, n.z_offset, p->perlin_gain);
     case BW_NODE_OCTAVE:
         return new OctaveNoise(n.seed, n.z_offset, n.octaves, p->perlin_gain);
+    case BW_NODE_FBM:
+    case BW_NODE_HETERO:
+    case BW_NODE_HYBRID:
+        return new FractalNoise(n, p->perlin_gain);
     case BW_NODE_COMBINED:
-        return new CombinedNoise(built[n.source], built[n.offset_by]);
-    case BW_NODE_EXPSCALE:
-        return new ExpScaleNoise(built[n.source], n.exponent, n.scale);
+        return new CombinedNoise(built[n.children[0]], built[n.children[1]]);
+    case BW_NODE_DISTORT:
+        return new DistortNoise(built[n.children[0]], built[n.children[1]], built[n.children[2]],
+                                n.slots[BW_SLOT_STRENGTH]);
     default:
-        return nullptr;
+        return new UnaryNoise(built[n.children[0]], n);
     }
 }

@@ -7,15 +7,16 @@
 #pragma once
 #include "generated/twins.cuh"
 
+// One node of the noise graph: a kind and its parameter slots (the meaning
+// of each child and slot is the kind's: BW_SLOT_* and params.rs).
 struct FlatNode {
     unsigned int kind;
     unsigned int seed;
     unsigned int octaves;
-    int source;
-    int offset_by;
+    unsigned int input;
+    int children[BW_NODE_CHILDREN];
     float z_offset;
-    float exponent;
-    float scale;
+    float slots[BW_NODE_SLOTS];
 };
 
 struct FlatLeafLayer {

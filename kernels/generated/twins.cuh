@@ -20,6 +20,30 @@
 #define BW_NODE_OCTAVE 1
 #define BW_NODE_COMBINED 2
 #define BW_NODE_EXPSCALE 3
+#define BW_NODE_FBM 4
+#define BW_NODE_HETERO 5
+#define BW_NODE_HYBRID 6
+#define BW_NODE_DISTORT 7
+#define BW_NODE_NORMALIZE 8
+#define BW_NODE_LINEAR 9
+#define BW_NODE_BIAS 10
+#define BW_NODE_GAIN 11
+#define BW_INPUT_RIDGED 1
+#define BW_INPUT_BILLOW 2
+#define BW_NODE_SLOTS 4
+#define BW_NODE_CHILDREN 3
+#define BW_SLOT_EXPONENT 0
+#define BW_SLOT_SCALE 1
+#define BW_SLOT_EXPONENT_HIGH 1
+#define BW_SLOT_LACUNARITY 0
+#define BW_SLOT_WEIGHT 1
+#define BW_SLOT_FREQUENCY 2
+#define BW_SLOT_SHIFT 3
+#define BW_SLOT_STRENGTH 0
+#define BW_SLOT_LOW 0
+#define BW_SLOT_INV_SPAN 1
+#define BW_SLOT_MUL 0
+#define BW_SLOT_ADD 1
 #define BW_FIELD_HEIGHT 0
 #define BW_FIELD_MOISTURE 1
 #define BW_FIELD_TEMPERATURE 2
@@ -50,75 +74,74 @@
 #define BW_CAVE_MASK_BYTES 4096
 
 #define BW_TWIN_LAYOUT_CHECKS \
-    static_assert(sizeof(FlatNode) == 32, "FlatNode size"); \
+    static_assert(sizeof(FlatNode) == 48, "FlatNode size"); \
     static_assert(__builtin_offsetof(FlatNode, kind) == 0 && sizeof(((const FlatNode*)0)->kind) == 4, "FlatNode.kind"); \
     static_assert(__builtin_offsetof(FlatNode, seed) == 4 && sizeof(((const FlatNode*)0)->seed) == 4, "FlatNode.seed"); \
     static_assert(__builtin_offsetof(FlatNode, octaves) == 8 && sizeof(((const FlatNode*)0)->octaves) == 4, "FlatNode.octaves"); \
-    static_assert(__builtin_offsetof(FlatNode, source) == 12 && sizeof(((const FlatNode*)0)->source) == 4, "FlatNode.source"); \
-    static_assert(__builtin_offsetof(FlatNode, offset_by) == 16 && sizeof(((const FlatNode*)0)->offset_by) == 4, "FlatNode.offset_by"); \
-    static_assert(__builtin_offsetof(FlatNode, z_offset) == 20 && sizeof(((const FlatNode*)0)->z_offset) == 4, "FlatNode.z_offset"); \
-    static_assert(__builtin_offsetof(FlatNode, exponent) == 24 && sizeof(((const FlatNode*)0)->exponent) == 4, "FlatNode.exponent"); \
-    static_assert(__builtin_offsetof(FlatNode, scale) == 28 && sizeof(((const FlatNode*)0)->scale) == 4, "FlatNode.scale"); \
-    static_assert(sizeof(WorldParams) == 5984, "WorldParams size"); \
+    static_assert(__builtin_offsetof(FlatNode, input) == 12 && sizeof(((const FlatNode*)0)->input) == 4, "FlatNode.input"); \
+    static_assert(__builtin_offsetof(FlatNode, children) == 16 && sizeof(((const FlatNode*)0)->children) == 12, "FlatNode.children"); \
+    static_assert(__builtin_offsetof(FlatNode, z_offset) == 28 && sizeof(((const FlatNode*)0)->z_offset) == 4, "FlatNode.z_offset"); \
+    static_assert(__builtin_offsetof(FlatNode, slots) == 32 && sizeof(((const FlatNode*)0)->slots) == 16, "FlatNode.slots"); \
+    static_assert(sizeof(WorldParams) == 7008, "WorldParams size"); \
     static_assert(__builtin_offsetof(WorldParams, node_count) == 0 && sizeof(((const WorldParams*)0)->node_count) == 4, "WorldParams.node_count"); \
     static_assert(__builtin_offsetof(WorldParams, biome_count) == 4 && sizeof(((const WorldParams*)0)->biome_count) == 4, "WorldParams.biome_count"); \
     static_assert(__builtin_offsetof(WorldParams, field_roots) == 8 && sizeof(((const WorldParams*)0)->field_roots) == 24, "WorldParams.field_roots"); \
-    static_assert(__builtin_offsetof(WorldParams, nodes) == 32 && sizeof(((const WorldParams*)0)->nodes) == 2048, "WorldParams.nodes"); \
-    static_assert(__builtin_offsetof(WorldParams, perlin_gain) == 2080 && sizeof(((const WorldParams*)0)->perlin_gain) == 4, "WorldParams.perlin_gain"); \
-    static_assert(__builtin_offsetof(WorldParams, height_amplitude) == 2084 && sizeof(((const WorldParams*)0)->height_amplitude) == 4, "WorldParams.height_amplitude"); \
-    static_assert(__builtin_offsetof(WorldParams, mountain_amplitude) == 2088 && sizeof(((const WorldParams*)0)->mountain_amplitude) == 4, "WorldParams.mountain_amplitude"); \
-    static_assert(__builtin_offsetof(WorldParams, roughness_amplitude) == 2092 && sizeof(((const WorldParams*)0)->roughness_amplitude) == 4, "WorldParams.roughness_amplitude"); \
-    static_assert(__builtin_offsetof(WorldParams, temperature_mountain_cooling) == 2096 && sizeof(((const WorldParams*)0)->temperature_mountain_cooling) == 4, "WorldParams.temperature_mountain_cooling"); \
-    static_assert(__builtin_offsetof(WorldParams, peak_exponent_scale) == 2100 && sizeof(((const WorldParams*)0)->peak_exponent_scale) == 4, "WorldParams.peak_exponent_scale"); \
-    static_assert(__builtin_offsetof(WorldParams, ocean_max_height) == 2104 && sizeof(((const WorldParams*)0)->ocean_max_height) == 4, "WorldParams.ocean_max_height"); \
-    static_assert(__builtin_offsetof(WorldParams, ocean_max_mountain) == 2108 && sizeof(((const WorldParams*)0)->ocean_max_mountain) == 4, "WorldParams.ocean_max_mountain"); \
-    static_assert(__builtin_offsetof(WorldParams, beach_max_height) == 2112 && sizeof(((const WorldParams*)0)->beach_max_height) == 4, "WorldParams.beach_max_height"); \
-    static_assert(__builtin_offsetof(WorldParams, mountain_min) == 2116 && sizeof(((const WorldParams*)0)->mountain_min) == 4, "WorldParams.mountain_min"); \
-    static_assert(__builtin_offsetof(WorldParams, mountain_min_with_height) == 2120 && sizeof(((const WorldParams*)0)->mountain_min_with_height) == 4, "WorldParams.mountain_min_with_height"); \
-    static_assert(__builtin_offsetof(WorldParams, heat_thresholds) == 2124 && sizeof(((const WorldParams*)0)->heat_thresholds) == 20, "WorldParams.heat_thresholds"); \
-    static_assert(__builtin_offsetof(WorldParams, moisture_thresholds) == 2144 && sizeof(((const WorldParams*)0)->moisture_thresholds) == 20, "WorldParams.moisture_thresholds"); \
-    static_assert(__builtin_offsetof(WorldParams, threshold_search_limit) == 2164 && sizeof(((const WorldParams*)0)->threshold_search_limit) == 4, "WorldParams.threshold_search_limit"); \
-    static_assert(__builtin_offsetof(WorldParams, ocean_biome) == 2168 && sizeof(((const WorldParams*)0)->ocean_biome) == 4, "WorldParams.ocean_biome"); \
-    static_assert(__builtin_offsetof(WorldParams, beach_biome) == 2172 && sizeof(((const WorldParams*)0)->beach_biome) == 4, "WorldParams.beach_biome"); \
-    static_assert(__builtin_offsetof(WorldParams, mountain_biome) == 2176 && sizeof(((const WorldParams*)0)->mountain_biome) == 4, "WorldParams.mountain_biome"); \
-    static_assert(__builtin_offsetof(WorldParams, biome_table) == 2180 && sizeof(((const WorldParams*)0)->biome_table) == 144, "WorldParams.biome_table"); \
-    static_assert(__builtin_offsetof(WorldParams, biome_top) == 2324 && sizeof(((const WorldParams*)0)->biome_top) == 64, "WorldParams.biome_top"); \
-    static_assert(__builtin_offsetof(WorldParams, biome_under) == 2388 && sizeof(((const WorldParams*)0)->biome_under) == 64, "WorldParams.biome_under"); \
-    static_assert(__builtin_offsetof(WorldParams, biome_roughness) == 2452 && sizeof(((const WorldParams*)0)->biome_roughness) == 64, "WorldParams.biome_roughness"); \
-    static_assert(__builtin_offsetof(WorldParams, biome_scale) == 2516 && sizeof(((const WorldParams*)0)->biome_scale) == 64, "WorldParams.biome_scale"); \
-    static_assert(__builtin_offsetof(WorldParams, biome_exponent) == 2580 && sizeof(((const WorldParams*)0)->biome_exponent) == 64, "WorldParams.biome_exponent"); \
-    static_assert(__builtin_offsetof(WorldParams, water_level) == 2644 && sizeof(((const WorldParams*)0)->water_level) == 4, "WorldParams.water_level"); \
-    static_assert(__builtin_offsetof(WorldParams, snow_above) == 2648 && sizeof(((const WorldParams*)0)->snow_above) == 4, "WorldParams.snow_above"); \
-    static_assert(__builtin_offsetof(WorldParams, under_depth) == 2652 && sizeof(((const WorldParams*)0)->under_depth) == 4, "WorldParams.under_depth"); \
-    static_assert(__builtin_offsetof(WorldParams, water_block) == 2656 && sizeof(((const WorldParams*)0)->water_block) == 4, "WorldParams.water_block"); \
-    static_assert(__builtin_offsetof(WorldParams, deep_block) == 2660 && sizeof(((const WorldParams*)0)->deep_block) == 4, "WorldParams.deep_block"); \
-    static_assert(__builtin_offsetof(WorldParams, snow_block) == 2664 && sizeof(((const WorldParams*)0)->snow_block) == 4, "WorldParams.snow_block"); \
-    static_assert(__builtin_offsetof(WorldParams, air_block) == 2668 && sizeof(((const WorldParams*)0)->air_block) == 4, "WorldParams.air_block"); \
-    static_assert(__builtin_offsetof(WorldParams, deco_seed) == 2672 && sizeof(((const WorldParams*)0)->deco_seed) == 8, "WorldParams.deco_seed"); \
-    static_assert(__builtin_offsetof(WorldParams, tree_unit) == 2680 && sizeof(((const WorldParams*)0)->tree_unit) == 4, "WorldParams.tree_unit"); \
-    static_assert(__builtin_offsetof(WorldParams, tree_reach) == 2684 && sizeof(((const WorldParams*)0)->tree_reach) == 4, "WorldParams.tree_reach"); \
-    static_assert(__builtin_offsetof(WorldParams, tree_max_slope) == 2688 && sizeof(((const WorldParams*)0)->tree_max_slope) == 4, "WorldParams.tree_max_slope"); \
-    static_assert(__builtin_offsetof(WorldParams, tree_max_density) == 2692 && sizeof(((const WorldParams*)0)->tree_max_density) == 4, "WorldParams.tree_max_density"); \
-    static_assert(__builtin_offsetof(WorldParams, trunk_soil_block) == 2696 && sizeof(((const WorldParams*)0)->trunk_soil_block) == 4, "WorldParams.trunk_soil_block"); \
-    static_assert(__builtin_offsetof(WorldParams, plant_reach) == 2700 && sizeof(((const WorldParams*)0)->plant_reach) == 4, "WorldParams.plant_reach"); \
-    static_assert(__builtin_offsetof(WorldParams, tree_kind_count) == 2704 && sizeof(((const WorldParams*)0)->tree_kind_count) == 4, "WorldParams.tree_kind_count"); \
-    static_assert(__builtin_offsetof(WorldParams, tree_kinds) == 2708 && sizeof(((const WorldParams*)0)->tree_kinds) == 992, "WorldParams.tree_kinds"); \
-    static_assert(__builtin_offsetof(WorldParams, biome_tree_count) == 3700 && sizeof(((const WorldParams*)0)->biome_tree_count) == 64, "WorldParams.biome_tree_count"); \
-    static_assert(__builtin_offsetof(WorldParams, biome_trees) == 3764 && sizeof(((const WorldParams*)0)->biome_trees) == 768, "WorldParams.biome_trees"); \
-    static_assert(__builtin_offsetof(WorldParams, biome_plant_count) == 4532 && sizeof(((const WorldParams*)0)->biome_plant_count) == 64, "WorldParams.biome_plant_count"); \
-    static_assert(__builtin_offsetof(WorldParams, biome_plants) == 4596 && sizeof(((const WorldParams*)0)->biome_plants) == 768, "WorldParams.biome_plants"); \
-    static_assert(__builtin_offsetof(WorldParams, block_priority) == 5364 && sizeof(((const WorldParams*)0)->block_priority) == 128, "WorldParams.block_priority"); \
-    static_assert(__builtin_offsetof(WorldParams, pattern) == 5492 && sizeof(((const WorldParams*)0)->pattern) == 128, "WorldParams.pattern"); \
-    static_assert(__builtin_offsetof(WorldParams, bayer) == 5620 && sizeof(((const WorldParams*)0)->bayer) == 64, "WorldParams.bayer"); \
-    static_assert(__builtin_offsetof(WorldParams, cave_layer_count) == 5684 && sizeof(((const WorldParams*)0)->cave_layer_count) == 4, "WorldParams.cave_layer_count"); \
-    static_assert(__builtin_offsetof(WorldParams, cave_noise_count) == 5688 && sizeof(((const WorldParams*)0)->cave_noise_count) == 4, "WorldParams.cave_noise_count"); \
-    static_assert(__builtin_offsetof(WorldParams, cave_bottom) == 5692 && sizeof(((const WorldParams*)0)->cave_bottom) == 4, "WorldParams.cave_bottom"); \
-    static_assert(__builtin_offsetof(WorldParams, cave_top) == 5696 && sizeof(((const WorldParams*)0)->cave_top) == 4, "WorldParams.cave_top"); \
-    static_assert(__builtin_offsetof(WorldParams, cave_lava_below) == 5700 && sizeof(((const WorldParams*)0)->cave_lava_below) == 4, "WorldParams.cave_lava_below"); \
-    static_assert(__builtin_offsetof(WorldParams, cave_lava_block) == 5704 && sizeof(((const WorldParams*)0)->cave_lava_block) == 4, "WorldParams.cave_lava_block"); \
-    static_assert(__builtin_offsetof(WorldParams, cave_water_clearance) == 5708 && sizeof(((const WorldParams*)0)->cave_water_clearance) == 4, "WorldParams.cave_water_clearance"); \
-    static_assert(__builtin_offsetof(WorldParams, cave_noises) == 5712 && sizeof(((const WorldParams*)0)->cave_noises) == 192, "WorldParams.cave_noises"); \
-    static_assert(__builtin_offsetof(WorldParams, cave_layers) == 5904 && sizeof(((const WorldParams*)0)->cave_layers) == 80, "WorldParams.cave_layers"); \
+    static_assert(__builtin_offsetof(WorldParams, nodes) == 32 && sizeof(((const WorldParams*)0)->nodes) == 3072, "WorldParams.nodes"); \
+    static_assert(__builtin_offsetof(WorldParams, perlin_gain) == 3104 && sizeof(((const WorldParams*)0)->perlin_gain) == 4, "WorldParams.perlin_gain"); \
+    static_assert(__builtin_offsetof(WorldParams, height_amplitude) == 3108 && sizeof(((const WorldParams*)0)->height_amplitude) == 4, "WorldParams.height_amplitude"); \
+    static_assert(__builtin_offsetof(WorldParams, mountain_amplitude) == 3112 && sizeof(((const WorldParams*)0)->mountain_amplitude) == 4, "WorldParams.mountain_amplitude"); \
+    static_assert(__builtin_offsetof(WorldParams, roughness_amplitude) == 3116 && sizeof(((const WorldParams*)0)->roughness_amplitude) == 4, "WorldParams.roughness_amplitude"); \
+    static_assert(__builtin_offsetof(WorldParams, temperature_mountain_cooling) == 3120 && sizeof(((const WorldParams*)0)->temperature_mountain_cooling) == 4, "WorldParams.temperature_mountain_cooling"); \
+    static_assert(__builtin_offsetof(WorldParams, peak_exponent_scale) == 3124 && sizeof(((const WorldParams*)0)->peak_exponent_scale) == 4, "WorldParams.peak_exponent_scale"); \
+    static_assert(__builtin_offsetof(WorldParams, ocean_max_height) == 3128 && sizeof(((const WorldParams*)0)->ocean_max_height) == 4, "WorldParams.ocean_max_height"); \
+    static_assert(__builtin_offsetof(WorldParams, ocean_max_mountain) == 3132 && sizeof(((const WorldParams*)0)->ocean_max_mountain) == 4, "WorldParams.ocean_max_mountain"); \
+    static_assert(__builtin_offsetof(WorldParams, beach_max_height) == 3136 && sizeof(((const WorldParams*)0)->beach_max_height) == 4, "WorldParams.beach_max_height"); \
+    static_assert(__builtin_offsetof(WorldParams, mountain_min) == 3140 && sizeof(((const WorldParams*)0)->mountain_min) == 4, "WorldParams.mountain_min"); \
+    static_assert(__builtin_offsetof(WorldParams, mountain_min_with_height) == 3144 && sizeof(((const WorldParams*)0)->mountain_min_with_height) == 4, "WorldParams.mountain_min_with_height"); \
+    static_assert(__builtin_offsetof(WorldParams, heat_thresholds) == 3148 && sizeof(((const WorldParams*)0)->heat_thresholds) == 20, "WorldParams.heat_thresholds"); \
+    static_assert(__builtin_offsetof(WorldParams, moisture_thresholds) == 3168 && sizeof(((const WorldParams*)0)->moisture_thresholds) == 20, "WorldParams.moisture_thresholds"); \
+    static_assert(__builtin_offsetof(WorldParams, threshold_search_limit) == 3188 && sizeof(((const WorldParams*)0)->threshold_search_limit) == 4, "WorldParams.threshold_search_limit"); \
+    static_assert(__builtin_offsetof(WorldParams, ocean_biome) == 3192 && sizeof(((const WorldParams*)0)->ocean_biome) == 4, "WorldParams.ocean_biome"); \
+    static_assert(__builtin_offsetof(WorldParams, beach_biome) == 3196 && sizeof(((const WorldParams*)0)->beach_biome) == 4, "WorldParams.beach_biome"); \
+    static_assert(__builtin_offsetof(WorldParams, mountain_biome) == 3200 && sizeof(((const WorldParams*)0)->mountain_biome) == 4, "WorldParams.mountain_biome"); \
+    static_assert(__builtin_offsetof(WorldParams, biome_table) == 3204 && sizeof(((const WorldParams*)0)->biome_table) == 144, "WorldParams.biome_table"); \
+    static_assert(__builtin_offsetof(WorldParams, biome_top) == 3348 && sizeof(((const WorldParams*)0)->biome_top) == 64, "WorldParams.biome_top"); \
+    static_assert(__builtin_offsetof(WorldParams, biome_under) == 3412 && sizeof(((const WorldParams*)0)->biome_under) == 64, "WorldParams.biome_under"); \
+    static_assert(__builtin_offsetof(WorldParams, biome_roughness) == 3476 && sizeof(((const WorldParams*)0)->biome_roughness) == 64, "WorldParams.biome_roughness"); \
+    static_assert(__builtin_offsetof(WorldParams, biome_scale) == 3540 && sizeof(((const WorldParams*)0)->biome_scale) == 64, "WorldParams.biome_scale"); \
+    static_assert(__builtin_offsetof(WorldParams, biome_exponent) == 3604 && sizeof(((const WorldParams*)0)->biome_exponent) == 64, "WorldParams.biome_exponent"); \
+    static_assert(__builtin_offsetof(WorldParams, water_level) == 3668 && sizeof(((const WorldParams*)0)->water_level) == 4, "WorldParams.water_level"); \
+    static_assert(__builtin_offsetof(WorldParams, snow_above) == 3672 && sizeof(((const WorldParams*)0)->snow_above) == 4, "WorldParams.snow_above"); \
+    static_assert(__builtin_offsetof(WorldParams, under_depth) == 3676 && sizeof(((const WorldParams*)0)->under_depth) == 4, "WorldParams.under_depth"); \
+    static_assert(__builtin_offsetof(WorldParams, water_block) == 3680 && sizeof(((const WorldParams*)0)->water_block) == 4, "WorldParams.water_block"); \
+    static_assert(__builtin_offsetof(WorldParams, deep_block) == 3684 && sizeof(((const WorldParams*)0)->deep_block) == 4, "WorldParams.deep_block"); \
+    static_assert(__builtin_offsetof(WorldParams, snow_block) == 3688 && sizeof(((const WorldParams*)0)->snow_block) == 4, "WorldParams.snow_block"); \
+    static_assert(__builtin_offsetof(WorldParams, air_block) == 3692 && sizeof(((const WorldParams*)0)->air_block) == 4, "WorldParams.air_block"); \
+    static_assert(__builtin_offsetof(WorldParams, deco_seed) == 3696 && sizeof(((const WorldParams*)0)->deco_seed) == 8, "WorldParams.deco_seed"); \
+    static_assert(__builtin_offsetof(WorldParams, tree_unit) == 3704 && sizeof(((const WorldParams*)0)->tree_unit) == 4, "WorldParams.tree_unit"); \
+    static_assert(__builtin_offsetof(WorldParams, tree_reach) == 3708 && sizeof(((const WorldParams*)0)->tree_reach) == 4, "WorldParams.tree_reach"); \
+    static_assert(__builtin_offsetof(WorldParams, tree_max_slope) == 3712 && sizeof(((const WorldParams*)0)->tree_max_slope) == 4, "WorldParams.tree_max_slope"); \
+    static_assert(__builtin_offsetof(WorldParams, tree_max_density) == 3716 && sizeof(((const WorldParams*)0)->tree_max_density) == 4, "WorldParams.tree_max_density"); \
+    static_assert(__builtin_offsetof(WorldParams, trunk_soil_block) == 3720 && sizeof(((const WorldParams*)0)->trunk_soil_block) == 4, "WorldParams.trunk_soil_block"); \
+    static_assert(__builtin_offsetof(WorldParams, plant_reach) == 3724 && sizeof(((const WorldParams*)0)->plant_reach) == 4, "WorldParams.plant_reach"); \
+    static_assert(__builtin_offsetof(WorldParams, tree_kind_count) == 3728 && sizeof(((const WorldParams*)0)->tree_kind_count) == 4, "WorldParams.tree_kind_count"); \
+    static_assert(__builtin_offsetof(WorldParams, tree_kinds) == 3732 && sizeof(((const WorldParams*)0)->tree_kinds) == 992, "WorldParams.tree_kinds"); \
+    static_assert(__builtin_offsetof(WorldParams, biome_tree_count) == 4724 && sizeof(((const WorldParams*)0)->biome_tree_count) == 64, "WorldParams.biome_tree_count"); \
+    static_assert(__builtin_offsetof(WorldParams, biome_trees) == 4788 && sizeof(((const WorldParams*)0)->biome_trees) == 768, "WorldParams.biome_trees"); \
+    static_assert(__builtin_offsetof(WorldParams, biome_plant_count) == 5556 && sizeof(((const WorldParams*)0)->biome_plant_count) == 64, "WorldParams.biome_plant_count"); \
+    static_assert(__builtin_offsetof(WorldParams, biome_plants) == 5620 && sizeof(((const WorldParams*)0)->biome_plants) == 768, "WorldParams.biome_plants"); \
+    static_assert(__builtin_offsetof(WorldParams, block_priority) == 6388 && sizeof(((const WorldParams*)0)->block_priority) == 128, "WorldParams.block_priority"); \
+    static_assert(__builtin_offsetof(WorldParams, pattern) == 6516 && sizeof(((const WorldParams*)0)->pattern) == 128, "WorldParams.pattern"); \
+    static_assert(__builtin_offsetof(WorldParams, bayer) == 6644 && sizeof(((const WorldParams*)0)->bayer) == 64, "WorldParams.bayer"); \
+    static_assert(__builtin_offsetof(WorldParams, cave_layer_count) == 6708 && sizeof(((const WorldParams*)0)->cave_layer_count) == 4, "WorldParams.cave_layer_count"); \
+    static_assert(__builtin_offsetof(WorldParams, cave_noise_count) == 6712 && sizeof(((const WorldParams*)0)->cave_noise_count) == 4, "WorldParams.cave_noise_count"); \
+    static_assert(__builtin_offsetof(WorldParams, cave_bottom) == 6716 && sizeof(((const WorldParams*)0)->cave_bottom) == 4, "WorldParams.cave_bottom"); \
+    static_assert(__builtin_offsetof(WorldParams, cave_top) == 6720 && sizeof(((const WorldParams*)0)->cave_top) == 4, "WorldParams.cave_top"); \
+    static_assert(__builtin_offsetof(WorldParams, cave_lava_below) == 6724 && sizeof(((const WorldParams*)0)->cave_lava_below) == 4, "WorldParams.cave_lava_below"); \
+    static_assert(__builtin_offsetof(WorldParams, cave_lava_block) == 6728 && sizeof(((const WorldParams*)0)->cave_lava_block) == 4, "WorldParams.cave_lava_block"); \
+    static_assert(__builtin_offsetof(WorldParams, cave_water_clearance) == 6732 && sizeof(((const WorldParams*)0)->cave_water_clearance) == 4, "WorldParams.cave_water_clearance"); \
+    static_assert(__builtin_offsetof(WorldParams, cave_noises) == 6736 && sizeof(((const WorldParams*)0)->cave_noises) == 192, "WorldParams.cave_noises"); \
+    static_assert(__builtin_offsetof(WorldParams, cave_layers) == 6928 && sizeof(((const WorldParams*)0)->cave_layers) == 80, "WorldParams.cave_layers"); \
     static_assert(sizeof(FlatCaveNoise) == 48, "FlatCaveNoise size"); \
     static_assert(__builtin_offsetof(FlatCaveNoise, seed) == 0 && sizeof(((const FlatCaveNoise*)0)->seed) == 4, "FlatCaveNoise.seed"); \
     static_assert(__builtin_offsetof(FlatCaveNoise, octaves) == 4 && sizeof(((const FlatCaveNoise*)0)->octaves) == 4, "FlatCaveNoise.octaves"); \

@@ -299,7 +299,7 @@ pub fn graph_depth(params: &WorldParams) -> usize {
     for i in 0..n {
         let node = params.nodes[i];
         let child = |c: i32| if c >= 0 && (c as usize) < i { depth[c as usize] } else { 0 };
-        depth[i] = 1 + child(node.source).max(child(node.offset_by));
+        depth[i] = 1 + node.children.iter().map(|&c| child(c)).max().unwrap_or(0);
     }
     params.field_roots.iter().map(|&r| depth.get(r as usize).copied().unwrap_or(1)).max().unwrap_or(1)
 }

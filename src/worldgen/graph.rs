@@ -7,7 +7,11 @@
 //! step inlines into one `target_feature` function.
 
 use super::noise::lanes::Lanes;
-use super::params::{WorldParams, FIELD_COUNT, NODE_BASIC, NODE_COMBINED, NODE_EXPSCALE, NODE_OCTAVE};
+use super::noise_kinds;
+use super::params::{
+    FlatNode, WorldParams, FIELD_COUNT, NODE_BASIC, NODE_COMBINED, NODE_DISTORT, NODE_EXPSCALE, NODE_FBM, NODE_HETERO,
+    NODE_HYBRID, NODE_OCTAVE, SLOT_SCALE, SLOT_STRENGTH,
+};
 use super::preset::MAX_DEPTH;
 
 /// Divisor applied to x and z before the octaves, as in the original.
@@ -21,12 +25,16 @@ pub enum Op {
     Octave { seed: u32, z_offset: f32, octaves: u32, gain: f32 },
     /// Enter coordinates (x·scale, z·scale).
     ScaleCoords { scale: f32 },
+    /// Push a fractal sum (fBm, hetero, hybrid) at the current coordinates.
+    Fractal { node: FlatNode, gain: f32 },
     /// Pop a value v and enter coordinates (x + v, z).
     ShiftX,
+    /// Pop b then a and enter coordinates (x + strength·a, z + strength·b).
+    Distort { strength: f32 },
     /// Return to the enclosing coordinates.
     PopCoords,
-    /// top = sign(top)·|top|^exponent
-    SignPow { exponent: f32 },
+    /// top = the one-input kind of `node` applied to top.
+    Unary { node: FlatNode },
     /// Pop the value into field `i`.
     StoreField(usize),
 }
@@ -51,7 +59,9 @@ impl NoiseProgram {
     pub fn eval<L: Lanes>(&self, x: L, z: L) -> [L; FIELD_COUNT] {
         let zero = x.splat(0.0);
         let mut fields = [zero; FIELD_COUNT];
-        let mut values = [zero; MAX_DEPTH + 2];
+        // A Distort holds its first offset while its second is evaluated: up to
+        // one waiting value per level.
+        let mut values = [zero; 2 * MAX_DEPTH + 2];
         let mut top = 0usize;
         let mut coords = [(zero, zero); MAX_DEPTH + 2];
         coords[0] = (x, z);
@@ -74,6 +84,18 @@ impl NoiseProgram {
                     level += 1;
                     coords[level] = (cx.mul(s), cz.mul(s));
                 }
+                Op::Fractal { node, gain } => {
+                    let (cx, cz) = coords[level];
+                    values[top] = noise_kinds::fractal(&node, gain, cx, cz);
+                    top += 1;
+                }
+                Op::Distort { strength } => {
+                    top -= 2;
+                    let (cx, cz) = coords[level];
+                    let s = x.splat(strength);
+                    level += 1;
+                    coords[level] = (cx.add(s.mul(values[top])), cz.add(s.mul(values[top + 1])));
+                }
                 Op::ShiftX => {
                     top -= 1;
                     let (cx, cz) = coords[level];
@@ -81,7 +103,7 @@ impl NoiseProgram {
                     coords[level] = (cx.add(values[top]), cz);
                 }
                 Op::PopCoords => level -= 1,
-                Op::SignPow { exponent } => values[top - 1] = values[top - 1].signpow(x.splat(exponent)),
+                Op::Unary { node } => values[top - 1] = noise_kinds::unary(&node, values[top - 1]),
                 Op::StoreField(i) => {
                     top -= 1;
                     fields[i] = values[top];
@@ -96,7 +118,7 @@ impl NoiseProgram {
             .iter()
             .map(|op| match op {
                 Op::Basic { .. } => 1,
-                Op::Octave { octaves, .. } => *octaves,
+                Op::Octave { octaves, .. } | Op::Fractal { node: FlatNode { octaves, .. }, .. } => *octaves,
                 _ => 0,
             })
             .sum()
@@ -122,25 +144,38 @@ pub fn octave_sum<L: Lanes>(seed: u32, z_offset: f32, octaves: u32, x: L, z: L) 
 
 fn emit(params: &WorldParams, node: usize, ops: &mut Vec<Op>) {
     let n = params.nodes[node];
+    // The loader made every child an earlier node.
+    let child = |i: usize| n.children[i] as usize;
     match n.kind {
         NODE_BASIC => ops.push(Op::Basic { seed: n.seed, z_offset: n.z_offset, gain: params.perlin_gain }),
         NODE_OCTAVE => {
             ops.push(Op::Octave { seed: n.seed, z_offset: n.z_offset, octaves: n.octaves, gain: params.perlin_gain })
         }
+        NODE_FBM | NODE_HETERO | NODE_HYBRID => ops.push(Op::Fractal { node: n, gain: params.perlin_gain }),
         NODE_COMBINED => {
-            emit(params, n.offset_by as usize, ops);
+            emit(params, child(1), ops);
             ops.push(Op::ShiftX);
-            emit(params, n.source as usize, ops);
+            emit(params, child(0), ops);
+            ops.push(Op::PopCoords);
+        }
+        NODE_DISTORT => {
+            emit(params, child(1), ops);
+            emit(params, child(2), ops);
+            ops.push(Op::Distort { strength: n.slots[SLOT_STRENGTH] });
+            emit(params, child(0), ops);
             ops.push(Op::PopCoords);
         }
         NODE_EXPSCALE => {
-            ops.push(Op::ScaleCoords { scale: n.scale });
-            emit(params, n.source as usize, ops);
+            ops.push(Op::ScaleCoords { scale: n.slots[SLOT_SCALE] });
+            emit(params, child(0), ops);
             ops.push(Op::PopCoords);
-            ops.push(Op::SignPow { exponent: n.exponent });
+            ops.push(Op::Unary { node: n });
         }
-        // Kinds come from `WorldParams::new`, which writes only the four above.
-        other => unreachable!("node kind {other} is not produced by WorldParams::new"),
+        // The one-input kinds (Normalize, Linear, the curves).
+        _ => {
+            emit(params, child(0), ops);
+            ops.push(Op::Unary { node: n });
+        }
     }
 }
 

@@ -13,6 +13,7 @@ pub mod generator;
 pub mod graph;
 pub mod heightmap;
 pub mod noise;
+pub mod noise_kinds;
 pub mod params;
 pub mod placement;
 pub mod preset;

@@ -6,15 +6,49 @@
 use super::noise::perlin::SCALE_3D;
 use super::placement::{self, DENSITY_ONE, PATTERN_POINTS};
 use super::preset::{
-    CaveLayer, Caves, Decorations, NodeKind, Preset, MAX_BIOMES, MAX_BIOME_LAYERS, MAX_CANOPY_LAYERS, MAX_CAVE_LAYERS,
-    MAX_CAVE_NOISES, MAX_CAVE_OCTAVES, MAX_NODES, MAX_TREE_KINDS, TABLE_SIZE, THRESHOLDS,
+    CaveLayer, Caves, Decorations, Input, NodeKind, Preset, MAX_BIOMES, MAX_BIOME_LAYERS, MAX_CANOPY_LAYERS,
+    MAX_CAVE_LAYERS, MAX_CAVE_NOISES, MAX_CAVE_OCTAVES, MAX_NODES, MAX_TREE_KINDS, TABLE_SIZE, THRESHOLDS,
 };
 use crate::world::block::{BlockId, MAX_BLOCK_TYPES};
 
+// Flat node kinds. One evaluator per kind on each engine: the CPU's in
+// `noise_kinds.rs` / `graph.rs`, the kernels' in `kernels/noise_kinds.cuh`.
 pub const NODE_BASIC: u32 = 0;
 pub const NODE_OCTAVE: u32 = 1;
 pub const NODE_COMBINED: u32 = 2;
 pub const NODE_EXPSCALE: u32 = 3;
+/// fBm, heterogeneous and hybrid multifractal: one loop, three ways to sum.
+pub const NODE_FBM: u32 = 4;
+pub const NODE_HETERO: u32 = 5;
+pub const NODE_HYBRID: u32 = 6;
+pub const NODE_DISTORT: u32 = 7;
+pub const NODE_NORMALIZE: u32 = 8;
+pub const NODE_LINEAR: u32 = 9;
+/// Bias and glacier.
+pub const NODE_BIAS: u32 = 10;
+/// Gain, canyon and plateau: two bias exponents, below and above ½.
+pub const NODE_GAIN: u32 = 11;
+
+/// T_in codes of [`FlatNode::input`].
+pub const INPUT_PLAIN: u32 = 0;
+pub const INPUT_RIDGED: u32 = 1;
+pub const INPUT_BILLOW: u32 = 2;
+
+/// Slots of [`FlatNode::slots`], by kind.
+pub const SLOT_EXPONENT: usize = 0; // ExpScale; Bias; Gain below ½
+pub const SLOT_SCALE: usize = 1; // ExpScale
+pub const SLOT_EXPONENT_HIGH: usize = 1; // Gain above ½
+pub const SLOT_LACUNARITY: usize = 0; // fractals
+pub const SLOT_WEIGHT: usize = 1; // fractals: w = λ^(−H)
+pub const SLOT_FREQUENCY: usize = 2; // fractals
+pub const SLOT_SHIFT: usize = 3; // Hetero, Hybrid
+pub const SLOT_STRENGTH: usize = 0; // Distort
+pub const SLOT_LOW: usize = 0; // Normalize
+pub const SLOT_INV_SPAN: usize = 1; // Normalize
+pub const SLOT_MUL: usize = 0; // Linear
+pub const SLOT_ADD: usize = 1; // Linear
+pub const NODE_SLOTS: usize = 4;
+pub const NODE_CHILDREN: usize = 3;
 
 pub const FIELD_HEIGHT: usize = 0;
 pub const FIELD_MOISTURE: usize = 1;
@@ -24,20 +58,39 @@ pub const FIELD_MOUNTAIN: usize = 4;
 pub const FIELD_PEAKS: usize = 5;
 pub const FIELD_COUNT: usize = 6;
 
+/// One node of the noise graph: a kind and its parameter slots. What each
+/// child and slot means is the kind's (the `SLOT_*` constants); the preset
+/// loader has validated every value.
 #[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FlatNode {
     pub kind: u32,
-    /// Gradient-hash seed derived from the world seed and the node's offset.
+    /// Gradient-hash seed derived from the world seed and the node's offset
+    /// (octave j of a fractal adds j·[`OCTAVE_SEED_STEP`]).
     pub seed: u32,
     pub octaves: u32,
-    /// Child indices (Combined: source and offset_by; ExpScale: source), else -1.
-    pub source: i32,
-    pub offset_by: i32,
+    /// T_in of a fractal (`INPUT_*`).
+    pub input: u32,
+    /// Child node indices, −1 where unused. Combined: source, offset_by;
+    /// Distort: source, x noise, z noise; one-input kinds: source.
+    pub children: [i32; NODE_CHILDREN],
     /// The third noise coordinate, 32·offset.
     pub z_offset: f32,
-    pub exponent: f32,
-    pub scale: f32,
+    pub slots: [f32; NODE_SLOTS],
+}
+
+impl Default for FlatNode {
+    fn default() -> Self {
+        FlatNode {
+            kind: 0,
+            seed: 0,
+            octaves: 0,
+            input: 0,
+            children: [-1; NODE_CHILDREN],
+            z_offset: 0.0,
+            slots: [0.0; 4],
+        }
+    }
 }
 
 /// One layer of leaves of a tree kind. Twin: `FlatLeafLayer` in kernels/worldgen_params.cuh.
@@ -320,6 +373,71 @@ fn flatten_caves(p: &mut WorldParams, preset: &Preset, c: &Caves, seed: u64) {
     }
 }
 
+/// The flat form of one node: its kind's slots (see the `SLOT_*` constants).
+fn flatten_node(node: &NodeKind, seed: u64, child: &dyn Fn(&str) -> i32) -> FlatNode {
+    let leaf = |kind: u32, offset: u32, octaves: u32| FlatNode {
+        kind,
+        seed: node_seed(seed, offset),
+        octaves,
+        z_offset: 32.0 * offset as f32,
+        ..FlatNode::default()
+    };
+    let unary = |kind: u32, source: &str, slots: [f32; NODE_SLOTS]| FlatNode {
+        kind,
+        children: [child(source), -1, -1],
+        slots,
+        ..FlatNode::default()
+    };
+    let fractal =
+        |kind: u32, octaves: u32, offset: u32, lacunarity: f32, h: f32, frequency: f32, input: Input, shift: f32| {
+            // w = λ^(−H) once, in f64, so both engines multiply by the same f32.
+            let weight = (lacunarity as f64).powf(-(h as f64)) as f32;
+            let input = match input {
+                Input::Plain => INPUT_PLAIN,
+                Input::Ridged => INPUT_RIDGED,
+                Input::Billow => INPUT_BILLOW,
+            };
+            FlatNode { input, slots: [lacunarity, weight, frequency, shift], ..leaf(kind, offset, octaves) }
+        };
+    // bias_b(t) = t^(ln b / ln ½)
+    let bias = |b: f32| ((b as f64).ln() / 0.5f64.ln()) as f32;
+    match node {
+        NodeKind::Basic { offset } => leaf(NODE_BASIC, *offset, 1),
+        NodeKind::Octave { octaves, offset } => leaf(NODE_OCTAVE, *offset, *octaves),
+        NodeKind::Fbm { octaves, offset, lacunarity, h, frequency, input } => {
+            fractal(NODE_FBM, *octaves, *offset, *lacunarity, *h, *frequency, *input, 0.0)
+        }
+        NodeKind::Hetero { octaves, offset, lacunarity, h, frequency, input, shift } => {
+            fractal(NODE_HETERO, *octaves, *offset, *lacunarity, *h, *frequency, *input, *shift)
+        }
+        NodeKind::Hybrid { octaves, offset, lacunarity, h, frequency, input, shift } => {
+            fractal(NODE_HYBRID, *octaves, *offset, *lacunarity, *h, *frequency, *input, *shift)
+        }
+        NodeKind::Combined { source, offset_by } => {
+            FlatNode { kind: NODE_COMBINED, children: [child(source), child(offset_by), -1], ..FlatNode::default() }
+        }
+        NodeKind::Distort { source, by, strength } => FlatNode {
+            kind: NODE_DISTORT,
+            children: [child(source), child(&by.0), child(&by.1)],
+            slots: [*strength, 0.0, 0.0, 0.0],
+            ..FlatNode::default()
+        },
+        NodeKind::ExpScale { source, exponent, scale } => unary(NODE_EXPSCALE, source, [*exponent, *scale, 0.0, 0.0]),
+        NodeKind::Normalize { source, from } => {
+            let inv_span = (1.0 / (from.1 as f64 - from.0 as f64)) as f32;
+            unary(NODE_NORMALIZE, source, [from.0, inv_span, 0.0, 0.0])
+        }
+        NodeKind::Linear { source, mul, add } => unary(NODE_LINEAR, source, [*mul, *add, 0.0, 0.0]),
+        NodeKind::Bias { source, b } | NodeKind::Glacier { source, b } => {
+            unary(NODE_BIAS, source, [bias(*b), 0.0, 0.0, 0.0])
+        }
+        NodeKind::Gain { source, g } | NodeKind::Canyon { source, g } => {
+            unary(NODE_GAIN, source, [bias(1.0 - g), bias(1.0 - g), 0.0, 0.0])
+        }
+        NodeKind::Plateau { source, g } => unary(NODE_GAIN, source, [bias(1.0 - g), bias(*g), 0.0, 0.0]),
+    }
+}
+
 /// splitmix64: spreads a 64-bit seed so seeds above 2³² and neighbouring
 /// seeds give unrelated noise.
 pub fn splitmix64(mut z: u64) -> u64 {
@@ -344,44 +462,9 @@ impl WorldParams {
     pub fn new(preset: &Preset, seed: u64) -> Box<WorldParams> {
         let index = preset.node_indices();
         let child = |name: &str| index.get(name).map(|&i| i as i32).unwrap_or(-1);
-        let mut nodes = [FlatNode { source: -1, offset_by: -1, ..FlatNode::default() }; MAX_NODES];
+        let mut nodes = [FlatNode::default(); MAX_NODES];
         for (slot, named) in nodes.iter_mut().zip(&preset.noise) {
-            *slot = match &named.node {
-                NodeKind::Basic { offset } => FlatNode {
-                    kind: NODE_BASIC,
-                    seed: node_seed(seed, *offset),
-                    octaves: 1,
-                    source: -1,
-                    offset_by: -1,
-                    z_offset: 32.0 * *offset as f32,
-                    exponent: 1.0,
-                    scale: 1.0,
-                },
-                NodeKind::Octave { octaves, offset } => FlatNode {
-                    kind: NODE_OCTAVE,
-                    seed: node_seed(seed, *offset),
-                    octaves: *octaves,
-                    source: -1,
-                    offset_by: -1,
-                    z_offset: 32.0 * *offset as f32,
-                    exponent: 1.0,
-                    scale: 1.0,
-                },
-                NodeKind::Combined { source, offset_by } => FlatNode {
-                    kind: NODE_COMBINED,
-                    source: child(source),
-                    offset_by: child(offset_by),
-                    ..FlatNode::default()
-                },
-                NodeKind::ExpScale { source, exponent, scale } => FlatNode {
-                    kind: NODE_EXPSCALE,
-                    source: child(source),
-                    offset_by: -1,
-                    exponent: *exponent,
-                    scale: *scale,
-                    ..FlatNode::default()
-                },
-            };
+            *slot = flatten_node(&named.node, seed, &child);
         }
         let mut field_roots = [0u32; FIELD_COUNT];
         for (root, (_, name)) in field_roots.iter_mut().zip(preset.fields.in_order()) {
@@ -541,8 +624,8 @@ mod tests {
             match n.kind {
                 NODE_BASIC => 1,
                 NODE_OCTAVE => n.octaves,
-                NODE_COMBINED => cost(p, n.source as usize) + cost(p, n.offset_by as usize),
-                _ => cost(p, n.source as usize),
+                NODE_COMBINED => cost(p, n.children[0] as usize) + cost(p, n.children[1] as usize),
+                _ => cost(p, n.children[0] as usize),
             }
         }
         let total: u32 = p.field_roots.iter().map(|&r| cost(&p, r as usize)).sum();

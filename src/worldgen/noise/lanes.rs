@@ -23,6 +23,10 @@ pub trait Lanes: Copy {
     /// min(max(self, lo), hi)
     fn clamp(self, lo: f32, hi: f32) -> Self;
     fn signpow(self, exponent: Self) -> Self;
+    /// |self|
+    fn abs(self) -> Self;
+    /// `below` in the lanes where self < t, else `above`.
+    fn select_below(self, t: f32, below: Self, above: Self) -> Self;
     fn perlin3(seed: u32, x: Self, y: Self, z: Self) -> Self;
 }
 
@@ -63,6 +67,18 @@ impl Lanes for f32 {
     #[inline(always)]
     fn signpow(self, exponent: Self) -> Self {
         fastmath::signpow(self, exponent)
+    }
+    #[inline(always)]
+    fn abs(self) -> Self {
+        f32::abs(self)
+    }
+    #[inline(always)]
+    fn select_below(self, t: f32, below: Self, above: Self) -> Self {
+        if self < t {
+            below
+        } else {
+            above
+        }
     }
     #[inline(always)]
     fn perlin3(seed: u32, x: Self, y: Self, z: Self) -> Self {

@@ -278,6 +278,14 @@ impl Lanes for F32x8 {
         F32x8(unsafe { signpow(self.0, exponent.0) })
     }
     #[inline(always)]
+    fn abs(self) -> Self {
+        F32x8(unsafe { _mm256_andnot_ps(ps(-0.0), self.0) })
+    }
+    #[inline(always)]
+    fn select_below(self, t: f32, below: Self, above: Self) -> Self {
+        F32x8(unsafe { _mm256_blendv_ps(above.0, below.0, _mm256_cmp_ps(self.0, ps(t), _CMP_LT_OQ)) })
+    }
+    #[inline(always)]
     fn perlin3(seed: u32, x: Self, y: Self, z: Self) -> Self {
         F32x8(unsafe { perlin3(seed, x.0, y.0, z.0) })
     }

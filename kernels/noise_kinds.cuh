@@ -1,0 +1,72 @@
+// The evaluators of the noise vocabulary's newer kinds: seed 002's fractal
+// sums (fBm, heterogeneous and hybrid multifractal, each with its T_in) and
+// the one-input kinds (ExpScale's power, Normalize, Linear, the bias and
+// gain curves). Both heightmap paths, the virtual objects and the switch,
+// call these, so each kind has one CUDA evaluator.
+// Rust twin: src/worldgen/noise_kinds.rs (same operations, same order).
+#pragma once
+#include "fastmath.cuh"
+#include "perlin.cuh"
+#include "worldgen_params.cuh"
+
+// Σ over octaves of w^j·T_in(N(frequency·λ^j·p)), summed the kind's way.
+// `gain` is the world's Perlin gain (WorldParams::perlin_gain).
+__device__ __forceinline__ float bw_fractal(const FlatNode& n, float gain, float x, float z) {
+    float f = n.slots[BW_SLOT_FREQUENCY];
+    float lacunarity = n.slots[BW_SLOT_LACUNARITY];
+    float weight = n.slots[BW_SLOT_WEIGHT];
+    float shift = n.slots[BW_SLOT_SHIFT];
+    float px = x * f;
+    float pz = z * f;
+    float amp = 1.0f;
+    float v = 0.0f;
+    float k = 0.0f;
+    for (unsigned int j = 0; j < n.octaves; ++j) {
+        unsigned int seed = n.seed + j * (unsigned int)BW_OCTAVE_SEED_STEP;
+        float s = bw_perlin3(seed, px, pz, n.z_offset) * gain;
+        if (n.input == BW_INPUT_RIDGED) {
+            s = 1.0f - fabsf(s);
+        } else if (n.input == BW_INPUT_BILLOW) {
+            s = fabsf(s);
+        }
+        if (n.kind == BW_NODE_HETERO) {
+            v = j == 0 ? s + shift : v + v * (amp * (s + shift));
+        } else if (n.kind == BW_NODE_HYBRID) {
+            if (j == 0) {
+                v = s + shift;
+                k = v;
+            } else {
+                k = fminf(k, 1.0f);
+                float a = amp * (s + shift);
+                v = v + k * a;
+                k = k * a;
+            }
+        } else {
+            v = v + amp * s;
+        }
+        px = px * lacunarity;
+        pz = pz * lacunarity;
+        amp = amp * weight;
+    }
+    return v;
+}
+
+// A one-input kind applied to its source's value.
+__device__ __forceinline__ float bw_unary(const FlatNode& n, float v) {
+    switch (n.kind) {
+    case BW_NODE_EXPSCALE:
+    case BW_NODE_BIAS:
+        return bw_signpow(v, n.slots[BW_SLOT_EXPONENT]);
+    case BW_NODE_NORMALIZE:
+        return fminf(fmaxf((v - n.slots[BW_SLOT_LOW]) * n.slots[BW_SLOT_INV_SPAN], 0.0f), 1.0f);
+    case BW_NODE_LINEAR:
+        return v * n.slots[BW_SLOT_MUL] + n.slots[BW_SLOT_ADD];
+    case BW_NODE_GAIN: {
+        float low = bw_signpow(v * 2.0f, n.slots[BW_SLOT_EXPONENT]) * 0.5f;
+        float high = 1.0f - bw_signpow(2.0f - v * 2.0f, n.slots[BW_SLOT_EXPONENT_HIGH]) * 0.5f;
+        return v < 0.5f ? low : high;
+    }
+    default:
+        return v;
+    }
+}
