@@ -62,13 +62,18 @@ fn request_order_and_cache_do_not_matter() {
     assert_eq!(CpuBackend::serial(uncached).generate(&positions).unwrap(), reference);
 }
 
+/// On classic and on a preset that uses every noise kind.
 #[test]
 fn scalar_and_simd_lanes_agree_bit_for_bit() {
-    let scalar = WorldGen::with_options(Preset::classic(), 99, Lanes::Scalar, 0);
-    let fast = WorldGen::with_options(Preset::classic(), 99, Lanes::detect(), 0);
-    for (x, z) in [(0, 0), (-1, -1), (5, -9), (31_250, -31_251), (-40_000, 40_000)] {
-        let col = blockworld::world::coords::ColumnPos { x, z };
-        assert_eq!(scalar.compute_heightmap(col), fast.compute_heightmap(col), "column ({x}, {z})");
+    let every_kind = Preset::parse(include_str!("data/every_kind.ron"), "every_kind.ron").unwrap();
+    for preset in [Preset::classic(), every_kind] {
+        let scalar = WorldGen::with_options(preset.clone(), 99, Lanes::Scalar, 0);
+        let fast = WorldGen::with_options(preset.clone(), 99, Lanes::detect(), 0);
+        for (x, z) in [(0, 0), (-1, -1), (5, -9), (31_250, -31_251), (-40_000, 40_000)] {
+            let col = blockworld::world::coords::ColumnPos { x, z };
+            let name = &preset.name;
+            assert_eq!(scalar.compute_heightmap(col), fast.compute_heightmap(col), "{name}: column ({x}, {z})");
+        }
     }
 }
 

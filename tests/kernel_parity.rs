@@ -32,10 +32,16 @@ mod parity {
     /// heightmap paths) and compares them one by one, counts and blocks;
     /// returns how many are not uniform.
     fn assert_parity_at(seed: u64, positions: &[ChunkPos]) -> usize {
-        let cpu = CpuBackend::parallel(world(seed)).generate(positions).unwrap();
+        assert_parity_of(|| world(seed), positions)
+    }
+
+    /// [`assert_parity_at`] for any world.
+    fn assert_parity_of(world: impl Fn() -> Arc<WorldGen>, positions: &[ChunkPos]) -> usize {
+        let seed = world().seed;
+        let cpu = CpuBackend::parallel(world()).generate(positions).unwrap();
         let mut dense = 0;
         for path in [KernelPath::Virtual, KernelPath::Switch] {
-            let w = world(seed);
+            let w = world();
             let emulated = KernelBackend::new(EmulatedDevice::new(&w.params).with_path(path), &w);
             assert_eq!(emulated.kind(), BackendKind::CudaEmulated);
             let gpu = emulated.generate(positions).unwrap();
@@ -149,6 +155,153 @@ mod parity {
     fn parity_around_the_origin_for_two_seeds() {
         for seed in [42u64, u64::MAX] {
             assert_parity(seed, ChunkPos::new(-3, -3, -3), ChunkPos::new(2, 2, 2));
+        }
+    }
+
+    /// Every kind of seed 002's vocabulary, chained into one height field
+    /// (tests/data/every_kind.ron), near the origin and far out.
+    #[test]
+    fn parity_with_every_noise_kind() {
+        let text = include_str!("data/every_kind.ron");
+        let preset = Preset::parse(text, "every_kind.ron").unwrap();
+        let mut positions = region_positions(ChunkPos::new(-3, -1, -3), ChunkPos::new(2, 2, 2)).unwrap();
+        positions.extend(region_positions(ChunkPos::new(9_000, -1, -9_003), ChunkPos::new(9_003, 2, -9_000)).unwrap());
+        let dense = assert_parity_of(|| Arc::new(WorldGen::new(preset.clone(), 7)), &positions);
+        assert!(dense > 50, "{dense} non-uniform chunks");
+    }
+
+    /// Small deterministic generator for the random presets below.
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 = blockworld::worldgen::params::splitmix64(self.0);
+            self.0
+        }
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n as u64) as usize
+        }
+        fn range(&mut self, lo: f32, hi: f32) -> f32 {
+            lo + (hi - lo) * (self.next() >> 40) as f32 / (1u64 << 24) as f32
+        }
+    }
+
+    /// A random valid graph of the new kinds over classic's Perlin leaves,
+    /// bound to the height field; the rest of classic is kept.
+    fn random_preset(rng: &mut Rng) -> String {
+        let mut raw: Vec<String> =
+            ["b1", "b2", "b3", "b4", "o0", "o1", "o2", "o3", "o4", "o5"].map(String::from).to_vec();
+        let mut normalised: Vec<String> = Vec::new();
+        let mut lines = String::new();
+        let inputs = ["Plain", "Ridged", "Billow"];
+        let mut last = String::new();
+        let mut made: Vec<String> = Vec::new();
+        for i in 0..(3 + rng.below(8)) {
+            let name = format!("r{i}");
+            // Half the time one of the newest nodes, so chains grow deep.
+            let pick = |rng: &mut Rng, pool: &[String]| {
+                let from = if rng.below(2) == 0 { pool.len().saturating_sub(3) } else { 0 };
+                pool[from + rng.below(pool.len() - from)].clone()
+            };
+            let fractal = |rng: &mut Rng| {
+                format!(
+                    "octaves: {}, offset: {}, lacunarity: {:?}, h: {:?}, frequency: {:?}, input: {}",
+                    1 + rng.below(8),
+                    20 + rng.below(100),
+                    rng.range(1.5, 3.0),
+                    rng.range(0.2, 1.5),
+                    rng.range(0.001, 0.05),
+                    inputs[rng.below(3)]
+                )
+            };
+            let (node, is_normalised) = match rng.below(if normalised.is_empty() { 7 } else { 12 }) {
+                0 => (format!("Fbm({})", fractal(rng)), false),
+                1 => (format!("Hetero({}, shift: {:?})", fractal(rng), rng.range(-0.3, 1.0)), false),
+                2 => (format!("Hybrid({}, shift: {:?})", fractal(rng), rng.range(-0.3, 1.0)), false),
+                3 => {
+                    let (s, a, b) = (pick(rng, &raw), pick(rng, &raw), pick(rng, &raw));
+                    (
+                        format!(
+                            "Distort(source: \"{s}\", by: (\"{a}\", \"{b}\"), strength: {:?})",
+                            rng.range(-60.0, 60.0)
+                        ),
+                        false,
+                    )
+                }
+                4 => (format!("Combined(source: \"{}\", offset_by: \"{}\")", pick(rng, &raw), pick(rng, &raw)), false),
+                5 => {
+                    let lo = rng.range(-2.0, 0.0);
+                    (
+                        format!(
+                            "Normalize(source: \"{}\", from: ({lo:?}, {:?}))",
+                            pick(rng, &raw),
+                            lo + rng.range(0.5, 3.0)
+                        ),
+                        true,
+                    )
+                }
+                6 => {
+                    let all: Vec<String> = raw.iter().chain(&normalised).cloned().collect();
+                    (
+                        format!(
+                            "Linear(source: \"{}\", mul: {:?}, add: {:?})",
+                            pick(rng, &all),
+                            rng.range(-2.0, 2.0),
+                            rng.range(-1.0, 1.0)
+                        ),
+                        false,
+                    )
+                }
+                7 => (format!("Bias(source: \"{}\", b: {:?})", pick(rng, &normalised), rng.range(0.05, 0.95)), true),
+                8 => (format!("Gain(source: \"{}\", g: {:?})", pick(rng, &normalised), rng.range(0.05, 0.95)), true),
+                9 => (format!("Glacier(source: \"{}\", b: {:?})", pick(rng, &normalised), rng.range(0.05, 0.5)), true),
+                10 => (format!("Canyon(source: \"{}\", g: {:?})", pick(rng, &normalised), rng.range(0.5, 0.95)), true),
+                _ => (format!("Plateau(source: \"{}\", g: {:?})", pick(rng, &normalised), rng.range(0.5, 0.95)), true),
+            };
+            lines.push_str(&format!("        (name: \"{name}\", node: {node}),\n"));
+            if is_normalised {
+                normalised.push(name.clone())
+            } else {
+                raw.push(name.clone())
+            }
+            made.push(name.clone());
+            last = name;
+        }
+        // The newest nodes also drive roughness and peaks, so fewer of them
+        // are left unread.
+        let earlier = |k: usize| made[made.len().saturating_sub(k)].clone();
+        let (rough, peaks) = (earlier(2), earlier(3));
+        let classic = include_str!("../assets/worldgen/classic.ron");
+        let marker = "    ],\n    fields: (";
+        assert!(classic.contains(marker));
+        // The last node is the height; it also drives the mountain field
+        // (scaled down), where a difference moves heights 256 times over.
+        lines
+            .push_str(&format!("        (name: \"ranges\", node: Linear(source: \"{last}\", mul: 0.2, add: -0.1)),\n"));
+        classic
+            .replacen(marker, &format!("{lines}{marker}"), 1)
+            .replacen("height: \"height\"", &format!("height: \"{last}\""), 1)
+            .replacen("roughness: \"roughness\"", &format!("roughness: \"{rough}\""), 1)
+            .replacen("peaks: \"peaks\"", &format!("peaks: \"{peaks}\""), 1)
+            .replacen(
+                "        mountain: \"mountain\",\n        peaks",
+                "        mountain: \"ranges\",\n        peaks",
+                1,
+            )
+    }
+
+    /// Property: any valid graph of the new kinds gives the same chunks on the
+    /// emulated kernels (both paths) as on the CPU. 32 random presets, four
+    /// chunks each, around a random column.
+    #[test]
+    fn random_valid_presets_agree_on_both_engines() {
+        let mut rng = Rng(2026);
+        for case in 0..32 {
+            let text = random_preset(&mut rng);
+            let preset = Preset::parse(&text, "random.ron").unwrap_or_else(|e| panic!("case {case}: {e}\n{text}"));
+            let (x, z) = (rng.below(20_000) as i32 - 10_000, rng.below(20_000) as i32 - 10_000);
+            let positions = region_positions(ChunkPos::new(x, -1, z), ChunkPos::new(x + 1, 0, z)).unwrap();
+            let seed = rng.next();
+            assert_parity_of(|| Arc::new(WorldGen::new(preset.clone(), seed)), &positions);
         }
     }
 

@@ -210,4 +210,28 @@ mod tests {
         assert_eq!(fields[1], expected);
         assert!((expected - b1).abs() < 1e-6);
     }
+
+    /// Domain distortion by hand: the height field is
+    /// Distort(b1, by: (b2, b3), strength 40), so b1 is read at
+    /// (x + 40·b2(x, z), z + 40·b3(x, z)).
+    #[test]
+    fn distort_field_hand_checked() {
+        let text = include_str!("../../assets/worldgen/classic.ron").replace(
+            "        (name: \"b1_b2\"",
+            "        (name: \"warped\", node: Distort(source: \"b1\", by: (\"b2\", \"b3\"), strength: 40.0)),\n        (name: \"b1_b2\"",
+        );
+        let text = text.replace("height: \"height\"", "height: \"warped\"");
+        let seed = 11u64;
+        let params = WorldParams::new(&Preset::parse(&text, "distort.ron").expect("valid"), seed);
+        let program = NoiseProgram::compile(&params);
+        let gain = params.perlin_gain;
+        let basic = |offset: u32, x: f32, z: f32| {
+            perlin3(&SeededHash(node_seed(seed, offset)), x, z, 32.0 * offset as f32) * gain
+        };
+        for (x, z) in [(3.25f32, -7.5f32), (120.0, 44.0), (-999.5, 12.25)] {
+            let (a, b) = (basic(2, x, z), basic(3, x, z));
+            let expected = basic(1, x + 40.0 * a, z + 40.0 * b);
+            assert_eq!(program.eval::<f32>(x, z)[0], expected, "at ({x}, {z})");
+        }
+    }
 }

@@ -75,3 +75,161 @@ pub fn unary<L: Lanes>(n: &FlatNode, v: L) -> L {
         _ => v,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::worldgen::noise::perlin::{perlin3, SeededHash};
+    use crate::worldgen::params::flatten_node;
+    use crate::worldgen::preset::{Input, NodeKind};
+
+    const SEED: u64 = 99;
+    const GAIN: f32 = 0.8;
+
+    fn flat(kind: &NodeKind) -> FlatNode {
+        flatten_node(kind, SEED, &|_| 0)
+    }
+
+    /// N_j at p in the reference: the Perlin primitive itself (tested on
+    /// its own) on octave j's lattice, in f64 from there on.
+    fn noise(n: &FlatNode, j: u32, x: f64, z: f64) -> f64 {
+        let seed = n.seed.wrapping_add(j.wrapping_mul(OCTAVE_SEED_STEP));
+        (perlin3(&SeededHash(seed), x as f32, z as f32, n.z_offset) * GAIN) as f64
+    }
+
+    fn t_in(input: Input, v: f64) -> f64 {
+        match input {
+            Input::Plain => v,
+            Input::Ridged => 1.0 - v.abs(),
+            Input::Billow => v.abs(),
+        }
+    }
+
+    /// Seed 002's three sums written out plainly: λ^j and w^j as powers,
+    /// not running products.
+    fn reference(kind: &NodeKind, x: f64, z: f64) -> f64 {
+        let n = flat(kind);
+        let (octaves, lac, h, freq, input, shift) = match *kind {
+            NodeKind::Fbm { octaves, lacunarity, h, frequency, input, .. } => {
+                (octaves, lacunarity, h, frequency, input, 0.0)
+            }
+            NodeKind::Hetero { octaves, lacunarity, h, frequency, input, shift, .. }
+            | NodeKind::Hybrid { octaves, lacunarity, h, frequency, input, shift, .. } => {
+                (octaves, lacunarity, h, frequency, input, shift)
+            }
+            _ => unreachable!(),
+        };
+        let (lac, h, freq, shift) = (lac as f64, h as f64, freq as f64, shift as f64);
+        let sample = |j: u32| {
+            let f = freq * lac.powi(j as i32);
+            t_in(input, noise(&n, j, x * f, z * f))
+        };
+        let amp = |j: u32| lac.powf(-h * j as f64);
+        match kind {
+            NodeKind::Fbm { .. } => (0..octaves).map(|j| amp(j) * sample(j)).sum(),
+            NodeKind::Hetero { .. } => {
+                let mut v = sample(0) + shift;
+                for j in 1..octaves {
+                    v += v * amp(j) * (sample(j) + shift);
+                }
+                v
+            }
+            _ => {
+                let mut v = sample(0) + shift;
+                let mut k = v;
+                for j in 1..octaves {
+                    k = k.min(1.0);
+                    let a = amp(j) * (sample(j) + shift);
+                    v += k * a;
+                    k *= a;
+                }
+                v
+            }
+        }
+    }
+
+    #[test]
+    fn fractal_sums_match_seed_002s_formulas() {
+        let kinds = [
+            NodeKind::Fbm { octaves: 1, offset: 3, lacunarity: 2.0, h: 1.0, frequency: 1.0, input: Input::Plain },
+            NodeKind::Fbm { octaves: 8, offset: 3, lacunarity: 2.0, h: 1.0, frequency: 0.5, input: Input::Plain },
+            NodeKind::Fbm { octaves: 5, offset: 4, lacunarity: 2.5, h: 0.8, frequency: 0.3, input: Input::Ridged },
+            NodeKind::Fbm { octaves: 4, offset: 5, lacunarity: 1.9, h: 0.5, frequency: 0.7, input: Input::Billow },
+            NodeKind::Hetero {
+                octaves: 6,
+                offset: 6,
+                lacunarity: 2.0,
+                h: 0.9,
+                frequency: 0.4,
+                input: Input::Plain,
+                shift: 0.7,
+            },
+            NodeKind::Hybrid {
+                octaves: 7,
+                offset: 7,
+                lacunarity: 2.0,
+                h: 0.25,
+                frequency: 0.4,
+                input: Input::Plain,
+                shift: 0.7,
+            },
+            NodeKind::Hybrid {
+                octaves: 5,
+                offset: 8,
+                lacunarity: 2.3,
+                h: 0.6,
+                frequency: 0.2,
+                input: Input::Ridged,
+                shift: 0.3,
+            },
+        ];
+        for kind in &kinds {
+            let n = flat(kind);
+            for (x, z) in [(0.3f32, 0.7f32), (3.7, -2.2), (-11.25, 5.5), (17.9, 23.1)] {
+                let got = fractal::<f32>(&n, GAIN, x, z) as f64;
+                let want = reference(kind, x as f64, z as f64);
+                assert!((got - want).abs() < 2e-4, "{kind:?} at ({x}, {z}): {got} against {want}");
+            }
+        }
+    }
+
+    /// The curves at points worked out by hand, and against their formulas.
+    #[test]
+    fn curves_match_hand_checked_points_and_their_formulas() {
+        let eval = |kind: NodeKind, t: f32| unary::<f32>(&flat(&kind), t) as f64;
+        let src = || "s".to_string();
+        // bias_b(½) = b; gain_g(¼) = bias_{1−g}(½)/2 = (1−g)/2; gain_g(½) = ½;
+        // plateau_g(¾) = 1 − bias_g(½)/2 = 1 − g/2.
+        let points = [
+            (eval(NodeKind::Bias { source: src(), b: 0.3 }, 0.5), 0.3),
+            (eval(NodeKind::Glacier { source: src(), b: 0.2 }, 0.5), 0.2),
+            (eval(NodeKind::Gain { source: src(), g: 0.7 }, 0.25), 0.15),
+            (eval(NodeKind::Gain { source: src(), g: 0.7 }, 0.5), 0.5),
+            (eval(NodeKind::Canyon { source: src(), g: 0.9 }, 0.25), 0.05),
+            (eval(NodeKind::Plateau { source: src(), g: 0.8 }, 0.75), 0.6),
+            (eval(NodeKind::Plateau { source: src(), g: 0.8 }, 0.25), 0.1),
+            (eval(NodeKind::Bias { source: src(), b: 0.3 }, 0.0), 0.0),
+            (eval(NodeKind::Bias { source: src(), b: 0.3 }, 1.0), 1.0),
+            (eval(NodeKind::Normalize { source: src(), from: (-2.0, 6.0) }, 0.0), 0.25),
+            (eval(NodeKind::Normalize { source: src(), from: (-2.0, 6.0) }, 9.0), 1.0),
+            (eval(NodeKind::Linear { source: src(), mul: 2.0, add: -1.0 }, 0.25), -0.5),
+        ];
+        for (i, (got, want)) in points.iter().enumerate() {
+            assert!((got - want).abs() < 1e-5, "point {i}: {got} against {want}");
+        }
+        let bias = |b: f64, t: f64| t.powf(b.ln() / 0.5f64.ln());
+        for k in 0..=20 {
+            let t = k as f64 / 20.0;
+            let (g, b) = (0.75f64, 0.35f64);
+            let gain = if t < 0.5 { bias(1.0 - g, 2.0 * t) / 2.0 } else { 1.0 - bias(1.0 - g, 2.0 - 2.0 * t) / 2.0 };
+            let plateau = if t < 0.5 { bias(1.0 - g, 2.0 * t) / 2.0 } else { 1.0 - bias(g, 2.0 - 2.0 * t) / 2.0 };
+            for (got, want, what) in [
+                (eval(NodeKind::Glacier { source: src(), b: b as f32 }, t as f32), bias(b, t), "glacier"),
+                (eval(NodeKind::Canyon { source: src(), g: g as f32 }, t as f32), gain, "canyon"),
+                (eval(NodeKind::Plateau { source: src(), g: g as f32 }, t as f32), plateau, "plateau"),
+            ] {
+                assert!((got - want).abs() < 1e-5, "{what}({t}): {got} against {want}");
+            }
+        }
+    }
+}

@@ -374,7 +374,7 @@ fn flatten_caves(p: &mut WorldParams, preset: &Preset, c: &Caves, seed: u64) {
 }
 
 /// The flat form of one node: its kind's slots (see the `SLOT_*` constants).
-fn flatten_node(node: &NodeKind, seed: u64, child: &dyn Fn(&str) -> i32) -> FlatNode {
+pub(crate) fn flatten_node(node: &NodeKind, seed: u64, child: &dyn Fn(&str) -> i32) -> FlatNode {
     let leaf = |kind: u32, offset: u32, octaves: u32| FlatNode {
         kind,
         seed: node_seed(seed, offset),

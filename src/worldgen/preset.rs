@@ -1023,6 +1023,50 @@ mod tests {
         }
     }
 
+    /// The new kinds' rules, each broken once in a preset that uses them.
+    #[test]
+    fn bad_noise_parameters_name_the_field_and_reason() {
+        let base = include_str!("../../tests/data/every_kind.ron");
+        let cases = [
+            ("lacunarity: 2.2, h: 0.9", "lacunarity: 2.2, h: 0.0", "noise[21] (ridges).h", "outside (0, 4]"),
+            ("lacunarity: 2.2, h: 0.9", "lacunarity: 2.2, h: -1.0", "noise[21] (ridges).h", "outside (0, 4]"),
+            ("Fbm(octaves: 6", "Fbm(octaves: 0", "noise[21] (ridges).octaves", "outside 1..=16"),
+            ("Fbm(octaves: 6", "Fbm(octaves: 17", "noise[21] (ridges).octaves", "outside 1..=16"),
+            ("frequency: 0.003, shift: 0.6", "frequency: NaN, shift: 0.6", "noise[22] (hills).frequency", "finite"),
+            ("shift: 0.7, input: Billow", "shift: inf, input: Billow", "noise[23] (hybrid).shift", "finite"),
+            ("lacunarity: 2.2,", "lacunarity: 1.0,", "noise[21] (ridges).lacunarity", "outside (1, 8]"),
+            ("from: (-0.5, 2.5)", "from: (2.5, -0.5)", "noise[28] (t).from", "is empty"),
+            (
+                "Glacier(source: \"plateau\", b: 0.35)",
+                "Glacier(source: \"plateau\", b: 0.7)",
+                "noise[31] (glacier).b",
+                "outside (0, 0.5]",
+            ),
+            (
+                "Canyon(source: \"t\", g: 0.8)",
+                "Canyon(source: \"t\", g: 1.0)",
+                "noise[29] (canyon).g",
+                "outside [0.5, 1)",
+            ),
+            ("Bias(source: \"glacier\", b: 0.6)", "Bias(source: \"glacier\", b: NaN)", "noise[32] (bias).b", "finite"),
+            // A post curve on a raw noise: its values are not heights in [0, 1].
+            ("Canyon(source: \"t\"", "Canyon(source: \"mixed\"", "noise[29] (canyon).source", "not normalised"),
+            (
+                "Bias(source: \"glacier\"",
+                "Bias(source: \"lifted\"",
+                "noise[32] (bias).source",
+                "not a node declared before",
+            ),
+        ];
+        for (from, to, field, reason) in cases {
+            assert!(base.contains(from), "test setup: `{from}` not in every_kind.ron");
+            let e = error_of(&base.replacen(from, to, 1));
+            assert!(e.contains(&format!("field `{field}`")), "expected field {field}: {e}");
+            assert!(e.contains(reason), "expected reason {reason}: {e}");
+        }
+        Preset::parse(base, "every_kind.ron").expect("the unbroken preset loads");
+    }
+
     #[test]
     fn forward_references_are_rejected() {
         let text = classic_text().replace(
