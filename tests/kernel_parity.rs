@@ -305,14 +305,15 @@ mod parity {
         }
     }
 
+    /// Every bundled preset but classic (the tests above), both kernel paths.
     #[test]
-    fn parity_with_the_archipelago_preset() {
-        let preset = Preset::load("archipelago").unwrap();
-        let positions = region_positions(ChunkPos::new(-2, -2, -2), ChunkPos::new(2, 1, 2)).unwrap();
-        let w = Arc::new(WorldGen::new(preset, 9));
-        let cpu = CpuBackend::serial(w.clone()).generate(&positions).unwrap();
-        let gpu = backend::create(BackendKind::CudaEmulated, w).unwrap().generate(&positions).unwrap();
-        assert_eq!(cpu, gpu);
+    fn parity_with_every_other_bundled_preset() {
+        let positions = region_positions(ChunkPos::new(-2, -2, -2), ChunkPos::new(2, 2, 2)).unwrap();
+        for (name, _) in blockworld::worldgen::preset::BUNDLED.iter().filter(|(n, _)| *n != "classic") {
+            let preset = Preset::load(name).unwrap();
+            let dense = assert_parity_of(|| Arc::new(WorldGen::new(preset.clone(), 9)), &positions);
+            assert!(dense > 10, "{name}: {dense} non-uniform chunks");
+        }
     }
 
     /// A device that fails mid-run (the second launch) loses no chunk: the

@@ -23,6 +23,10 @@ pub const MAX_DEPTH: usize = 12;
 pub const BUNDLED: &[(&str, &str)] = &[
     ("classic", include_str!("../../assets/worldgen/classic.ron")),
     ("archipelago", include_str!("../../assets/worldgen/archipelago.ron")),
+    ("alpine", include_str!("../../assets/worldgen/alpine.ron")),
+    ("canyons", include_str!("../../assets/worldgen/canyons.ron")),
+    ("plateaus", include_str!("../../assets/worldgen/plateaus.ron")),
+    ("glacial", include_str!("../../assets/worldgen/glacial.ron")),
 ];
 
 #[derive(Debug, thiserror::Error)]
