@@ -956,6 +956,18 @@ mod tests {
         BUNDLED[0].1.to_string()
     }
 
+    /// Each case edits `base` once (from → to) and must be refused, naming
+    /// the field and the reason.
+    fn assert_each_breaks(base: &str, cases: &[(&str, &str, &str, &str)]) {
+        for (from, to, field, reason) in cases {
+            assert!(base.contains(from), "test setup: `{from}` not in the preset");
+            let e = error_of(&base.replacen(from, to, 1));
+            assert!(e.contains(&format!("field `{field}`")), "expected field {field}: {e}");
+            assert!(e.contains(reason), "expected reason {reason}: {e}");
+            assert!(e.contains("test.ron"), "{e}");
+        }
+    }
+
     fn error_of(text: &str) -> String {
         match Preset::parse(text, "test.ron") {
             Ok(_) => panic!("preset unexpectedly valid"),
@@ -1017,14 +1029,7 @@ mod tests {
                 "finite",
             ),
         ];
-        for (from, to, field, reason) in cases {
-            let text = classic_text();
-            assert!(text.contains(from), "test setup: `{from}` not in classic");
-            let e = error_of(&text.replacen(from, to, 1));
-            assert!(e.contains(&format!("field `{field}`")), "expected field {field}: {e}");
-            assert!(e.contains(reason), "expected reason {reason}: {e}");
-            assert!(e.contains("test.ron"), "{e}");
-        }
+        assert_each_breaks(&classic_text(), &cases);
     }
 
     /// The new kinds' rules, each broken once in a preset that uses them.
@@ -1062,12 +1067,7 @@ mod tests {
                 "not a node declared before",
             ),
         ];
-        for (from, to, field, reason) in cases {
-            assert!(base.contains(from), "test setup: `{from}` not in every_kind.ron");
-            let e = error_of(&base.replacen(from, to, 1));
-            assert!(e.contains(&format!("field `{field}`")), "expected field {field}: {e}");
-            assert!(e.contains(reason), "expected reason {reason}: {e}");
-        }
+        assert_each_breaks(base, &cases);
         Preset::parse(base, "every_kind.ron").expect("the unbroken preset loads");
     }
 
