@@ -1,10 +1,65 @@
 //! The game menu (Esc): resume, start a new world with a seed and a
-//! preset, or reopen a recent one. The menu only chooses; the app saves the
-//! world being left and opens the next (`app.rs`).
+//! preset (with a map of it, as `blockworld map` draws it), or reopen a
+//! recent one. The menu only chooses; the app saves the world being left
+//! and opens the next (`app.rs`).
 
+use crate::map::{self, Layer, MapOptions};
 use crate::save::recent;
-use crate::worldgen::preset::BUNDLED;
+use crate::worldgen::preset::{Preset, BUNDLED};
+use crate::worldgen::WorldGen;
 use std::path::{Path, PathBuf};
+
+/// The preview covers this many blocks around the origin (where worlds
+/// spawn), one pixel every [`PREVIEW_SCALE`] blocks: 128 pixels, a few
+/// milliseconds of column samples, so it can follow the typing.
+pub const PREVIEW_BLOCKS: u32 = 4096;
+pub const PREVIEW_SCALE: u32 = 32;
+
+/// The map of the seed and preset in the form, redrawn when either changes.
+#[derive(Default)]
+pub struct MapPreview {
+    /// The (seed text, preset) it shows.
+    key: Option<(String, String)>,
+    texture: Option<egui::TextureHandle>,
+    note: Option<String>,
+}
+
+impl MapPreview {
+    /// Brings the preview up to date with the form.
+    fn update(&mut self, ctx: &egui::Context, seed: &str, preset: &str) {
+        let key = (seed.trim().to_string(), preset.to_string());
+        if self.key.as_ref() == Some(&key) {
+            return;
+        }
+        self.key = Some(key);
+        self.texture = None;
+        self.note = None;
+        if seed.trim().is_empty() {
+            self.note = Some("type a seed to see its map".into());
+            return;
+        }
+        let world = match Preset::load(preset) {
+            Ok(p) => WorldGen::new(p, seed_from_text(seed)),
+            Err(e) => {
+                self.note = Some(e.to_string());
+                return;
+            }
+        };
+        let opts = MapOptions { center: [0, 0], size: PREVIEW_BLOCKS, scale: PREVIEW_SCALE, layer: Layer::Shaded };
+        match map::render(&world, &opts) {
+            Ok(m) => {
+                let image = egui::ColorImage::from_rgb([m.width as usize, m.height as usize], &m.rgb);
+                self.texture = Some(ctx.load_texture("world-preview", image, egui::TextureOptions::NEAREST));
+            }
+            Err(e) => self.note = Some(e.to_string()),
+        }
+    }
+
+    /// The preview's size in pixels, once drawn.
+    pub fn size(&self) -> Option<[usize; 2]> {
+        self.texture.as_ref().map(|t| t.size())
+    }
+}
 
 /// What the player picked in the menu.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -21,6 +76,7 @@ pub struct WorldMenu {
     pub preset: String,
     pub error: Option<String>,
     recent: Vec<PathBuf>,
+    pub preview: MapPreview,
 }
 
 impl Default for WorldMenu {
@@ -31,6 +87,7 @@ impl Default for WorldMenu {
             preset: "classic".into(),
             error: None,
             recent: Vec::new(),
+            preview: MapPreview::default(),
         }
     }
 }
@@ -109,6 +166,13 @@ impl WorldMenu {
                     note("preset", &r.response);
                     ui.end_row();
                 });
+                self.preview.update(ui.ctx(), &self.seed, &self.preset);
+                if let Some(t) = &self.preview.texture {
+                    ui.image((t.id(), egui::vec2(256.0, 256.0)))
+                        .on_hover_text(format!("{PREVIEW_BLOCKS} blocks around the spawn, north up"));
+                } else if let Some(n) = &self.preview.note {
+                    ui.label(n);
+                }
                 let r = ui.button("Create and play");
                 note("create", &r);
                 if r.clicked() {
@@ -149,6 +213,35 @@ impl WorldMenu {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The menu, drawn in a headless egui frame, shows the map of the typed
+    /// seed and preset, and redraws it only when one of them changes.
+    #[test]
+    fn the_menu_previews_the_typed_seed() {
+        let ctx = egui::Context::default();
+        let mut menu = WorldMenu::default();
+        let frame = |menu: &mut WorldMenu| {
+            let _ = ctx.run_ui(egui::RawInput::default(), |ui| {
+                menu.draw(ui.ctx(), None, &mut Vec::new());
+            });
+        };
+        frame(&mut menu);
+        assert_eq!(menu.preview.size(), None, "no seed typed: no map");
+        menu.seed = "42".into();
+        frame(&mut menu);
+        let px = (PREVIEW_BLOCKS / PREVIEW_SCALE) as usize;
+        assert_eq!(menu.preview.size(), Some([px, px]));
+        let first = menu.preview.texture.as_ref().map(|t| t.id());
+        frame(&mut menu);
+        assert_eq!(menu.preview.texture.as_ref().map(|t| t.id()), first, "same form: same texture");
+        menu.preset = "glacial".into();
+        frame(&mut menu);
+        assert_ne!(menu.preview.texture.as_ref().map(|t| t.id()), first, "another preset: a new map");
+        menu.preset = "no-such-preset".into();
+        frame(&mut menu);
+        assert_eq!(menu.preview.size(), None);
+        assert!(menu.preview.note.as_deref().is_some_and(|n| n.contains("unknown preset")), "{:?}", menu.preview.note);
+    }
 
     #[test]
     fn typed_seeds_are_numbers_or_stable_hashes() {
