@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 /// The preview covers this many blocks around the origin (where worlds
 /// spawn), one pixel every [`PREVIEW_SCALE`] blocks: 128 pixels, a few
 /// milliseconds of column samples, so it can follow the typing.
-pub const PREVIEW_BLOCKS: u32 = 4096;
-pub const PREVIEW_SCALE: u32 = 32;
+pub const PREVIEW_BLOCKS: u32 = 2048;
+pub const PREVIEW_SCALE: u32 = 16;
 
 /// The map of the seed and preset in the form, redrawn when either changes.
 #[derive(Default)]
@@ -147,32 +147,37 @@ impl WorldMenu {
                 }
                 ui.separator();
                 ui.heading("New world");
-                egui::Grid::new("new-world").num_columns(2).show(ui, |ui| {
-                    ui.label("Name");
-                    let r = ui.text_edit_singleline(&mut self.name);
-                    note("name", &r);
-                    ui.end_row();
-                    ui.label("Seed");
-                    let r = ui.add(egui::TextEdit::singleline(&mut self.seed).hint_text("blank: random"));
-                    note("seed", &r);
-                    ui.end_row();
-                    ui.label("Preset");
-                    let r =
-                        egui::ComboBox::from_id_salt("preset").selected_text(self.preset.as_str()).show_ui(ui, |ui| {
-                            for (name, _) in BUNDLED {
-                                ui.selectable_value(&mut self.preset, name.to_string(), *name);
-                            }
-                        });
-                    note("preset", &r.response);
-                    ui.end_row();
+                // The form on the left, the map of what it would create on the right.
+                ui.horizontal(|ui| {
+                    egui::Grid::new("new-world").num_columns(2).show(ui, |ui| {
+                        ui.label("Name");
+                        let r = ui.text_edit_singleline(&mut self.name);
+                        note("name", &r);
+                        ui.end_row();
+                        ui.label("Seed");
+                        let r = ui.add(egui::TextEdit::singleline(&mut self.seed).hint_text("blank: random"));
+                        note("seed", &r);
+                        ui.end_row();
+                        ui.label("Preset");
+                        let r = egui::ComboBox::from_id_salt("preset").selected_text(self.preset.as_str()).show_ui(
+                            ui,
+                            |ui| {
+                                for (name, _) in BUNDLED {
+                                    ui.selectable_value(&mut self.preset, name.to_string(), *name);
+                                }
+                            },
+                        );
+                        note("preset", &r.response);
+                        ui.end_row();
+                    });
+                    self.preview.update(ui.ctx(), &self.seed, &self.preset);
+                    if let Some(t) = &self.preview.texture {
+                        ui.image((t.id(), egui::vec2(160.0, 160.0)))
+                            .on_hover_text(format!("{PREVIEW_BLOCKS} blocks around the spawn, north up"));
+                    } else if let Some(n) = &self.preview.note {
+                        ui.label(n);
+                    }
                 });
-                self.preview.update(ui.ctx(), &self.seed, &self.preset);
-                if let Some(t) = &self.preview.texture {
-                    ui.image((t.id(), egui::vec2(256.0, 256.0)))
-                        .on_hover_text(format!("{PREVIEW_BLOCKS} blocks around the spawn, north up"));
-                } else if let Some(n) = &self.preview.note {
-                    ui.label(n);
-                }
                 let r = ui.button("Create and play");
                 note("create", &r);
                 if r.clicked() {
