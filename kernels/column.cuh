@@ -80,6 +80,7 @@ __device__ inline float bw_eval_node(const WorldParams* p, unsigned int root, fl
         case BW_NODE_FBM:
         case BW_NODE_HETERO:
         case BW_NODE_HYBRID:
+        case BW_NODE_QUILEZ:
             ret = bw_fractal(n, p->perlin_gain, f.x, f.z);
             top -= 1;
             break;

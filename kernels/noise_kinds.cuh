@@ -1,5 +1,6 @@
 // The evaluators of the noise vocabulary's newer kinds: seed 002's fractal
-// sums (fBm, heterogeneous and hybrid multifractal, each with its T_in) and
+// sums (fBm, heterogeneous and hybrid multifractal, each with its T_in, and
+// derivative-damped fBm) and
 // the one-input kinds (ExpScale's power, Normalize, Linear, the bias and
 // gain curves). Both heightmap paths, the virtual objects and the switch,
 // call these, so each kind has one CUDA evaluator.
@@ -21,8 +22,23 @@ __device__ __forceinline__ float bw_fractal(const FlatNode& n, float gain, float
     float amp = 1.0f;
     float v = 0.0f;
     float k = 0.0f;
+    float dx = 0.0f;
+    float dz = 0.0f;
     for (unsigned int j = 0; j < n.octaves; ++j) {
         unsigned int seed = n.seed + j * (unsigned int)BW_OCTAVE_SEED_STEP;
+        if (n.kind == BW_NODE_QUILEZ) {
+            // Derivative-damped: the slope summed so far damps each octave.
+            float s, sx, sz;
+            bw_perlin3_d(seed, px, pz, n.z_offset, &s, &sx, &sz);
+            s = s * gain;
+            dx = dx + sx * gain;
+            dz = dz + sz * gain;
+            v = v + (amp * s) / (1.0f + (dx * dx + dz * dz));
+            px = px * lacunarity;
+            pz = pz * lacunarity;
+            amp = amp * weight;
+            continue;
+        }
         float s = bw_perlin3(seed, px, pz, n.z_offset) * gain;
         if (n.input == BW_INPUT_RIDGED) {
             s = 1.0f - fabsf(s);

@@ -147,6 +147,7 @@ __device__ inline NoiseObject* bw_make_noise_object(const WorldParams* p, const 
     case BW_NODE_FBM:
     case BW_NODE_HETERO:
     case BW_NODE_HYBRID:
+    case BW_NODE_QUILEZ:
         return new FractalNoise(n, p->perlin_gain);
     case BW_NODE_COMBINED:
         return new CombinedNoise(built[n.children[0]], built[n.children[1]]);

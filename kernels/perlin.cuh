@@ -70,3 +70,37 @@ __device__ __forceinline__ float bw_perlin3(unsigned int seed, float x, float y,
     float r = bw_lerp(fz, a, b) * BW_SCALE_3D;
     return fminf(fmaxf(r, -1.0f), 1.0f);
 }
+
+__device__ __forceinline__ float bw_fade_d(float t) { return t * t * (t * (t * 30.0f - 60.0f) + 30.0f); }
+
+// bw_perlin3 on an integer z with its derivatives along x and y (value,
+// d/dx, d/dy); the value is bw_perlin3's, the derivatives those of the value
+// before the clamp. Twin: perlin3_d in src/worldgen/noise/perlin.rs.
+__device__ __forceinline__ void bw_perlin3_d(unsigned int seed, float x, float y, float z, float* value, float* dx,
+                                             float* dy) {
+    float tx, ty, tz;
+    int x0 = bw_lattice(x, &tx);
+    int y0 = bw_lattice(y, &ty);
+    int z0 = bw_lattice(z, &tz);
+    int x1 = (int)((unsigned int)x0 + 1u);
+    int y1 = (int)((unsigned int)y0 + 1u);
+    float ux = tx - 1.0f, uy = ty - 1.0f;
+    unsigned int i00 = bw_hash3(seed, x0, y0, z0), i10 = bw_hash3(seed, x1, y0, z0);
+    unsigned int i01 = bw_hash3(seed, x0, y1, z0), i11 = bw_hash3(seed, x1, y1, z0);
+    float g00 = bw_gradient3(i00, tx, ty, 0.0f), g10 = bw_gradient3(i10, ux, ty, 0.0f);
+    float g01 = bw_gradient3(i01, tx, uy, 0.0f), g11 = bw_gradient3(i11, ux, uy, 0.0f);
+    float fx = bw_fade(tx), fy = bw_fade(ty);
+    float dfx = bw_fade_d(tx), dfy = bw_fade_d(ty);
+    float a = bw_lerp(fx, g00, g10), b = bw_lerp(fx, g01, g11);
+    float gx00 = bw_gradient3(i00, 1.0f, 0.0f, 0.0f), gx10 = bw_gradient3(i10, 1.0f, 0.0f, 0.0f);
+    float gx01 = bw_gradient3(i01, 1.0f, 0.0f, 0.0f), gx11 = bw_gradient3(i11, 1.0f, 0.0f, 0.0f);
+    float gy00 = bw_gradient3(i00, 0.0f, 1.0f, 0.0f), gy10 = bw_gradient3(i10, 0.0f, 1.0f, 0.0f);
+    float gy01 = bw_gradient3(i01, 0.0f, 1.0f, 0.0f), gy11 = bw_gradient3(i11, 0.0f, 1.0f, 0.0f);
+    float ax = (gx00 + fx * (gx10 - gx00)) + dfx * (g10 - g00);
+    float bx = (gx01 + fx * (gx11 - gx01)) + dfx * (g11 - g01);
+    float ay = gy00 + fx * (gy10 - gy00);
+    float by = gy01 + fx * (gy11 - gy01);
+    *value = fminf(fmaxf(bw_lerp(fy, a, b) * BW_SCALE_3D, -1.0f), 1.0f);
+    *dx = (ax + fy * (bx - ax)) * BW_SCALE_3D;
+    *dy = ((ay + fy * (by - ay)) + dfy * (b - a)) * BW_SCALE_3D;
+}

@@ -213,7 +213,12 @@ mod parity {
                     inputs[rng.below(3)]
                 )
             };
-            let (node, is_normalised) = match rng.below(if normalised.is_empty() { 7 } else { 12 }) {
+            // Quilez takes no input transform: drop the last field.
+            let quilez = |rng: &mut Rng| {
+                let f = fractal(rng);
+                format!("Quilez({})", &f[..f.find(", input").unwrap_or(f.len())])
+            };
+            let (node, is_normalised) = match rng.below(if normalised.is_empty() { 8 } else { 13 }) {
                 0 => (format!("Fbm({})", fractal(rng)), false),
                 1 => (format!("Hetero({}, shift: {:?})", fractal(rng), rng.range(-0.3, 1.0)), false),
                 2 => (format!("Hybrid({}, shift: {:?})", fractal(rng), rng.range(-0.3, 1.0)), false),
@@ -251,10 +256,11 @@ mod parity {
                         false,
                     )
                 }
-                7 => (format!("Bias(source: \"{}\", b: {:?})", pick(rng, &normalised), rng.range(0.05, 0.95)), true),
-                8 => (format!("Gain(source: \"{}\", g: {:?})", pick(rng, &normalised), rng.range(0.05, 0.95)), true),
-                9 => (format!("Glacier(source: \"{}\", b: {:?})", pick(rng, &normalised), rng.range(0.05, 0.5)), true),
-                10 => (format!("Canyon(source: \"{}\", g: {:?})", pick(rng, &normalised), rng.range(0.5, 0.95)), true),
+                7 => (quilez(rng), false),
+                8 => (format!("Bias(source: \"{}\", b: {:?})", pick(rng, &normalised), rng.range(0.05, 0.95)), true),
+                9 => (format!("Gain(source: \"{}\", g: {:?})", pick(rng, &normalised), rng.range(0.05, 0.95)), true),
+                10 => (format!("Glacier(source: \"{}\", b: {:?})", pick(rng, &normalised), rng.range(0.05, 0.5)), true),
+                11 => (format!("Canyon(source: \"{}\", g: {:?})", pick(rng, &normalised), rng.range(0.5, 0.95)), true),
                 _ => (format!("Plateau(source: \"{}\", g: {:?})", pick(rng, &normalised), rng.range(0.5, 0.95)), true),
             };
             lines.push_str(&format!("        (name: \"{name}\", node: {node}),\n"));

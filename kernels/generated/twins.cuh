@@ -28,6 +28,7 @@
 #define BW_NODE_LINEAR 9
 #define BW_NODE_BIAS 10
 #define BW_NODE_GAIN 11
+#define BW_NODE_QUILEZ 12
 #define BW_INPUT_RIDGED 1
 #define BW_INPUT_BILLOW 2
 #define BW_NODE_SLOTS 4

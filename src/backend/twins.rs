@@ -211,6 +211,7 @@ pub fn constants() -> Vec<(&'static str, i64)> {
         ("BW_NODE_LINEAR", params::NODE_LINEAR as i64),
         ("BW_NODE_BIAS", params::NODE_BIAS as i64),
         ("BW_NODE_GAIN", params::NODE_GAIN as i64),
+        ("BW_NODE_QUILEZ", params::NODE_QUILEZ as i64),
         ("BW_INPUT_RIDGED", params::INPUT_RIDGED as i64),
         ("BW_INPUT_BILLOW", params::INPUT_BILLOW as i64),
         ("BW_NODE_SLOTS", params::NODE_SLOTS as i64),

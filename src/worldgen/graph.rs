@@ -10,7 +10,7 @@ use super::noise::lanes::Lanes;
 use super::noise_kinds;
 use super::params::{
     FlatNode, WorldParams, FIELD_COUNT, NODE_BASIC, NODE_COMBINED, NODE_DISTORT, NODE_EXPSCALE, NODE_FBM, NODE_HETERO,
-    NODE_HYBRID, NODE_OCTAVE, SLOT_SCALE, SLOT_STRENGTH,
+    NODE_HYBRID, NODE_OCTAVE, NODE_QUILEZ, SLOT_SCALE, SLOT_STRENGTH,
 };
 use super::preset::MAX_DEPTH;
 
@@ -151,7 +151,9 @@ fn emit(params: &WorldParams, node: usize, ops: &mut Vec<Op>) {
         NODE_OCTAVE => {
             ops.push(Op::Octave { seed: n.seed, z_offset: n.z_offset, octaves: n.octaves, gain: params.perlin_gain })
         }
-        NODE_FBM | NODE_HETERO | NODE_HYBRID => ops.push(Op::Fractal { node: n, gain: params.perlin_gain }),
+        NODE_FBM | NODE_HETERO | NODE_HYBRID | NODE_QUILEZ => {
+            ops.push(Op::Fractal { node: n, gain: params.perlin_gain })
+        }
         NODE_COMBINED => {
             emit(params, child(1), ops);
             ops.push(Op::ShiftX);

@@ -1,6 +1,6 @@
 //! The evaluators of the noise vocabulary's newer kinds, generic over lanes:
 //! seed 002's fractal sums (fBm, heterogeneous and hybrid multifractal, each
-//! with its T_in) and the one-input kinds (ExpScale's power, Normalize,
+//! with its T_in, and derivative-damped fBm) and the one-input kinds (ExpScale's power, Normalize,
 //! Linear, the bias and gain curves). [`super::graph`] calls them from its
 //! stack program. CUDA twin: `kernels/noise_kinds.cuh`, the same operations
 //! in the same order, held bit-identical by the parity tests.
@@ -11,8 +11,8 @@
 use super::noise::lanes::Lanes;
 use super::params::{
     FlatNode, INPUT_BILLOW, INPUT_RIDGED, NODE_BIAS, NODE_EXPSCALE, NODE_GAIN, NODE_HETERO, NODE_HYBRID, NODE_LINEAR,
-    NODE_NORMALIZE, OCTAVE_SEED_STEP, SLOT_ADD, SLOT_EXPONENT, SLOT_EXPONENT_HIGH, SLOT_FREQUENCY, SLOT_INV_SPAN,
-    SLOT_LACUNARITY, SLOT_LOW, SLOT_MUL, SLOT_SHIFT, SLOT_WEIGHT,
+    NODE_NORMALIZE, NODE_QUILEZ, OCTAVE_SEED_STEP, SLOT_ADD, SLOT_EXPONENT, SLOT_EXPONENT_HIGH, SLOT_FREQUENCY,
+    SLOT_INV_SPAN, SLOT_LACUNARITY, SLOT_LOW, SLOT_MUL, SLOT_SHIFT, SLOT_WEIGHT,
 };
 
 /// Σ over octaves of w^j·T_in(N(frequency·λ^j·p)), summed the kind's way;
@@ -27,8 +27,21 @@ pub fn fractal<L: Lanes>(n: &FlatNode, gain: f32, x: L, z: L) -> L {
     let mut amp = 1.0f32;
     let mut v = x.splat(0.0);
     let mut k = v;
+    let (mut dx, mut dz) = (v, v);
     for j in 0..n.octaves {
         let seed = n.seed.wrapping_add(j.wrapping_mul(OCTAVE_SEED_STEP));
+        if n.kind == NODE_QUILEZ {
+            // Derivative-damped: the slope summed so far damps each octave.
+            let (s, sx, sz) = L::perlin3_d(seed, px, pz, zo);
+            let s = s.mul(g);
+            dx = dx.add(sx.mul(g));
+            dz = dz.add(sz.mul(g));
+            v = v.add(x.splat(amp).mul(s).div(one.add(dx.mul(dx).add(dz.mul(dz)))));
+            px = px.mul(lacunarity);
+            pz = pz.mul(lacunarity);
+            amp *= n.slots[SLOT_WEIGHT];
+            continue;
+        }
         let s = L::perlin3(seed, px, pz, zo).mul(g);
         let s = match n.input {
             INPUT_RIDGED => one.sub(s.abs()),
@@ -190,6 +203,54 @@ mod tests {
                 let want = reference(kind, x as f64, z as f64);
                 assert!((got - want).abs() < 2e-4, "{kind:?} at ({x}, {z}): {got} against {want}");
             }
+        }
+    }
+
+    /// Perlin's analytic derivatives against central differences of the
+    /// value, and the value against perlin3 itself.
+    #[test]
+    fn perlin_derivatives_match_finite_differences() {
+        let seed = 0xBEEF;
+        let h = 1e-2f64;
+        let value = |x: f64, y: f64| perlin3(&SeededHash(seed), x as f32, y as f32, 96.0) as f64;
+        for k in 0..400 {
+            let (x, y) = ((k as f64 * 0.618034) % 1.0 * 40.0 - 20.0, (k as f64 * 0.754878) % 1.0 * 40.0 - 20.0);
+            let (v, dx, dy) = crate::worldgen::noise::perlin::perlin3_d(seed, x as f32, y as f32, 96.0);
+            assert_eq!(v, perlin3(&SeededHash(seed), x as f32, y as f32, 96.0), "value at ({x}, {y})");
+            if v.abs() > 0.99 {
+                continue; // near the clamp the value stops following the derivative
+            }
+            let fdx = (value(x + h, y) - value(x - h, y)) / (2.0 * h);
+            let fdy = (value(x, y + h) - value(x, y - h)) / (2.0 * h);
+            assert!((dx as f64 - fdx).abs() < 0.02, "d/dx at ({x}, {y}): {dx} against {fdx}");
+            assert!((dy as f64 - fdy).abs() < 0.02, "d/dy at ({x}, {y}): {dy} against {fdy}");
+        }
+    }
+
+    /// The derivative-damped sum written out: d accumulates the octaves'
+    /// slopes (each in its own coordinates), v += w^j·N_j / (1 + |d|²).
+    #[test]
+    fn quilez_sum_matches_its_formula() {
+        let kind = NodeKind::Quilez { octaves: 6, offset: 9, lacunarity: 2.0, h: 1.0, frequency: 0.37 };
+        let n = flat(&kind);
+        for (x, z) in [(0.3f32, 0.7f32), (3.7, -2.2), (-11.25, 5.5), (17.9, 23.1)] {
+            let (mut v, mut dx, mut dz) = (0.0f64, 0.0f64, 0.0f64);
+            for j in 0..6u32 {
+                let f = 0.37f64 * 2f64.powi(j as i32);
+                let seed = n.seed.wrapping_add(j.wrapping_mul(OCTAVE_SEED_STEP));
+                let (s, sx, sz) = crate::worldgen::noise::perlin::perlin3_d(
+                    seed,
+                    (x as f64 * f) as f32,
+                    (z as f64 * f) as f32,
+                    n.z_offset,
+                );
+                let g = GAIN as f64;
+                dx += sx as f64 * g;
+                dz += sz as f64 * g;
+                v += 0.5f64.powi(j as i32) * s as f64 * g / (1.0 + dx * dx + dz * dz);
+            }
+            let got = fractal::<f32>(&n, GAIN, x, z) as f64;
+            assert!((got - v).abs() < 2e-4, "at ({x}, {z}): {got} against {v}");
         }
     }
 

@@ -28,6 +28,8 @@ pub const NODE_LINEAR: u32 = 9;
 pub const NODE_BIAS: u32 = 10;
 /// Gain, canyon and plateau: two bias exponents, below and above ½.
 pub const NODE_GAIN: u32 = 11;
+/// Derivative-damped ("Quilez") fBm: a fractal sum like NODE_FBM.
+pub const NODE_QUILEZ: u32 = 12;
 
 /// T_in codes of [`FlatNode::input`].
 pub const INPUT_PLAIN: u32 = 0;
@@ -412,6 +414,9 @@ pub(crate) fn flatten_node(node: &NodeKind, seed: u64, child: &dyn Fn(&str) -> i
         }
         NodeKind::Hybrid { octaves, offset, lacunarity, h, frequency, input, shift } => {
             fractal(NODE_HYBRID, *octaves, *offset, *lacunarity, *h, *frequency, *input, *shift)
+        }
+        NodeKind::Quilez { octaves, offset, lacunarity, h, frequency } => {
+            fractal(NODE_QUILEZ, *octaves, *offset, *lacunarity, *h, *frequency, Input::Plain, 0.0)
         }
         NodeKind::Combined { source, offset_by } => {
             FlatNode { kind: NODE_COMBINED, children: [child(source), child(offset_by), -1], ..FlatNode::default() }

@@ -105,6 +105,21 @@ pub enum NodeKind {
         input: Input,
         shift: f32,
     },
+    /// Derivative-damped ("Quilez") fBm: with d the sum of the octaves'
+    /// slopes so far, `Σ w^j·N_j / (1 + |d|²)`: steep ground stays smooth,
+    /// detail gathers on flats and ridges, like eroded terrain. The slopes
+    /// are Perlin's analytic derivatives, each octave's in its own
+    /// coordinates (as Quilez sums them).
+    Quilez {
+        octaves: u32,
+        offset: u32,
+        #[serde(default = "two")]
+        lacunarity: f32,
+        #[serde(default = "one")]
+        h: f32,
+        #[serde(default = "one")]
+        frequency: f32,
+    },
     /// Domain distortion (T_pre): `source(x + strength·by.0(p), z + strength·by.1(p))`.
     Distort { source: String, by: (String, String), strength: f32 },
     /// `(source − from.0) / (from.1 − from.0)`, clamped to [0, 1]: the
@@ -148,7 +163,8 @@ impl NodeKind {
             | NodeKind::Octave { .. }
             | NodeKind::Fbm { .. }
             | NodeKind::Hetero { .. }
-            | NodeKind::Hybrid { .. } => vec![],
+            | NodeKind::Hybrid { .. }
+            | NodeKind::Quilez { .. } => vec![],
             NodeKind::Combined { source, offset_by } => vec![("source", source), ("offset_by", offset_by)],
             NodeKind::Distort { source, by, .. } => vec![("source", source), ("by.0", &by.0), ("by.1", &by.1)],
             NodeKind::ExpScale { source, .. }
@@ -582,7 +598,8 @@ impl Preset {
                     }
                 }
                 NodeKind::Octave { octaves, offset } => octave_rule(*octaves, *offset)?,
-                NodeKind::Fbm { octaves, offset, lacunarity, h, frequency, .. } => {
+                NodeKind::Fbm { octaves, offset, lacunarity, h, frequency, .. }
+                | NodeKind::Quilez { octaves, offset, lacunarity, h, frequency } => {
                     fractal_rule(*octaves, *offset, *lacunarity, *h, *frequency)?
                 }
                 NodeKind::Hetero { octaves, offset, lacunarity, h, frequency, shift, .. }

@@ -28,6 +28,8 @@ pub trait Lanes: Copy {
     /// `below` in the lanes where self < t, else `above`.
     fn select_below(self, t: f32, below: Self, above: Self) -> Self;
     fn perlin3(seed: u32, x: Self, y: Self, z: Self) -> Self;
+    /// `perlin::perlin3_d`: the value and its derivatives along x and y.
+    fn perlin3_d(seed: u32, x: Self, y: Self, z: Self) -> (Self, Self, Self);
 }
 
 impl Lanes for f32 {
@@ -83,5 +85,9 @@ impl Lanes for f32 {
     #[inline(always)]
     fn perlin3(seed: u32, x: Self, y: Self, z: Self) -> Self {
         perlin::perlin3(&perlin::SeededHash(seed), x, y, z)
+    }
+    #[inline(always)]
+    fn perlin3_d(seed: u32, x: Self, y: Self, z: Self) -> (Self, Self, Self) {
+        perlin::perlin3_d(seed, x, y, z)
     }
 }
