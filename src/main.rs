@@ -162,6 +162,11 @@ enum Command {
         /// Also print biome shares and height statistics as JSON.
         #[arg(long)]
         json: bool,
+        /// The engine that makes the heightmaps (default: the CPU, which at
+        /// coarse scales samples only the columns shown). Every engine draws
+        /// the same map.
+        #[arg(long, value_enum)]
+        backend: Option<BackendKind>,
     },
     /// Benchmarks.
     Bench {
@@ -451,10 +456,11 @@ fn run() -> Result<()> {
             }
             Ok(())
         }
-        Some(Command::Map { world, center, size, scale, layer, out, json }) => {
+        Some(Command::Map { world, center, size, scale, layer, out, json, backend: kind }) => {
             let w = load_world(&world)?;
             let opts = blockworld::map::MapOptions { center, size, scale, layer };
-            let map = blockworld::map::render(&w, &opts)?;
+            let engine = kind.map(|k| backend::create(k, w.clone())).transpose()?;
+            let map = blockworld::map::render_on(&w, engine.as_deref(), &opts)?;
             let png = blockworld::map::encode_png(&map).context("encoding the map")?;
             std::fs::write(&out, png).with_context(|| format!("writing {}", out.display()))?;
             if json {

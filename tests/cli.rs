@@ -189,3 +189,46 @@ fn map_writes_a_png_and_its_statistics() {
     assert_clean_failure(&run(&["map", "--size", "64", "--out", missing.to_str().unwrap()]), "writing");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Every engine draws the same map: the CPU (lone columns at coarse
+/// scales, whole heightmaps at fine ones), the emulated kernels when built,
+/// and a GPU (or the driver stand-in) when present; without one, `--backend
+/// gpu` says why.
+#[test]
+fn the_map_is_the_same_on_every_backend() {
+    let dir = std::env::temp_dir().join(format!("blockworld-map-backends-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut engines = vec![None, Some("cpu"), Some("cpu-serial")];
+    if cfg!(feature = "kernel-emulation") {
+        engines.push(Some("cuda-emulated"));
+    }
+    let gpu = blockworld::backend::cuda::probe();
+    if gpu.is_ok() {
+        engines.push(Some("gpu"));
+    }
+    for (size, scale) in [("384", "1"), ("2048", "16")] {
+        let mut pngs = Vec::new();
+        for engine in &engines {
+            let out = dir.join(format!("map-{}-{scale}.png", engine.unwrap_or("default")));
+            let mut args = vec!["map", "--seed", "11", "--center", "-900,700", "--size", size, "--scale", scale];
+            args.extend(["--out", out.to_str().unwrap()]);
+            if let Some(e) = engine {
+                args.extend(["--backend", e]);
+            }
+            let o = run(&args);
+            assert!(o.status.success(), "{engine:?}: {}", stderr(&o));
+            pngs.push((engine, std::fs::read(&out).unwrap()));
+        }
+        for (engine, png) in &pngs[1..] {
+            assert!(png == &pngs[0].1, "scale {scale}: the {engine:?} map differs from the CPU's");
+        }
+    }
+    if gpu.is_err() {
+        let out = dir.join("gpu.png");
+        assert_clean_failure(
+            &run(&["map", "--size", "64", "--backend", "gpu", "--out", out.to_str().unwrap()]),
+            "GPU unavailable",
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -311,6 +311,24 @@ mod parity {
         }
     }
 
+    /// `blockworld map` on the emulated kernels, both paths: the heights and
+    /// biomes the kernels download draw the CPU's map, pixel for pixel.
+    #[test]
+    fn the_map_from_kernel_heightmaps_is_the_cpus() {
+        use blockworld::map::{render, render_on, Layer, MapOptions};
+        let w = world(3);
+        for (size, scale) in [(320u32, 1u32), (2048, 16)] {
+            let opts = MapOptions { center: [150, -4000], size, scale, layer: Layer::Shaded };
+            let cpu = render(&w, &opts).unwrap();
+            for path in [KernelPath::Virtual, KernelPath::Switch] {
+                let engine = KernelBackend::new(EmulatedDevice::new(&w.params).with_path(path), &w);
+                let gpu = render_on(&w, Some(&engine), &opts).unwrap();
+                assert!(gpu.rgb == cpu.rgb, "{path:?}, scale {scale}: the map differs");
+                assert_eq!(gpu.stats.height_max, cpu.stats.height_max);
+            }
+        }
+    }
+
     /// Every bundled preset but classic (the tests above), both kernel paths.
     #[test]
     fn parity_with_every_other_bundled_preset() {

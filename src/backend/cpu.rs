@@ -3,6 +3,7 @@
 use super::{BackendError, BackendKind, ChunkBackend};
 use crate::world::chunk::Chunk;
 use crate::world::coords::{ChunkPos, ColumnPos};
+use crate::worldgen::heightmap::Heightmap;
 use crate::worldgen::WorldGen;
 use rayon::prelude::*;
 use std::sync::Arc;
@@ -59,5 +60,13 @@ impl ChunkBackend for CpuBackend {
         } else {
             format!("CPU, one thread, {lanes}")
         }
+    }
+
+    fn heightmaps(&self, columns: &[ColumnPos]) -> Result<Vec<Heightmap>, BackendError> {
+        Ok(if self.parallel {
+            columns.par_iter().map(|&c| self.world.compute_heightmap(c)).collect()
+        } else {
+            columns.iter().map(|&c| self.world.compute_heightmap(c)).collect()
+        })
     }
 }

@@ -567,6 +567,20 @@ impl KernelDevice for CudaDevice {
         Ok(staged[..3 * n].chunks_exact(3).map(|m| [m[0], m[1], m[2]]).collect())
     }
 
+    fn download_heightmaps(&mut self, slot: usize, n: usize) -> Result<(Vec<i32>, Vec<u8>), BackendError> {
+        let stage = "heightmap download";
+        check_batch(stage, n, MAX_BATCH_COLUMNS)?;
+        let e = device_err(stage);
+        let s =
+            self.slots.get_mut(slot).ok_or_else(|| BackendError::Device { stage, message: "no such slot".into() })?;
+        let area = n * CHUNK_AREA;
+        let (mut heights, mut biomes) = (vec![0i32; area], vec![0u8; area]);
+        // Pageable host memory: cudarc waits for the stream before returning.
+        s.stream.memcpy_dtoh(&s.heights.slice(..area), &mut heights).map_err(&e)?;
+        s.stream.memcpy_dtoh(&s.biomes.slice(..area), &mut biomes).map_err(&e)?;
+        Ok((heights, biomes))
+    }
+
     fn start_fill(&mut self, slot: usize, chunks: &[ChunkJob]) -> Result<(), BackendError> {
         let stage = "fill launch";
         let n = chunks.len();

@@ -163,6 +163,18 @@ impl KernelDevice for EmulatedDevice {
         format!("CUDA kernels emulated on the CPU ({mode}; {})", self.path.label())
     }
 
+    fn download_heightmaps(&mut self, _slot: usize, n: usize) -> Result<(Vec<i32>, Vec<u8>), BackendError> {
+        self.check_injected_failure("heightmap download")?;
+        let area = n * CHUNK_AREA;
+        match (self.heights.get(..area), self.biomes.get(..area)) {
+            (Some(h), Some(b)) => Ok((h.to_vec(), b.to_vec())),
+            _ => Err(BackendError::Device {
+                stage: "heightmap download",
+                message: format!("{n} columns were not computed"),
+            }),
+        }
+    }
+
     fn heightmaps(&mut self, _slot: usize, columns: &[ColumnJob]) -> Result<Vec<[i32; 3]>, BackendError> {
         self.check_injected_failure("heightmap launch")?;
         let t = std::time::Instant::now();

@@ -6,7 +6,8 @@
 use super::cpu::CpuBackend;
 use super::{BackendError, BackendKind, ChunkBackend, DeviceTimings};
 use crate::world::chunk::Chunk;
-use crate::world::coords::ChunkPos;
+use crate::world::coords::{ChunkPos, ColumnPos};
+use crate::worldgen::heightmap::Heightmap;
 use std::sync::{Arc, Mutex};
 
 pub struct FallbackBackend {
@@ -64,5 +65,22 @@ impl ChunkBackend for FallbackBackend {
             Some(e) => format!("{} (device failed: {e})", self.cpu.describe()),
             None => self.primary.describe(),
         }
+    }
+
+    /// The device's heightmaps, or the CPU's once the device has failed.
+    fn heightmaps(&self, columns: &[ColumnPos]) -> Result<Vec<Heightmap>, BackendError> {
+        if self.failure().is_none() {
+            match self.primary.heightmaps(columns) {
+                Ok(maps) => return Ok(maps),
+                Err(e) => {
+                    eprintln!(
+                        "blockworld: {} backend failed: {e}. Its requests move to the CPU.",
+                        self.primary.kind().label()
+                    );
+                    *self.failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
+                }
+            }
+        }
+        self.cpu.heightmaps(columns)
     }
 }

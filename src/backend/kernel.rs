@@ -17,9 +17,10 @@ pub use super::twins::{ChunkJob, ColumnJob};
 use super::{BackendError, BackendKind, ChunkBackend, DeviceTimings};
 use crate::world::block::{BlockId, MAX_BLOCK_TYPES};
 use crate::world::chunk::{BlockCounts, Chunk, ChunkBlocks};
-use crate::world::coords::{ChunkPos, ColumnPos};
+use crate::world::coords::{ChunkPos, ColumnPos, CHUNK_AREA};
 use crate::worldgen::decorate::decoration_top;
 use crate::worldgen::fill::known_uniform;
+use crate::worldgen::heightmap::Heightmap;
 use crate::worldgen::params::WorldParams;
 use crate::worldgen::WorldGen;
 use std::collections::HashMap;
@@ -118,6 +119,9 @@ pub trait KernelDevice: Send {
     /// `slot`, keeping heightmaps and tree plans resident there for the
     /// fill. Returns [min height, max height, highest tree block] per column.
     fn heightmaps(&mut self, slot: usize, columns: &[ColumnJob]) -> Result<Vec<[i32; 3]>, BackendError>;
+    /// Copies back the heights and biomes (`CHUNK_AREA` each per column)
+    /// of the first `n` columns of `slot`'s last [`Self::heightmaps`].
+    fn download_heightmaps(&mut self, slot: usize, n: usize) -> Result<(Vec<i32>, Vec<u8>), BackendError>;
     /// Starts the fill of `chunks` on `slot`'s heightmaps and the copy back.
     fn start_fill(&mut self, slot: usize, chunks: &[ChunkJob]) -> Result<(), BackendError>;
     /// Waits for `slot`'s fill and hands each chunk's block ids
@@ -282,6 +286,26 @@ impl<D: KernelDevice> ChunkBackend for KernelBackend<D> {
         Ok(chunks)
     }
 
+    fn heightmaps(&self, columns: &[ColumnPos]) -> Result<Vec<Heightmap>, BackendError> {
+        let mut device = self.device.lock().unwrap_or_else(|e| e.into_inner());
+        let mut out = Vec::with_capacity(columns.len());
+        for batch in columns.chunks(MAX_BATCH_COLUMNS) {
+            let jobs: Vec<ColumnJob> = batch.iter().map(|c| ColumnJob { x: c.x, z: c.z }).collect();
+            let extremes = device.heightmaps(0, &jobs)?;
+            let (heights, biomes) = device.download_heightmaps(0, jobs.len())?;
+            for (k, [lo, hi, _]) in extremes.into_iter().enumerate() {
+                let (h, b) = (&heights[k * CHUNK_AREA..][..CHUNK_AREA], &biomes[k * CHUNK_AREA..][..CHUNK_AREA]);
+                out.push(Heightmap {
+                    heights: Box::new(h.try_into().map_err(|_| short("heights"))?),
+                    biomes: Box::new(b.try_into().map_err(|_| short("biomes"))?),
+                    min_height: lo,
+                    max_height: hi,
+                });
+            }
+        }
+        Ok(out)
+    }
+
     fn last_timings(&self) -> Option<DeviceTimings> {
         *self.timings.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -289,6 +313,10 @@ impl<D: KernelDevice> ChunkBackend for KernelBackend<D> {
     fn describe(&self) -> String {
         self.device.lock().unwrap_or_else(|e| e.into_inner()).describe()
     }
+}
+
+fn short(what: &str) -> BackendError {
+    BackendError::Device { stage: "heightmap download", message: format!("the device returned too few {what}") }
 }
 
 /// Nesting depth of the deepest field root of the flat graph (a leaf is 1).

@@ -20,7 +20,8 @@ pub mod service;
 pub mod twins;
 
 use crate::world::chunk::Chunk;
-use crate::world::coords::ChunkPos;
+use crate::world::coords::{ChunkPos, ColumnPos};
+use crate::worldgen::heightmap::Heightmap;
 use crate::worldgen::WorldGen;
 use std::sync::Arc;
 
@@ -103,6 +104,15 @@ pub trait ChunkBackend: Send + Sync {
     }
     /// A one-line description (device name, thread count…).
     fn describe(&self) -> String;
+    /// The heightmaps of whole chunk columns, in order, on this backend
+    /// (`blockworld map`). Backends that only make chunks refuse.
+    fn heightmaps(&self, columns: &[ColumnPos]) -> Result<Vec<Heightmap>, BackendError> {
+        let _ = columns;
+        Err(BackendError::Device {
+            stage: "heightmaps",
+            message: format!("the {} backend does not make heightmaps alone", self.kind().label()),
+        })
+    }
 }
 
 /// Creates a backend of `kind` for a world. GPU and emulated backends fail

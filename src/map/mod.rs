@@ -9,6 +9,7 @@
 
 pub mod colour;
 
+use crate::backend::{BackendError, ChunkBackend};
 use crate::world::block::BlockId;
 use crate::world::coords::{column_index, ColumnPos, CHUNK_SIZE_I64};
 use crate::worldgen::heightmap::{sample_columns, Heightmap};
@@ -49,6 +50,8 @@ pub enum MapError {
     TooLarge(u32),
     #[error("--center {0},{1} is out of the world's range (±2³⁰ blocks)")]
     OutOfRange(i64, i64),
+    #[error("the backend could not make the heightmaps: {0}")]
+    Backend(String),
 }
 
 #[derive(Clone, Debug, serde::Serialize)]
@@ -92,7 +95,14 @@ struct Sample {
 
 const WORLD_LIMIT: i64 = 1 << 30;
 
+/// [`render_on`] on the CPU, sampling lone columns at coarse scales.
 pub fn render(world: &WorldGen, opts: &MapOptions) -> Result<Map, MapError> {
+    render_on(world, None, opts)
+}
+
+/// Renders the map with the heightmaps of `backend` (any engine; whole
+/// chunk columns at every scale), or on the CPU when it is `None`.
+pub fn render_on(world: &WorldGen, backend: Option<&dyn ChunkBackend>, opts: &MapOptions) -> Result<Map, MapError> {
     if opts.size == 0 {
         return Err(MapError::EmptySize);
     }
@@ -113,10 +123,10 @@ pub fn render(world: &WorldGen, opts: &MapOptions) -> Result<Map, MapError> {
     let block = |i: usize, j: usize| {
         [origin[0] + (i * opts.scale as usize) as i64, origin[1] + (j * opts.scale as usize) as i64]
     };
-    let samples = if opts.scale >= SPARSE_FROM_SCALE {
-        sample_sparse(world, w + 1, h + 1, block)
-    } else {
-        sample(world, w + 1, h + 1, block)
+    let samples = match backend {
+        Some(b) => sample(w + 1, h + 1, block, &|c: &[ColumnPos]| b.heightmaps(c))?,
+        None if opts.scale >= SPARSE_FROM_SCALE => sample_sparse(world, w + 1, h + 1, block),
+        None => sample(w + 1, h + 1, block, &|c: &[ColumnPos]| Ok(cpu_heightmaps(world, c)))?,
     };
     let at = |i: usize, j: usize| samples[j * (w + 1) + i];
 
@@ -204,10 +214,21 @@ fn sample_sparse(world: &WorldGen, w: usize, h: usize, block: impl Fn(usize, usi
         .collect()
 }
 
+fn cpu_heightmaps(world: &WorldGen, columns: &[ColumnPos]) -> Vec<Heightmap> {
+    columns.par_iter().map(|&c| world.compute_heightmap(c)).collect()
+}
+
+/// What makes the heightmaps of chunk columns: the CPU or a backend.
+type HeightmapSource<'a> = dyn Fn(&[ColumnPos]) -> Result<Vec<Heightmap>, BackendError> + Sync + 'a;
+
 /// Heights and biomes at `block(i, j)` for a `w` × `h` grid, computing
-/// each chunk column's heightmap once (on the rayon pool) and only for
-/// columns the grid touches.
-fn sample(world: &WorldGen, w: usize, h: usize, block: impl Fn(usize, usize) -> [i64; 2] + Sync) -> Vec<Sample> {
+/// each chunk column's heightmap once and only for columns the grid touches.
+fn sample(
+    w: usize,
+    h: usize,
+    block: impl Fn(usize, usize) -> [i64; 2] + Sync,
+    heightmaps: &HeightmapSource,
+) -> Result<Vec<Sample>, MapError> {
     let col_of = |b: [i64; 2]| ColumnPos {
         x: b[0].div_euclid(CHUNK_SIZE_I64) as i32,
         z: b[1].div_euclid(CHUNK_SIZE_I64) as i32,
@@ -216,8 +237,12 @@ fn sample(world: &WorldGen, w: usize, h: usize, block: impl Fn(usize, usize) -> 
         (0..h).flat_map(|j| (0..w).map(move |i| (i, j))).map(|(i, j)| col_of(block(i, j))).collect();
     columns.sort_unstable_by_key(|c| (c.z, c.x));
     columns.dedup();
-    let maps: HashMap<ColumnPos, Heightmap> = columns.par_iter().map(|&c| (c, world.compute_heightmap(c))).collect();
-    (0..h)
+    let made = heightmaps(&columns).map_err(|e| MapError::Backend(e.to_string()))?;
+    if made.len() != columns.len() {
+        return Err(MapError::Backend(format!("{} heightmaps for {} columns", made.len(), columns.len())));
+    }
+    let maps: HashMap<ColumnPos, Heightmap> = columns.into_iter().zip(made).collect();
+    Ok((0..h)
         .into_par_iter()
         .flat_map_iter(|j| {
             let (maps, block) = (&maps, &block);
@@ -229,7 +254,7 @@ fn sample(world: &WorldGen, w: usize, h: usize, block: impl Fn(usize, usize) -> 
                 Sample { h: hm.heights[k], biome: hm.biomes[k] }
             })
         })
-        .collect()
+        .collect())
 }
 
 /// Encodes a map as an RGB PNG.
@@ -279,7 +304,7 @@ mod tests {
         let origin = [-3000 - 320, 5000 - 320];
         let block = |i: usize, j: usize| [origin[0] + 5 * i as i64, origin[1] + 5 * j as i64];
         let sparse = sample_sparse(&w, 129, 129, block);
-        let dense = sample(&w, 129, 129, block);
+        let dense = sample(129, 129, block, &|c: &[ColumnPos]| Ok(cpu_heightmaps(&w, c))).expect("cpu");
         for (k, (s, d)) in sparse.iter().zip(&dense).enumerate() {
             assert_eq!((s.h, s.biome), (d.h, d.biome), "point {k}");
         }
