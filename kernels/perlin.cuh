@@ -43,19 +43,39 @@ __device__ __forceinline__ int bw_lattice(float v, float* frac) {
     return (int)c;
 }
 
+// The lattice cell of a point and the gradient indices of its four corners
+// on the near z plane, shared by bw_perlin3 and bw_perlin3_d.
+struct BwCell {
+    int x0, y0, z0, x1, y1;
+    float tx, ty, tz, ux, uy;
+    unsigned int i00, i10, i01, i11;
+};
+
+__device__ __forceinline__ BwCell bw_cell(unsigned int seed, float x, float y, float z) {
+    BwCell c;
+    c.x0 = bw_lattice(x, &c.tx);
+    c.y0 = bw_lattice(y, &c.ty);
+    c.z0 = bw_lattice(z, &c.tz);
+    c.x1 = (int)((unsigned int)c.x0 + 1u);
+    c.y1 = (int)((unsigned int)c.y0 + 1u);
+    c.ux = c.tx - 1.0f;
+    c.uy = c.ty - 1.0f;
+    c.i00 = bw_hash3(seed, c.x0, c.y0, c.z0);
+    c.i10 = bw_hash3(seed, c.x1, c.y0, c.z0);
+    c.i01 = bw_hash3(seed, c.x0, c.y1, c.z0);
+    c.i11 = bw_hash3(seed, c.x1, c.y1, c.z0);
+    return c;
+}
+
 __device__ __forceinline__ float bw_perlin3(unsigned int seed, float x, float y, float z) {
-    float tx, ty, tz;
-    int x0 = bw_lattice(x, &tx);
-    int y0 = bw_lattice(y, &ty);
-    int z0 = bw_lattice(z, &tz);
-    int x1 = (int)((unsigned int)x0 + 1u);
-    int y1 = (int)((unsigned int)y0 + 1u);
-    int z1 = (int)((unsigned int)z0 + 1u);
-    float ux = tx - 1.0f, uy = ty - 1.0f, uz = tz - 1.0f;
-    float g000 = bw_gradient3(bw_hash3(seed, x0, y0, z0), tx, ty, tz);
-    float g100 = bw_gradient3(bw_hash3(seed, x1, y0, z0), ux, ty, tz);
-    float g010 = bw_gradient3(bw_hash3(seed, x0, y1, z0), tx, uy, tz);
-    float g110 = bw_gradient3(bw_hash3(seed, x1, y1, z0), ux, uy, tz);
+    BwCell c = bw_cell(seed, x, y, z);
+    int x0 = c.x0, y0 = c.y0, x1 = c.x1, y1 = c.y1;
+    int z1 = (int)((unsigned int)c.z0 + 1u);
+    float tx = c.tx, ty = c.ty, tz = c.tz, ux = c.ux, uy = c.uy, uz = tz - 1.0f;
+    float g000 = bw_gradient3(c.i00, tx, ty, tz);
+    float g100 = bw_gradient3(c.i10, ux, ty, tz);
+    float g010 = bw_gradient3(c.i01, tx, uy, tz);
+    float g110 = bw_gradient3(c.i11, ux, uy, tz);
     float fx = bw_fade(tx), fy = bw_fade(ty);
     float a = bw_lerp(fy, bw_lerp(fx, g000, g100), bw_lerp(fx, g010, g110));
     // On an integer z the z interpolation returns `a`: skip the far corners
@@ -78,15 +98,9 @@ __device__ __forceinline__ float bw_fade_d(float t) { return t * t * (t * (t * 3
 // before the clamp. Twin: perlin3_d in src/worldgen/noise/perlin.rs.
 __device__ __forceinline__ void bw_perlin3_d(unsigned int seed, float x, float y, float z, float* value, float* dx,
                                              float* dy) {
-    float tx, ty, tz;
-    int x0 = bw_lattice(x, &tx);
-    int y0 = bw_lattice(y, &ty);
-    int z0 = bw_lattice(z, &tz);
-    int x1 = (int)((unsigned int)x0 + 1u);
-    int y1 = (int)((unsigned int)y0 + 1u);
-    float ux = tx - 1.0f, uy = ty - 1.0f;
-    unsigned int i00 = bw_hash3(seed, x0, y0, z0), i10 = bw_hash3(seed, x1, y0, z0);
-    unsigned int i01 = bw_hash3(seed, x0, y1, z0), i11 = bw_hash3(seed, x1, y1, z0);
+    BwCell c = bw_cell(seed, x, y, z);
+    float tx = c.tx, ty = c.ty, ux = c.ux, uy = c.uy;
+    unsigned int i00 = c.i00, i10 = c.i10, i01 = c.i01, i11 = c.i11;
     float g00 = bw_gradient3(i00, tx, ty, 0.0f), g10 = bw_gradient3(i10, ux, ty, 0.0f);
     float g01 = bw_gradient3(i01, tx, uy, 0.0f), g11 = bw_gradient3(i11, ux, uy, 0.0f);
     float fx = bw_fade(tx), fy = bw_fade(ty);

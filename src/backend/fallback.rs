@@ -21,6 +21,27 @@ impl FallbackBackend {
         Self { primary, cpu, failure: Mutex::new(None) }
     }
 
+    /// Runs `work` on the device until it first fails, then (that request
+    /// included) on the CPU for good.
+    fn on_device_or_cpu<T>(
+        &self,
+        work: impl Fn(&dyn ChunkBackend) -> Result<T, BackendError>,
+    ) -> Result<T, BackendError> {
+        if self.failure().is_none() {
+            match work(&*self.primary) {
+                Ok(v) => return Ok(v),
+                Err(e) => {
+                    eprintln!(
+                        "blockworld: {} backend failed: {e}. Its requests move to the CPU.",
+                        self.primary.kind().label()
+                    );
+                    *self.failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
+                }
+            }
+        }
+        work(&self.cpu)
+    }
+
     /// Why the device was abandoned, if it was.
     pub fn failure(&self) -> Option<BackendError> {
         self.failure.lock().unwrap_or_else(|e| e.into_inner()).clone()
@@ -37,19 +58,7 @@ impl ChunkBackend for FallbackBackend {
     }
 
     fn generate(&self, positions: &[ChunkPos]) -> Result<Vec<Chunk>, BackendError> {
-        if self.failure().is_none() {
-            match self.primary.generate(positions) {
-                Ok(chunks) => return Ok(chunks),
-                Err(e) => {
-                    eprintln!(
-                        "blockworld: {} backend failed: {e}. Its requests move to the CPU.",
-                        self.primary.kind().label()
-                    );
-                    *self.failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
-                }
-            }
-        }
-        self.cpu.generate(positions)
+        self.on_device_or_cpu(|b| b.generate(positions))
     }
 
     fn last_timings(&self) -> Option<DeviceTimings> {
@@ -69,18 +78,6 @@ impl ChunkBackend for FallbackBackend {
 
     /// The device's heightmaps, or the CPU's once the device has failed.
     fn heightmaps(&self, columns: &[ColumnPos]) -> Result<Vec<Heightmap>, BackendError> {
-        if self.failure().is_none() {
-            match self.primary.heightmaps(columns) {
-                Ok(maps) => return Ok(maps),
-                Err(e) => {
-                    eprintln!(
-                        "blockworld: {} backend failed: {e}. Its requests move to the CPU.",
-                        self.primary.kind().label()
-                    );
-                    *self.failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
-                }
-            }
-        }
-        self.cpu.heightmaps(columns)
+        self.on_device_or_cpu(|b| b.heightmaps(columns))
     }
 }
