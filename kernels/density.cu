@@ -77,7 +77,7 @@ extern "C" __global__ void __launch_bounds__(BW_DENSITY_THREADS)
         }
     }
     __syncthreads();
-    // Per-axis partial products g_c[axis]·(f − c_axis) and fades.
+    // Partial products g_c[axis]·(f − c_axis) along x and z, and fades.
     if (work && cooperative) {
         for (unsigned int e = tid; e < BW_MAX_CAVE_NOISES * BW_MAX_CAVE_OCTAVES * 3u * 8u * BW_GROUP;
              e += BW_DENSITY_THREADS) {
@@ -90,7 +90,8 @@ extern "C" __global__ void __launch_bounds__(BW_DENSITY_THREADS)
             const int origin = axis == 0u ? ox : (axis == 1u ? oy : oz);
             const float f = bw_cell_fraction(origin + (int)at, shift);
             const float corner = (float)((c >> axis) & 1u);
-            s_part[n][o][axis][c][at] = s_grad[n][o][c][axis] * (f - corner);
+            // y needs no partials: the blend takes the y gradient and fraction.
+            if (axis != 1u) s_part[n][o][axis][c][at] = s_grad[n][o][c][axis] * (f - corner);
             if (c == 0u) s_fade[n][o][axis][at] = bw_fade(f);
         }
     }
@@ -105,9 +106,13 @@ extern "C" __global__ void __launch_bounds__(BW_DENSITY_THREADS)
             for (unsigned int o = 0; o < nz.octaves && o < BW_MAX_CAVE_OCTAVES; ++o) {
                 float value;
                 if (cooperative) {
-                    float d[8];
-                    for (int c = 0; c < 8; ++c) d[c] = (s_part[n][o][0][c][i] + s_part[n][o][1][c][j]) + s_part[n][o][2][c][k];
-                    value = bw_blend(d, s_fade[n][o][0][i], s_fade[n][o][1][j], s_fade[n][o][2][k]);
+                    float pxz[8], gy[8];
+                    for (int c = 0; c < 8; ++c) {
+                        pxz[c] = s_part[n][o][0][c][i] + s_part[n][o][2][c][k];
+                        gy[c] = s_grad[n][o][c][1];
+                    }
+                    value = bw_blend(pxz, gy, bw_cell_fraction(oy + (int)j, nz.shift_y - o), s_fade[n][o][0][i],
+                                     s_fade[n][o][1][j], s_fade[n][o][2][k]);
                 } else {
                     value = bw_octave_at(bw_octave_seed(nz.seed, o), nz.shift_xz - o, nz.shift_y - o, ox + (int)i,
                                          oy + (int)j, oz + (int)k);

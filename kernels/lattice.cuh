@@ -41,14 +41,21 @@ __device__ __forceinline__ unsigned int bw_octave_seed(unsigned int seed, unsign
     return seed + o * (unsigned int)BW_OCTAVE_SEED_STEP;
 }
 
-// The trilinear blend of the corner values (bit 0: +x, bit 1: +y, bit 2:
-// +z): along x, then y, then z, with Perlin's own lerp (perlin.cuh).
-__device__ __forceinline__ float bw_blend(const float d[8], float u, float v, float w) {
-    const float a00 = bw_lerp(u, d[0], d[1]);
-    const float a10 = bw_lerp(u, d[2], d[3]);
-    const float a01 = bw_lerp(u, d[4], d[5]);
-    const float a11 = bw_lerp(u, d[6], d[7]);
-    return bw_lerp(w, bw_lerp(v, a00, a10), bw_lerp(v, a01, a11));
+// One face's values blended along x (fade u), then z (fade w); the face's
+// corners in blend order.
+__device__ __forceinline__ float bw_face(const float d[8], int c0, int c1, int c2, int c3, float u, float w) {
+    return bw_lerp(w, bw_lerp(u, d[c0], d[c1]), bw_lerp(u, d[c2], d[c3]));
+}
+
+// The trilinear blend of a block's corner dot products (bit 0: +x, bit 1:
+// +y, bit 2: +z), given as each corner's x + z part pxz and y gradient gy:
+// the bottom face blends to k_b + g_b·fy, the top face to k_t + g_t·(fy − 1),
+// then y blends the two (the Rust twin explains why), with Perlin's own
+// lerp (perlin.cuh).
+__device__ __forceinline__ float bw_blend(const float pxz[8], const float gy[8], float fy, float u, float v, float w) {
+    const float bottom = bw_face(pxz, 0, 1, 4, 5, u, w) + bw_face(gy, 0, 1, 4, 5, u, w) * fy;
+    const float top = bw_face(pxz, 2, 3, 6, 7, u, w) + bw_face(gy, 2, 3, 6, 7, u, w) * (fy - 1.0f);
+    return bw_lerp(v, bottom, top);
 }
 
 // One block's octave value with its own cell and eight corner hashes (seed
@@ -58,12 +65,13 @@ __device__ __forceinline__ float bw_octave_at(unsigned int seed, unsigned int sh
     const int cx = bw_cell_index(x, shift_xz), cy = bw_cell_index(y, shift_y), cz = bw_cell_index(z, shift_xz);
     const float fx = bw_cell_fraction(x, shift_xz), fy = bw_cell_fraction(y, shift_y),
                 fz = bw_cell_fraction(z, shift_xz);
-    float d[8];
+    float pxz[8], gy[8];
     for (int c = 0; c < 8; ++c) {
         const int ox = c & 1, oy = (c >> 1) & 1, oz = (c >> 2) & 1;
         float g[3];
         bw_gradient(bw_corner_hash(seed, cx + ox, cy + oy, cz + oz), g);
-        d[c] = (g[0] * (fx - (float)ox) + g[1] * (fy - (float)oy)) + g[2] * (fz - (float)oz);
+        pxz[c] = g[0] * (fx - (float)ox) + g[2] * (fz - (float)oz);
+        gy[c] = g[1];
     }
-    return bw_blend(d, bw_fade(fx), bw_fade(fy), bw_fade(fz));
+    return bw_blend(pxz, gy, fy, bw_fade(fx), bw_fade(fy), bw_fade(fz));
 }

@@ -64,6 +64,13 @@ void bw_emu_fill(const WorldParams* params, const ChunkJob* jobs, unsigned int c
 
 unsigned int bw_emu_sizeof_noise_object_ptr() { return sizeof(NoiseObject*); }
 
+// One block's cave octave as the naive kernel path computes it, for the
+// value-level parity test (the kernels' outputs are masks, which hide
+// rounding differences unless a value sits on a threshold).
+float bw_emu_octave_at(unsigned int seed, unsigned int shift_xz, unsigned int shift_y, int x, int y, int z) {
+    return bw_octave_at(seed, shift_xz, shift_y, x, y, z);
+}
+
 #if defined(BW_EMU_THREADS)
 // Self-test of the race detection: a shared-memory exchange between
 // neighbouring threads, with or without the barrier that orders it.

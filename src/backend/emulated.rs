@@ -49,6 +49,7 @@ extern "C" {
         caves: *mut u8,
         cooperative: u32,
     );
+    fn bw_emu_octave_at(seed: u32, shift_xz: u32, shift_y: u32, x: i32, y: i32, z: i32) -> f32;
     fn bw_emu_fill(
         params: *const WorldParams,
         jobs: *const ChunkJob,
@@ -90,6 +91,13 @@ pub struct EmulatedDevice {
 // SAFETY: the object pointers are only used by the emulated kernels, under
 // LAUNCH_LOCK, and freed in Drop.
 unsafe impl Send for EmulatedDevice {}
+
+/// One block's cave octave as the kernels' naive path computes it
+/// (`bw_octave_at`), for value-level parity with the CPU.
+pub fn kernel_octave_at(seed: u32, shift_xz: u32, shift_y: u32, p: [i32; 3]) -> f32 {
+    // SAFETY: a pure function of its arguments; it touches no shared state.
+    unsafe { bw_emu_octave_at(seed, shift_xz, shift_y, p[0], p[1], p[2]) }
+}
 
 impl EmulatedDevice {
     pub fn new(params: &WorldParams) -> Self {

@@ -138,56 +138,59 @@ fn accumulate(cell: &GroupCell, weight: f32, rows: u64, acc: &mut GroupRows) {
     accumulate_generic(cell, weight, rows, acc)
 }
 
-/// The portable form, lane by lane. Rust never fuses a multiply and an
-/// add, so it gives the bits of the AVX2 form.
+/// The portable form, block by block ([`lattice::blend`]). Rust never
+/// fuses a multiply and an add, so it gives the bits of the AVX2 form.
 #[inline(always)]
 fn accumulate_generic(cell: &GroupCell, weight: f32, rows: u64, acc: &mut GroupRows) {
-    let [px, py, pz] = &cell.part;
-    let v = cell.fade[1];
+    let [px, _, pz] = &cell.part;
     for r in bits(rows) {
         let (i, k) = (r % GROUP, r / GROUP);
+        let pxz: [f32; 8] = std::array::from_fn(|c| px[c][i] + pz[c][k]);
         let (u, w) = (cell.fade[0][i], cell.fade[2][k]);
         for (j, slot) in acc[r].iter_mut().enumerate() {
-            let d: [f32; 8] = std::array::from_fn(|c| (px[c][i] + py[c][j]) + pz[c][k]);
-            *slot += weight * lattice::blend(&d, u, v[j], w);
+            *slot += weight * lattice::blend(&pxz, &cell.grad_y, cell.frac_y[j], u, cell.fade[1][j], w);
         }
     }
 }
 
-/// The AVX2 form: one y run of eight blocks per vector. `px + py` is formed
-/// once per (x, corner) and reused for every z, the same sums in the same
-/// order as [`accumulate_generic`].
+/// The AVX2 form. For each z, the four face blends of [`lattice::blend`]
+/// are formed for the eight x at once (one x per lane); each y run then
+/// takes its x's lane of them and finishes its eight blocks in one vector:
+/// the same operations in the same order as [`accumulate_generic`].
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn accumulate_avx2(cell: &GroupCell, weight: f32, rows: u64, acc: &mut GroupRows) {
     use std::arch::x86_64::*;
-    let lerp = |a: __m256, b: __m256, t: __m256| _mm256_add_ps(a, _mm256_mul_ps(t, _mm256_sub_ps(b, a)));
+    let lerp = |t: __m256, a: __m256, b: __m256| _mm256_add_ps(a, _mm256_mul_ps(t, _mm256_sub_ps(b, a)));
     let weight = _mm256_set1_ps(weight);
-    let [px, py, pz] = &cell.part;
+    let [px, _, pz] = &cell.part;
     // SAFETY (loads and stores): every row is an [f32; 8].
+    let px: [__m256; 8] = std::array::from_fn(|c| _mm256_loadu_ps(px[c].as_ptr()));
+    let u = _mm256_loadu_ps(cell.fade[0].as_ptr());
     let v = _mm256_loadu_ps(cell.fade[1].as_ptr());
-    let xs = (0..GROUP).fold(0u8, |m, k| m | (rows >> (k * GROUP)) as u8);
-    let mut pxy = [[_mm256_setzero_ps(); 8]; GROUP];
-    for i in bits(xs as u64) {
-        for (c, r) in pxy[i].iter_mut().enumerate() {
-            *r = _mm256_add_ps(_mm256_set1_ps(px[c][i]), _mm256_loadu_ps(py[c].as_ptr()));
-        }
-    }
+    let fy = _mm256_loadu_ps(cell.frac_y.as_ptr());
+    let fy_top = _mm256_sub_ps(fy, _mm256_set1_ps(1.0));
+    let gy: [__m256; 8] = std::array::from_fn(|c| _mm256_set1_ps(cell.grad_y[c]));
+    let face =
+        |d: &[__m256; 8], c: [usize; 4], w: __m256| lerp(w, lerp(u, d[c[0]], d[c[1]]), lerp(u, d[c[2]], d[c[3]]));
+    let (bottom, top) = ([0, 1, 4, 5], [2, 3, 6, 7]);
     for k in 0..GROUP {
         let at_z = (rows >> (k * GROUP)) as u8;
         if at_z == 0 {
             continue;
         }
         let w = _mm256_set1_ps(cell.fade[2][k]);
-        let zc: [__m256; 8] = std::array::from_fn(|c| _mm256_set1_ps(pz[c][k]));
+        let pxz: [__m256; 8] = std::array::from_fn(|c| _mm256_add_ps(px[c], _mm256_set1_ps(pz[c][k])));
+        let kb = face(&pxz, bottom, w);
+        let gb = face(&gy, bottom, w);
+        let kt = face(&pxz, top, w);
+        let gt = face(&gy, top, w);
         for i in bits(at_z as u64) {
-            let u = _mm256_set1_ps(cell.fade[0][i]);
-            let d: [__m256; 8] = std::array::from_fn(|c| _mm256_add_ps(pxy[i][c], zc[c]));
-            let a00 = lerp(d[0], d[1], u);
-            let a10 = lerp(d[2], d[3], u);
-            let a01 = lerp(d[4], d[5], u);
-            let a11 = lerp(d[6], d[7], u);
-            let value = lerp(lerp(a00, a10, v), lerp(a01, a11, v), w);
+            let lane = _mm256_set1_epi32(i as i32);
+            let at = |x: __m256| _mm256_permutevar8x32_ps(x, lane);
+            let b = _mm256_add_ps(at(kb), _mm256_mul_ps(at(gb), fy));
+            let t = _mm256_add_ps(at(kt), _mm256_mul_ps(at(gt), fy_top));
+            let value = lerp(v, b, t);
             let slot = acc[k * GROUP + i].as_mut_ptr();
             _mm256_storeu_ps(slot, _mm256_add_ps(_mm256_loadu_ps(slot), _mm256_mul_ps(weight, value)));
         }
@@ -228,6 +231,7 @@ struct GroupOctaves {
 }
 
 impl GroupOctaves {
+    #[inline(always)]
     fn build(&mut self, n: &FlatCaveNoise, origin: [i32; 3]) {
         self.cells.clear();
         let mut weighted = [(0f32, 0f32); MAX_CAVE_OCTAVES];
@@ -356,6 +360,24 @@ fn open_bits(p: &WorldParams, y0: i64, h: i64, min_depth: i64) -> u8 {
 
 /// The blocks of a chunk that caves carve, or `None` if there are none.
 pub fn carve_mask(p: &WorldParams, pos: ChunkPos, hm: &Heightmap) -> Option<Box<CaveMask>> {
+    #[cfg(target_arch = "x86_64")]
+    if crate::worldgen::noise::perlin_avx2::available() {
+        // SAFETY: AVX2 presence was just checked.
+        return unsafe { carve_mask_avx2(p, pos, hm) };
+    }
+    carve_mask_in(p, pos, hm)
+}
+
+/// [`carve_mask`] compiled for AVX2, so the cell set-up and the bounds
+/// inlined into it use eight-lane vectors too (same operations, same bits).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn carve_mask_avx2(p: &WorldParams, pos: ChunkPos, hm: &Heightmap) -> Option<Box<CaveMask>> {
+    carve_mask_in(p, pos, hm)
+}
+
+#[inline(always)]
+fn carve_mask_in(p: &WorldParams, pos: ChunkPos, hm: &Heightmap) -> Option<Box<CaveMask>> {
     let y0 = pos.y as i64 * CHUNK_SIZE as i64;
     if !p.has_caves()
         || y0 + CHUNK_SIZE as i64 - 1 < p.cave_bottom as i64
@@ -372,6 +394,7 @@ pub fn carve_mask(p: &WorldParams, pos: ChunkPos, hm: &Heightmap) -> Option<Box<
             let column = |r: usize| (gz * GROUP + r / GROUP) * CHUNK_SIZE + gx * GROUP + r % GROUP;
             let heights: [i64; GROUP * GROUP] = std::array::from_fn(|r| hm.heights[column(r)] as i64);
             let group_top = heights.iter().copied().max().unwrap_or(i64::MIN);
+            let group_floor = heights.iter().copied().min().unwrap_or(i64::MIN);
             for gy in 0..GROUPS {
                 let origin = group_origin(pos, [gx, gy, gz]);
                 let oy = origin[1] as i64;
@@ -381,8 +404,13 @@ pub fn carve_mask(p: &WorldParams, pos: ChunkPos, hm: &Heightmap) -> Option<Box<
                 let mut built = [false; MAX_CAVE_NOISES];
                 let mut rows = [0u8; GROUP * GROUP];
                 for l in p.cave_layers() {
-                    let open: [u8; GROUP * GROUP] =
-                        std::array::from_fn(|r| open_bits(p, oy, heights[r], l.min_depth as i64));
+                    // Open bits only grow with the surface height, so if
+                    // the lowest column is open throughout, every one is.
+                    let open: [u8; GROUP * GROUP] = if open_bits(p, oy, group_floor, l.min_depth as i64) == 0xff {
+                        [0xff; GROUP * GROUP]
+                    } else {
+                        std::array::from_fn(|r| open_bits(p, oy, heights[r], l.min_depth as i64))
+                    };
                     if open.iter().all(|&b| b == 0) {
                         continue;
                     }

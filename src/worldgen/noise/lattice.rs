@@ -4,14 +4,17 @@
 //! Octave cells are powers of two no smaller than 8 blocks and aligned to
 //! the world grid, so every aligned 8×8×8 group of blocks lies inside one
 //! cell per octave. The group's eight corner gradients, and the per-axis
-//! partial products `g·(f − c)` along each of its three 8-block edges, are
-//! computed once and shared by all 512 blocks ([`GroupCell`]); a block then
-//! needs only additions and the trilinear blend. Sampling at block centres
+//! partial products `g·(f − c)` along its x and z edges, are computed once
+//! and shared by all 512 blocks ([`GroupCell`]); a block then needs only
+//! additions and the trilinear blend. Sampling at block centres
 //! (`f = (x mod cell + ½) / cell`) keeps every sample off the lattice
 //! planes, where Perlin noise is pinned to zero.
 //!
-//! The fade and the blend are Perlin's own ([`super::perlin::fade`],
-//! [`super::perlin::lerp`]). Every value is computed the same way on both engines: the corner dot
+//! The blend ([`blend`]) is Perlin's trilinear one, summed in an order that
+//! lets a y run of blocks share most of it: each face of the cell is blended
+//! along x and z first, which leaves a line in y per face. The fade and the
+//! lerp are Perlin's own ([`super::perlin::fade`], [`super::perlin::lerp`]).
+//! Every value is computed the same way on both engines: the partial
 //! products are exact (gradients are 0/±1, fractions are dyadic with few
 //! bits), the fade and the blends are single IEEE operations in a fixed
 //! order, so the cooperative and the naive evaluation give the same bits.
@@ -71,10 +74,15 @@ pub fn octave_seed(seed: u32, o: u32) -> u32 {
 pub struct GroupCell {
     pub part: [[[f32; GROUP]; 8]; 3],
     pub fade: [[f32; GROUP]; 3],
+    /// The y gradient component of each corner.
+    pub grad_y: [f32; 8],
+    /// The y fractions of the group's blocks.
+    pub frac_y: [f32; GROUP],
 }
 
 impl GroupCell {
     /// `origin` is the group's lowest block (a multiple of 8 on each axis).
+    #[inline(always)]
     pub fn new(seed: u32, shift_xz: u32, shift_y: u32, origin: [i32; 3]) -> GroupCell {
         let shifts = [shift_xz, shift_y, shift_xz];
         let mut cell = [0i32; 3];
@@ -94,22 +102,25 @@ impl GroupCell {
         let hx: [u32; 2] = std::array::from_fn(|c| mix(seed ^ (cell[0] + c as i32) as u32));
         let hxy: [u32; 4] = std::array::from_fn(|c| mix(hx[c & 1] ^ (cell[1] + (c >> 1) as i32) as u32));
         let mut part = [[[0f32; GROUP]; 8]; 3];
-        for c in 0..8 {
+        let mut grad_y = [0f32; 8];
+        for (c, gy) in grad_y.iter_mut().enumerate() {
             let corner = [c & 1, (c >> 1) & 1, (c >> 2) & 1];
             let g = gradient(mix(hxy[c & 3] ^ (cell[2] + corner[2] as i32) as u32));
+            *gy = g[1];
             for (axis, (along, fr)) in part.iter_mut().zip(&frac).enumerate() {
                 for (p, f) in along[c].iter_mut().zip(fr) {
                     *p = g[axis] * (f - corner[axis] as f32);
                 }
             }
         }
-        GroupCell { part, fade: frac.map(|axis| axis.map(fade)) }
+        GroupCell { part, fade: frac.map(|axis| axis.map(fade)), grad_y, frac_y: frac[1] }
     }
 
     /// Bounds of this octave over the whole group. Each corner's dot
     /// product is linear, so its extremes lie at the group's edges; the
     /// trilinear blend is multilinear in (corner values, fades), so its
     /// extremes lie at the vertices of their intervals.
+    #[inline(always)]
     pub fn bounds(&self) -> (f32, f32) {
         let mut d = [(0f32, 0f32); 8];
         for (c, dc) in d.iter_mut().enumerate() {
@@ -162,22 +173,37 @@ pub fn octave_at(seed: u32, shift_xz: u32, shift_y: u32, p: [i32; 3]) -> f32 {
     for axis in 0..3 {
         (cell[axis], f[axis]) = cell_of(p[axis], shifts[axis]);
     }
-    let mut d = [0f32; 8];
-    for (c, dc) in d.iter_mut().enumerate() {
+    let (mut pxz, mut gy) = ([0f32; 8], [0f32; 8]);
+    for c in 0..8 {
         let (corner, g) = corner_gradient(seed, cell, c);
-        *dc = (g[0] * (f[0] - corner[0] as f32) + g[1] * (f[1] - corner[1] as f32)) + g[2] * (f[2] - corner[2] as f32);
+        pxz[c] = g[0] * (f[0] - corner[0] as f32) + g[2] * (f[2] - corner[2] as f32);
+        gy[c] = g[1];
     }
-    blend(&d, fade(f[0]), fade(f[1]), fade(f[2]))
+    blend(&pxz, &gy, f[1], fade(f[0]), fade(f[1]), fade(f[2]))
 }
 
-/// The trilinear blend of the eight corner values: along x, then y, then z.
+/// Corners of the bottom (y = 0) and the top (y = 1) face, in blend order.
+const BOTTOM: [usize; 4] = [0, 1, 4, 5];
+const TOP: [usize; 4] = [2, 3, 6, 7];
+
+/// One face's values blended along x (fade `u`), then z (fade `w`).
 #[inline(always)]
-pub fn blend(d: &[f32; 8], u: f32, v: f32, w: f32) -> f32 {
-    let a00 = lerp(u, d[0], d[1]);
-    let a10 = lerp(u, d[2], d[3]);
-    let a01 = lerp(u, d[4], d[5]);
-    let a11 = lerp(u, d[6], d[7]);
-    lerp(w, lerp(v, a00, a10), lerp(v, a01, a11))
+pub fn face(values: &[f32; 8], corners: [usize; 4], u: f32, w: f32) -> f32 {
+    lerp(w, lerp(u, values[corners[0]], values[corners[1]]), lerp(u, values[corners[2]], values[corners[3]]))
+}
+
+/// The trilinear blend of a block's eight corner dot products, given as
+/// each corner's x + z part `pxz` (`g_x(f_x − c_x) + g_z(f_z − c_z)`) and
+/// y gradient `gy`. The bottom face blends to `k_b + g_b·f_y` and the top
+/// face to `k_t + g_t·(f_y − 1)` (the blends are linear), then y blends
+/// the two. The same value as blending the dot products x, y, z, but a y
+/// run of blocks shares the four face blends: only the last two lines
+/// are per block.
+#[inline(always)]
+pub fn blend(pxz: &[f32; 8], gy: &[f32; 8], fy: f32, u: f32, v: f32, w: f32) -> f32 {
+    let bottom = face(pxz, BOTTOM, u, w) + face(gy, BOTTOM, u, w) * fy;
+    let top = face(pxz, TOP, u, w) + face(gy, TOP, u, w) * (fy - 1.0);
+    lerp(v, bottom, top)
 }
 
 #[cfg(test)]
@@ -221,11 +247,9 @@ mod tests {
             for k in 0..GROUP {
                 for i in 0..GROUP {
                     for j in 0..GROUP {
-                        let mut d = [0f32; 8];
-                        for (c, dc) in d.iter_mut().enumerate() {
-                            *dc = (cell.part[0][c][i] + cell.part[1][c][j]) + cell.part[2][c][k];
-                        }
-                        let shared = blend(&d, cell.fade[0][i], cell.fade[1][j], cell.fade[2][k]);
+                        let pxz: [f32; 8] = std::array::from_fn(|c| cell.part[0][c][i] + cell.part[2][c][k]);
+                        let (u, v, w) = (cell.fade[0][i], cell.fade[1][j], cell.fade[2][k]);
+                        let shared = blend(&pxz, &cell.grad_y, cell.frac_y[j], u, v, w);
                         let alone =
                             octave_at(99, sxz, sy, [origin[0] + i as i32, origin[1] + j as i32, origin[2] + k as i32]);
                         assert_eq!(shared.to_bits(), alone.to_bits());
