@@ -3,13 +3,12 @@
 use anyhow::{bail, Context, Result};
 use blockworld::backend::cpu::CpuBackend;
 use blockworld::backend::fallback::FallbackBackend;
-use blockworld::backend::{self, BackendKind};
+use blockworld::backend::{self, Engine};
 use blockworld::bench::{gen, report};
 use blockworld::cli::args::{parse_block_pos, parse_chunk_pos, parse_counts, parse_size, parse_vec3, parse_xz};
 use blockworld::cli::region_hash::region_hash;
 use blockworld::cli::world_cmd;
 use blockworld::game::clock::parse_time_of_day;
-use blockworld::game::engine::{Engine, GpuDevice};
 use blockworld::game::headless::{screenshot, ScreenshotOptions};
 use blockworld::game::settings::Settings;
 use blockworld::save::edited::EditedBackend;
@@ -17,7 +16,7 @@ use blockworld::save::world_file::WorldFile;
 use blockworld::world::coords::ChunkPos;
 use blockworld::world::edits::BlockPos;
 use blockworld::worldgen::{Preset, WorldGen};
-use clap::{Args, FromArgMatches, Parser, Subcommand, ValueEnum};
+use clap::{Args, FromArgMatches, Parser, Subcommand};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -50,9 +49,9 @@ struct PlayArgs {
     /// or 8); +/- change it in game.
     #[arg(long, value_parser = clap::value_parser!(i32).range(2..=32))]
     render_distance: Option<i32>,
-    /// Generation engine at start; G toggles it in game.
-    #[arg(long, value_enum, default_value = "cpu")]
-    backend: EngineArg,
+    /// Generation engine at start (cpu, gpu or cuda-emulated); G toggles it in game.
+    #[arg(long, value_parser = parse_play_engine, default_value = "cpu")]
+    backend: Engine,
     /// Append one JSON line of game state per second to FILE.
     #[arg(long)]
     dump_state: Option<PathBuf>,
@@ -94,8 +93,9 @@ enum Command {
         /// Second corner, chunk coordinates X,Y,Z (inclusive).
         #[arg(long, value_parser = parse_chunk_pos, allow_hyphen_values = true)]
         to: ChunkPos,
-        #[arg(long, value_enum, default_value = "cpu")]
-        backend: BackendKind,
+        /// cpu-serial, cpu, gpu or cuda-emulated.
+        #[arg(long, default_value = "cpu")]
+        backend: Engine,
         /// Hash a saved world DIR, its edits applied (its seed and preset replace --seed and --preset).
         #[arg(long = "world", value_name = "DIR")]
         world_dir: Option<PathBuf>,
@@ -129,9 +129,9 @@ enum Command {
         render_distance: i32,
         #[arg(long, value_parser = parse_size, default_value = "1280x720")]
         size: (u32, u32),
-        /// Generation engine.
-        #[arg(long, value_enum, default_value = "cpu")]
-        backend: EngineArg,
+        /// Generation engine: cpu, gpu or cuda-emulated.
+        #[arg(long, value_parser = parse_play_engine, default_value = "cpu")]
+        backend: Engine,
         /// Give up after this many seconds of loading.
         #[arg(long, default_value_t = 180)]
         timeout: u64,
@@ -155,7 +155,8 @@ enum Command {
         /// Blocks per pixel.
         #[arg(long, default_value_t = 1)]
         scale: u32,
-        #[arg(long, value_enum, default_value = "shaded")]
+        /// biome, height or shaded.
+        #[arg(long, default_value = "shaded")]
         layer: blockworld::map::Layer,
         #[arg(long)]
         out: PathBuf,
@@ -164,9 +165,9 @@ enum Command {
         json: bool,
         /// The engine that makes the heightmaps (default: the CPU, which at
         /// coarse scales samples only the columns shown). Every engine draws
-        /// the same map.
-        #[arg(long, value_enum)]
-        backend: Option<BackendKind>,
+        /// the same map: cpu-serial, cpu, gpu or cuda-emulated.
+        #[arg(long)]
+        backend: Option<Engine>,
     },
     /// Benchmarks.
     Bench {
@@ -211,21 +212,38 @@ enum WorldCommand {
     },
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum EngineArg {
-    Cpu,
-    Gpu,
-    /// The CUDA kernels emulated on the CPU (kernel-emulation builds).
-    CudaEmulated,
+/// Play, screenshots and flights generate on the pool or the device.
+fn parse_play_engine(s: &str) -> Result<Engine, String> {
+    match s.parse::<Engine>().map_err(|e| e.to_string())? {
+        Engine::CpuSerial => Err("cpu-serial is for benchmarks; use cpu, gpu or cuda-emulated".into()),
+        e => Ok(e),
+    }
 }
 
-impl EngineArg {
-    fn split(self) -> (Engine, GpuDevice) {
-        match self {
-            EngineArg::Cpu => (Engine::Cpu, GpuDevice::Real),
-            EngineArg::Gpu => (Engine::Gpu, GpuDevice::Real),
-            EngineArg::CudaEmulated => (Engine::Gpu, GpuDevice::Emulated),
-        }
+/// The engine the player's G key switches to: the one asked for if it is
+/// a device, else the real GPU.
+fn device_for(engine: Engine) -> Engine {
+    if engine.is_device() {
+        engine
+    } else {
+        Engine::Gpu
+    }
+}
+
+/// One engine, or every engine the command compares (`all`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct EngineOrAll(Option<Engine>);
+
+fn parse_engine_or_all(s: &str) -> Result<EngineOrAll, String> {
+    if s == "all" {
+        return Ok(EngineOrAll(None));
+    }
+    s.parse::<Engine>().map(|e| EngineOrAll(Some(e))).map_err(|e| format!("{e}, or all"))
+}
+
+impl EngineOrAll {
+    fn engines(self, all: &[Engine]) -> Vec<Engine> {
+        self.0.map_or_else(|| all.to_vec(), |e| vec![e])
     }
 }
 
@@ -235,25 +253,6 @@ fn parse_pitch(s: &str) -> Result<f64, String> {
         Ok(p) => Err(format!("{p} is outside -89..89 degrees")),
         Err(e) => Err(format!("`{s}` is not a number: {e}")),
     }
-}
-
-#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum BenchBackend {
-    CpuSerial,
-    Cpu,
-    Gpu,
-    CudaEmulated,
-    /// cpu-serial, cpu and gpu side by side (gpu only where present).
-    All,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum FlightBackend {
-    Cpu,
-    Gpu,
-    CudaEmulated,
-    /// cpu and gpu in one run (gpu only where present).
-    All,
 }
 
 #[derive(Subcommand)]
@@ -267,8 +266,9 @@ enum BenchCommand {
         seconds: f64,
         #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(i32).range(2..=32))]
         render_distance: i32,
-        #[arg(long, value_enum, default_value = "cpu")]
-        backend: FlightBackend,
+        /// cpu, gpu, cuda-emulated, or all (cpu and gpu; gpu only where present).
+        #[arg(long, value_parser = parse_engine_or_all, default_value = "cpu")]
+        backend: EngineOrAll,
         #[arg(long, value_parser = parse_size, default_value = "1280x720")]
         size: (u32, u32),
         #[arg(long)]
@@ -292,8 +292,10 @@ enum BenchCommand {
     Gen {
         #[command(flatten)]
         world: WorldArgs,
-        #[arg(long, value_enum, default_value = "all")]
-        backend: BenchBackend,
+        /// cpu-serial, cpu, gpu, cuda-emulated, or all (cpu-serial, cpu and
+        /// gpu side by side; gpu only where present).
+        #[arg(long, value_parser = parse_engine_or_all, default_value = "all")]
+        backend: EngineOrAll,
         /// World sizes in chunks, comma separated.
         #[arg(long, value_parser = parse_chunk_list, default_value = "16,24,32,40,48,56,1024,4096")]
         chunks: ChunkList,
@@ -363,7 +365,7 @@ fn play(args: PlayArgs) -> Result<()> {
         }
         None => load_world(&args.world)?,
     };
-    let (engine, gpu_device) = args.backend.split();
+    let (engine, gpu_device) = (args.backend, device_for(args.backend));
     if let Some(s) = args.exit_after {
         if !(s.is_finite() && s > 0.0) {
             bail!("--exit-after must be a positive number of seconds");
@@ -488,7 +490,7 @@ fn run() -> Result<()> {
                 Some(s) => (Arc::new(WorldGen::new(s.preset().clone(), s.meta().seed)), s.load_edits()?),
                 None => (load_world(&world)?, Default::default()),
             };
-            let (engine, gpu_device) = backend.split();
+            let (engine, gpu_device) = (backend, device_for(backend));
             let opts = ScreenshotOptions {
                 out: out.clone(),
                 pos,
@@ -544,15 +546,12 @@ fn run() -> Result<()> {
             if !(seconds.is_finite() && seconds > 0.0 && seconds <= 3600.0) {
                 bail!("--seconds must be between 0 and 3600");
             }
-            let runs: Vec<EngineArg> = match backend {
-                FlightBackend::Cpu => vec![EngineArg::Cpu],
-                FlightBackend::Gpu => vec![EngineArg::Gpu],
-                FlightBackend::CudaEmulated => vec![EngineArg::CudaEmulated],
-                FlightBackend::All => vec![EngineArg::Cpu, EngineArg::Gpu],
-            };
+            if backend.0 == Some(Engine::CpuSerial) {
+                bail!("a flight generates on the pool or the device: use cpu, gpu, cuda-emulated or all");
+            }
             let mut reports = Vec::new();
-            for run in runs {
-                let (engine, gpu_device) = run.split();
+            for run in backend.engines(&[Engine::Cpu, Engine::Gpu]) {
+                let (engine, gpu_device) = (run, device_for(run));
                 let opts = blockworld::game::flight::FlightOptions {
                     seconds,
                     render_distance,
@@ -563,7 +562,7 @@ fn run() -> Result<()> {
                 };
                 match blockworld::game::flight::fly(load_world(&world)?, &opts) {
                     Ok(r) => reports.push(r),
-                    Err(e) if backend == FlightBackend::All && run == EngineArg::Gpu => eprintln!("gpu: skipped — {e}"),
+                    Err(e) if backend.0.is_none() && run == Engine::Gpu => eprintln!("gpu: skipped — {e}"),
                     Err(e) => return Err(e),
                 }
             }
@@ -603,22 +602,14 @@ fn run() -> Result<()> {
             let sizes = chunks.0;
             let opts =
                 gen::GenOptions { seed: world.seed, preset: world.preset.clone(), sizes, repeat: repeat as usize };
-            let kinds: Vec<BackendKind> = match which {
-                BenchBackend::CpuSerial => vec![BackendKind::CpuSerial],
-                BenchBackend::Cpu => vec![BackendKind::Cpu],
-                BenchBackend::Gpu => vec![BackendKind::Gpu],
-                BenchBackend::CudaEmulated => vec![BackendKind::CudaEmulated],
-                BenchBackend::All => {
-                    vec![BackendKind::CpuSerial, BackendKind::Cpu, BackendKind::Gpu]
-                }
-            };
+            let kinds = which.engines(&[Engine::CpuSerial, Engine::Cpu, Engine::Gpu]);
             Preset::load(&world.preset)?;
             let perlin = gen::perlin_ns_per_point(opts.repeat);
             let mut reports = Vec::new();
             for kind in kinds {
                 match gen::run(kind, load_world(&world)?, &opts, perlin) {
                     Ok(r) => reports.push(r),
-                    Err(e) if which == BenchBackend::All && kind == BackendKind::Gpu => {
+                    Err(e) if which.0.is_none() && kind == Engine::Gpu => {
                         eprintln!("gpu: skipped — {e}");
                     }
                     Err(e) => return Err(e).with_context(|| format!("backend {}", kind.label())),
@@ -648,7 +639,7 @@ mod tests {
     fn blockworld_alone_plays_with_the_defaults_clap_declares() {
         let d = PlayArgs::defaults().expect("the defaults parse");
         assert_eq!((d.world.seed, d.world.preset.as_str(), d.size), (42, "classic", (1280, 720)));
-        assert!(matches!(d.backend, EngineArg::Cpu));
+        assert_eq!(d.backend, Engine::Cpu);
         assert!(d.render_distance.is_none() && d.world_dir.is_none() && d.time.is_none());
     }
 }

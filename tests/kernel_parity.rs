@@ -15,7 +15,7 @@ mod parity {
     use blockworld::backend::emulated::EmulatedDevice;
     use blockworld::backend::fallback::FallbackBackend;
     use blockworld::backend::kernel::{DensityVariant, KernelBackend, KernelPath};
-    use blockworld::backend::{self, BackendKind, ChunkBackend};
+    use blockworld::backend::{self, ChunkBackend, Engine};
     use blockworld::cli::region_hash::{region_hash, region_positions};
     use blockworld::world::block::BlockId;
     use blockworld::world::coords::ChunkPos;
@@ -43,7 +43,7 @@ mod parity {
         for path in [KernelPath::Virtual, KernelPath::Switch] {
             let w = world();
             let emulated = KernelBackend::new(EmulatedDevice::new(&w.params).with_path(path), &w);
-            assert_eq!(emulated.kind(), BackendKind::CudaEmulated);
+            assert_eq!(emulated.kind(), Engine::CudaEmulated);
             let gpu = emulated.generate(positions).unwrap();
             assert_eq!(cpu.len(), gpu.len());
             dense = 0;
@@ -161,7 +161,7 @@ mod parity {
             let cpu = CpuBackend::parallel(w.clone()).generate(&positions).unwrap();
             let count = |b: BlockId| cpu.iter().map(|c| c.counts.0[b.0 as usize] as u64).sum::<u64>();
             assert!(count(BlockId::LAVA) > 10_000, "{from}..{to} must hold lava caves");
-            let emulated = backend::create(BackendKind::CudaEmulated, w.clone()).unwrap().generate(&positions).unwrap();
+            let emulated = backend::create(Engine::CudaEmulated, w.clone()).unwrap().generate(&positions).unwrap();
             assert!(cpu == emulated, "{from}..{to}: the cooperative density kernel differs from the CPU");
             chunks += positions.len();
         }
@@ -386,6 +386,6 @@ mod parity {
         assert_eq!(got, reference);
         let failure = fallback.failure().expect("the injected failure is recorded");
         assert!(failure.to_string().contains("CUDA_ERROR_LAUNCH_FAILED"), "{failure}");
-        assert_eq!(fallback.kind(), BackendKind::Cpu);
+        assert_eq!(fallback.kind(), Engine::Cpu);
     }
 }

@@ -2,7 +2,8 @@
 //! toggles and render-distance changes neither stall nor lose chunks, and
 //! a walking player never enters terrain.
 
-use blockworld::game::engine::{Engine, GpuDevice, Switch};
+use blockworld::backend::Engine;
+use blockworld::game::engine::Switch;
 use blockworld::game::headless::load_all;
 use blockworld::game::player::{Intent, LoadedChunks, Mode, Player, SolidQuery, HEIGHT, WIDTH};
 use blockworld::game::spawn::spawn_point;
@@ -46,7 +47,7 @@ fn backend_toggles_and_distance_changes_neither_stall_nor_lose_chunks() {
     let (world, gpu, mut renderer) = setup(3);
     let centre = ChunkPos::new(0, 0, 0);
     // The emulated kernels stand in for a GPU where the feature is built in.
-    let device = if cfg!(feature = "kernel-emulation") { GpuDevice::Emulated } else { GpuDevice::Real };
+    let device = if cfg!(feature = "kernel-emulation") { Engine::CudaEmulated } else { Engine::Gpu };
     let mut s = ChunkStreamer::new(world.clone(), Engine::Cpu, device, 3);
     load_all(&mut s, centre, &gpu, &mut renderer, LOAD).unwrap();
     let after_first = renderer.mesh_count();
@@ -60,7 +61,7 @@ fn backend_toggles_and_distance_changes_neither_stall_nor_lose_chunks() {
     let opened = s.wait_for_engine(LOAD);
     if cfg!(feature = "kernel-emulation") {
         assert_eq!(opened, Switch::Done);
-        assert_eq!(s.engine(), Engine::Gpu);
+        assert_eq!(s.engine(), device, "asking for the GPU runs this run's device");
     } else {
         assert!(matches!(opened, Switch::Unavailable(_)) && s.engine() == Engine::Cpu, "{opened:?}");
     }
@@ -87,7 +88,7 @@ fn walking_into_a_hill_never_enters_terrain() {
     let (world, gpu, mut renderer) = setup(42);
     let spawn = spawn_point(&world);
     let start_chunk = ChunkPos::containing([spawn.x as i64, spawn.y as i64, spawn.z as i64]);
-    let mut s = ChunkStreamer::new(world.clone(), Engine::Cpu, GpuDevice::Real, 3);
+    let mut s = ChunkStreamer::new(world.clone(), Engine::Cpu, Engine::Gpu, 3);
     load_all(&mut s, start_chunk, &gpu, &mut renderer, LOAD).unwrap();
     let get = |p| s.chunk(p).map(|c| &**c);
     let solid = LoadedChunks { get: &get };
@@ -147,7 +148,7 @@ fn a_torch_placed_in_a_cave_lights_it_at_once_and_breaking_it_darkens_it() {
     use blockworld::world::edits::BlockPos;
     let (world, gpu, mut renderer) = setup(42);
     let centre = ChunkPos::containing([-241, -37, -232]);
-    let mut streamer = ChunkStreamer::new(world, Engine::Cpu, GpuDevice::Real, 3);
+    let mut streamer = ChunkStreamer::new(world, Engine::Cpu, Engine::Gpu, 3);
     load_all(&mut streamer, centre, &gpu, &mut renderer, Duration::from_secs(300)).expect("the world loads");
     let torch = BlockPos::new(-239, -44, -226);
     let beside = BlockPos::new(-237, -44, -226);

@@ -11,7 +11,7 @@ mod checks {
     use blockworld::backend::cpu::CpuBackend;
     use blockworld::backend::emulated::EmulatedDevice;
     use blockworld::backend::kernel::{KernelBackend, KernelPath};
-    use blockworld::backend::{self, BackendKind, ChunkBackend};
+    use blockworld::backend::{self, ChunkBackend, Engine};
     use blockworld::cli::region_hash::region_positions;
     use blockworld::world::block::BlockId;
     use blockworld::world::coords::ChunkPos;
@@ -39,7 +39,7 @@ mod checks {
         assert!(logs > 20, "the forest columns must hold trees ({logs} logs)");
         let lava: u32 = cpu.iter().map(|c| c.counts.0[BlockId::LAVA.0 as usize]).sum();
         assert!(lava > 1000, "the deep chunks must hold lava caves ({lava} lava)");
-        let emulated = backend::create(BackendKind::CudaEmulated, w.clone()).unwrap();
+        let emulated = backend::create(Engine::CudaEmulated, w.clone()).unwrap();
         assert!(emulated.describe().contains("ThreadSanitizer"));
         assert_eq!(cpu, emulated.generate(&positions).unwrap());
         // The switch-over-kinds heightmap path too.

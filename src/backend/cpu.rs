@@ -1,6 +1,6 @@
 //! The Rust CPU path as a backend: serial, or parallel on rayon.
 
-use super::{BackendError, BackendKind, ChunkBackend};
+use super::{BackendError, ChunkBackend, Engine};
 use crate::world::chunk::Chunk;
 use crate::world::coords::{ChunkPos, ColumnPos};
 use crate::worldgen::heightmap::Heightmap;
@@ -32,11 +32,11 @@ pub fn distinct_columns(positions: &[ChunkPos]) -> Vec<ColumnPos> {
 }
 
 impl ChunkBackend for CpuBackend {
-    fn kind(&self) -> BackendKind {
+    fn kind(&self) -> Engine {
         if self.parallel {
-            BackendKind::Cpu
+            Engine::Cpu
         } else {
-            BackendKind::CpuSerial
+            Engine::CpuSerial
         }
     }
 

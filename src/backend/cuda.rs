@@ -514,8 +514,8 @@ fn check_batch(stage: &'static str, n: usize, max: usize) -> Result<(), BackendE
 }
 
 impl KernelDevice for CudaDevice {
-    fn kind(&self) -> super::BackendKind {
-        super::BackendKind::Gpu
+    fn kind(&self) -> super::Engine {
+        super::Engine::Gpu
     }
 
     fn describe(&self) -> String {

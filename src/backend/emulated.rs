@@ -4,7 +4,7 @@
 
 use super::kernel::{ChunkJob, ColumnJob, DensityVariant, DeviceClock, KernelDevice, KernelPath, TakeChunk};
 use super::twins::MAX_TREES_PER_COLUMN;
-use super::{BackendError, BackendKind};
+use super::{BackendError, Engine};
 use crate::world::block::MAX_BLOCK_TYPES;
 use crate::world::coords::{CHUNK_AREA, CHUNK_VOLUME};
 use crate::worldgen::decorate::PlacedTree;
@@ -162,8 +162,8 @@ impl EmulatedDevice {
 }
 
 impl KernelDevice for EmulatedDevice {
-    fn kind(&self) -> BackendKind {
-        BackendKind::CudaEmulated
+    fn kind(&self) -> Engine {
+        Engine::CudaEmulated
     }
 
     fn describe(&self) -> String {

@@ -4,7 +4,7 @@
 //! one — runs on the CPU. No chunk request is lost.
 
 use super::cpu::CpuBackend;
-use super::{BackendError, BackendKind, ChunkBackend, DeviceTimings};
+use super::{BackendError, ChunkBackend, DeviceTimings, Engine};
 use crate::world::chunk::Chunk;
 use crate::world::coords::{ChunkPos, ColumnPos};
 use crate::worldgen::heightmap::Heightmap;
@@ -49,7 +49,7 @@ impl FallbackBackend {
 }
 
 impl ChunkBackend for FallbackBackend {
-    fn kind(&self) -> BackendKind {
+    fn kind(&self) -> Engine {
         if self.failure().is_some() {
             self.cpu.kind()
         } else {

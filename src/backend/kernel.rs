@@ -14,7 +14,7 @@
 
 use super::cpu::distinct_columns;
 pub use super::twins::{ChunkJob, ColumnJob};
-use super::{BackendError, BackendKind, ChunkBackend, DeviceTimings};
+use super::{BackendError, ChunkBackend, DeviceTimings, Engine};
 use crate::world::block::{BlockId, MAX_BLOCK_TYPES};
 use crate::world::chunk::{BlockCounts, Chunk, ChunkBlocks};
 use crate::world::coords::{ChunkPos, ColumnPos, CHUNK_AREA};
@@ -108,7 +108,7 @@ pub type TakeChunk<'a> = dyn FnMut(usize, &[u8], &[u32]) + 'a;
 /// A place that runs the kernels.
 pub trait KernelDevice: Send {
     /// `Gpu` for a real device, `CudaEmulated` for the CPU emulation.
-    fn kind(&self) -> BackendKind;
+    fn kind(&self) -> Engine;
     fn describe(&self) -> String;
     /// Independent buffer sets; sub-batches alternate between them so one's
     /// copy back overlaps the next one's kernels.
@@ -134,7 +134,7 @@ pub trait KernelDevice: Send {
 pub struct KernelBackend<D: KernelDevice> {
     device: Mutex<D>,
     params: Box<WorldParams>,
-    kind: BackendKind,
+    kind: Engine,
     timings: Mutex<Option<DeviceTimings>>,
 }
 
@@ -235,7 +235,7 @@ fn sub_batches(positions: &[ChunkPos]) -> Vec<std::ops::Range<usize>> {
 }
 
 impl<D: KernelDevice> ChunkBackend for KernelBackend<D> {
-    fn kind(&self) -> BackendKind {
+    fn kind(&self) -> Engine {
         self.kind
     }
 

@@ -13,6 +13,7 @@ pub mod cpu;
 pub mod cuda;
 #[cfg(feature = "kernel-emulation")]
 pub mod emulated;
+pub mod engine;
 pub mod fallback;
 pub mod kernel;
 pub mod nvrtc;
@@ -23,31 +24,8 @@ use crate::world::chunk::Chunk;
 use crate::world::coords::{ChunkPos, ColumnPos};
 use crate::worldgen::heightmap::Heightmap;
 use crate::worldgen::WorldGen;
+pub use engine::Engine;
 use std::sync::Arc;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum BackendKind {
-    /// The Rust CPU path on the calling thread.
-    CpuSerial,
-    /// The Rust CPU path on the rayon thread pool.
-    Cpu,
-    /// The CUDA kernels on an NVIDIA GPU.
-    Gpu,
-    /// The CUDA kernel source compiled for the CPU (feature kernel-emulation).
-    CudaEmulated,
-}
-
-impl BackendKind {
-    pub fn label(self) -> &'static str {
-        match self {
-            BackendKind::CpuSerial => "cpu-serial",
-            BackendKind::Cpu => "cpu",
-            BackendKind::Gpu => "gpu",
-            BackendKind::CudaEmulated => "cuda-emulated",
-        }
-    }
-}
 
 #[derive(Debug, thiserror::Error, Clone, PartialEq)]
 pub enum BackendError {
@@ -95,7 +73,7 @@ pub fn thread_cpu_time() -> Option<std::time::Duration> {
 }
 
 pub trait ChunkBackend: Send + Sync {
-    fn kind(&self) -> BackendKind;
+    fn kind(&self) -> Engine;
     /// Generates `positions`, returning chunks in the same order.
     fn generate(&self, positions: &[ChunkPos]) -> Result<Vec<Chunk>, BackendError>;
     /// Timings of the last batch, for device backends.
@@ -117,16 +95,16 @@ pub trait ChunkBackend: Send + Sync {
 
 /// Creates a backend of `kind` for a world. GPU and emulated backends fail
 /// here with a reason when they cannot run.
-pub fn create(kind: BackendKind, world: Arc<WorldGen>) -> Result<Arc<dyn ChunkBackend>, BackendError> {
+pub fn create(kind: Engine, world: Arc<WorldGen>) -> Result<Arc<dyn ChunkBackend>, BackendError> {
     Ok(match kind {
-        BackendKind::CpuSerial => Arc::new(cpu::CpuBackend::serial(world)),
-        BackendKind::Cpu => Arc::new(cpu::CpuBackend::parallel(world)),
-        BackendKind::Gpu => {
+        Engine::CpuSerial => Arc::new(cpu::CpuBackend::serial(world)),
+        Engine::Cpu => Arc::new(cpu::CpuBackend::parallel(world)),
+        Engine::Gpu => {
             let path = kernel::KernelPath::from_env()?;
             let density = kernel::DensityVariant::from_env()?;
             Arc::new(kernel::KernelBackend::new(cuda::CudaDevice::open(&world.params, path, density)?, &world))
         }
-        BackendKind::CudaEmulated => create_emulated(world)?,
+        Engine::CudaEmulated => create_emulated(world)?,
     })
 }
 

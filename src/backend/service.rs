@@ -6,7 +6,7 @@
 //! backend switch applies to the very next batch; requests beyond the
 //! batch bound wait in order. Chunks come back over a crossbeam channel.
 
-use super::{BackendKind, ChunkBackend};
+use super::{ChunkBackend, Engine};
 use crate::world::chunk::Chunk;
 use crate::world::coords::ChunkPos;
 use crossbeam_channel::{Receiver, Sender, TryRecvError};
@@ -29,7 +29,7 @@ pub enum Command {
 pub enum Event {
     Generated {
         chunk: Chunk,
-        backend: BackendKind,
+        backend: Engine,
         latency: Duration,
     },
     /// A request dropped by `Retain` before it ran.
@@ -242,7 +242,7 @@ mod tests {
     }
 
     impl ChunkBackend for Gated {
-        fn kind(&self) -> BackendKind {
+        fn kind(&self) -> Engine {
             self.inner.kind()
         }
         fn generate(&self, positions: &[ChunkPos]) -> Result<Vec<Chunk>, crate::backend::BackendError> {

@@ -19,7 +19,7 @@
 use super::median;
 use crate::backend::cpu::CpuBackend;
 use crate::backend::fallback::FallbackBackend;
-use crate::backend::{self, BackendError, BackendKind, ChunkBackend};
+use crate::backend::{self, BackendError, ChunkBackend, Engine};
 use crate::world::coords::{ChunkPos, ColumnPos, CHUNK_SIZE_I64};
 use crate::worldgen::WorldGen;
 use serde::Serialize;
@@ -197,14 +197,14 @@ pub struct GenOptions {
 /// Runs the benchmark on one backend. `world` is fresh per backend so no
 /// cache leaks between them.
 pub fn run(
-    kind: BackendKind,
+    kind: Engine,
     world: Arc<WorldGen>,
     opts: &GenOptions,
     perlin: (f64, f64),
 ) -> Result<GenReport, BackendError> {
     let device = backend::create(kind, world.clone())?;
     // A device error is counted and the run goes on on the CPU, not aborted.
-    let fallback = matches!(kind, BackendKind::Gpu | BackendKind::CudaEmulated)
+    let fallback = matches!(kind, Engine::Gpu | Engine::CudaEmulated)
         .then(|| Arc::new(FallbackBackend::new(device.clone(), CpuBackend::parallel(world.clone()))));
     let backend: Arc<dyn ChunkBackend> = match &fallback {
         Some(f) => f.clone(),
@@ -275,7 +275,7 @@ pub fn run(
     Ok(GenReport {
         backend: kind.label().to_string(),
         device: backend.describe(),
-        threads: if kind == BackendKind::Cpu { rayon::current_num_threads() } else { 1 },
+        threads: if kind == Engine::Cpu { rayon::current_num_threads() } else { 1 },
         seed: opts.seed,
         preset: opts.preset.clone(),
         repeat,
@@ -304,7 +304,7 @@ pub fn run(
 /// stages directly; device backends time a batch whose chunks are all
 /// uniform (heightmap launch only) against one of surface chunks.
 fn stage_times(
-    kind: BackendKind,
+    kind: Engine,
     backend: &dyn ChunkBackend,
     world: &Arc<WorldGen>,
     columns: &[ColumnPos],
@@ -315,8 +315,8 @@ fn stage_times(
     let n_cols = columns.len() as f64;
     let n_chunks = surface.len() as f64;
     match kind {
-        BackendKind::CpuSerial | BackendKind::Cpu => {
-            let parallel = kind == BackendKind::Cpu;
+        Engine::CpuSerial | Engine::Cpu => {
+            let parallel = kind == Engine::Cpu;
             let hms: Vec<_> = columns.iter().map(|&c| world.compute_heightmap(c)).collect();
             let hm = median(
                 (0..repeat)
@@ -358,7 +358,7 @@ fn stage_times(
             );
             Ok((hm, fill))
         }
-        BackendKind::Gpu | BackendKind::CudaEmulated => {
+        Engine::Gpu | Engine::CudaEmulated => {
             // Chunks far above the terrain are uniform: only the heightmap runs.
             let sky: Vec<ChunkPos> = columns.iter().map(|c| ChunkPos::new(c.x, 1000, c.z)).collect();
             let mut hm = Vec::new();

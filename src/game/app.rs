@@ -2,7 +2,7 @@
 //! overlay, cursor grab, and the runtime toggles.
 
 use super::clock::{self, DayClock};
-use super::engine::{Engine, GpuDevice, Switch};
+use super::engine::Switch;
 use super::game_loop::{FixedStep, TICK};
 use super::hud::{self, HudData, Icons};
 use super::input::{Action, InputState};
@@ -13,6 +13,7 @@ use super::state_dump::{StateDump, StateLine};
 use super::streaming::{Budget, ChunkStreamer};
 use super::target::{raycast, Hit, REACH};
 use super::world_menu::{MenuChoice, WorldMenu};
+use crate::backend::Engine;
 use crate::render::camera::{Camera, DEFAULT_FOV_DEGREES};
 use crate::render::gpu::Gpu;
 use crate::render::overlay::Overlay;
@@ -45,7 +46,7 @@ pub struct PlayOptions {
     /// Lines about a settings file that could not be used whole.
     pub settings_warnings: Vec<String>,
     pub engine: Engine,
-    pub gpu_device: GpuDevice,
+    pub gpu_device: Engine,
     pub dump_state: Option<PathBuf>,
     pub size: (u32, u32),
     /// Quit by itself after this long (tests, demos).
@@ -120,7 +121,7 @@ struct Running {
     /// The game menu (shown while the cursor is free and settings are closed).
     menu: WorldMenu,
     /// The device a switch to the GPU opens (real, or the emulation).
-    gpu_device: GpuDevice,
+    gpu_device: Engine,
     /// The world directory being played, if it is saved.
     world_dir: Option<PathBuf>,
     /// Settings changed since they were last written.

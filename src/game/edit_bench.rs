@@ -11,10 +11,10 @@
 //! update under the light lock, and every chunk whose light changed meshed
 //! again).
 
-use super::engine::{Engine, GpuDevice};
 use super::headless::load_all;
 use super::spawn::spawn_point;
 use super::streaming::ChunkStreamer;
+use crate::backend::Engine;
 use crate::render::gpu::Gpu;
 use crate::render::offscreen;
 use crate::render::world_renderer::WorldRenderer;
@@ -53,7 +53,7 @@ pub fn run(world: Arc<WorldGen>, render_distance: i32, count: usize) -> Result<E
     let mut renderer = WorldRenderer::new(&gpu, offscreen::FORMAT)?;
     let spawn = spawn_point(&world);
     let centre = ChunkPos::containing([spawn.x as i64, spawn.y as i64, spawn.z as i64]);
-    let mut streamer = ChunkStreamer::new(world, Engine::Cpu, GpuDevice::Real, render_distance);
+    let mut streamer = ChunkStreamer::new(world, Engine::Cpu, Engine::Gpu, render_distance);
     load_all(&mut streamer, centre, &gpu, &mut renderer, Duration::from_secs(600))?;
     let mut times = Vec::with_capacity(count);
     let mut k = 0u64;

@@ -10,26 +10,11 @@
 use crate::backend::cpu::CpuBackend;
 use crate::backend::fallback::FallbackBackend;
 use crate::backend::service::{Command, GenerationService};
-use crate::backend::{self, BackendError, BackendKind};
+use crate::backend::{self, BackendError, Engine};
 use crate::worldgen::WorldGen;
 use crossbeam_channel::{Receiver, TryRecvError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-/// Which engine generates chunks: the player's toggle.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Engine {
-    Cpu,
-    Gpu,
-}
-
-/// What "GPU" means for this run: the real device, or (in builds with the
-/// kernel-emulation feature, for tests) the kernels emulated on the CPU.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum GpuDevice {
-    Real,
-    Emulated,
-}
 
 /// What a request to switch engine did.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -53,7 +38,9 @@ type Opened = Result<OpenGpu, BackendError>;
 
 pub struct EngineSwitch {
     world: Arc<WorldGen>,
-    device: GpuDevice,
+    /// The engine the toggle's GPU side means for this run: the real
+    /// device, or (in kernel-emulation builds, for tests) the emulation.
+    device: Engine,
     /// What the player asked for last.
     wanted: Engine,
     /// What the generation service is running.
@@ -66,7 +53,9 @@ pub struct EngineSwitch {
 }
 
 impl EngineSwitch {
-    pub fn new(world: Arc<WorldGen>, device: GpuDevice) -> EngineSwitch {
+    /// `device` is [`Engine::Gpu`] or [`Engine::CudaEmulated`].
+    pub fn new(world: Arc<WorldGen>, device: Engine) -> EngineSwitch {
+        debug_assert!(device.is_device(), "{device} is not a device");
         EngineSwitch {
             world,
             device,
@@ -106,20 +95,22 @@ impl EngineSwitch {
         out
     }
 
+    /// Either device engine means this run's device.
     fn request_inner(&mut self, engine: Engine, service: &GenerationService) -> Switch {
-        self.wanted = engine;
+        self.wanted = if engine.is_device() { self.device } else { engine };
         match engine {
-            Engine::Cpu => {
+            Engine::Cpu | Engine::CpuSerial => {
+                self.wanted = Engine::Cpu;
                 service.send(Command::SetBackend(Arc::new(CpuBackend::parallel(self.world.clone()))));
                 self.active = Engine::Cpu;
                 Switch::Done
             }
-            Engine::Gpu if self.gpu.is_some() => {
+            Engine::Gpu | Engine::CudaEmulated if self.gpu.is_some() => {
                 self.activate_gpu(service);
                 Switch::Done
             }
-            Engine::Gpu if self.opening.is_some() => Switch::Opening,
-            Engine::Gpu => {
+            Engine::Gpu | Engine::CudaEmulated if self.opening.is_some() => Switch::Opening,
+            Engine::Gpu | Engine::CudaEmulated => {
                 self.off_reason = None;
                 match self.spawn_opener() {
                     Ok(rx) => {
@@ -183,7 +174,7 @@ impl EngineSwitch {
         match result {
             Ok(gpu) => {
                 self.gpu = Some(gpu);
-                if self.wanted == Engine::Gpu {
+                if self.wanted.is_device() {
                     self.activate_gpu(service);
                     return Some(format!("generation: {}", self.label()));
                 }
@@ -200,7 +191,7 @@ impl EngineSwitch {
     fn activate_gpu(&mut self, service: &GenerationService) {
         if let Some(gpu) = &self.gpu {
             service.send(Command::SetBackend(gpu.backend.clone()));
-            self.active = Engine::Gpu;
+            self.active = self.device;
         }
     }
 
@@ -221,23 +212,19 @@ impl EngineSwitch {
     /// What generates now, for the overlay: the device's name when it is a GPU.
     pub fn label(&self) -> String {
         match (self.active, &self.gpu) {
-            (Engine::Gpu, Some(g)) if g.backend.failure().is_none() => match self.device {
-                GpuDevice::Real => g.description.clone(),
-                GpuDevice::Emulated => format!("GPU (emulated kernels) {}", g.description),
-            },
-            (Engine::Gpu, _) => "CPU (GPU failed)".into(),
-            (Engine::Cpu, _) if self.opening.is_some() && self.wanted == Engine::Gpu => "CPU (opening the GPU…)".into(),
-            (Engine::Cpu, _) => "CPU".into(),
+            (Engine::Gpu, Some(g)) if g.backend.failure().is_none() => g.description.clone(),
+            (Engine::CudaEmulated, Some(g)) if g.backend.failure().is_none() => {
+                format!("GPU (emulated kernels) {}", g.description)
+            }
+            (e, _) if e.is_device() => "CPU (GPU failed)".into(),
+            _ if self.opening.is_some() && self.wanted.is_device() => "CPU (opening the GPU…)".into(),
+            _ => "CPU".into(),
         }
     }
 }
 
-fn open(world: Arc<WorldGen>, device: GpuDevice) -> Opened {
-    let kind = match device {
-        GpuDevice::Real => BackendKind::Gpu,
-        GpuDevice::Emulated => BackendKind::CudaEmulated,
-    };
-    let primary = backend::create(kind, world.clone())?;
+fn open(world: Arc<WorldGen>, device: Engine) -> Opened {
+    let primary = backend::create(device, world.clone())?;
     let description = primary.describe();
     Ok(OpenGpu { backend: Arc::new(FallbackBackend::new(primary, CpuBackend::parallel(world))), description })
 }

@@ -10,10 +10,11 @@
 //! Resident memory is sampled as it goes: chunks left behind must be freed,
 //! so a long flight's memory stays flat.
 
-use super::engine::{Engine, GpuDevice, Switch};
+use super::engine::Switch;
 use super::headless::load_all;
 use super::spawn::spawn_point;
 use super::streaming::{Budget, ChunkStreamer};
+use crate::backend::Engine;
 use crate::bench::rss;
 use crate::render::camera::{Camera, DEFAULT_FOV_DEGREES};
 use crate::render::gpu::Gpu;
@@ -117,7 +118,7 @@ pub struct FlightOptions {
     pub render_distance: i32,
     pub size: (u32, u32),
     pub engine: Engine,
-    pub gpu_device: GpuDevice,
+    pub gpu_device: Engine,
     /// 0..1, 0.5 is noon; time stands still during the flight.
     pub time_of_day: f64,
 }
@@ -128,7 +129,7 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
     let target = OffscreenTarget::new(&gpu, opts.size);
     let start = spawn_point(&world);
     let mut streamer = ChunkStreamer::new(world, opts.engine, opts.gpu_device, opts.render_distance);
-    if opts.engine == Engine::Gpu {
+    if opts.engine.is_device() {
         if let Switch::Unavailable(reason) = streamer.wait_for_engine(Duration::from_secs(600)) {
             anyhow::bail!("GPU unavailable: {reason}");
         }

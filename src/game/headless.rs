@@ -1,8 +1,9 @@
 //! Offscreen rendering of the streamed world: the `screenshot` command.
 
-use super::engine::{Engine, GpuDevice, Switch};
+use super::engine::Switch;
 use super::spawn::spawn_point;
 use super::streaming::{Budget, ChunkStreamer};
+use crate::backend::Engine;
 use crate::render::camera::{Camera, DEFAULT_FOV_DEGREES};
 use crate::render::gpu::Gpu;
 use crate::render::offscreen::{self, OffscreenTarget};
@@ -25,7 +26,7 @@ pub struct ScreenshotOptions {
     pub render_distance: i32,
     pub size: (u32, u32),
     pub engine: Engine,
-    pub gpu_device: GpuDevice,
+    pub gpu_device: Engine,
     pub timeout: Duration,
     /// A saved world's edits, applied over generation.
     pub edits: HashMap<ChunkPos, ChunkEdits>,
@@ -75,7 +76,7 @@ pub fn screenshot(world: Arc<WorldGen>, opts: &ScreenshotOptions) -> Result<Scre
     let centre = ChunkPos::containing([eye.x.floor() as i64, eye.y.floor() as i64, eye.z.floor() as i64]);
     let mut streamer =
         ChunkStreamer::with_edits(world, opts.engine, opts.gpu_device, opts.render_distance, opts.edits.clone());
-    if opts.engine == Engine::Gpu {
+    if opts.engine.is_device() {
         if let Switch::Unavailable(reason) = streamer.wait_for_engine(opts.timeout) {
             eprintln!("GPU unavailable, generating on the CPU: {reason}");
         }

@@ -18,12 +18,25 @@ use colour::Palette;
 use rayon::prelude::*;
 use std::collections::HashMap;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Layer {
     Biome,
     Height,
     Shaded,
+}
+
+impl std::str::FromStr for Layer {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Layer, String> {
+        match s {
+            "biome" => Ok(Layer::Biome),
+            "height" => Ok(Layer::Height),
+            "shaded" => Ok(Layer::Shaded),
+            _ => Err(format!("unknown layer '{s}': expected biome, height or shaded")),
+        }
+    }
 }
 
 #[derive(Clone, Debug)]

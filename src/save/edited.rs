@@ -1,7 +1,7 @@
 //! A backend that returns chunks with a world's saved edits applied: what
 //! `region-hash --world` and `world get` read.
 
-use crate::backend::{BackendError, BackendKind, ChunkBackend, DeviceTimings};
+use crate::backend::{BackendError, ChunkBackend, DeviceTimings, Engine};
 use crate::world::chunk::Chunk;
 use crate::world::coords::ChunkPos;
 use crate::world::edits::ChunkEdits;
@@ -20,7 +20,7 @@ impl EditedBackend {
 }
 
 impl ChunkBackend for EditedBackend {
-    fn kind(&self) -> BackendKind {
+    fn kind(&self) -> Engine {
         self.inner.kind()
     }
 

@@ -12,10 +12,10 @@ pub mod mesh_pipeline;
 pub mod requests;
 pub mod rings;
 
-use super::engine::{Engine, EngineSwitch, GpuDevice, Switch};
+use super::engine::{EngineSwitch, Switch};
 use crate::backend::cpu::CpuBackend;
 use crate::backend::service::{Command, Event, GenerationService, DEFAULT_BATCH};
-use crate::backend::ChunkBackend;
+use crate::backend::{ChunkBackend, Engine};
 use crate::light::Light;
 use crate::render::gpu::Gpu;
 use crate::render::world_renderer::WorldRenderer;
@@ -84,7 +84,7 @@ fn frame_scale(frame: Duration) -> usize {
 }
 
 impl ChunkStreamer {
-    pub fn new(world: Arc<WorldGen>, engine: Engine, gpu_device: GpuDevice, render_distance: i32) -> ChunkStreamer {
+    pub fn new(world: Arc<WorldGen>, engine: Engine, gpu_device: Engine, render_distance: i32) -> ChunkStreamer {
         Self::with_edits(world, engine, gpu_device, render_distance, HashMap::new())
     }
 
@@ -92,7 +92,7 @@ impl ChunkStreamer {
     pub fn with_edits(
         world: Arc<WorldGen>,
         engine: Engine,
-        gpu_device: GpuDevice,
+        gpu_device: Engine,
         render_distance: i32,
         edits: HashMap<ChunkPos, ChunkEdits>,
     ) -> ChunkStreamer {

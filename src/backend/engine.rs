@@ -1,0 +1,71 @@
+//! The one name for an engine, used everywhere an engine is chosen: the
+//! backends report it, the game toggles between engines, and the command
+//! line and the benchmarks parse it (`FromStr`; clap stays in the binary).
+
+use std::fmt;
+use std::str::FromStr;
+
+/// An engine that turns chunk requests into chunks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Engine {
+    /// The Rust CPU path on the calling thread.
+    CpuSerial,
+    /// The Rust CPU path on the rayon thread pool.
+    Cpu,
+    /// The CUDA kernels on an NVIDIA GPU.
+    Gpu,
+    /// The CUDA kernel source compiled for the CPU (feature kernel-emulation).
+    CudaEmulated,
+}
+
+impl Engine {
+    pub const ALL: [Engine; 4] = [Engine::CpuSerial, Engine::Cpu, Engine::Gpu, Engine::CudaEmulated];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Engine::CpuSerial => "cpu-serial",
+            Engine::Cpu => "cpu",
+            Engine::Gpu => "gpu",
+            Engine::CudaEmulated => "cuda-emulated",
+        }
+    }
+
+    /// Runs the kernels (on a GPU, or emulated).
+    pub fn is_device(self) -> bool {
+        matches!(self, Engine::Gpu | Engine::CudaEmulated)
+    }
+}
+
+impl fmt::Display for Engine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.label())
+    }
+}
+
+#[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
+#[error("unknown engine '{0}': expected one of cpu-serial, cpu, gpu, cuda-emulated")]
+pub struct UnknownEngine(pub String);
+
+impl FromStr for Engine {
+    type Err = UnknownEngine;
+
+    fn from_str(s: &str) -> Result<Engine, UnknownEngine> {
+        Engine::ALL.into_iter().find(|e| e.label() == s).ok_or_else(|| UnknownEngine(s.to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_parse_back_and_serialise_alike() {
+        for e in Engine::ALL {
+            assert_eq!(e.label().parse::<Engine>(), Ok(e));
+            assert_eq!(serde_json::to_string(&e).unwrap_or_default(), format!("\"{e}\""));
+        }
+        let err = "GPU".parse::<Engine>().unwrap_err().to_string();
+        assert!(err.contains("'GPU'") && err.contains("cuda-emulated"), "{err}");
+    }
+}
