@@ -228,3 +228,39 @@ fn a_fault_at_any_entry_point_loses_no_chunk() {
     }
     assert!(took_over > 0 && refused > 0, "{took_over} take-overs, {refused} refusals of {}", faults.len());
 }
+
+/// CUDA_STAND_IN_MODEL (issue 13's scheduler tests need a device with a
+/// known speed): the blocks are the emulation's, unchanged; the device time
+/// is the model's, so the slow model over the 4090 is the ratio of their
+/// rates, as the README's throughput model states them; the slow device is
+/// really busy (asleep) that long; an unknown model is named and ignored.
+#[test]
+fn a_timing_model_sets_device_time_but_never_the_blocks() {
+    if skipped() {
+        return;
+    }
+    let dir = scratch("timing");
+    let mut kernel_ms = Vec::new();
+    for model in ["rtx4090", "slow"] {
+        let report = dir.join(format!("{model}.json"));
+        let started = std::time::Instant::now();
+        let env = [("CUDA_STAND_IN_MODEL", model), ("CUDA_STAND_IN_REPORT", report.to_str().unwrap_or_default())];
+        let (digest, _) = gpu_digest(&[], &env);
+        let wall_ms = started.elapsed().as_secs_f64() * 1e3;
+        assert_eq!(digest, GOLDEN, "{model}");
+        let r = json(&report);
+        assert_eq!(r["timing"], model);
+        let k = r["kernel_ms"].as_f64().unwrap_or_default();
+        assert!(k > 0.0 && wall_ms >= k, "{model}: {k} ms of device time in {wall_ms} ms");
+        kernel_ms.push(k);
+    }
+    // Lanes x clock x half issue rate: a 4090 against one 32-lane SM at 100 MHz.
+    let rates = (128.0 * 128.0 * 2.52e9) / (32.0 * 0.1e9);
+    let ratio = kernel_ms[1] / kernel_ms[0];
+    assert!((ratio / rates - 1.0).abs() < 0.01, "slow / rtx4090 kernel time {ratio}, the rates say {rates}");
+    assert!(kernel_ms[1] > 500.0, "the slow device's 100 chunks take long: {} ms", kernel_ms[1]);
+
+    let (digest, err) = gpu_digest(&[], &[("CUDA_STAND_IN_MODEL", "fast")]);
+    assert_eq!(digest, GOLDEN);
+    assert_eq!(err.matches("unknown CUDA_STAND_IN_MODEL=fast").count(), 1, "{err}");
+}

@@ -80,6 +80,38 @@ const DeviceModel kModels[] = {
     {"h100", "NVIDIA H100 80GB HBM3", 9, 0, 84929216512ull, 132, 232448, 2048, 1980000, 2619000, 5120},
 };
 
+// CUDA_STAND_IN_MODEL: a timing model. Kernels and copies still run (and
+// are checked) in the emulation, but the device time events report is the
+// model's, and the stream sleeps that long after the emulated work, so a
+// modelled device is busy without using a core. The figures follow the
+// README's throughput model: thread-instructions at half the lanes' issue
+// rate (the kernels are integer hashing), copies at the PCIe rate.
+struct TimingModel {
+    const char* key;
+    double instructions_per_s;
+    double copy_bytes_per_s;
+};
+
+const TimingModel kTimings[] = {
+    {"rtx4090", 128.0 * 128 * 2.52e9 * 0.5, 25e9},  // 128 SMs x 128 lanes at 2.52 GHz; PCIe 4.0 x16
+    {"h100", 132.0 * 128 * 1.98e9 * 0.5, 50e9},     // 132 SMs x 128 lanes at 1.98 GHz; PCIe 5.0 x16
+    // Slower than one CPU core at this work: a scheduler must give it little.
+    {"slow", 1.0 * 32 * 0.1e9 * 0.5, 0.5e9},
+};
+
+// Thread-instructions per thread block of each kernel, from the README's
+// static counts (heightmap: a 34x34 apron of 39 Perlin evaluations of ~212
+// instructions per chunk column; fill: ~86 per block) and estimates for
+// the rest (density: ~300 per thread over classic's seven octaves;
+// decorate: ~500 per tree candidate).
+double instructions_per_block(const std::string& kernel, unsigned threads) {
+    if (kernel == "bw_heightmap" || kernel == "bw_heightmap_switch") return 1156.0 * 39 * 212;
+    if (kernel == "bw_fill") return 86.0 * threads;
+    if (kernel == "bw_density") return 300.0 * threads;
+    if (kernel == "bw_decorate") return 500.0 * threads;
+    return 100.0 * threads;
+}
+
 struct Alloc {
     size_t size;
 };
@@ -148,6 +180,7 @@ struct State {
     Context* primary = nullptr;
     unsigned primary_flags = 0;
     const DeviceModel* model = &kModels[0];
+    const TimingModel* timing = nullptr;
     int driver_cuda = 13050;
     std::string fail_entry;
     uint64_t fail_at = 0;
@@ -199,6 +232,11 @@ void load_config() {
         for (const auto& m : kModels)
             if (std::string(d) == m.key) s.model = &m, found = true;
         if (!found) say("unknown CUDA_STAND_IN_DEVICE=%s (expected rtx4090 or h100); using rtx4090", d);
+    }
+    if (const char* t = std::getenv("CUDA_STAND_IN_MODEL")) {
+        for (const auto& m : kTimings)
+            if (std::string(t) == m.key) s.timing = &m;
+        if (!s.timing) say("unknown CUDA_STAND_IN_MODEL=%s (expected rtx4090, h100 or slow); timing the emulation", t);
     }
     if (const char* v = std::getenv("CUDA_STAND_IN_DRIVER_CUDA")) {
         int major = 0, minor = 0;
@@ -344,11 +382,24 @@ Stream* stream_of(CUstream h) {
     return v <= 2 ? nullptr : reinterpret_cast<Stream*>(h);
 }
 
-// Device time: the op's duration counts towards the context's busy clock.
-void timed(Context* ctx, const std::function<void()>& f) {
+// Device time: the op's duration counts towards the context's busy clock;
+// under a timing model, the modelled duration (`modelled_ns`), slept after
+// the emulated work so the device is busy that long without using a core.
+uint64_t timed(Context* ctx, double modelled_ns, const std::function<void()>& f) {
     auto t = Clock::now();
     f();
-    ctx->busy_ns += (uint64_t)std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t).count();
+    uint64_t ns = (uint64_t)std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t).count();
+    if (st().timing) {
+        ns = (uint64_t)modelled_ns;
+        std::this_thread::sleep_for(std::chrono::nanoseconds(ns));
+    }
+    ctx->busy_ns += ns;
+    return ns;
+}
+
+// A copy of n bytes as the timing model sees it.
+double copy_ns(size_t n) {
+    return st().timing ? (double)n / st().timing->copy_bytes_per_s * 1e9 : 0.0;
 }
 
 // A wait the real driver would spin on (no blocking-sync flag) burns a core here too.
@@ -664,9 +715,10 @@ void write_report() {
     FILE* f = std::fopen(s.report_path.c_str(), "w");
     if (!f) return;
     std::lock_guard<std::mutex> g(s.mu);
-    std::fprintf(f, "{\"device\":\"%s\",\"driver_cuda\":%d,\"device_errors\":%llu,\"spin_waits\":%llu,", s.model->name,
+    std::fprintf(f, "{\"timing\":\"%s\",", s.timing ? s.timing->key : "emulation");
+    std::fprintf(f, "\"device\":\"%s\",\"driver_cuda\":%d,\"device_errors\":%llu,\"spin_waits\":%llu,", s.model->name,
                  s.driver_cuda, (unsigned long long)s.device_errors, (unsigned long long)s.spin_waits);
-    std::fprintf(f, "\"primary_ctx_creations\":%llu,\"launches\":%llu,\"kernel_ms\":%.3f,", (unsigned long long)s.primary_ctx_creations,
+    std::fprintf(f, "\"primary_ctx_creations\":%llu,\"launches\":%llu,\"kernel_ms\":%.6f,", (unsigned long long)s.primary_ctx_creations,
                  (unsigned long long)s.launches, s.kernel_ns / 1e6);
     std::fprintf(f, "\"device_peak_bytes\":%zu,\"device_live_bytes\":%zu,\"max_stack_need\":%llu,\"calls\":{",
                  s.device_peak, s.device_bytes, (unsigned long long)s.max_stack_need);
@@ -724,9 +776,14 @@ SI_EXPORT CUresult cuGetExportTable(const void** table, const CUuuid*) {
     return CUDA_ERROR_NOT_SUPPORTED;
 }
 
-SI_EXPORT CUresult cuInit(unsigned int flags) {
+// The first entry point to run reads the environment, once per process.
+void ensure_config() {
     static std::once_flag once;
     std::call_once(once, load_config);
+}
+
+SI_EXPORT CUresult cuInit(unsigned int flags) {
+    ensure_config();
     ENTER("cuInit");
     if (flags != 0) return error(CUDA_ERROR_INVALID_VALUE, "cuInit", "flags must be 0");
     st().initialised = true;
@@ -737,8 +794,7 @@ SI_EXPORT CUresult cuInit(unsigned int flags) {
     if (!st().initialised) return error(CUDA_ERROR_NOT_INITIALIZED, name, "cuInit was not called")
 
 SI_EXPORT CUresult cuDriverGetVersion(int* v) {
-    static std::once_flag once;
-    std::call_once(once, load_config);
+    ensure_config();
     ENTER("cuDriverGetVersion");
     if (!v) return CUDA_ERROR_INVALID_VALUE;
     *v = st().driver_cuda;
@@ -1167,10 +1223,10 @@ static CUresult copy(void* dst, const void* src, size_t n, CUstream sh, bool dst
         // Pageable source: the driver stages it before returning.
         auto staged = std::make_shared<std::vector<unsigned char>>((const unsigned char*)src,
                                                                   (const unsigned char*)src + n);
-        enqueue(s, [=] { timed(ctx, [&] { std::memcpy(dst, staged->data(), n); }); });
+        enqueue(s, [=] { timed(ctx, copy_ns(n), [&] { std::memcpy(dst, staged->data(), n); }); });
         return CUDA_SUCCESS;
     }
-    enqueue(s, [=] { timed(ctx, [&] { std::memcpy(dst, src, n); }); });
+    enqueue(s, [=] { timed(ctx, copy_ns(n), [&] { std::memcpy(dst, src, n); }); });
     // A pageable destination makes the copy synchronous.
     if (!dst_dev && !pinned && s) drain(s);
     return CUDA_SUCCESS;
@@ -1208,7 +1264,8 @@ static CUresult memset8(CUdeviceptr d, unsigned char v, size_t n, CUstream sh, c
     CUresult r = check_device(d, n, name, "destination");
     if (r != CUDA_SUCCESS) return r;
     Context* ctx = tl_ctx;
-    enqueue(stream_of(sh), [=] { timed(ctx, [&] { std::memset(reinterpret_cast<void*>(d), v, n); }); });
+    // Device memory runs at hundreds of GB/s: a memset is free in the model.
+    enqueue(stream_of(sh), [=] { timed(ctx, 0.0, [&] { std::memset(reinterpret_cast<void*>(d), v, n); }); });
     return CUDA_SUCCESS;
 }
 SI_EXPORT CUresult cuMemsetD8_v2(CUdeviceptr d, unsigned char v, size_t n) {
@@ -1378,10 +1435,12 @@ SI_EXPORT CUresult cuLaunchKernel(CUfunction h, unsigned gx, unsigned gy, unsign
             return;
         }
         emu::g_max_depth = 0;
-        auto t = Clock::now();
-        def->run(ptrs.data(), grid, block);
-        uint64_t ns = (uint64_t)std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t).count();
-        ctx->busy_ns += ns;
+        const TimingModel* tm = st().timing;
+        double modelled = tm ? (double)grid.x * grid.y * grid.z *
+                                   instructions_per_block(res->name, block.x * block.y * block.z) /
+                                   tm->instructions_per_s * 1e9
+                             : 0.0;
+        uint64_t ns = timed(ctx, modelled, [&] { def->run(ptrs.data(), grid, block); });
         {
             std::lock_guard<std::mutex> sg(st().mu);
             st().kernel_ns += ns;
