@@ -95,12 +95,12 @@ impl EngineSwitch {
         out
     }
 
-    /// Either device engine means this run's device.
+    /// Either device engine means this run's device; either CPU engine
+    /// means the pool.
     fn request_inner(&mut self, engine: Engine, service: &GenerationService) -> Switch {
-        self.wanted = if engine.is_device() { self.device } else { engine };
+        self.wanted = if engine.is_device() { self.device } else { Engine::Cpu };
         match engine {
             Engine::Cpu | Engine::CpuSerial => {
-                self.wanted = Engine::Cpu;
                 service.send(Command::SetBackend(Arc::new(CpuBackend::parallel(self.world.clone()))));
                 self.active = Engine::Cpu;
                 Switch::Done
