@@ -260,6 +260,26 @@ fn a_timing_model_sets_device_time_but_never_the_blocks() {
     assert!((ratio / rates - 1.0).abs() < 0.01, "slow / rtx4090 kernel time {ratio}, the rates say {rates}");
     assert!(kernel_ms[1] > 500.0, "the slow device's 100 chunks take long: {} ms", kernel_ms[1]);
 
+    // The backend's events bracket its kernels on one stream while its other
+    // slot copies: each stream keeps its own device time, so the kernel time
+    // follows the instruction rates alone (the H100 model has 132 SMs at
+    // 1.98 GHz against the 4090's 128 at 2.52, with twice the copy rate).
+    let bench_kernel_ms = |model: &str| {
+        let o = run(
+            &["bench", "gen", "--backend", "gpu", "--chunks", "1024", "--repeat", "1", "--json"],
+            &[("CUDA_STAND_IN_MODEL", model)],
+        );
+        assert!(o.status.success(), "bench gen under {model}: {}", text(&o.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap_or_default();
+        v["world"][0]["kernel_ms"].as_f64().unwrap_or_default()
+    };
+    let (rtx, h100) = (bench_kernel_ms("rtx4090"), bench_kernel_ms("h100"));
+    let rates = (128.0 * 2.52) / (132.0 * 1.98);
+    assert!(
+        rtx > 0.0 && (h100 / rtx / rates - 1.0).abs() < 0.01,
+        "h100 {h100} ms / rtx4090 {rtx} ms, the rates say {rates}"
+    );
+
     let (digest, err) = gpu_digest(&[], &[("CUDA_STAND_IN_MODEL", "fast")]);
     assert_eq!(digest, GOLDEN);
     assert_eq!(err.matches("unknown CUDA_STAND_IN_MODEL=fast").count(), 1, "{err}");

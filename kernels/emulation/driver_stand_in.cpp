@@ -136,6 +136,9 @@ struct Stream {
     uint64_t enqueued = 0, done = 0;
     bool stop = false;
     std::thread worker;
+    // This stream's device time: its kernels and copies, each stream on its
+    // own timeline, so an event pair on one stream never counts another's.
+    std::atomic<uint64_t> busy_ns{0};
 };
 
 struct Event {
@@ -145,6 +148,8 @@ struct Event {
     std::condition_variable cv;
     uint64_t recorded = 0, completed = 0;
     uint64_t busy_at = 0;
+    // The stream whose clock `busy_at` reads (null: the context's).
+    Stream* timeline = nullptr;
     bool ever_recorded = false;
 };
 
@@ -382,10 +387,11 @@ Stream* stream_of(CUstream h) {
     return v <= 2 ? nullptr : reinterpret_cast<Stream*>(h);
 }
 
-// Device time: the op's duration counts towards the context's busy clock;
+// Device time: the op's duration counts towards its stream's busy clock
+// (the context's for the null stream);
 // under a timing model, the modelled duration (`modelled_ns`), slept after
 // the emulated work so the device is busy that long without using a core.
-uint64_t timed(Context* ctx, double modelled_ns, const std::function<void()>& f) {
+uint64_t timed(Context* ctx, Stream* s, double modelled_ns, const std::function<void()>& f) {
     auto t = Clock::now();
     f();
     uint64_t ns = (uint64_t)std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t).count();
@@ -393,7 +399,7 @@ uint64_t timed(Context* ctx, double modelled_ns, const std::function<void()>& f)
         ns = (uint64_t)modelled_ns;
         std::this_thread::sleep_for(std::chrono::nanoseconds(ns));
     }
-    ctx->busy_ns += ns;
+    (s ? s->busy_ns : ctx->busy_ns) += ns;
     return ns;
 }
 
@@ -1036,10 +1042,12 @@ SI_EXPORT CUresult cuEventRecord(CUevent h, CUstream sh) {
         e->ever_recorded = true;
     }
     Context* ctx = tl_ctx;
-    enqueue(stream_of(sh), [e, gen, ctx] {
+    Stream* strm = stream_of(sh);
+    enqueue(strm, [e, gen, ctx, strm] {
         std::lock_guard<std::mutex> g(e->mu);
         e->completed = std::max(e->completed, gen);
-        e->busy_at = ctx->busy_ns.load();
+        e->busy_at = (strm ? strm->busy_ns : ctx->busy_ns).load();
+        e->timeline = strm;
         e->cv.notify_all();
     });
     return CUDA_SUCCESS;
@@ -1079,7 +1087,10 @@ static CUresult elapsed(float* ms, CUevent a, CUevent b, const char* name) {
     if (!s->ever_recorded || s->completed < s->recorded) return CUDA_ERROR_NOT_READY;
     std::lock_guard<std::mutex> g2(e->mu);
     if (!e->ever_recorded || e->completed < e->recorded) return CUDA_ERROR_NOT_READY;
-    // Device time between the two: the busy clock of kernels and copies.
+    // Device time between the two: the busy clock of kernels and copies of
+    // the stream both were recorded on (each stream keeps its own).
+    if (s->timeline != e->timeline)
+        return error(CUDA_ERROR_NOT_SUPPORTED, name, "the two events were recorded on different streams");
     *ms = (float)((double)(e->busy_at - s->busy_at) / 1e6);
     return CUDA_SUCCESS;
 }
@@ -1223,10 +1234,10 @@ static CUresult copy(void* dst, const void* src, size_t n, CUstream sh, bool dst
         // Pageable source: the driver stages it before returning.
         auto staged = std::make_shared<std::vector<unsigned char>>((const unsigned char*)src,
                                                                   (const unsigned char*)src + n);
-        enqueue(s, [=] { timed(ctx, copy_ns(n), [&] { std::memcpy(dst, staged->data(), n); }); });
+        enqueue(s, [=] { timed(ctx, s, copy_ns(n), [&] { std::memcpy(dst, staged->data(), n); }); });
         return CUDA_SUCCESS;
     }
-    enqueue(s, [=] { timed(ctx, copy_ns(n), [&] { std::memcpy(dst, src, n); }); });
+    enqueue(s, [=] { timed(ctx, s, copy_ns(n), [&] { std::memcpy(dst, src, n); }); });
     // A pageable destination makes the copy synchronous.
     if (!dst_dev && !pinned && s) drain(s);
     return CUDA_SUCCESS;
@@ -1265,7 +1276,8 @@ static CUresult memset8(CUdeviceptr d, unsigned char v, size_t n, CUstream sh, c
     if (r != CUDA_SUCCESS) return r;
     Context* ctx = tl_ctx;
     // Device memory runs at hundreds of GB/s: a memset is free in the model.
-    enqueue(stream_of(sh), [=] { timed(ctx, 0.0, [&] { std::memset(reinterpret_cast<void*>(d), v, n); }); });
+    Stream* s = stream_of(sh);
+    enqueue(s, [=] { timed(ctx, s, 0.0, [&] { std::memset(reinterpret_cast<void*>(d), v, n); }); });
     return CUDA_SUCCESS;
 }
 SI_EXPORT CUresult cuMemsetD8_v2(CUdeviceptr d, unsigned char v, size_t n) {
@@ -1423,7 +1435,8 @@ SI_EXPORT CUresult cuLaunchKernel(CUfunction h, unsigned gx, unsigned gy, unsign
     dim3 grid(gx, gy, gz), block(bx, by, bz);
     const KernelResources* res = f->res;
     size_t stack_limit = ctx->stack_limit;
-    enqueue(stream_of(sh), [=]() mutable {
+    Stream* strm = stream_of(sh);
+    enqueue(strm, [=]() mutable {
         // Pointers into this closure's own copy of the argument values.
         for (size_t i = 0; i < values.size(); ++i) ptrs[i] = values[i].data();
         std::lock_guard<std::mutex> g(g_launch_mu);
@@ -1440,7 +1453,7 @@ SI_EXPORT CUresult cuLaunchKernel(CUfunction h, unsigned gx, unsigned gy, unsign
                                    instructions_per_block(res->name, block.x * block.y * block.z) /
                                    tm->instructions_per_s * 1e9
                              : 0.0;
-        uint64_t ns = timed(ctx, modelled, [&] { def->run(ptrs.data(), grid, block); });
+        uint64_t ns = timed(ctx, strm, modelled, [&] { def->run(ptrs.data(), grid, block); });
         {
             std::lock_guard<std::mutex> sg(st().mu);
             st().kernel_ns += ns;
