@@ -388,19 +388,22 @@ Stream* stream_of(CUstream h) {
 }
 
 // Device time: the op's duration counts towards its stream's busy clock
-// (the context's for the null stream);
-// under a timing model, the modelled duration (`modelled_ns`), slept after
-// the emulated work so the device is busy that long without using a core.
+// (the context's for the null stream); under a timing model, the modelled
+// duration (`modelled_ns`). Returns the time to `pace`.
 uint64_t timed(Context* ctx, Stream* s, double modelled_ns, const std::function<void()>& f) {
     auto t = Clock::now();
     f();
     uint64_t ns = (uint64_t)std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t).count();
-    if (st().timing) {
-        ns = (uint64_t)modelled_ns;
-        std::this_thread::sleep_for(std::chrono::nanoseconds(ns));
-    }
+    if (st().timing) ns = (uint64_t)modelled_ns;
     (s ? s->busy_ns : ctx->busy_ns) += ns;
     return ns;
+}
+
+// Under a timing model the stream stays busy for the modelled time after
+// the emulated work, asleep, so a modelled device uses no core. Called
+// with no lock held: other streams' work overlaps, as on a device.
+void pace(uint64_t ns) {
+    if (st().timing) std::this_thread::sleep_for(std::chrono::nanoseconds(ns));
 }
 
 // A copy of n bytes as the timing model sees it.
@@ -1234,10 +1237,10 @@ static CUresult copy(void* dst, const void* src, size_t n, CUstream sh, bool dst
         // Pageable source: the driver stages it before returning.
         auto staged = std::make_shared<std::vector<unsigned char>>((const unsigned char*)src,
                                                                   (const unsigned char*)src + n);
-        enqueue(s, [=] { timed(ctx, s, copy_ns(n), [&] { std::memcpy(dst, staged->data(), n); }); });
+        enqueue(s, [=] { pace(timed(ctx, s, copy_ns(n), [&] { std::memcpy(dst, staged->data(), n); })); });
         return CUDA_SUCCESS;
     }
-    enqueue(s, [=] { timed(ctx, s, copy_ns(n), [&] { std::memcpy(dst, src, n); }); });
+    enqueue(s, [=] { pace(timed(ctx, s, copy_ns(n), [&] { std::memcpy(dst, src, n); })); });
     // A pageable destination makes the copy synchronous.
     if (!dst_dev && !pinned && s) drain(s);
     return CUDA_SUCCESS;
@@ -1439,7 +1442,7 @@ SI_EXPORT CUresult cuLaunchKernel(CUfunction h, unsigned gx, unsigned gy, unsign
     enqueue(strm, [=]() mutable {
         // Pointers into this closure's own copy of the argument values.
         for (size_t i = 0; i < values.size(); ++i) ptrs[i] = values[i].data();
-        std::lock_guard<std::mutex> g(g_launch_mu);
+        std::unique_lock<std::mutex> g(g_launch_mu);
         for (auto& kv : m->globals) std::memcpy(kv.second.symbol, reinterpret_cast<void*>(kv.second.storage), kv.second.size);
         std::string why;
         if (!def->check(ptrs.data(), grid, why)) {
@@ -1473,6 +1476,8 @@ SI_EXPORT CUresult cuLaunchKernel(CUfunction h, unsigned gx, unsigned gy, unsign
                       emu::g_max_depth.load(), res->recursive_frame, (unsigned long long)need, stack_limit);
             }
         }
+        g.unlock();
+        pace(ns);
     });
     return CUDA_SUCCESS;
 }
