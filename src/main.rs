@@ -49,8 +49,10 @@ struct PlayArgs {
     /// or 8); +/- change it in game.
     #[arg(long, value_parser = clap::value_parser!(i32).range(2..=32))]
     render_distance: Option<i32>,
-    /// Generation engine at start (cpu, gpu or cuda-emulated); G toggles it in game.
-    #[arg(long, value_parser = parse_play_engine, default_value = "cpu")]
+    /// Generation engine at start: hybrid (the CPU and the GPU together;
+    /// the CPU alone where no GPU opens), cpu, gpu or cuda-emulated. G
+    /// cycles CPU, GPU and hybrid in game.
+    #[arg(long, value_parser = parse_play_engine, default_value = "hybrid")]
     backend: Engine,
     /// Append one JSON line of game state per second to FILE.
     #[arg(long)]
@@ -215,7 +217,7 @@ enum WorldCommand {
 /// Play, screenshots and flights generate on the pool or the device.
 fn parse_play_engine(s: &str) -> Result<Engine, String> {
     match s.parse::<Engine>().map_err(|e| e.to_string())? {
-        Engine::CpuSerial => Err("cpu-serial is for benchmarks; use cpu, gpu or cuda-emulated".into()),
+        Engine::CpuSerial => Err("cpu-serial is for benchmarks; use cpu, gpu, cuda-emulated or hybrid".into()),
         e => Ok(e),
     }
 }
@@ -247,6 +249,34 @@ impl EngineOrAll {
     }
 }
 
+fn parse_alpha(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(a) if (0.0..=1.0).contains(&a) => Ok(a),
+        Ok(a) => Err(format!("{a} is outside 0..1")),
+        Err(e) => Err(format!("`{s}` is not a number: {e}")),
+    }
+}
+
+/// The flight rows `--backend` (and `--alpha`) ask for.
+fn flight_rows(backend: EngineOrAll, alpha: Option<f64>) -> Result<Vec<blockworld::game::flight::Row>> {
+    use blockworld::game::flight::{Row, SEED_003_ROWS};
+    if alpha.is_some() && backend.0 != Some(Engine::Hybrid) {
+        bail!("--alpha fixes the GPU's share in hybrid generation: use it with --backend hybrid");
+    }
+    Ok(match backend.0 {
+        None => SEED_003_ROWS.to_vec(),
+        Some(Engine::CpuSerial) => vec![SEED_003_ROWS[0]],
+        Some(Engine::Cpu) => vec![SEED_003_ROWS[2]],
+        Some(Engine::Hybrid) => match alpha {
+            None => vec![SEED_003_ROWS[4]],
+            Some(a) => {
+                vec![Row { name: "hybrid, fixed α", engine: Engine::Hybrid, serial_cpu: false, alpha: Some(a) }]
+            }
+        },
+        Some(device) => vec![Row { name: "GPU alone", engine: device, serial_cpu: false, alpha: None }],
+    })
+}
+
 fn parse_pitch(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(p) if (-89.0..=89.0).contains(&p) => Ok(p),
@@ -266,9 +296,16 @@ enum BenchCommand {
         seconds: f64,
         #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(i32).range(2..=32))]
         render_distance: i32,
-        /// cpu, gpu, cuda-emulated, or all (cpu and gpu; gpu only where present).
+        /// cpu-serial (one CPU thread), cpu (all threads), gpu,
+        /// cuda-emulated, hybrid, or all: seed 003's table (1 thread, 1
+        /// thread + GPU at α = 0.5, all threads, all threads + GPU at
+        /// α = 0.5, hybrid with automatic α; GPU rows only where a GPU is).
         #[arg(long, value_parser = parse_engine_or_all, default_value = "cpu")]
         backend: EngineOrAll,
+        /// Fixes the GPU's share of the chunks for --backend hybrid, as seed
+        /// 003 did by hand (0..1); automatic when absent.
+        #[arg(long, value_parser = parse_alpha)]
+        alpha: Option<f64>,
         #[arg(long, value_parser = parse_size, default_value = "1280x720")]
         size: (u32, u32),
         #[arg(long)]
@@ -541,28 +578,29 @@ fn run() -> Result<()> {
             Ok(())
         }
         Some(Command::Bench {
-            which: BenchCommand::Flight { world, seconds, render_distance, backend, size, json, time },
+            which: BenchCommand::Flight { world, seconds, render_distance, backend, alpha, size, json, time },
         }) => {
             if !(seconds.is_finite() && seconds > 0.0 && seconds <= 3600.0) {
                 bail!("--seconds must be between 0 and 3600");
             }
-            if backend.0 == Some(Engine::CpuSerial) {
-                bail!("a flight generates on the pool or the device: use cpu, gpu, cuda-emulated or all");
-            }
             let mut reports = Vec::new();
-            for run in backend.engines(&[Engine::Cpu, Engine::Gpu]) {
-                let (engine, gpu_device) = (run, device_for(run));
+            for row in flight_rows(backend, alpha)? {
                 let opts = blockworld::game::flight::FlightOptions {
+                    row: row.name.to_string(),
                     seconds,
                     render_distance,
                     size,
-                    engine,
-                    gpu_device,
+                    engine: row.engine,
+                    gpu_device: device_for(row.engine),
+                    serial_cpu: row.serial_cpu,
+                    alpha: row.alpha,
                     time_of_day: time,
                 };
                 match blockworld::game::flight::fly(load_world(&world)?, &opts) {
                     Ok(r) => reports.push(r),
-                    Err(e) if backend.0.is_none() && run == Engine::Gpu => eprintln!("gpu: skipped — {e}"),
+                    Err(e) if backend.0.is_none() && row.engine.uses_device() => {
+                        eprintln!("{}: skipped — {e}", row.name)
+                    }
                     Err(e) => return Err(e),
                 }
             }
@@ -570,6 +608,16 @@ fn run() -> Result<()> {
                 print_json(&reports)?;
             } else {
                 for r in &reports {
+                    println!(
+                        "{}: {:.1} FPS min, {:.1} FPS 1% low, {:.1} FPS mean; longest frame {:.1}× the median (CPU part {:.1}×)",
+                        r.row, r.fps_min, r.fps_1pct_low, r.fps_mean, r.frame_max_over_median, r.cpu_frame_max_over_median
+                    );
+                    if let Some(a) = r.balance.alpha {
+                        println!(
+                            "{:<28} α {a:.2}: CPU lane made {} chunks, GPU lane {}",
+                            "", r.balance.cpu.generated, r.balance.device.generated
+                        );
+                    }
                     println!(
                         "{:<28} {} frames in {:.0} s on {}: frame ms min {:.1} / median {:.1} / p99 {:.1} / max {:.1}; first complete view {:.0} ms; chunk ready latency median {:.0} ms, p99 {:.0} ms; {} chunks generated, {:.0} blocks flown",
                         r.backend, r.frames, r.seconds, r.adapter, r.frame_ms_min, r.frame_ms_median, r.frame_ms_p99, r.frame_ms_max,

@@ -284,3 +284,66 @@ fn a_timing_model_sets_device_time_but_never_the_blocks() {
     assert_eq!(digest, GOLDEN);
     assert_eq!(err.matches("unknown CUDA_STAND_IN_MODEL=fast").count(), 1, "{err}");
 }
+
+/// `bench flight --json` through the stand-in: the report's rows.
+fn flight(args: &[&str], model: &str) -> Vec<serde_json::Value> {
+    let base = ["bench", "flight", "--seconds", "2", "--render-distance", "3", "--size", "320x180", "--json"];
+    let o = run(&[&base[..], args].concat(), &[("CUDA_STAND_IN_MODEL", model)]);
+    assert!(o.status.success(), "bench flight {args:?} under {model}: {}", text(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("bench flight prints JSON");
+    // One report alone, several under "results".
+    match v["results"].as_array() {
+        Some(rows) => rows.clone(),
+        None => vec![v],
+    }
+}
+
+fn made(row: &serde_json::Value, lane: &str) -> f64 {
+    row["balance"][lane]["generated"].as_f64().unwrap_or(0.0)
+}
+
+/// Issue 13, the short hybrid run: seed 003's five rows through the real
+/// host code. The device rows name the stand-in; the α = 0.5 rows split the
+/// chunks by count; the automatic row follows the device's events. Under
+/// the 4090 model the device lane's own time is its host work plus the
+/// modelled kernels and copies, far less than the CPU's per chunk, so α is
+/// high; under the slow model (one 32-lane SM at 100 MHz) it is small and
+/// the device gets little.
+#[test]
+fn hybrid_rows_follow_the_modelled_device() {
+    if skipped() {
+        return;
+    }
+    let rows = flight(&["--backend", "all"], "rtx4090");
+    let names: Vec<&str> = rows.iter().map(|r| r["row"].as_str().unwrap_or("")).collect();
+    assert_eq!(
+        names,
+        [
+            "1 CPU thread",
+            "1 CPU thread + GPU (α = 0.5)",
+            "all CPU threads",
+            "all CPU threads + GPU (α = 0.5)",
+            "hybrid, automatic α"
+        ]
+    );
+    for r in &rows {
+        for k in ["fps_min", "fps_1pct_low", "fps_mean", "cpu_frame_ms_p99", "frame_max_over_median"] {
+            assert!(r[k].as_f64().is_some_and(|v| v.is_finite() && v > 0.0), "{k} in {r}");
+        }
+        let device_row = r["row"].as_str().unwrap_or("").contains("GPU") || r["row"] == "hybrid, automatic α";
+        let label = r["backend"].as_str().unwrap_or("");
+        assert_eq!(label.contains("driver stand-in, rtx4090 timing"), device_row, "{label}");
+    }
+    for fixed in [&rows[1], &rows[3]] {
+        let (cpu, dev) = (made(fixed, "cpu"), made(fixed, "device"));
+        assert!(cpu + dev > 100.0 && (dev / (cpu + dev) - 0.5).abs() < 0.1, "α = 0.5 split {cpu} / {dev}");
+    }
+    let auto = &rows[4];
+    let alpha = auto["balance"]["alpha"].as_f64().unwrap_or(0.0);
+    assert!(alpha > 0.6 && made(auto, "device") > 0.0 && made(auto, "cpu") > 0.0, "4090 model: α {alpha}, {auto}");
+
+    let slow = &flight(&["--backend", "hybrid"], "slow")[0];
+    let slow_alpha = slow["balance"]["alpha"].as_f64().unwrap_or(1.0);
+    let share = made(slow, "device") / (made(slow, "device") + made(slow, "cpu"));
+    assert!(slow_alpha < 0.1 && share < 0.1, "slow model: α {slow_alpha}, device share {share}");
+}

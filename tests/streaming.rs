@@ -70,6 +70,19 @@ fn backend_toggles_and_distance_changes_neither_stall_nor_lose_chunks() {
     assert!(renderer.mesh_count() > after_first);
     assert_chunks_intact(&s, &world, centre, 5);
 
+    // Both together: with the device open the switch is immediate, and the
+    // chunks are the same whichever lane made them.
+    if cfg!(feature = "kernel-emulation") {
+        assert_eq!(s.set_engine(Engine::Hybrid), Switch::Done);
+        assert_eq!(s.engine(), Engine::Hybrid);
+        let moved = ChunkPos::new(-5, 0, 4);
+        load_all(&mut s, moved, &gpu, &mut renderer, LOAD).expect("hybrid generation stalled");
+        assert_chunks_intact(&s, &world, moved, 5);
+        let b = s.balance();
+        assert_eq!((b.cpu.engine, b.device.engine), (Some(Engine::Cpu), Some(device)), "{b:?}");
+        load_all(&mut s, centre, &gpu, &mut renderer, LOAD).unwrap();
+    }
+
     s.set_engine(Engine::Cpu);
     s.set_render_distance(2, &mut renderer);
     load_all(&mut s, centre, &gpu, &mut renderer, LOAD).unwrap();

@@ -240,6 +240,8 @@ fn keys_and_mouse_drive_the_real_window() {
             "800x500",
             "--exit-after",
             "90",
+            "--backend",
+            "cpu",
         ],
         &[("LD_LIBRARY_PATH", &driver), ("CUDA_STAND_IN_MODULE_LOAD_MS", SLOW_MODULE_LOAD_MS)],
         &dump,
@@ -297,6 +299,24 @@ fn keys_and_mouse_drive_the_real_window() {
         Some(before["render_distance"].as_i64().unwrap() + 2),
         "= did not raise the render distance"
     );
+    // G again: the CPU and the device together, at once (the device is open).
+    s.key("g");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let st = last_state(&dump).unwrap();
+        // Both lanes running and each having made chunks.
+        let made = |lane: &str| st["balance"][lane]["generated"].as_u64().unwrap_or(0);
+        if st["backend"].as_str().unwrap_or("").starts_with("hybrid: CPU + GPU NVIDIA GeForce RTX 4090")
+            && st["balance"]["device"]["engine"] == "gpu"
+            && st["balance"]["cpu"]["engine"] == "cpu"
+            && made("cpu") > 0
+            && made("device") > 0
+        {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the second G did not switch to hybrid generation: {st}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
 }
 
 fn block_at(world: &Path, p: &serde_json::Value) -> String {

@@ -829,7 +829,9 @@ SI_EXPORT CUresult cuDeviceGetName(char* name, int len, CUdevice d) {
     ENTER("cuDeviceGetName");
     NEED_INIT("cuDeviceGetName");
     if (d != 0) return CUDA_ERROR_INVALID_DEVICE;
-    std::snprintf(name, (size_t)len, "%s", st().model->name);
+    // Marked, so every report that names the device says it was the stand-in.
+    const TimingModel* t = st().timing;
+    std::snprintf(name, (size_t)len, "%s [driver stand-in, %s timing]", st().model->name, t ? t->key : "emulation");
     return CUDA_SUCCESS;
 }
 

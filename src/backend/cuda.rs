@@ -563,6 +563,7 @@ impl KernelDevice for CudaDevice {
         s.events[EV_EXTREMES].record(&s.stream).map_err(&e)?;
         Self::wait(&mut self.clock, &s.events[EV_EXTREMES], stage)?;
         self.clock.kernel_ms += s.events[EV_HM_START].elapsed_ms(&s.events[EV_HM_END]).map_err(&e)? as f64;
+        self.clock.device_ms += s.events[EV_HM_START].elapsed_ms(&s.events[EV_EXTREMES]).map_err(&e)? as f64;
         let staged = s.staged_min_max.as_slice().map_err(&e)?;
         Ok(staged[..3 * n].chunks_exact(3).map(|m| [m[0], m[1], m[2]]).collect())
     }
@@ -642,6 +643,7 @@ impl KernelDevice for CudaDevice {
         }
         Self::wait(&mut self.clock, &s.events[EV_DONE], stage)?;
         self.clock.kernel_ms += s.events[EV_FILL_START].elapsed_ms(&s.events[EV_FILL_END]).map_err(&e)? as f64;
+        self.clock.device_ms += s.events[EV_FILL_START].elapsed_ms(&s.events[EV_DONE]).map_err(&e)? as f64;
         let blocks = s.staged_blocks.as_slice().map_err(&e)?;
         let counts = s.staged_counts.as_slice().map_err(&e)?;
         for i in 0..n {

@@ -147,6 +147,7 @@ impl EmulatedDevice {
         let ms = since.elapsed().as_secs_f64() * 1e3;
         self.clock.kernel_ms += ms;
         self.clock.wait_ms += ms;
+        self.clock.device_ms += ms;
     }
 
     fn check_injected_failure(&mut self, stage: &'static str) -> Result<(), BackendError> {

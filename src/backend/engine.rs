@@ -17,10 +17,14 @@ pub enum Engine {
     Gpu,
     /// The CUDA kernel source compiled for the CPU (feature kernel-emulation).
     CudaEmulated,
+    /// The rayon pool and the GPU together on one queue, shared by measured
+    /// throughput (`backend::service`). A schedule of two engines, not a
+    /// backend of its own.
+    Hybrid,
 }
 
 impl Engine {
-    pub const ALL: [Engine; 4] = [Engine::CpuSerial, Engine::Cpu, Engine::Gpu, Engine::CudaEmulated];
+    pub const ALL: [Engine; 5] = [Engine::CpuSerial, Engine::Cpu, Engine::Gpu, Engine::CudaEmulated, Engine::Hybrid];
 
     pub fn label(self) -> &'static str {
         match self {
@@ -28,12 +32,18 @@ impl Engine {
             Engine::Cpu => "cpu",
             Engine::Gpu => "gpu",
             Engine::CudaEmulated => "cuda-emulated",
+            Engine::Hybrid => "hybrid",
         }
     }
 
     /// Runs the kernels (on a GPU, or emulated).
     pub fn is_device(self) -> bool {
         matches!(self, Engine::Gpu | Engine::CudaEmulated)
+    }
+
+    /// Needs a device: a device engine, or hybrid.
+    pub fn uses_device(self) -> bool {
+        self.is_device() || self == Engine::Hybrid
     }
 }
 
@@ -44,7 +54,7 @@ impl fmt::Display for Engine {
 }
 
 #[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
-#[error("unknown engine '{0}': expected one of cpu-serial, cpu, gpu, cuda-emulated")]
+#[error("unknown engine '{0}': expected one of cpu-serial, cpu, gpu, cuda-emulated, hybrid")]
 pub struct UnknownEngine(pub String);
 
 impl FromStr for Engine {

@@ -100,6 +100,8 @@ pub struct DeviceClock {
     pub kernel_ms: f64,
     /// Time the calling thread was blocked waiting for the device.
     pub wait_ms: f64,
+    /// Kernels and the copies back, by events (see `DeviceTimings::device_ms`).
+    pub device_ms: f64,
 }
 
 /// Receives one chunk of a finished fill: (index in the sub-batch, block ids, counts).
@@ -275,6 +277,8 @@ impl<D: KernelDevice> ChunkBackend for KernelBackend<D> {
             host_ms: (end_to_end_ms - clock.wait_ms).max(0.0),
             host_cpu_ms,
             chunk_copy_ms: copying.as_secs_f64() * 1e3,
+            wait_ms: clock.wait_ms,
+            device_ms: clock.device_ms,
         });
         let mut chunks = Vec::with_capacity(positions.len());
         for (i, c) in out.into_iter().enumerate() {

@@ -9,6 +9,7 @@
 //!   CPU when the device fails, so no request is lost.
 //! * [`service::GenerationService`]: a thread that batches requests and
 //!   returns chunks over a crossbeam channel, so callers never block.
+pub mod balance;
 pub mod cpu;
 pub mod cuda;
 #[cfg(feature = "kernel-emulation")]
@@ -56,6 +57,11 @@ pub struct DeviceTimings {
     /// Of the host time: building each chunk's own block storage from the
     /// staging buffer (one 32 KiB copy per non-uniform chunk).
     pub chunk_copy_ms: f64,
+    /// Time the host was blocked waiting for the device.
+    pub wait_ms: f64,
+    /// The device's busy time: kernels and the copies back (CUDA events on
+    /// a GPU and under the driver stand-in; wall time when emulated).
+    pub device_ms: f64,
 }
 
 /// CPU time consumed by the calling thread so far.
@@ -105,6 +111,11 @@ pub fn create(kind: Engine, world: Arc<WorldGen>) -> Result<Arc<dyn ChunkBackend
             Arc::new(kernel::KernelBackend::new(cuda::CudaDevice::open(&world.params, path, density)?, &world))
         }
         Engine::CudaEmulated => create_emulated(world)?,
+        Engine::Hybrid => {
+            return Err(BackendError::InvalidSetting(
+                "hybrid shares work between the CPU and a GPU in the generation service; it is not one backend".into(),
+            ))
+        }
     })
 }
 

@@ -1,29 +1,41 @@
-//! The generation service: a worker thread between the game and a backend.
+//! The generation service: one nearest-first queue between the game and
+//! the engines, with one worker per lane (the CPU pool, a device).
 //!
-//! The game sends requests (nearest first) and polls results with
-//! `try_recv`; it never waits on the CPU pool or the device. The worker
-//! drains all waiting commands before each batch, so a cancellation or a
-//! backend switch applies to the very next batch; requests beyond the
-//! batch bound wait in order. Chunks come back over a crossbeam channel.
+//! The game sends requests and polls results with `try_recv`; it never
+//! waits on the CPU pool or the device. Each worker takes its next batch
+//! from the shared queue when it finishes the last, sized and placed by
+//! [`super::balance`]: in hybrid mode the two lanes share the queue in
+//! proportion to their measured throughput (α is automatic), and a device
+//! only takes chunks the CPU would not reach sooner. A cancellation or a
+//! change of lanes applies from each lane's next batch. Which lane made a
+//! chunk never changes its blocks: every engine gives the same bits.
 
+use super::balance::{self, Meter};
 use super::{ChunkBackend, Engine};
 use crate::world::chunk::Chunk;
 use crate::world::coords::ChunkPos;
-use crossbeam_channel::{Receiver, Sender, TryRecvError};
+use crossbeam_channel::{Receiver, Sender};
 use rayon::prelude::*;
 use std::collections::{HashSet, VecDeque};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 pub enum Command {
     /// Generate these chunks (duplicates of pending requests are ignored).
     Generate(Vec<ChunkPos>),
-    /// Drop pending requests farther than `radius` chunks (Chebyshev) from `center`.
+    /// Drop pending requests farther than `radius` chunks (Chebyshev) from
+    /// `center`, and order the rest nearest to it first.
     Retain { center: ChunkPos, radius: i32 },
-    /// Use this backend from the next batch on.
-    SetBackend(Arc<dyn ChunkBackend>),
+    /// The engines of the two lanes from their next batch on; None idles a
+    /// lane. Both set is hybrid generation.
+    SetLanes { cpu: Option<Arc<dyn ChunkBackend>>, device: Option<Arc<dyn ChunkBackend>> },
+    /// Fixes the device's share of the chunks at α, as seed 003 set it by
+    /// hand (None: automatic, by measured throughput). With a fixed share
+    /// both lanes take from the front, and a lane ahead of its share waits
+    /// for the other.
+    FixShare(Option<f64>),
 }
 
 pub enum Event {
@@ -44,42 +56,97 @@ pub struct ServiceStats {
     pub cancelled: AtomicUsize,
 }
 
-pub struct GenerationService {
-    commands: Sender<Command>,
-    events: Receiver<Event>,
-    stats: Arc<ServiceStats>,
-    worker: Option<JoinHandle<()>>,
+/// One lane as the overlay and the benchmarks see it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct LaneReport {
+    /// The engine of the lane's last batch (or its engine, if none ran yet);
+    /// None while the lane is idle.
+    pub engine: Option<Engine>,
+    /// Measured throughput in chunks per second of the lane's own time (see
+    /// [`balance::lane_cost`]), smoothed.
+    pub capacity: Option<f64>,
+    /// Chunks the lane delivered per second of wall time, over the last
+    /// two seconds.
+    pub delivered_per_second: f64,
+    /// Chunks the lane made since the service started.
+    pub generated: u64,
 }
 
-/// Chunks per batch: enough to fill a GPU launch, small enough that a
-/// cancellation or a backend switch takes effect quickly.
+/// How the lanes share the work.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct Balance {
+    pub cpu: LaneReport,
+    pub device: LaneReport,
+    /// The device's share of the combined throughput, when both lanes run
+    /// and both are measured.
+    pub alpha: Option<f64>,
+}
+
+pub struct GenerationService {
+    shared: Arc<Shared>,
+    events: Receiver<Event>,
+    /// For cancellations, which are sent from the caller's thread.
+    event_tx: Sender<Event>,
+    workers: Vec<JoinHandle<()>>,
+}
+
+/// Chunks per batch before a lane is measured, and the largest batch by
+/// default: enough to fill a GPU launch, small enough that a cancellation
+/// or a backend switch takes effect quickly.
 pub const DEFAULT_BATCH: usize = 64;
 
+/// The largest batch the game lets a lane take: a fast device's 40 ms.
+pub const MAX_BATCH: usize = 256;
+
+const CPU: usize = 0;
+const DEVICE: usize = 1;
+
+/// The window of [`LaneReport::delivered_per_second`].
+const DELIVERY_WINDOW: Duration = Duration::from_secs(2);
+
 impl GenerationService {
-    pub fn spawn(backend: Arc<dyn ChunkBackend>, batch: usize) -> Self {
-        let (commands, command_rx) = crossbeam_channel::unbounded();
+    /// A service with `cpu` in the CPU lane and the device lane idle;
+    /// batches are at most `max_batch` chunks.
+    pub fn spawn(cpu: Arc<dyn ChunkBackend>, max_batch: usize) -> Self {
         let (event_tx, events) = crossbeam_channel::unbounded();
-        let stats = Arc::new(ServiceStats::default());
-        let worker_stats = stats.clone();
-        let worker = std::thread::Builder::new()
-            .name("chunk-generation".into())
-            .spawn(move || {
-                Worker {
-                    backend,
-                    batch: batch.max(1),
-                    pending: VecDeque::new(),
-                    pending_set: HashSet::new(),
-                    stats: worker_stats,
-                }
-                .run(command_rx, event_tx)
+        let shared = Arc::new(Shared {
+            state: Mutex::new(State {
+                queue: VecDeque::new(),
+                queued: HashSet::new(),
+                lanes: [Lane::new(Some(cpu)), Lane::new(None)],
+                fixed: None,
+                max_batch: max_batch.max(1),
+                closed: false,
+            }),
+            wake: Condvar::new(),
+            stats: ServiceStats::default(),
+        });
+        let workers = [(CPU, "chunk-generation-cpu"), (DEVICE, "chunk-generation-device")]
+            .into_iter()
+            .filter_map(|(lane, name)| {
+                let (shared, events) = (shared.clone(), event_tx.clone());
+                std::thread::Builder::new().name(name.into()).spawn(move || run_lane(&shared, lane, &events)).ok()
             })
-            .ok();
-        Self { commands, events, stats, worker }
+            .collect();
+        Self { shared, events, event_tx, workers }
     }
 
-    /// Sends a command; false if the worker is gone.
+    /// Applies a command; false if the service has stopped.
     pub fn send(&self, c: Command) -> bool {
-        self.commands.send(c).is_ok()
+        let mut st = self.shared.lock();
+        if st.closed {
+            return false;
+        }
+        let cancelled = st.apply(c);
+        self.shared.publish(&st);
+        drop(st);
+        self.shared.wake.notify_all();
+        self.shared.stats.cancelled.fetch_add(cancelled.len(), Ordering::Relaxed);
+        for p in cancelled {
+            // The receiver lives in `self`: this cannot fail.
+            let _ = self.event_tx.send(Event::Cancelled(p));
+        }
+        true
     }
 
     /// The next event, if one is ready. Never blocks.
@@ -93,110 +160,256 @@ impl GenerationService {
     }
 
     pub fn stats(&self) -> &ServiceStats {
-        &self.stats
+        &self.shared.stats
+    }
+
+    /// How the lanes share the work now.
+    pub fn balance(&self) -> Balance {
+        let mut st = self.shared.lock();
+        let now = Instant::now();
+        let report = |lane: &mut Lane| {
+            while lane.recent.front().is_some_and(|(t, _)| now.duration_since(*t) > DELIVERY_WINDOW) {
+                lane.recent.pop_front();
+            }
+            let recent: usize = lane.recent.iter().map(|(_, n)| n).sum();
+            LaneReport {
+                engine: lane.backend.as_ref().and(lane.engine),
+                capacity: lane.meter.rate(),
+                delivered_per_second: recent as f64 / DELIVERY_WINDOW.as_secs_f64(),
+                generated: lane.generated,
+            }
+        };
+        let [cpu, device] = &mut st.lanes;
+        let both = cpu.backend.is_some() && device.backend.is_some();
+        let alpha = if both { balance::alpha(&device.meter, &cpu.meter) } else { None };
+        Balance { cpu: report(cpu), device: report(device), alpha }
     }
 }
 
 impl Drop for GenerationService {
     fn drop(&mut self) {
-        // Closing the command channel ends the worker after its current batch.
-        let (dead, _) = crossbeam_channel::unbounded();
-        self.commands = dead;
-        if let Some(w) = self.worker.take() {
+        // Workers end after their current batch.
+        self.shared.lock().closed = true;
+        self.shared.wake.notify_all();
+        for w in self.workers.drain(..) {
             let _ = w.join();
         }
     }
 }
 
-struct Worker {
-    backend: Arc<dyn ChunkBackend>,
-    batch: usize,
-    pending: VecDeque<(ChunkPos, Instant)>,
-    pending_set: HashSet<ChunkPos>,
-    stats: Arc<ServiceStats>,
+struct Shared {
+    state: Mutex<State>,
+    wake: Condvar,
+    stats: ServiceStats,
 }
 
-impl Worker {
-    fn apply(&mut self, c: Command, events: &Sender<Event>) {
+/// A requested chunk and when it was asked for.
+type Request = (ChunkPos, Instant);
+
+struct State {
+    queue: VecDeque<Request>,
+    queued: HashSet<ChunkPos>,
+    lanes: [Lane; 2],
+    /// A fixed device share, and each lane's count of chunks when it was set.
+    fixed: Option<(f64, [u64; 2])>,
+    max_batch: usize,
+    closed: bool,
+}
+
+struct Lane {
+    backend: Option<Arc<dyn ChunkBackend>>,
+    /// The engine that made the lane's last batch (a device that failed
+    /// over hands its work to the CPU behind it).
+    engine: Option<Engine>,
+    meter: Meter,
+    /// Batches delivered within the last [`DELIVERY_WINDOW`].
+    recent: VecDeque<(Instant, usize)>,
+    generated: u64,
+    generating: usize,
+}
+
+impl Lane {
+    fn new(backend: Option<Arc<dyn ChunkBackend>>) -> Lane {
+        let engine = backend.as_ref().map(|b| b.kind());
+        Lane { backend, engine, meter: Meter::default(), recent: VecDeque::new(), generated: 0, generating: 0 }
+    }
+
+    /// Chunks made or being made.
+    fn taken(&self) -> u64 {
+        self.generated + self.generating as u64
+    }
+
+    /// A new engine starts unmeasured; the same one keeps its figures.
+    fn set(&mut self, backend: Option<Arc<dyn ChunkBackend>>) {
+        let same = match (&self.backend, &backend) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        };
+        if !same {
+            self.meter = Meter::default();
+            self.engine = backend.as_ref().map(|b| b.kind());
+        }
+        self.backend = backend;
+    }
+}
+
+/// Nearest first: rings outwards, and within a ring by distance.
+fn nearness(p: ChunkPos, c: ChunkPos) -> (i64, i64) {
+    let d = [p.x as i64 - c.x as i64, p.y as i64 - c.y as i64, p.z as i64 - c.z as i64];
+    (d.iter().map(|v| v.abs()).max().unwrap_or(0), d.iter().map(|v| v * v).sum())
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn publish(&self, st: &State) {
+        self.stats.queued.store(st.queue.len(), Ordering::Relaxed);
+        self.stats.generating.store(st.lanes.iter().map(|l| l.generating).sum(), Ordering::Relaxed);
+    }
+}
+
+impl State {
+    /// Applies a command; returns the requests it cancelled.
+    fn apply(&mut self, c: Command) -> Vec<ChunkPos> {
         match c {
             Command::Generate(positions) => {
                 let now = Instant::now();
                 for p in positions {
-                    if self.pending_set.insert(p) {
-                        self.pending.push_back((p, now));
+                    if self.queued.insert(p) {
+                        self.queue.push_back((p, now));
                     }
                 }
+                Vec::new()
             }
             Command::Retain { center, radius } => {
-                let far = |p: &ChunkPos| {
-                    (p.x as i64 - center.x as i64)
-                        .abs()
-                        .max((p.y as i64 - center.y as i64).abs())
-                        .max((p.z as i64 - center.z as i64).abs())
-                        > radius as i64
-                };
-                let (keep, drop): (Vec<_>, Vec<_>) = self.pending.drain(..).partition(|(p, _)| !far(p));
-                self.pending = keep.into();
-                for (p, _) in drop {
-                    self.pending_set.remove(&p);
-                    self.stats.cancelled.fetch_add(1, Ordering::Relaxed);
-                    let _ = events.send(Event::Cancelled(p));
-                }
+                let (keep, drop): (Vec<_>, Vec<_>) =
+                    self.queue.drain(..).partition(|(p, _)| nearness(*p, center).0 <= radius as i64);
+                let mut keep = keep;
+                keep.sort_by_key(|(p, _)| nearness(*p, center));
+                self.queue = keep.into();
+                drop.into_iter()
+                    .map(|(p, _)| {
+                        self.queued.remove(&p);
+                        p
+                    })
+                    .collect()
             }
-            Command::SetBackend(b) => self.backend = b,
+            Command::SetLanes { cpu, device } => {
+                self.lanes[CPU].set(cpu);
+                self.lanes[DEVICE].set(device);
+                Vec::new()
+            }
+            Command::FixShare(alpha) => {
+                self.fixed = alpha.map(|a| (a.clamp(0.0, 1.0), self.lanes.each_ref().map(|l| l.taken())));
+                Vec::new()
+            }
         }
-        self.stats.queued.store(self.pending.len(), Ordering::Relaxed);
     }
 
-    fn run(mut self, commands: Receiver<Command>, events: Sender<Event>) {
-        loop {
-            // Block only when idle.
-            if self.pending.is_empty() {
-                match commands.recv() {
-                    Ok(c) => self.apply(c, &events),
-                    Err(_) => return,
-                }
-            }
+    /// With a fixed share and both lanes running: whether `lane` has taken
+    /// no more than its share of the chunks taken since the share was set.
+    fn within_share(&self, lane: usize) -> bool {
+        let Some((alpha, base)) = self.fixed else { return true };
+        if self.lanes.iter().any(|l| l.backend.is_none()) {
+            return true;
+        }
+        let taken = [0, 1].map(|i| self.lanes[i].taken().saturating_sub(base[i]) as f64);
+        let share = if lane == DEVICE { alpha } else { 1.0 - alpha };
+        taken[lane] <= share * (taken[0] + taken[1])
+    }
+
+    /// The lane's next batch, or None to wait.
+    fn take(&mut self, lane: usize) -> Option<(Arc<dyn ChunkBackend>, Vec<Request>)> {
+        let backend = self.lanes[lane].backend.clone()?;
+        if !self.within_share(lane) {
+            return None;
+        }
+        let (queued, max) = (self.queue.len(), self.max_batch);
+        let take = if lane == CPU || self.fixed.is_some() {
+            balance::cpu_take(queued, &mut self.lanes[lane].meter, max, DEFAULT_BATCH)
+        } else {
+            let [cpu, device] = &mut self.lanes;
+            let cpu = cpu.backend.is_some().then_some(&cpu.meter);
+            balance::device_take(queued, &mut device.meter, cpu, max)
+        }?;
+        let batch: Vec<_> = self.queue.drain(take.skip..take.skip + take.n).collect();
+        self.lanes[lane].generating = batch.len();
+        Some((backend, batch))
+    }
+
+    fn finished(&mut self, lane: usize, batch: &[Request], cost: Duration, engine: Engine) {
+        for (p, _) in batch {
+            self.queued.remove(p);
+        }
+        let l = &mut self.lanes[lane];
+        l.meter.record(batch.len(), cost);
+        l.recent.push_back((Instant::now(), batch.len()));
+        l.generated += batch.len() as u64;
+        l.generating = 0;
+        l.engine = Some(engine);
+    }
+
+    /// A failed batch goes back to the front, in its order.
+    fn failed(&mut self, lane: usize, batch: Vec<Request>) {
+        for item in batch.into_iter().rev() {
+            self.queue.push_front(item);
+        }
+        self.lanes[lane].generating = 0;
+    }
+}
+
+fn run_lane(shared: &Shared, lane: usize, events: &Sender<Event>) {
+    loop {
+        let (backend, batch) = {
+            let mut st = shared.lock();
             loop {
-                match commands.try_recv() {
-                    Ok(c) => self.apply(c, &events),
-                    Err(TryRecvError::Empty) => break,
-                    Err(TryRecvError::Disconnected) => return,
+                if st.closed {
+                    return;
                 }
+                if let Some(job) = st.take(lane) {
+                    shared.publish(&st);
+                    break job;
+                }
+                st = shared.wake.wait(st).unwrap_or_else(|e| e.into_inner());
             }
-            let n = self.pending.len().min(self.batch);
-            if n == 0 {
-                continue;
-            }
-            let batch: Vec<(ChunkPos, Instant)> = self.pending.drain(..n).collect();
-            self.stats.queued.store(self.pending.len(), Ordering::Relaxed);
-            self.stats.generating.store(batch.len(), Ordering::Relaxed);
-            let positions: Vec<ChunkPos> = batch.iter().map(|(p, _)| *p).collect();
-            match self.backend.generate(&positions) {
-                Ok(mut chunks) => {
-                    let kind = self.backend.kind();
-                    // Packing belongs to storage, not to generation: it runs
-                    // here, on the pool, before the game keeps the chunks.
-                    chunks.par_iter_mut().for_each(Chunk::compact);
-                    for (chunk, (p, asked)) in chunks.into_iter().zip(&batch) {
-                        self.pending_set.remove(p);
-                        self.stats.generated.fetch_add(1, Ordering::Relaxed);
-                        if events.send(Event::Generated { chunk, backend: kind, latency: asked.elapsed() }).is_err() {
-                            return;
-                        }
+        };
+        let start = Instant::now();
+        let positions: Vec<ChunkPos> = batch.iter().map(|(p, _)| *p).collect();
+        match backend.generate(&positions) {
+            Ok(mut chunks) => {
+                let timings = backend.last_timings();
+                // Packing belongs to storage, not to generation: it runs
+                // here, on the pool, before the game keeps the chunks.
+                chunks.par_iter_mut().for_each(Chunk::compact);
+                let cost = balance::lane_cost(start.elapsed(), timings.as_ref());
+                let engine = backend.kind();
+                {
+                    let mut st = shared.lock();
+                    st.finished(lane, &batch, cost, engine);
+                    shared.publish(&st);
+                }
+                shared.wake.notify_all();
+                shared.stats.generated.fetch_add(chunks.len(), Ordering::Relaxed);
+                for (chunk, (_, asked)) in chunks.into_iter().zip(&batch) {
+                    if events.send(Event::Generated { chunk, backend: engine, latency: asked.elapsed() }).is_err() {
+                        return;
                     }
                 }
-                Err(e) => {
-                    // Only a bare device backend can fail here (the game wraps
-                    // devices in FallbackBackend); keep the requests and retry.
-                    eprintln!("blockworld: generation failed, retrying: {e}");
-                    for item in batch.into_iter().rev() {
-                        self.pending.push_front(item);
-                    }
-                    std::thread::sleep(Duration::from_millis(50));
-                }
             }
-            self.stats.generating.store(0, Ordering::Relaxed);
+            Err(e) => {
+                // Only a bare device backend can fail here (the game wraps
+                // devices in FallbackBackend); keep the requests and retry.
+                eprintln!("blockworld: generation failed, retrying: {e}");
+                {
+                    let mut st = shared.lock();
+                    st.failed(lane, batch);
+                    shared.publish(&st);
+                }
+                shared.wake.notify_all();
+                std::thread::sleep(Duration::from_millis(50));
+            }
         }
     }
 }
@@ -280,5 +493,140 @@ mod tests {
             }
         }
         assert_eq!((generated, cancelled), (1, 199));
+    }
+
+    /// Sky chunks (uniform air, next to free to make) that take a set time
+    /// per chunk: the CPU kind sleeps it; the device kind reports it as its
+    /// events' busy time while it sleeps `wait` per chunk, as the driver
+    /// stand-in does when the emulation outlasts the modelled kernel.
+    struct Paced {
+        inner: Arc<dyn ChunkBackend>,
+        kind: Engine,
+        busy: Duration,
+        wait: Duration,
+        timings: std::sync::Mutex<Option<crate::backend::DeviceTimings>>,
+    }
+
+    fn paced(kind: Engine, busy_ms: f64, wait_ms: f64) -> Arc<dyn ChunkBackend> {
+        Arc::new(Paced {
+            inner: backend(),
+            kind,
+            busy: Duration::from_secs_f64(busy_ms / 1e3),
+            wait: Duration::from_secs_f64(wait_ms / 1e3),
+            timings: std::sync::Mutex::new(None),
+        })
+    }
+
+    impl ChunkBackend for Paced {
+        fn kind(&self) -> Engine {
+            self.kind
+        }
+        fn generate(&self, positions: &[ChunkPos]) -> Result<Vec<Chunk>, crate::backend::BackendError> {
+            let n = positions.len() as u32;
+            let chunks = self.inner.generate(positions)?;
+            if self.kind.is_device() {
+                std::thread::sleep(self.wait * n);
+                *self.timings.lock().unwrap_or_else(|e| e.into_inner()) = Some(crate::backend::DeviceTimings {
+                    wait_ms: (self.wait * n).as_secs_f64() * 1e3,
+                    device_ms: (self.busy * n).as_secs_f64() * 1e3,
+                    ..Default::default()
+                });
+            } else {
+                std::thread::sleep(self.busy * n);
+            }
+            Ok(chunks)
+        }
+        fn last_timings(&self) -> Option<crate::backend::DeviceTimings> {
+            *self.timings.lock().unwrap_or_else(|e| e.into_inner())
+        }
+        fn describe(&self) -> String {
+            "paced".into()
+        }
+    }
+
+    fn sky(n: i32) -> Vec<ChunkPos> {
+        (0..n).map(|i| ChunkPos::new(0, 1000 + i, 0)).collect()
+    }
+
+    /// Generated events by engine, until `n` arrived, keeping the order of
+    /// the requests each engine made.
+    fn collect(service: &GenerationService, n: usize) -> Vec<(ChunkPos, Engine)> {
+        (0..n)
+            .map(|_| match service.next_timeout(Duration::from_secs(60)) {
+                Some(Event::Generated { chunk, backend, .. }) => (chunk.pos, backend),
+                Some(Event::Cancelled(p)) => panic!("{p} cancelled"),
+                None => panic!("timed out"),
+            })
+            .collect()
+    }
+
+    /// CPU 4 ms a chunk, device 1 ms by its events while it waits 6 ms:
+    /// α settles at 1000 / (1000 + 250) = 0.8, the events' ratio, and stays.
+    #[test]
+    fn alpha_converges_to_the_event_timed_ratio_and_holds() {
+        let service = GenerationService::spawn(paced(Engine::Cpu, 4.0, 0.0), MAX_BATCH);
+        service.send(Command::SetLanes {
+            cpu: Some(paced(Engine::Cpu, 4.0, 0.0)),
+            device: Some(paced(Engine::Gpu, 1.0, 6.0)),
+        });
+        service.send(Command::Generate(sky(100_000)));
+        std::thread::sleep(Duration::from_millis(1500));
+        let mut alphas = Vec::new();
+        for _ in 0..10 {
+            std::thread::sleep(Duration::from_millis(100));
+            alphas.push(service.balance().alpha.unwrap_or(f64::NAN));
+        }
+        let (lo, hi) = alphas.iter().fold((f64::MAX, f64::MIN), |(lo, hi), &a| (lo.min(a), hi.max(a)));
+        assert!((lo - 0.8).abs() < 0.06 && (hi - 0.8).abs() < 0.06, "α {alphas:?}");
+        assert!(hi - lo < 0.04, "α oscillates: {alphas:?}");
+    }
+
+    /// A device 200× slower than the CPU: it gets a probe, then only chunks
+    /// deep enough in the queue that the CPU would not reach them before it
+    /// finished, and so never one of the near ones. Requests come in waves
+    /// (as the player moves), so the device, idle between them, is ready
+    /// when the nearest chunks of the next wave arrive.
+    #[test]
+    fn a_slow_device_gets_little_work_and_never_a_near_chunk() {
+        let service = GenerationService::spawn(paced(Engine::Cpu, 1.0, 0.0), MAX_BATCH);
+        service.send(Command::SetLanes {
+            cpu: Some(paced(Engine::Cpu, 1.0, 0.0)),
+            device: Some(paced(Engine::Gpu, 200.0, 200.0)),
+        });
+        let mut by_device = Vec::new();
+        let (waves, size) = (6, 300);
+        for wave in 0..waves {
+            let asked: Vec<ChunkPos> = (0..size).map(|i| ChunkPos::new(wave, 1000 + i, 0)).collect();
+            service.send(Command::Generate(asked.clone()));
+            for (p, e) in collect(&service, asked.len()) {
+                if e == Engine::Gpu {
+                    by_device.push(asked.iter().position(|q| *q == p).unwrap_or(0));
+                }
+            }
+        }
+        assert!(!by_device.is_empty(), "the device made nothing: the test shows nothing");
+        assert!(by_device.len() * 50 <= waves as usize * size as usize, "too much: {}", by_device.len());
+        assert!(by_device.iter().all(|&i| i >= 150), "the device made near chunks: {by_device:?}");
+        assert_eq!(service.balance().device.generated as usize, by_device.len());
+    }
+
+    /// Seed 003's hand-set α = 0.5: half the chunks each, whatever the speeds.
+    #[test]
+    fn a_fixed_share_splits_by_count() {
+        let service = GenerationService::spawn(paced(Engine::Cpu, 0.5, 0.0), 16);
+        service.send(Command::SetLanes {
+            cpu: Some(paced(Engine::Cpu, 0.5, 0.0)),
+            device: Some(paced(Engine::Gpu, 2.0, 2.0)),
+        });
+        service.send(Command::FixShare(Some(0.5)));
+        let got = collect(
+            &{
+                service.send(Command::Generate(sky(800)));
+                service
+            },
+            800,
+        );
+        let device = got.iter().filter(|(_, e)| *e == Engine::Gpu).count();
+        assert!((device as i64 - 400).abs() <= 32, "device made {device} of 800");
     }
 }

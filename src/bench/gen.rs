@@ -358,7 +358,8 @@ fn stage_times(
             );
             Ok((hm, fill))
         }
-        Engine::Gpu | Engine::CudaEmulated => {
+        // Hybrid never gets here: `backend::create` refuses it.
+        Engine::Gpu | Engine::CudaEmulated | Engine::Hybrid => {
             // Chunks far above the terrain are uniform: only the heightmap runs.
             let sky: Vec<ChunkPos> = columns.iter().map(|c| ChunkPos::new(c.x, 1000, c.z)).collect();
             let mut hm = Vec::new();

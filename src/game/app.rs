@@ -464,9 +464,14 @@ impl Running {
         }
     }
 
-    fn toggle_backend(&mut self, want_gpu: Option<bool>) {
-        let to_gpu = want_gpu.unwrap_or(self.streamer.engine() == Engine::Cpu);
-        let target = if to_gpu { Engine::Gpu } else { Engine::Cpu };
+    /// Sets the engine, or with None takes the next one in G's cycle:
+    /// CPU, GPU, hybrid.
+    fn toggle_backend(&mut self, want: Option<Engine>) {
+        let target = want.unwrap_or(match self.streamer.wanted_engine() {
+            Engine::Cpu | Engine::CpuSerial => Engine::Gpu,
+            Engine::Gpu | Engine::CudaEmulated => Engine::Hybrid,
+            Engine::Hybrid => Engine::Cpu,
+        });
         match self.streamer.set_engine(target) {
             Switch::Done => self.say(format!("generation: {}", self.streamer.backend_label())),
             Switch::Opening => self.say("opening the GPU; the CPU generates meanwhile".to_string()),
@@ -567,6 +572,8 @@ impl Running {
             counts: self.streamer.counts(),
             meshes: self.renderer.mesh_count(),
             backend: self.streamer.backend_label(),
+            engine: self.streamer.wanted_engine(),
+            balance: self.streamer.balance(),
             gpu_off: self.streamer.gpu_off_reason(),
             chunks_per_second: self.rate.2,
             render_distance: self.streamer.render_distance(),
@@ -620,8 +627,8 @@ impl Running {
         if let Some(r) = change.render_distance {
             self.change_distance(r);
         }
-        if let Some(g) = change.use_gpu {
-            self.toggle_backend(Some(g));
+        if let Some(e) = change.engine {
+            self.toggle_backend(Some(e));
         }
         if let Some(f) = change.fly {
             self.player.mode = if f { Mode::Fly } else { Mode::Walk };
@@ -637,6 +644,7 @@ impl Running {
                 mode: data.mode,
                 backend: &backend,
                 gpu_off: data.gpu_off.as_deref(),
+                balance: data.balance,
                 render_distance: data.render_distance,
                 loaded_chunks: data.counts.loaded,
                 meshes: data.meshes,

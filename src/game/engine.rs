@@ -1,16 +1,16 @@
-//! The player's CPU/GPU toggle.
+//! The player's choice of engine: the CPU, the GPU, or both (hybrid).
 //!
 //! Opening a device means driver initialisation, a context, loading the
 //! kernel image and, on old drivers, compiling it with NVRTC: from tens of
 //! milliseconds to seconds. None of that may happen inside a frame, so the
 //! device is opened on its own thread. Until it is ready the CPU keeps
-//! generating; the generation service switches backend between batches, so
-//! no request is lost either way.
+//! generating; the generation service switches its lanes between batches,
+//! so no request is lost either way.
 
 use crate::backend::cpu::CpuBackend;
 use crate::backend::fallback::FallbackBackend;
 use crate::backend::service::{Command, GenerationService};
-use crate::backend::{self, BackendError, Engine};
+use crate::backend::{self, BackendError, ChunkBackend, Engine};
 use crate::worldgen::WorldGen;
 use crossbeam_channel::{Receiver, TryRecvError};
 use std::sync::Arc;
@@ -50,6 +50,9 @@ pub struct EngineSwitch {
     off_reason: Option<String>,
     /// The longest time the caller's thread spent in one switch call.
     longest_call: Duration,
+    /// The CPU lane's engine, one for the run so its measured throughput
+    /// survives switches.
+    cpu: Arc<dyn ChunkBackend>,
 }
 
 impl EngineSwitch {
@@ -57,7 +60,7 @@ impl EngineSwitch {
     pub fn new(world: Arc<WorldGen>, device: Engine) -> EngineSwitch {
         debug_assert!(device.is_device(), "{device} is not a device");
         EngineSwitch {
-            world,
+            world: world.clone(),
             device,
             wanted: Engine::Cpu,
             active: Engine::Cpu,
@@ -65,7 +68,19 @@ impl EngineSwitch {
             opening: None,
             off_reason: None,
             longest_call: Duration::ZERO,
+            cpu: Arc::new(CpuBackend::parallel(world)),
         }
+    }
+
+    /// Runs the CPU lane on one thread (the benchmarks' "1 CPU thread").
+    pub fn use_serial_cpu(&mut self, service: &GenerationService) {
+        self.cpu = Arc::new(CpuBackend::serial(self.world.clone()));
+        self.apply(service);
+    }
+
+    /// The CPU lane's engine, for the service's first lane.
+    pub fn cpu_backend(&self) -> Arc<dyn ChunkBackend> {
+        self.cpu.clone()
     }
 
     /// The engine the service is running now.
@@ -96,31 +111,41 @@ impl EngineSwitch {
     }
 
     /// Either device engine means this run's device; either CPU engine
-    /// means the pool.
+    /// means the pool; hybrid means both.
     fn request_inner(&mut self, engine: Engine, service: &GenerationService) -> Switch {
-        self.wanted = if engine.is_device() { self.device } else { Engine::Cpu };
-        match engine {
-            Engine::Cpu | Engine::CpuSerial => {
-                service.send(Command::SetBackend(Arc::new(CpuBackend::parallel(self.world.clone()))));
-                self.active = Engine::Cpu;
-                Switch::Done
-            }
-            Engine::Gpu | Engine::CudaEmulated if self.gpu.is_some() => {
-                self.activate_gpu(service);
-                Switch::Done
-            }
-            Engine::Gpu | Engine::CudaEmulated if self.opening.is_some() => Switch::Opening,
-            Engine::Gpu | Engine::CudaEmulated => {
-                self.off_reason = None;
-                match self.spawn_opener() {
-                    Ok(rx) => {
-                        self.opening = Some(rx);
-                        Switch::Opening
-                    }
-                    Err(reason) => self.unavailable(reason),
-                }
-            }
+        self.wanted = match engine {
+            Engine::Cpu | Engine::CpuSerial => Engine::Cpu,
+            Engine::Hybrid => Engine::Hybrid,
+            Engine::Gpu | Engine::CudaEmulated => self.device,
+        };
+        if !self.wanted.uses_device() || self.gpu.is_some() {
+            self.apply(service);
+            return Switch::Done;
         }
+        if self.opening.is_some() {
+            return Switch::Opening;
+        }
+        self.off_reason = None;
+        match self.spawn_opener() {
+            Ok(rx) => {
+                self.opening = Some(rx);
+                Switch::Opening
+            }
+            Err(reason) => self.unavailable(reason),
+        }
+    }
+
+    /// Gives the service's lanes what is wanted, as far as the device is
+    /// open: the CPU lane stands in until it is.
+    fn apply(&mut self, service: &GenerationService) {
+        let gpu = self.gpu.as_ref().map(|g| g.backend.clone() as Arc<dyn ChunkBackend>);
+        let (cpu, device, active) = match (self.wanted, gpu) {
+            (Engine::Hybrid, Some(g)) => (Some(self.cpu.clone()), Some(g), Engine::Hybrid),
+            (w, Some(g)) if w.is_device() => (None, Some(g), self.device),
+            _ => (Some(self.cpu.clone()), None, Engine::Cpu),
+        };
+        service.send(Command::SetLanes { cpu, device });
+        self.active = active;
     }
 
     fn spawn_opener(&self) -> Result<Receiver<Opened>, String> {
@@ -174,8 +199,8 @@ impl EngineSwitch {
         match result {
             Ok(gpu) => {
                 self.gpu = Some(gpu);
-                if self.wanted.is_device() {
-                    self.activate_gpu(service);
+                if self.wanted.uses_device() {
+                    self.apply(service);
                     return Some(format!("generation: {}", self.label()));
                 }
                 None
@@ -185,13 +210,6 @@ impl EngineSwitch {
                 self.unavailable(reason.clone());
                 Some(format!("GPU unavailable, staying on the CPU: {reason}"))
             }
-        }
-    }
-
-    fn activate_gpu(&mut self, service: &GenerationService) {
-        if let Some(gpu) = &self.gpu {
-            service.send(Command::SetBackend(gpu.backend.clone()));
-            self.active = self.device;
         }
     }
 
@@ -212,13 +230,21 @@ impl EngineSwitch {
     /// What generates now, for the overlay: the device's name when it is a GPU.
     pub fn label(&self) -> String {
         match (self.active, &self.gpu) {
-            (Engine::Gpu, Some(g)) if g.backend.failure().is_none() => g.description.clone(),
-            (Engine::CudaEmulated, Some(g)) if g.backend.failure().is_none() => {
-                format!("GPU (emulated kernels) {}", g.description)
+            (Engine::Hybrid, Some(g)) if g.backend.failure().is_none() => {
+                format!("hybrid: CPU + {}", self.device_label(g))
             }
+            (Engine::Hybrid, _) => "hybrid: CPU (GPU failed)".into(),
+            (e, Some(g)) if e.is_device() && g.backend.failure().is_none() => self.device_label(g),
             (e, _) if e.is_device() => "CPU (GPU failed)".into(),
-            _ if self.opening.is_some() && self.wanted.is_device() => "CPU (opening the GPU…)".into(),
+            _ if self.opening.is_some() && self.wanted.uses_device() => "CPU (opening the GPU…)".into(),
             _ => "CPU".into(),
+        }
+    }
+
+    fn device_label(&self, g: &OpenGpu) -> String {
+        match self.device {
+            Engine::CudaEmulated => format!("GPU (emulated kernels) {}", g.description),
+            _ => g.description.clone(),
         }
     }
 }

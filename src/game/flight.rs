@@ -14,6 +14,7 @@ use super::engine::Switch;
 use super::headless::load_all;
 use super::spawn::spawn_point;
 use super::streaming::{Budget, ChunkStreamer};
+use crate::backend::service::Balance;
 use crate::backend::Engine;
 use crate::bench::rss;
 use crate::render::camera::{Camera, DEFAULT_FOV_DEGREES};
@@ -29,6 +30,8 @@ use std::time::{Duration, Instant};
 
 #[derive(Clone, Debug, Serialize)]
 pub struct FlightReport {
+    /// The configuration, as seed 003's table names its rows.
+    pub row: String,
     pub backend: String,
     pub adapter: String,
     pub seconds: f64,
@@ -39,6 +42,15 @@ pub struct FlightReport {
     pub frame_ms_median: f64,
     pub frame_ms_p99: f64,
     pub frame_ms_max: f64,
+    /// Seed 003's figures: the lowest frame rate (the longest frame), the
+    /// mean frame rate (frames over seconds), and the 1 % low (the frame
+    /// rate of the slowest 1 % of frames, averaged over their time).
+    pub fps_min: f64,
+    pub fps_1pct_low: f64,
+    pub fps_mean: f64,
+    /// The longest frame over the median frame, whole and CPU part.
+    pub frame_max_over_median: f64,
+    pub cpu_frame_max_over_median: f64,
     /// The part of each frame this project controls: streaming update and
     /// uploads, culling, encoding and submission, without the wait for the
     /// GPU (software rasterisation dominates the whole frame under lavapipe).
@@ -73,6 +85,11 @@ pub struct FlightReport {
     /// One sample every 10 s: memory must stay flat, and what is held
     /// says where it went.
     pub memory_samples: Vec<MemorySample>,
+    /// How the CPU and the device shared generation at the end (α, and
+    /// the chunks each lane made over the whole run).
+    pub balance: Balance,
+    /// The device's share when it was fixed by hand.
+    pub fixed_alpha: Option<f64>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -113,12 +130,37 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[i.min(sorted.len() - 1)]
 }
 
+/// One configuration of seed 003's table.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Row {
+    pub name: &'static str,
+    pub engine: Engine,
+    pub serial_cpu: bool,
+    pub alpha: Option<f64>,
+}
+
+/// Seed 003's four configurations, where α was set by hand to 0.5, and
+/// this project's automatic balance.
+pub const SEED_003_ROWS: [Row; 5] = [
+    Row { name: "1 CPU thread", engine: Engine::Cpu, serial_cpu: true, alpha: None },
+    Row { name: "1 CPU thread + GPU (α = 0.5)", engine: Engine::Hybrid, serial_cpu: true, alpha: Some(0.5) },
+    Row { name: "all CPU threads", engine: Engine::Cpu, serial_cpu: false, alpha: None },
+    Row { name: "all CPU threads + GPU (α = 0.5)", engine: Engine::Hybrid, serial_cpu: false, alpha: Some(0.5) },
+    Row { name: "hybrid, automatic α", engine: Engine::Hybrid, serial_cpu: false, alpha: None },
+];
+
 pub struct FlightOptions {
+    /// The row's name in the report.
+    pub row: String,
     pub seconds: f64,
     pub render_distance: i32,
     pub size: (u32, u32),
     pub engine: Engine,
     pub gpu_device: Engine,
+    /// Generate on one CPU thread instead of the pool.
+    pub serial_cpu: bool,
+    /// A fixed device share (hybrid only); None: automatic.
+    pub alpha: Option<f64>,
     /// 0..1, 0.5 is noon; time stands still during the flight.
     pub time_of_day: f64,
 }
@@ -129,7 +171,11 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
     let target = OffscreenTarget::new(&gpu, opts.size);
     let start = spawn_point(&world);
     let mut streamer = ChunkStreamer::new(world, opts.engine, opts.gpu_device, opts.render_distance);
-    if opts.engine.is_device() {
+    if opts.serial_cpu {
+        streamer.use_serial_cpu();
+    }
+    streamer.fix_share(opts.alpha);
+    if opts.engine.uses_device() {
         if let Switch::Unavailable(reason) = streamer.wait_for_engine(Duration::from_secs(600)) {
             anyhow::bail!("GPU unavailable: {reason}");
         }
@@ -191,12 +237,16 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
             rss_at_2_min = rss::resident_mib();
         }
     }
+    let elapsed = t0.elapsed().as_secs_f64();
     let mut sorted = frames.clone();
     sorted.sort_by(|a, b| a.total_cmp(b));
     cpu_frames.sort_by(|a, b| a.total_cmp(b));
+    let slowest = &sorted[sorted.len() - (sorted.len() / 100).max(1).min(sorted.len())..];
+    let ratio = |s: &[f64]| s.last().copied().unwrap_or(f64::NAN) / percentile(s, 0.5);
     let mut lat: Vec<f64> = streamer.ready_latencies().iter().map(|d| d.as_secs_f64() * 1e3).collect();
     lat.sort_by(|a, b| a.total_cmp(b));
     Ok(FlightReport {
+        row: opts.row.clone(),
         backend: streamer.backend_label(),
         adapter: gpu.adapter_name(),
         seconds: opts.seconds,
@@ -207,6 +257,11 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
         frame_ms_median: percentile(&sorted, 0.5),
         frame_ms_p99: percentile(&sorted, 0.99),
         frame_ms_max: sorted.last().copied().unwrap_or(f64::NAN),
+        fps_min: 1e3 / sorted.last().copied().unwrap_or(f64::NAN),
+        fps_1pct_low: 1e3 * slowest.len() as f64 / slowest.iter().sum::<f64>(),
+        fps_mean: frames.len() as f64 / elapsed,
+        frame_max_over_median: ratio(&sorted),
+        cpu_frame_max_over_median: ratio(&cpu_frames),
         cpu_frame_ms_median: percentile(&cpu_frames, 0.5),
         cpu_frame_ms_p99: percentile(&cpu_frames, 0.99),
         cpu_frame_ms_max: cpu_frames.last().copied().unwrap_or(f64::NAN),
@@ -226,5 +281,7 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
         chunk_data_mib_final: streamer.data_bytes() as f64 / MIB,
         meshes_final: renderer.mesh_count(),
         mesh_mib_final: renderer.gpu_bytes as f64 / MIB,
+        balance: streamer.balance(),
+        fixed_alpha: opts.alpha,
     })
 }

@@ -76,7 +76,7 @@ pub fn screenshot(world: Arc<WorldGen>, opts: &ScreenshotOptions) -> Result<Scre
     let centre = ChunkPos::containing([eye.x.floor() as i64, eye.y.floor() as i64, eye.z.floor() as i64]);
     let mut streamer =
         ChunkStreamer::with_edits(world, opts.engine, opts.gpu_device, opts.render_distance, opts.edits.clone());
-    if opts.engine.is_device() {
+    if opts.engine.uses_device() {
         if let Switch::Unavailable(reason) = streamer.wait_for_engine(opts.timeout) {
             eprintln!("GPU unavailable, generating on the CPU: {reason}");
         }

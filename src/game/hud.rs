@@ -6,6 +6,8 @@ use super::player::Mode;
 use super::settings::{FOV_RANGE, SENSITIVITY_RANGE};
 use super::streaming::{StreamCounts, MAX_RENDER_DISTANCE, MIN_RENDER_DISTANCE};
 use super::world_menu::{MenuChoice, Widget, WorldMenu};
+use crate::backend::service::{Balance, LaneReport};
+use crate::backend::Engine;
 use crate::render::atlas;
 use crate::world::block::{BlockId, Shape};
 use std::path::Path;
@@ -20,6 +22,9 @@ pub struct HudData {
     pub counts: StreamCounts,
     pub meshes: usize,
     pub backend: String,
+    /// The engine the player chose (CPU, the device, hybrid).
+    pub engine: Engine,
+    pub balance: Balance,
     pub gpu_off: Option<String>,
     pub chunks_per_second: f64,
     pub render_distance: i32,
@@ -67,7 +72,7 @@ fn placeable() -> impl Iterator<Item = BlockId> {
 #[derive(Default)]
 pub struct SettingsChange {
     pub render_distance: Option<i32>,
-    pub use_gpu: Option<bool>,
+    pub engine: Option<Engine>,
     pub fly: Option<bool>,
     /// A hotbar slot and the block chosen for it.
     pub hotbar_slot: Option<(usize, BlockId)>,
@@ -187,6 +192,9 @@ pub fn draw(
                     ),
                 );
                 line(ui, format!("generation: {}", d.backend));
+                if let Some(b) = balance_line(&d.balance) {
+                    line(ui, b);
+                }
                 if let Some(why) = &d.gpu_off {
                     line(ui, format!("GPU off: {why}"));
                 }
@@ -240,10 +248,15 @@ pub fn draw(
                 if ui.checkbox(&mut full, "fullscreen (F11)").changed() {
                     change.fullscreen = Some(full);
                 }
-                let mut gpu = d.backend.starts_with("GPU");
-                if ui.checkbox(&mut gpu, "generate on the GPU").changed() {
-                    change.use_gpu = Some(gpu);
-                }
+                ui.horizontal(|ui| {
+                    ui.label("generate on");
+                    for (e, name) in [(Engine::Cpu, "CPU"), (Engine::Gpu, "GPU"), (Engine::Hybrid, "both (hybrid)")] {
+                        let chosen = if e == Engine::Gpu { d.engine.is_device() } else { d.engine == e };
+                        if ui.radio(chosen, name).clicked() && !chosen {
+                            change.engine = Some(e);
+                        }
+                    }
+                });
                 let mut fly = d.mode == Mode::Fly;
                 if ui.checkbox(&mut fly, "fly").changed() {
                     change.fly = Some(fly);
@@ -267,4 +280,17 @@ pub fn draw(
         );
     }
     change
+}
+
+/// The overlay's line on how generation is shared: α (the device's share
+/// of the measured throughput) and what each lane delivers. None while only
+/// one lane runs and nothing is measured.
+fn balance_line(b: &Balance) -> Option<String> {
+    let lane = |name: &str, l: &LaneReport| l.engine.map(|_| format!("{name} {:.0} chunks/s", l.delivered_per_second));
+    let lanes: Vec<String> = [lane("CPU", &b.cpu), lane("GPU", &b.device)].into_iter().flatten().collect();
+    if lanes.len() < 2 {
+        return None;
+    }
+    let alpha = b.alpha.map_or("measuring".into(), |a| format!("{a:.2}"));
+    Some(format!("α {alpha} · {}", lanes.join(" · ")))
 }

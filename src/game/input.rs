@@ -5,7 +5,7 @@ use super::player::Intent;
 use std::collections::HashSet;
 use winit::keyboard::{KeyCode, PhysicalKey};
 
-pub const HELP: &str = "WASD move · mouse look · left click break · right click place · 1–9/wheel block · Space up/jump · Shift down · Ctrl sprint · F fly/walk · T fast time (hold) · G CPU/GPU · +/- render distance · F11 fullscreen · Tab settings · Esc menu (worlds)";
+pub const HELP: &str = "WASD move · mouse look · left click break · right click place · 1–9/wheel block · Space up/jump · Shift down · Ctrl sprint · F fly/walk · T fast time (hold) · G CPU/GPU/hybrid · +/- render distance · F11 fullscreen · Tab settings · Esc menu (worlds)";
 
 /// A one-shot action from a key press.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -15,6 +15,8 @@ pub struct StateLine<'a> {
     pub mode: Mode,
     pub backend: &'a str,
     pub gpu_off: Option<&'a str>,
+    /// How the CPU and the device share generation (α, chunks per lane).
+    pub balance: crate::backend::service::Balance,
     pub render_distance: i32,
     pub loaded_chunks: usize,
     pub meshes: usize,

@@ -13,9 +13,8 @@ pub mod requests;
 pub mod rings;
 
 use super::engine::{EngineSwitch, Switch};
-use crate::backend::cpu::CpuBackend;
-use crate::backend::service::{Command, Event, GenerationService, DEFAULT_BATCH};
-use crate::backend::{ChunkBackend, Engine};
+use crate::backend::service::{Balance, Command, Event, GenerationService, DEFAULT_BATCH, MAX_BATCH};
+use crate::backend::Engine;
 use crate::light::Light;
 use crate::render::gpu::Gpu;
 use crate::render::world_renderer::WorldRenderer;
@@ -96,15 +95,15 @@ impl ChunkStreamer {
         render_distance: i32,
         edits: HashMap<ChunkPos, ChunkEdits>,
     ) -> ChunkStreamer {
-        let cpu: Arc<dyn ChunkBackend> = Arc::new(CpuBackend::parallel(world.clone()));
-        let service = GenerationService::spawn(cpu, DEFAULT_BATCH);
+        let switch = EngineSwitch::new(world.clone(), gpu_device);
+        let service = GenerationService::spawn(switch.cpu_backend(), MAX_BATCH);
         let render_distance = render_distance.clamp(MIN_RENDER_DISTANCE, MAX_RENDER_DISTANCE);
         let mut requests = Requests::new(4 * DEFAULT_BATCH);
         let centre = ChunkPos::new(0, 0, 0);
         requests.recentre(centre, render_distance);
         let light = LightStage::spawn(world.clone());
         let mut s = ChunkStreamer {
-            switch: EngineSwitch::new(world.clone(), gpu_device),
+            switch,
             notice: None,
             world,
             service,
@@ -128,6 +127,11 @@ impl ChunkStreamer {
         self.switch.active()
     }
 
+    /// The engine the player asked for (a device may still be opening).
+    pub fn wanted_engine(&self) -> Engine {
+        self.switch.wanted()
+    }
+
     /// Why the GPU is not generating, if it is not.
     pub fn gpu_off_reason(&self) -> Option<String> {
         self.switch.off_reason()
@@ -137,11 +141,28 @@ impl ChunkStreamer {
         self.switch.label()
     }
 
+    /// How the CPU and the device share generation now.
+    pub fn balance(&self) -> Balance {
+        self.service.balance()
+    }
+
     /// Switches generation; requests in flight are kept. A device is opened
     /// off this thread: until it is ready (see [`Self::take_notice`]) the
     /// CPU carries on.
     pub fn set_engine(&mut self, engine: Engine) -> Switch {
         self.switch.request(engine, &self.service)
+    }
+
+    /// Generates on one CPU thread instead of the pool, alone or beside
+    /// the device (the flight benchmark's single-thread rows).
+    pub fn use_serial_cpu(&mut self) {
+        self.switch.use_serial_cpu(&self.service);
+    }
+
+    /// Fixes the device's share of the chunks in hybrid generation (None:
+    /// automatic).
+    pub fn fix_share(&mut self, alpha: Option<f64>) {
+        self.service.send(Command::FixShare(alpha));
     }
 
     /// Waits for a device being opened; headless runs start measuring only
