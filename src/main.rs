@@ -314,6 +314,25 @@ enum BenchCommand {
         #[arg(long, default_value_t = 0.5, value_parser = parse_time_of_day)]
         time: f64,
     },
+    /// Seed 004's Tables 5.2/5.3 as the thesis measured them: the cost per
+    /// frame of the streaming update while the range for each N loads, with
+    /// the thesis's throttle (2 chunks a frame) and with this project's budget.
+    Frames {
+        #[command(flatten)]
+        world: WorldArgs,
+        /// Cube edges N, comma separated (4..64; the range is render distance N/2).
+        #[arg(long, value_parser = parse_cube_edges, default_value = "16,24,32,40,48,56")]
+        sizes: CubeEdges,
+        /// Frames per run at most (60 Hz); a run ends when its range is complete.
+        #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u32).range(1..=100000))]
+        frames: u32,
+        /// cpu, gpu, cuda-emulated, hybrid, or all (cpu, gpu and hybrid;
+        /// the GPU ones only where a GPU is).
+        #[arg(long, value_parser = parse_engine_or_all, default_value = "cpu")]
+        backend: EngineOrAll,
+        #[arg(long)]
+        json: bool,
+    },
     /// Edit-to-visible latency: break and place blocks near the spawn point.
     Edit {
         #[command(flatten)]
@@ -353,6 +372,21 @@ enum BenchCommand {
 
 #[derive(Clone, Debug)]
 struct ChunkList(Vec<usize>);
+
+#[derive(Clone, Debug)]
+struct CubeEdges(Vec<u32>);
+
+fn parse_cube_edges(s: &str) -> Result<CubeEdges, String> {
+    s.split(',')
+        .map(str::trim)
+        .map(|p| match p.parse::<u32>() {
+            Ok(n) if (4..=64).contains(&n) => Ok(n),
+            Ok(n) => Err(format!("N = {n} is outside 4..64")),
+            Err(e) => Err(format!("`{p}` is not a cube edge: {e}")),
+        })
+        .collect::<Result<Vec<u32>, String>>()
+        .map(CubeEdges)
+}
 
 fn parse_chunk_list(s: &str) -> Result<ChunkList, String> {
     parse_counts(s).map(ChunkList)
@@ -558,6 +592,40 @@ fn run() -> Result<()> {
             Ok(())
         }
         Some(Command::World { which }) => world_command(which),
+        Some(Command::Bench { which: BenchCommand::Frames { world, sizes, frames, backend, json } }) => {
+            if backend.0 == Some(Engine::CpuSerial) {
+                bail!("bench frames streams on the pool or the device: use cpu, gpu, cuda-emulated, hybrid or all");
+            }
+            let mut rows = Vec::new();
+            for engine in backend.engines(&[Engine::Cpu, Engine::Gpu, Engine::Hybrid]) {
+                let opts = blockworld::game::frames_bench::FramesOptions {
+                    sizes: sizes.0.clone(),
+                    frames: frames as usize,
+                    engine,
+                    gpu_device: device_for(engine),
+                };
+                match blockworld::game::frames_bench::run(|| load_world(&world), &opts) {
+                    Ok(r) => rows.extend(r),
+                    Err(e) if backend.0.is_none() && engine.uses_device() => eprintln!("{engine}: skipped — {e}"),
+                    Err(e) => return Err(e),
+                }
+            }
+            if json {
+                print_json(&rows)?;
+            } else {
+                println!("seed 004's N: the thesis's cost per frame of loading a world of N³ chunks (16.7 ms budget)");
+                for r in &rows {
+                    println!(
+                        "N {:>2} ({:>6} chunks; here {:>6} in range, r {:>2}) {:<6} {:<40.40} {:>4} frames{}: update ms mean {:.3} / p99 {:.3} / max {:.3}",
+                        r.n, r.thesis_chunks, r.chunks_in_range, r.render_distance,
+                        if r.throttle == blockworld::game::frames_bench::Throttle::Thesis { "2/frame" } else { "own" },
+                        r.backend, r.frames, if r.complete { " (complete)" } else { "" },
+                        r.update_ms_mean, r.update_ms_p99, r.update_ms_max
+                    );
+                }
+            }
+            Ok(())
+        }
         Some(Command::Bench { which: BenchCommand::Edit { world, count, render_distance, json } }) => {
             let r = blockworld::game::edit_bench::run(load_world(&world)?, render_distance, count as usize)?;
             if json {

@@ -40,6 +40,46 @@ fn bad_flags_are_rejected_clearly() {
     assert_clean_failure(&run(&["bench", "gen", "--chunks", "16,zero"]), "zero");
     assert_clean_failure(&run(&["bench", "gen", "--repeat", "0"]), "repeat");
     assert_clean_failure(&run(&["no-such-command"]), "no-such-command");
+    assert_clean_failure(&run(&["bench", "frames", "--sizes", "16,3"]), "outside 4..64");
+    assert_clean_failure(&run(&["bench", "flight", "--alpha", "0.5"]), "--backend hybrid");
+    assert_clean_failure(&run(&["bench", "flight", "--backend", "hybrid", "--alpha", "1.5"]), "outside 0..1");
+    assert_clean_failure(&run(&["bench", "gen", "--backend", "hybrid", "--chunks", "16"]), "not one backend");
+}
+
+/// `bench frames`: the thesis's throttle holds (at most 2 chunks taken in
+/// per frame), this project's budget takes in more, and every figure is
+/// there. With the driver stand-in on the library path (the second CLI
+/// run of `.ci/test`) the GPU and hybrid rows run too.
+#[test]
+fn bench_frames_reports_the_cost_per_frame_under_both_throttles() {
+    let o = Command::new(env!("CARGO_BIN_EXE_blockworld"))
+        .args(["bench", "frames", "--sizes", "8", "--frames", "30", "--backend", "all", "--json"])
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .output()
+        .expect("run blockworld");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let rows = v["results"].as_array().cloned().unwrap_or_default();
+    assert!(rows.len() >= 2 && rows.len() % 2 == 0, "{v}");
+    for pair in rows.chunks(2) {
+        let (thesis, own) = (&pair[0], &pair[1]);
+        assert_eq!((thesis["throttle"].as_str(), own["throttle"].as_str()), (Some("thesis"), Some("own")));
+        let taken = |r: &serde_json::Value| r["chunks_taken_in"].as_u64().unwrap_or(0);
+        let frames = thesis["frames"].as_u64().unwrap_or(0);
+        assert!(taken(thesis) <= 2 * frames, "the thesis's throttle: {thesis}");
+        // The emulated kernels behind the stand-in may not deliver within
+        // the few frames of a CI run; the CPU must.
+        if thesis["backend"] == "CPU" {
+            assert!(taken(thesis) > 0, "nothing taken in: {thesis}");
+            assert!(taken(own) > taken(thesis), "the own budget takes in more: {own}");
+        }
+        for r in pair {
+            assert_eq!(r["thesis_chunks"].as_u64(), Some(512));
+            for k in ["update_ms_mean", "update_ms_p99", "update_ms_max"] {
+                assert!(r[k].as_f64().is_some_and(|x| x.is_finite() && x > 0.0), "{k}: {r}");
+            }
+        }
+    }
 }
 
 #[test]

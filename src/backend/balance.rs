@@ -97,12 +97,18 @@ pub fn cpu_take(queued: usize, cpu: &mut Meter, max: usize, unmeasured: usize) -
 
 /// The device lane's take; `cpu` is the CPU lane's meter when that lane is
 /// running. None: nothing the device would finish before the CPU.
-pub fn device_take(queued: usize, device: &mut Meter, cpu: Option<&Meter>, max: usize) -> Option<Take> {
+pub fn device_take(
+    queued: usize,
+    device: &mut Meter,
+    cpu: Option<&Meter>,
+    max: usize,
+    unmeasured: usize,
+) -> Option<Take> {
     if queued == 0 {
         return None;
     }
     let Some(cpu) = cpu else {
-        return Some(Take { skip: 0, n: device.batch(max, max).min(queued) });
+        return Some(Take { skip: 0, n: device.batch(max, unmeasured).min(queued) });
     };
     let (Some(r_dev), Some(r_cpu)) = (device.rate(), cpu.rate()) else {
         // A probe: the chunk the CPU would reach last.
@@ -173,21 +179,21 @@ mod tests {
     fn a_fast_device_takes_the_front_and_a_slow_one_the_back_or_nothing() {
         let cpu = measured(1000, ms(1000)); // 1000 chunks/s
         let mut fast = measured(10_000, ms(1000));
-        let t = device_take(500, &mut fast, Some(&cpu), 256);
+        let t = device_take(500, &mut fast, Some(&cpu), 256, 64);
         assert_eq!(t, Some(Take { skip: 26, n: 256 }), "{t:?}");
         // 2 chunks/s: one chunk takes 0.5 s, in which the CPU makes 500.
         let mut slow = measured(2, ms(1000));
-        assert_eq!(device_take(400, &mut slow, Some(&cpu), 256), None, "nothing it would finish first");
-        assert_eq!(device_take(800, &mut slow, Some(&cpu), 256), Some(Take { skip: 500, n: 1 }));
+        assert_eq!(device_take(400, &mut slow, Some(&cpu), 256, 64), None, "nothing it would finish first");
+        assert_eq!(device_take(800, &mut slow, Some(&cpu), 256, 64), Some(Take { skip: 500, n: 1 }));
         // Alone, a device takes the front whatever its speed.
-        assert_eq!(device_take(400, &mut slow, None, 256), Some(Take { skip: 0, n: 1 }));
+        assert_eq!(device_take(400, &mut slow, None, 256, 64), Some(Take { skip: 0, n: 1 }));
         // As fast as the CPU: its 40 ms batch, after what the CPU makes meanwhile.
         let mut even = measured(1000, ms(1000));
-        assert_eq!(device_take(100, &mut even, Some(&cpu), 256), Some(Take { skip: 40, n: 40 }));
+        assert_eq!(device_take(100, &mut even, Some(&cpu), 256, 64), Some(Take { skip: 40, n: 40 }));
         // On a short queue, at most its share, from the back.
-        assert_eq!(device_take(60, &mut even, Some(&cpu), 256), Some(Take { skip: 30, n: 30 }));
+        assert_eq!(device_take(60, &mut even, Some(&cpu), 256, 64), Some(Take { skip: 30, n: 30 }));
         // Unmeasured next to the CPU: one chunk from the back.
-        assert_eq!(device_take(30, &mut Meter::default(), Some(&cpu), 256), Some(Take { skip: 29, n: 1 }));
+        assert_eq!(device_take(30, &mut Meter::default(), Some(&cpu), 256, 64), Some(Take { skip: 29, n: 1 }));
     }
 
     #[test]
@@ -196,7 +202,7 @@ mod tests {
         for dev_rate in [1usize, 10, 100, 500, 1000, 3000, 20_000] {
             for queued in [1usize, 5, 50, 300, 2000] {
                 let mut dev = measured(dev_rate, ms(1000));
-                if let Some(Take { skip, n }) = device_take(queued, &mut dev, Some(&cpu), 256) {
+                if let Some(Take { skip, n }) = device_take(queued, &mut dev, Some(&cpu), 256, 64) {
                     assert!(skip + n <= queued);
                     let device_done = n as f64 / dev_rate as f64;
                     let cpu_reaches = skip as f64 / 1000.0;

@@ -332,7 +332,7 @@ impl State {
         } else {
             let [cpu, device] = &mut self.lanes;
             let cpu = cpu.backend.is_some().then_some(&cpu.meter);
-            balance::device_take(queued, &mut device.meter, cpu, max)
+            balance::device_take(queued, &mut device.meter, cpu, max, DEFAULT_BATCH)
         }?;
         let batch: Vec<_> = self.queue.drain(take.skip..take.skip + take.n).collect();
         self.lanes[lane].generating = batch.len();

@@ -27,6 +27,9 @@ use std::time::{Duration, Instant};
 pub struct Budget {
     pub upload_bytes: u64,
     pub upload_time: Duration,
+    /// Generated chunks taken in per frame (seed 004's game takes 2); the
+    /// rest wait in the service's channel. Not scaled with the frame time.
+    pub max_arrivals: usize,
 }
 
 impl Budget {
@@ -35,13 +38,14 @@ impl Budget {
         Budget {
             upload_bytes: self.upload_bytes.saturating_mul(factor as u64),
             upload_time: self.upload_time.saturating_mul(factor as u32),
+            max_arrivals: self.max_arrivals,
         }
     }
 }
 
 impl Default for Budget {
     fn default() -> Self {
-        Budget { upload_bytes: 4 << 20, upload_time: Duration::from_millis(4) }
+        Budget { upload_bytes: 4 << 20, upload_time: Duration::from_millis(4), max_arrivals: usize::MAX }
     }
 }
 

@@ -385,9 +385,12 @@ impl ChunkStreamer {
             self.notice = Some(n);
         }
 
-        while let Some(event) = self.service.try_next() {
+        let mut arrivals = 0;
+        while arrivals < budget.max_arrivals {
+            let Some(event) = self.service.try_next() else { break };
             match event {
                 Event::Generated { chunk, .. } => {
+                    arrivals += 1;
                     self.generated_total += 1;
                     let pos = chunk.pos;
                     self.requests.returned(pos);

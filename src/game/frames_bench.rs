@@ -1,0 +1,142 @@
+//! `blockworld bench frames`: seed 004's Tables 5.2/5.3 measured the way
+//! the thesis measured them.
+//!
+//! The thesis's N is the edge of a cube of N³ loaded chunks; its game loads
+//! at most 2 chunks per frame, and the timed step walks all N³ slots every
+//! frame, so its tables are a cost per frame, judged against the 16.7 ms
+//! budget of 60 Hz. Here the timed step is this project's streaming update
+//! (take in generated chunks, light and mesh hand-off, new requests,
+//! uploads) while the range for N loads from cold, in a loop paced at
+//! 60 Hz with nothing drawn. Each N runs twice: with the thesis's throttle
+//! (2 chunks taken in per frame) and with this project's own budget.
+//!
+//! This project streams a disc of columns around the player, at most 21
+//! chunks tall, not a cube: the range for N is render distance N/2, and the
+//! report gives the chunks it holds beside N³.
+
+use super::streaming::{Budget, ChunkStreamer};
+use super::{engine::Switch, spawn::spawn_point};
+use crate::backend::service::Balance;
+use crate::backend::Engine;
+use crate::render::gpu::Gpu;
+use crate::render::offscreen;
+use crate::render::world_renderer::WorldRenderer;
+use crate::world::coords::ChunkPos;
+use crate::worldgen::WorldGen;
+use anyhow::{bail, Result};
+use serde::Serialize;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// The thesis's game: at most this many chunks loaded per frame.
+pub const THESIS_CHUNKS_PER_FRAME: usize = 2;
+
+const FRAME: Duration = Duration::from_nanos(16_666_667);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Throttle {
+    /// 2 chunks taken in per frame, as in seed 004's game.
+    Thesis,
+    /// This project's budget: every generated chunk is taken in; uploads
+    /// are bounded by bytes and time.
+    Own,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct FramesRow {
+    pub n: u32,
+    /// N³: the thesis's world for this N.
+    pub thesis_chunks: u64,
+    pub render_distance: i32,
+    /// Chunks in this project's range for N (a disc, at most 21 tall).
+    pub chunks_in_range: usize,
+    pub throttle: Throttle,
+    pub backend: String,
+    pub frames: usize,
+    /// The range was complete (generated and meshed) before the frames ran out.
+    pub complete: bool,
+    pub chunks_taken_in: u64,
+    pub update_ms_mean: f64,
+    pub update_ms_p99: f64,
+    pub update_ms_max: f64,
+    pub balance: Balance,
+}
+
+pub struct FramesOptions {
+    pub sizes: Vec<u32>,
+    /// Frames per run, at most; a run ends early when its range is complete.
+    pub frames: usize,
+    pub engine: Engine,
+    pub gpu_device: Engine,
+}
+
+/// One run per size and throttle; `world` makes a fresh world each time
+/// (a cold heightmap cache, as the thesis measured).
+pub fn run(world: impl Fn() -> Result<Arc<WorldGen>>, opts: &FramesOptions) -> Result<Vec<FramesRow>> {
+    if opts.frames == 0 {
+        bail!("--frames must be at least 1");
+    }
+    let gpu = Gpu::headless()?;
+    let mut rows = Vec::new();
+    for &n in &opts.sizes {
+        if !(4..=64).contains(&n) {
+            bail!("N = {n}: sizes must be between 4 and 64 (render distance N/2 up to 32)");
+        }
+        for throttle in [Throttle::Thesis, Throttle::Own] {
+            rows.push(run_one(world()?, &gpu, n, throttle, opts)?);
+        }
+    }
+    Ok(rows)
+}
+
+fn run_one(world: Arc<WorldGen>, gpu: &Gpu, n: u32, throttle: Throttle, opts: &FramesOptions) -> Result<FramesRow> {
+    let mut renderer = WorldRenderer::new(gpu, offscreen::FORMAT)?;
+    let spawn = spawn_point(&world);
+    let centre = ChunkPos::containing([spawn.x as i64, spawn.y as i64, spawn.z as i64]);
+    let r = (n / 2) as i32;
+    let mut streamer = ChunkStreamer::new(world, opts.engine, opts.gpu_device, r);
+    if opts.engine.uses_device() {
+        if let Switch::Unavailable(reason) = streamer.wait_for_engine(Duration::from_secs(600)) {
+            bail!("GPU unavailable: {reason}");
+        }
+    }
+    let budget = match throttle {
+        Throttle::Thesis => Budget { max_arrivals: THESIS_CHUNKS_PER_FRAME, ..Budget::default() },
+        Throttle::Own => Budget::default(),
+    };
+    let mut times = Vec::with_capacity(opts.frames);
+    let mut complete = false;
+    while times.len() < opts.frames {
+        let start = Instant::now();
+        streamer.update(centre, gpu, &mut renderer, budget);
+        times.push(start.elapsed().as_secs_f64() * 1e3);
+        // The first frame only sets the range up.
+        if times.len() > 1 && streamer.is_complete() {
+            complete = true;
+            break;
+        }
+        gpu.flush_uploads();
+        if let Some(rest) = FRAME.checked_sub(start.elapsed()) {
+            std::thread::sleep(rest);
+        }
+    }
+    let mut sorted = times.clone();
+    sorted.sort_by(|a, b| a.total_cmp(b));
+    let p99 = sorted[((sorted.len() - 1) as f64 * 0.99).round() as usize];
+    Ok(FramesRow {
+        n,
+        thesis_chunks: (n as u64).pow(3),
+        render_distance: r,
+        chunks_in_range: streamer.counts().wanted,
+        throttle,
+        backend: streamer.backend_label(),
+        frames: times.len(),
+        complete,
+        chunks_taken_in: streamer.generated_total(),
+        update_ms_mean: times.iter().sum::<f64>() / times.len() as f64,
+        update_ms_p99: p99,
+        update_ms_max: sorted.last().copied().unwrap_or(f64::NAN),
+        balance: streamer.balance(),
+    })
+}
