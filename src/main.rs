@@ -755,7 +755,7 @@ mod tests {
     fn blockworld_alone_plays_with_the_defaults_clap_declares() {
         let d = PlayArgs::defaults().expect("the defaults parse");
         assert_eq!((d.world.seed, d.world.preset.as_str(), d.size), (42, "classic", (1280, 720)));
-        assert_eq!(d.backend, Engine::Cpu);
+        assert_eq!(d.backend, Engine::Hybrid, "hybrid where a GPU opens, the CPU alone where none does");
         assert!(d.render_distance.is_none() && d.world_dir.is_none() && d.time.is_none());
     }
 }

@@ -304,13 +304,11 @@ fn keys_and_mouse_drive_the_real_window() {
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
         let st = last_state(&dump).unwrap();
-        // Both lanes running and each having made chunks.
-        let made = |lane: &str| st["balance"][lane]["generated"].as_u64().unwrap_or(0);
+        // Both lanes running (the range may be complete by now: whether
+        // they get work here is for tests/streaming.rs and tests/stand_in.rs).
         if st["backend"].as_str().unwrap_or("").starts_with("hybrid: CPU + GPU NVIDIA GeForce RTX 4090")
             && st["balance"]["device"]["engine"] == "gpu"
             && st["balance"]["cpu"]["engine"] == "cpu"
-            && made("cpu") > 0
-            && made("device") > 0
         {
             break;
         }

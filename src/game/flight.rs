@@ -57,6 +57,11 @@ pub struct FlightReport {
     pub cpu_frame_ms_median: f64,
     pub cpu_frame_ms_p99: f64,
     pub cpu_frame_ms_max: f64,
+    /// Of the CPU part: the streaming update (chunks and light taken in,
+    /// requests, mesh hand-off, uploads).
+    pub update_ms_median: f64,
+    pub update_ms_p99: f64,
+    pub update_ms_max: f64,
     pub time_to_first_complete_view_ms: f64,
     pub chunk_ready_latency_ms_median: f64,
     pub chunk_ready_latency_ms_p99: f64,
@@ -193,6 +198,7 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
 
     let mut frames = Vec::new();
     let mut cpu_frames = Vec::new();
+    let mut updates = Vec::new();
     let t0 = Instant::now();
     let mut last = p0;
     let mut flown = 0.0;
@@ -206,7 +212,9 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
             eye.y.floor() as i64,
             eye.z.floor() as i64,
         ]);
+        let update_start = Instant::now();
         streamer.update(chunk, &gpu, &mut renderer, Budget::default());
+        updates.push(update_start.elapsed().as_secs_f64() * 1e3);
         let camera = Camera::for_view(eye, yaw, pitch, DEFAULT_FOV_DEGREES, opts.size, opts.render_distance);
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
         let view = ViewParams::new(opts.render_distance, opts.time_of_day as f32, t0.elapsed().as_secs_f32());
@@ -241,6 +249,7 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
     let mut sorted = frames.clone();
     sorted.sort_by(|a, b| a.total_cmp(b));
     cpu_frames.sort_by(|a, b| a.total_cmp(b));
+    updates.sort_by(|a, b| a.total_cmp(b));
     let slowest = &sorted[sorted.len() - (sorted.len() / 100).max(1).min(sorted.len())..];
     let ratio = |s: &[f64]| s.last().copied().unwrap_or(f64::NAN) / percentile(s, 0.5);
     let mut lat: Vec<f64> = streamer.ready_latencies().iter().map(|d| d.as_secs_f64() * 1e3).collect();
@@ -265,6 +274,9 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
         cpu_frame_ms_median: percentile(&cpu_frames, 0.5),
         cpu_frame_ms_p99: percentile(&cpu_frames, 0.99),
         cpu_frame_ms_max: cpu_frames.last().copied().unwrap_or(f64::NAN),
+        update_ms_median: percentile(&updates, 0.5),
+        update_ms_p99: percentile(&updates, 0.99),
+        update_ms_max: updates.last().copied().unwrap_or(f64::NAN),
         time_to_first_complete_view_ms: first_view.as_secs_f64() * 1e3,
         mesh_jobs_first_view,
         light_mib_first_view,
