@@ -51,7 +51,7 @@ pub fn load_all(
     timeout: Duration,
 ) -> Result<Duration> {
     let start = Instant::now();
-    let budget = Budget { upload_bytes: u64::MAX, upload_time: Duration::from_millis(50), max_arrivals: usize::MAX };
+    let budget = Budget { upload_bytes: u64::MAX, time: Duration::from_millis(50), max_arrivals: usize::MAX };
     loop {
         streamer.update(centre, gpu, renderer, budget);
         gpu.flush_uploads();

@@ -26,18 +26,31 @@ use std::time::{Duration, Instant};
 #[derive(Clone, Copy, Debug)]
 pub struct Budget {
     pub upload_bytes: u64,
-    pub upload_time: Duration,
+    /// Game-thread time for the elastic part of a frame's streaming: taking
+    /// in generated chunks, handing out mesh jobs, uploading meshes. What
+    /// does not fit waits for the next frame.
+    pub time: Duration,
     /// Generated chunks taken in per frame (seed 004's game takes 2); the
     /// rest wait in the service's channel. Not scaled with the frame time.
     pub max_arrivals: usize,
 }
 
+/// The share of a slow frame the streaming work may take when that is more
+/// than [`Budget::time`].
+const FRAME_SHARE: u32 = 100;
+
 impl Budget {
-    /// The budget for a frame `factor` times as long as 16 ms.
-    pub fn scaled(self, factor: usize) -> Budget {
+    /// The budget for a frame that took `frame`, `factor` times 16 ms:
+    /// bytes grow with the factor, so a slow frame still uploads what the
+    /// meshers made meanwhile; time grows only to 1 % of the frame. Work
+    /// arrives in bursts (a ring of requests comes back together), and a
+    /// time bound spreads a burst over frames instead of making one frame
+    /// long: on a software rasteriser at 5 frames a second the game thread
+    /// spent up to 9 ms of a frame taking in 600 chunks at once.
+    pub fn scaled(self, factor: usize, frame: Duration) -> Budget {
         Budget {
             upload_bytes: self.upload_bytes.saturating_mul(factor as u64),
-            upload_time: self.upload_time.saturating_mul(factor as u32),
+            time: self.time.max(frame / FRAME_SHARE),
             max_arrivals: self.max_arrivals,
         }
     }
@@ -45,7 +58,7 @@ impl Budget {
 
 impl Default for Budget {
     fn default() -> Self {
-        Budget { upload_bytes: 4 << 20, upload_time: Duration::from_millis(4), max_arrivals: usize::MAX }
+        Budget { upload_bytes: 4 << 20, time: Duration::from_micros(2500), max_arrivals: usize::MAX }
     }
 }
 
@@ -184,14 +197,22 @@ impl MeshPipeline {
     /// `neighbourhood` gives a chunk and its 26 neighbours (z, y, x order)
     /// if all are still loaded; a chunk whose neighbours have left is
     /// dropped (it is queued again if it comes back into range).
-    pub fn dispatch(&mut self, limit: usize, mut neighbourhood: impl FnMut(ChunkPos) -> Option<MeshInput>) {
-        while self.meshing.len() + self.uploads.len() < limit {
+    pub fn dispatch(
+        &mut self,
+        limit: usize,
+        deadline: Instant,
+        mut neighbourhood: impl FnMut(ChunkPos) -> Option<MeshInput>,
+    ) {
+        // The meshers are fed at least a job a frame whatever the deadline.
+        let mut sent = 0;
+        while self.meshing.len() + self.uploads.len() < limit && (sent == 0 || Instant::now() < deadline) {
             let Some(pos) = self.queue.pop_front() else { break };
             self.queued.remove(&pos);
             let Some(input) = neighbourhood(pos) else { continue };
             let version = self.versions.get(&pos).copied().unwrap_or(0);
             if let Some(tx) = &self.jobs {
                 if tx.send(MeshJob { pos, version, input }).is_ok() {
+                    sent += 1;
                     self.jobs_sent += 1;
                     self.meshing.insert(pos);
                 }
@@ -216,8 +237,9 @@ impl MeshPipeline {
         }
     }
 
-    /// Takes in finished meshes and uploads them within `budget`; calls
-    /// `uploaded` for every chunk that is done.
+    /// Takes in finished meshes and uploads them within `budget`'s bytes
+    /// and by `deadline` (at least one either way); calls `uploaded` for
+    /// every chunk that is done.
     pub fn upload(
         &mut self,
         centre: ChunkPos,
@@ -225,6 +247,7 @@ impl MeshPipeline {
         gpu: &Gpu,
         renderer: &mut WorldRenderer,
         budget: Budget,
+        deadline: Instant,
         mut uploaded: impl FnMut(ChunkPos),
     ) {
         while let Ok(done) = self.done.try_recv() {
@@ -236,10 +259,9 @@ impl MeshPipeline {
                 self.uploads.push_back(done);
             }
         }
-        let start = Instant::now();
         let mut bytes = 0u64;
         while !self.uploads.is_empty() {
-            if bytes > 0 && (bytes >= budget.upload_bytes || start.elapsed() >= budget.upload_time) {
+            if bytes > 0 && (bytes >= budget.upload_bytes || Instant::now() >= deadline) {
                 break;
             }
             let Some(done) = self.uploads.pop_front() else { break };

@@ -30,7 +30,7 @@ use requests::Requests;
 use rings::{
     light_data_offsets, neighbourhood, offset, within, within_data, within_light, within_light_data, LIGHT_VERTICAL,
 };
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -67,6 +67,8 @@ pub struct ChunkStreamer {
     started: bool,
     /// The render distance the current meshed set was built for.
     meshed_distance: i32,
+    /// Loaded chunks that came into range, to be tried for meshing.
+    entered: VecDeque<ChunkPos>,
     last_update: Option<Instant>,
 }
 
@@ -77,6 +79,14 @@ pub struct ChunkStreamer {
 /// a second (render distance 32 on a software rasteriser) left generation
 /// idle most of the time and the world thinned out behind a flight.
 const MAX_FRAME_SCALE: usize = 16;
+
+/// Taking in a chunk costs a few microseconds: the clock is read once per
+/// this many.
+const ARRIVALS_PER_CLOCK_READ: usize = 16;
+
+/// Chunks that came into range tried per frame whatever the time: on a
+/// slow frame the range's face still fills in a few frames.
+const MIN_ENTERED_PER_FRAME: usize = 256;
 
 fn frame_scale(frame: Duration) -> usize {
     ((frame.as_millis() / 16) as usize).clamp(1, MAX_FRAME_SCALE)
@@ -116,6 +126,7 @@ impl ChunkStreamer {
             generated_total: 0,
             started: false,
             meshed_distance: 0,
+            entered: VecDeque::new(),
             last_update: None,
         };
         s.set_engine(engine);
@@ -217,8 +228,23 @@ impl ChunkStreamer {
             if !self.meshes.is_meshed(p) {
                 self.meshes.wanted_since(p, now);
                 if self.store.contains(p) {
-                    self.try_mesh(p);
+                    self.entered.push_back(p);
                 }
+            }
+        }
+    }
+
+    /// Tries the chunks that came into range already loaded, within the
+    /// frame's time: a step across a chunk border brings a whole face of
+    /// the range in at once (600 chunks at render distance 12, a few
+    /// milliseconds of neighbour and light checks).
+    fn try_entered(&mut self, deadline: Instant) {
+        let mut tried = 0;
+        while let Some(p) = self.entered.pop_front() {
+            self.try_mesh(p);
+            tried += 1;
+            if tried >= MIN_ENTERED_PER_FRAME && tried % ARRIVALS_PER_CLOCK_READ == 0 && Instant::now() >= deadline {
+                break;
             }
         }
     }
@@ -378,15 +404,25 @@ impl ChunkStreamer {
         self.recentre(player_chunk, renderer, !self.started);
         self.started = true;
         let now = Instant::now();
-        let scale = self.last_update.replace(now).map_or(1, |last| frame_scale(now - last));
+        let frame = self.last_update.replace(now).map_or(Duration::ZERO, |last| now - last);
+        let scale = frame_scale(frame);
         self.requests.set_max_in_flight(4 * DEFAULT_BATCH * scale);
-        let budget = budget.scaled(scale);
+        let budget = budget.scaled(scale, frame);
+        let deadline = now + budget.time;
         if let Some(n) = self.switch.poll(&self.service) {
             self.notice = Some(n);
         }
 
+        // Chunks already here come first: they need no generation, only a
+        // look at their neighbours.
+        self.try_entered(deadline);
         let mut arrivals = 0;
         while arrivals < budget.max_arrivals {
+            // A burst beyond the time budget waits in the channel (its
+            // requests stay in flight, so none is asked for twice).
+            if arrivals % ARRIVALS_PER_CLOCK_READ == ARRIVALS_PER_CLOCK_READ - 1 && Instant::now() >= deadline {
+                break;
+            }
             let Some(event) = self.service.try_next() else { break };
             match event {
                 Event::Generated { chunk, .. } => {
@@ -412,7 +448,7 @@ impl ChunkStreamer {
         self.take_light();
 
         let store = &self.store;
-        let batch = self.requests.next_batch(|p| store.contains(p));
+        let batch = self.requests.next_batch(scale, |p| store.contains(p));
         if !batch.is_empty() {
             self.service.send(Command::Generate(batch));
         }
@@ -421,10 +457,11 @@ impl ChunkStreamer {
 
         let (store, light) = (&self.store, &self.light);
         let (centre, r) = (self.centre, self.render_distance);
-        self.meshes
-            .dispatch(MAX_IN_PIPELINE * scale, |p| Self::mesh_input(store, light, p, within_light(p, centre, r)));
+        self.meshes.dispatch(MAX_IN_PIPELINE * scale, deadline, |p| {
+            Self::mesh_input(store, light, p, within_light(p, centre, r))
+        });
         let store = &mut self.store;
-        self.meshes.upload(centre, r, gpu, renderer, budget, |p| store.mark_meshed(p));
+        self.meshes.upload(centre, r, gpu, renderer, budget, deadline, |p| store.mark_meshed(p));
     }
 
     /// Light the light thread finished: chunks whose meshes read changed

@@ -6,6 +6,11 @@ use super::rings::{edge_offsets, offset, ring_offsets, vertical, Offset};
 use crate::world::coords::ChunkPos;
 use std::collections::HashSet;
 
+/// Positions looked at per call and per 16 ms of frame at most: after a
+/// step across a chunk border the walk starts over, and most of the range
+/// is already held; the rest of the walk waits for the next frame.
+const MAX_SCAN: usize = 4096;
+
 pub struct Requests {
     /// Sent to the service and not yet back (generated or cancelled).
     in_flight: HashSet<ChunkPos>,
@@ -60,11 +65,13 @@ impl Requests {
 
     /// The next requests, nearest first and then the edge ring, up to the
     /// in-flight bound; `have` says which chunks need no request.
-    pub fn next_batch(&mut self, have: impl Fn(ChunkPos) -> bool) -> Vec<ChunkPos> {
+    pub fn next_batch(&mut self, frame_scale: usize, have: impl Fn(ChunkPos) -> bool) -> Vec<ChunkPos> {
         let mut room = self.max_in_flight.saturating_sub(self.in_flight.len());
+        let mut scan = MAX_SCAN * frame_scale.max(1);
         let mut batch = Vec::new();
         for (list, cursor) in [(&self.wanted, &mut self.cursor), (&self.edge, &mut self.edge_cursor)] {
-            while room > 0 && *cursor < list.len() {
+            while room > 0 && scan > 0 && *cursor < list.len() {
+                scan -= 1;
                 let p = list[*cursor];
                 *cursor += 1;
                 if !have(p) && self.in_flight.insert(p) {
@@ -99,24 +106,24 @@ mod tests {
     fn batches_respect_the_bound_and_skip_what_is_held() {
         let mut r = Requests::new(10);
         r.recentre(ChunkPos::new(0, 0, 0), 2);
-        let first = r.next_batch(|p| p == ChunkPos::new(0, 0, 0));
+        let first = r.next_batch(1, |p| p == ChunkPos::new(0, 0, 0));
         assert_eq!(first.len(), 10);
         assert!(!first.contains(&ChunkPos::new(0, 0, 0)), "a chunk already held is not asked for");
-        assert!(r.next_batch(|_| false).is_empty(), "no room until requests come back");
+        assert!(r.next_batch(1, |_| false).is_empty(), "no room until requests come back");
         r.returned(first[0]);
-        assert_eq!(r.next_batch(|_| false).len(), 1);
+        assert_eq!(r.next_batch(1, |_| false).len(), 1);
     }
 
     #[test]
     fn a_stalled_walk_starts_over() {
         let mut r = Requests::new(1000);
         r.recentre(ChunkPos::new(0, 0, 0), 2);
-        let all = r.next_batch(|_| false);
+        let all = r.next_batch(1, |_| false);
         for p in &all {
             r.returned(*p);
         }
-        assert!(r.next_batch(|_| false).is_empty(), "the lists are walked");
+        assert!(r.next_batch(1, |_| false).is_empty(), "the lists are walked");
         r.rewind_if_stalled(false);
-        assert_eq!(r.next_batch(|_| false).len(), all.len(), "cancelled requests are asked for again");
+        assert_eq!(r.next_batch(1, |_| false).len(), all.len(), "cancelled requests are asked for again");
     }
 }
