@@ -237,17 +237,15 @@ impl MeshPipeline {
         }
     }
 
-    /// Takes in finished meshes and uploads them within `budget`'s bytes
-    /// and by `deadline` (at least one either way); calls `uploaded` for
-    /// every chunk that is done.
+    /// Takes in finished meshes and uploads them within `bytes` and by
+    /// `deadline` (at least one either way); calls `uploaded` for every
+    /// chunk that is done.
     pub fn upload(
         &mut self,
-        centre: ChunkPos,
-        r: i32,
+        (centre, r): (ChunkPos, i32),
         gpu: &Gpu,
         renderer: &mut WorldRenderer,
-        budget: Budget,
-        deadline: Instant,
+        (max_bytes, deadline): (u64, Instant),
         mut uploaded: impl FnMut(ChunkPos),
     ) {
         while let Ok(done) = self.done.try_recv() {
@@ -261,7 +259,7 @@ impl MeshPipeline {
         }
         let mut bytes = 0u64;
         while !self.uploads.is_empty() {
-            if bytes > 0 && (bytes >= budget.upload_bytes || Instant::now() >= deadline) {
+            if bytes > 0 && (bytes >= max_bytes || Instant::now() >= deadline) {
                 break;
             }
             let Some(done) = self.uploads.pop_front() else { break };
@@ -328,7 +326,7 @@ mod tests {
         }
         assert_eq!(m.pending(), queued, "a position is queued once");
         let mut gathered = 0;
-        m.dispatch(MAX_IN_PIPELINE, |p| {
+        m.dispatch(MAX_IN_PIPELINE, Instant::now() + Duration::from_secs(60), |p| {
             gathered += 1;
             Some(MeshInput { chunks: vec![stone(p); 27], light: None })
         });

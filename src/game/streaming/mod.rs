@@ -461,7 +461,7 @@ impl ChunkStreamer {
             Self::mesh_input(store, light, p, within_light(p, centre, r))
         });
         let store = &mut self.store;
-        self.meshes.upload(centre, r, gpu, renderer, budget, deadline, |p| store.mark_meshed(p));
+        self.meshes.upload((centre, r), gpu, renderer, (budget.upload_bytes, deadline), |p| store.mark_meshed(p));
     }
 
     /// Light the light thread finished: chunks whose meshes read changed
