@@ -3,6 +3,7 @@
 
 use super::clock::{self, DayClock};
 use super::engine::Switch;
+use super::frame_stats::FrameStats;
 use super::game_loop::{FixedStep, TICK};
 use super::hud::{self, HudData, Icons};
 use super::input::{Action, InputState};
@@ -25,7 +26,6 @@ use crate::world::edits::BlockPos;
 use crate::worldgen::WorldGen;
 use anyhow::{Context, Result};
 use glam::DVec3;
-use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -102,8 +102,7 @@ struct Running {
     previous: Player,
     input: InputState,
     step: FixedStep,
-    last_frame: Instant,
-    frame_ms: VecDeque<f64>,
+    frames: FrameStats,
     grabbed: bool,
     /// The grab confines the cursor instead of locking it (X11).
     confined: bool,
@@ -113,9 +112,7 @@ struct Running {
     /// seen it, because what egui reports at event time lags a frame.
     world_click: bool,
     dump: Option<StateDump>,
-    started: Instant,
     message: Option<(String, Instant)>,
-    rate: (Instant, u64, f64),
     settings: Settings,
     settings_path: Option<PathBuf>,
     /// The game menu (shown while the cursor is free and settings are closed).
@@ -217,16 +214,13 @@ impl App {
             previous: player,
             input: InputState::default(),
             step: FixedStep::default(),
-            last_frame: Instant::now(),
-            frame_ms: VecDeque::new(),
+            frames: FrameStats::default(),
             grabbed: false,
             confined: false,
             settings_open: false,
             world_click: false,
             dump,
-            started: Instant::now(),
             message: None,
-            rate: (Instant::now(), 0, 0.0),
             settings: self.opts.settings.clone(),
             settings_path: self.opts.settings_path.clone(),
             settings_dirty: false,
@@ -494,33 +488,11 @@ impl Running {
         }
     }
 
+    /// One frame: the player's tick(s), streaming, the world and the
+    /// overlay drawn, then what the overlay asked for.
     fn frame(&mut self) {
-        let now = Instant::now();
-        let dt = now - self.last_frame;
-        self.last_frame = now;
-        self.frame_ms.push_back(dt.as_secs_f64() * 1e3);
-        if self.frame_ms.len() > 60 {
-            self.frame_ms.pop_front();
-        }
-
-        // Look is applied per frame (no latency); movement per fixed tick.
-        let (dx, dy) = std::mem::take(&mut self.input.look);
-        self.recentre_cursor();
-        let k = self.settings.mouse_sensitivity;
-        self.player.look(dx * k, -dy * k);
-        let ticks = self.step.advance(dt);
-        self.clock.advance(dt, self.grabbed && self.input.is_held(KeyCode::KeyT));
-        let intent = if self.grabbed { self.input.intent() } else { Default::default() };
-        for _ in 0..ticks {
-            self.previous = self.player;
-            let streamer = &self.streamer;
-            let get = |p| streamer.chunk(p).map(|c| &**c);
-            self.player.step(TICK.as_secs_f64(), intent, &LoadedChunks { get: &get });
-        }
-        self.streamer.update(self.player.chunk(), &self.gpu, &mut self.renderer, Budget::default());
-        if let Some(notice) = self.streamer.take_notice() {
-            self.say(notice);
-        }
+        let dt = self.frames.tick();
+        self.simulate(dt);
 
         let frame = match self.surface.get_current_texture() {
             wgpu::CurrentSurfaceTexture::Success(f) | wgpu::CurrentSurfaceTexture::Suboptimal(f) => f,
@@ -549,43 +521,11 @@ impl Running {
         let params = ViewParams::new(
             self.streamer.render_distance(),
             self.clock.time() as f32,
-            self.started.elapsed().as_secs_f32(),
+            self.frames.started.elapsed().as_secs_f32(),
         );
         self.renderer.render(&self.gpu, &mut encoder, &view, size, &camera, &params);
 
-        let generated = self.streamer.generated_total();
-        if self.rate.0.elapsed() >= Duration::from_secs(1) {
-            let secs = self.rate.0.elapsed().as_secs_f64();
-            self.rate = (Instant::now(), generated, (generated - self.rate.1) as f64 / secs);
-        }
-        if self.message.as_ref().map(|(_, t)| t.elapsed() > Duration::from_secs(6)).unwrap_or(false) {
-            self.message = None;
-        }
-        let frame_ms = self.frame_ms.iter().sum::<f64>() / self.frame_ms.len().max(1) as f64;
-        let data = HudData {
-            fps: 1000.0 / frame_ms.max(1e-3),
-            frame_ms,
-            pos: self.player.pos.to_array(),
-            yaw: self.player.yaw,
-            pitch: self.player.pitch,
-            mode: self.player.mode,
-            counts: self.streamer.counts(),
-            meshes: self.renderer.mesh_count(),
-            backend: self.streamer.backend_label(),
-            engine: self.streamer.wanted_engine(),
-            balance: self.streamer.balance(),
-            gpu_off: self.streamer.gpu_off_reason(),
-            chunks_per_second: self.rate.2,
-            render_distance: self.streamer.render_distance(),
-            message: self.message.as_ref().map(|(m, _)| m.clone()),
-            crosshair: self.grabbed,
-            outline,
-            hotbar: self.settings.hotbar.clone(),
-            fov_degrees: self.settings.fov_degrees,
-            mouse_sensitivity: self.settings.mouse_sensitivity,
-            fullscreen: self.settings.fullscreen,
-            time_of_day: self.clock.time(),
-        };
+        let data = self.hud_data(outline);
         let settings_open = self.settings_open;
         let mut change = hud::SettingsChange::default();
         let icons = &mut self.icons;
@@ -600,6 +540,83 @@ impl Running {
             self.settings_open = false;
             self.grab(true);
         }
+        self.apply_settings(&change);
+        self.gpu.queue.submit([encoder.finish()]);
+        self.window.pre_present_notify();
+        self.gpu.queue.present(frame);
+
+        // After the present: these may rebuild streaming or switch worlds.
+        if let Some(r) = change.render_distance {
+            self.change_distance(r);
+        }
+        if let Some(e) = change.engine {
+            self.toggle_backend(Some(e));
+        }
+        if let Some(f) = change.fly {
+            self.player.mode = if f { Mode::Fly } else { Mode::Walk };
+        }
+        self.dump_state(&data, &change);
+        if let Some(choice) = change.menu_choice.take() {
+            self.menu_choice(choice);
+        }
+    }
+
+    /// Look is applied per frame (no latency); movement per fixed tick;
+    /// then streaming around where the player is.
+    fn simulate(&mut self, dt: Duration) {
+        let (dx, dy) = std::mem::take(&mut self.input.look);
+        self.recentre_cursor();
+        let k = self.settings.mouse_sensitivity;
+        self.player.look(dx * k, -dy * k);
+        let ticks = self.step.advance(dt);
+        self.clock.advance(dt, self.grabbed && self.input.is_held(KeyCode::KeyT));
+        let intent = if self.grabbed { self.input.intent() } else { Default::default() };
+        for _ in 0..ticks {
+            self.previous = self.player;
+            let streamer = &self.streamer;
+            let get = |p| streamer.chunk(p).map(|c| &**c);
+            self.player.step(TICK.as_secs_f64(), intent, &LoadedChunks { get: &get });
+        }
+        self.streamer.update(self.player.chunk(), &self.gpu, &mut self.renderer, Budget::default());
+        if let Some(notice) = self.streamer.take_notice() {
+            self.say(notice);
+        }
+    }
+
+    /// What the overlay shows this frame.
+    fn hud_data(&mut self, outline: Vec<[egui::Pos2; 2]>) -> HudData {
+        if self.message.as_ref().map(|(_, t)| t.elapsed() > Duration::from_secs(6)).unwrap_or(false) {
+            self.message = None;
+        }
+        let frame_ms = self.frames.mean_ms();
+        HudData {
+            fps: 1000.0 / frame_ms.max(1e-3),
+            frame_ms,
+            pos: self.player.pos.to_array(),
+            yaw: self.player.yaw,
+            pitch: self.player.pitch,
+            mode: self.player.mode,
+            counts: self.streamer.counts(),
+            meshes: self.renderer.mesh_count(),
+            backend: self.streamer.backend_label(),
+            engine: self.streamer.wanted_engine(),
+            balance: self.streamer.balance(),
+            gpu_off: self.streamer.gpu_off_reason(),
+            chunks_per_second: self.frames.chunks_per_second(self.streamer.generated_total()),
+            render_distance: self.streamer.render_distance(),
+            message: self.message.as_ref().map(|(m, _)| m.clone()),
+            crosshair: self.grabbed,
+            outline,
+            hotbar: self.settings.hotbar.clone(),
+            fov_degrees: self.settings.fov_degrees,
+            mouse_sensitivity: self.settings.mouse_sensitivity,
+            fullscreen: self.settings.fullscreen,
+            time_of_day: self.clock.time(),
+        }
+    }
+
+    /// The settings panel's changes that take effect within the frame.
+    fn apply_settings(&mut self, change: &hud::SettingsChange) {
         if let Some((slot, b)) = change.hotbar_slot {
             self.settings.hotbar.slots[slot] = b;
             self.settings_dirty = true;
@@ -620,55 +637,40 @@ impl Running {
                 self.act(Action::ToggleFullscreen);
             }
         }
-        self.gpu.queue.submit([encoder.finish()]);
-        self.window.pre_present_notify();
-        self.gpu.queue.present(frame);
+    }
 
-        if let Some(r) = change.render_distance {
-            self.change_distance(r);
-        }
-        if let Some(e) = change.engine {
-            self.toggle_backend(Some(e));
-        }
-        if let Some(f) = change.fly {
-            self.player.mode = if f { Mode::Fly } else { Mode::Walk };
-        }
-        let menu_choice = change.menu_choice.take();
-        if let Some(dump) = &mut self.dump {
-            let backend = data.backend.clone();
-            let line = StateLine {
-                t: self.started.elapsed().as_secs_f64(),
-                pos: data.pos,
-                yaw: data.yaw,
-                pitch: data.pitch,
-                mode: data.mode,
-                backend: &backend,
-                gpu_off: data.gpu_off.as_deref(),
-                balance: data.balance,
-                render_distance: data.render_distance,
-                loaded_chunks: data.counts.loaded,
-                meshes: data.meshes,
-                complete: data.counts.complete,
-                wanted: data.counts.wanted,
-                fps: data.fps,
-                frame_ms_max: self.frame_ms.iter().copied().fold(0.0, f64::max),
-                switch_ms: self.streamer.longest_switch_call().as_secs_f64() * 1e3,
-                grabbed: self.grabbed,
-                target: self.hit.map(|h| [h.block.x, h.block.y, h.block.z]),
-                slot: self.settings.hotbar.selected,
-                last_break: self.last_break.map(|p| [p.x, p.y, p.z]),
-                last_place: self.last_place.map(|(p, b)| ([p.x, p.y, p.z], b.name())),
-                world: self.world_dir.as_ref().map(|d| d.display().to_string()),
-                menu: (!change.menu_widgets.is_empty())
-                    .then(|| change.menu_widgets.iter().map(|(n, c)| (n.as_str(), *c)).collect()),
-            };
-            if let Err(e) = dump.maybe_write(&line) {
-                eprintln!("blockworld: state dump failed: {e}");
-                self.dump = None;
-            }
-        }
-        if let Some(choice) = menu_choice {
-            self.menu_choice(choice);
+    /// `--dump-state`: a line a second for tests that drive the window.
+    fn dump_state(&mut self, data: &HudData, change: &hud::SettingsChange) {
+        let Some(dump) = &mut self.dump else { return };
+        let line = StateLine {
+            t: self.frames.started.elapsed().as_secs_f64(),
+            pos: data.pos,
+            yaw: data.yaw,
+            pitch: data.pitch,
+            mode: data.mode,
+            backend: &data.backend,
+            gpu_off: data.gpu_off.as_deref(),
+            balance: data.balance,
+            render_distance: data.render_distance,
+            loaded_chunks: data.counts.loaded,
+            meshes: data.meshes,
+            complete: data.counts.complete,
+            wanted: data.counts.wanted,
+            fps: data.fps,
+            frame_ms_max: self.frames.max_ms(),
+            switch_ms: self.streamer.longest_switch_call().as_secs_f64() * 1e3,
+            grabbed: self.grabbed,
+            target: self.hit.map(|h| [h.block.x, h.block.y, h.block.z]),
+            slot: self.settings.hotbar.selected,
+            last_break: self.last_break.map(|p| [p.x, p.y, p.z]),
+            last_place: self.last_place.map(|(p, b)| ([p.x, p.y, p.z], b.name())),
+            world: self.world_dir.as_ref().map(|d| d.display().to_string()),
+            menu: (!change.menu_widgets.is_empty())
+                .then(|| change.menu_widgets.iter().map(|(n, c)| (n.as_str(), *c)).collect()),
+        };
+        if let Err(e) = dump.maybe_write(&line) {
+            eprintln!("blockworld: state dump failed: {e}");
+            self.dump = None;
         }
     }
 }
@@ -721,7 +723,7 @@ impl ApplicationHandler for App {
             WindowEvent::RedrawRequested => {
                 r.frame();
                 if let Some(limit) = self.opts.exit_after {
-                    if r.started.elapsed() >= limit {
+                    if r.frames.started.elapsed() >= limit {
                         event_loop.exit();
                     }
                 }

@@ -4,6 +4,7 @@ pub mod clock;
 pub mod edit_bench;
 pub mod engine;
 pub mod flight;
+pub mod frame_stats;
 pub mod frames_bench;
 pub mod game_loop;
 pub mod headless;
