@@ -26,9 +26,11 @@ use std::time::{Duration, Instant};
 #[derive(Clone, Copy, Debug)]
 pub struct Budget {
     pub upload_bytes: u64,
-    /// Game-thread time for the elastic part of a frame's streaming: taking
-    /// in generated chunks, handing out mesh jobs, uploading meshes. What
-    /// does not fit waits for the next frame.
+    /// Game-thread time for a frame's streaming update. The fixed work
+    /// (moving the range, the light thread's results) comes first; the
+    /// elastic work (taking in generated chunks, handing out mesh jobs,
+    /// uploading meshes) gets the rest, at least a little of each, and
+    /// what does not fit waits for the next frame.
     pub time: Duration,
     /// Generated chunks taken in per frame (seed 004's game takes 2); the
     /// rest wait in the service's channel. Not scaled with the frame time.
@@ -58,7 +60,7 @@ impl Budget {
 
 impl Default for Budget {
     fn default() -> Self {
-        Budget { upload_bytes: 4 << 20, time: Duration::from_micros(2500), max_arrivals: usize::MAX }
+        Budget { upload_bytes: 4 << 20, time: Duration::from_millis(3), max_arrivals: usize::MAX }
     }
 }
 

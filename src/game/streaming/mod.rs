@@ -401,18 +401,22 @@ impl ChunkStreamer {
     /// One frame of streaming: take in generated chunks and finished meshes,
     /// issue new requests, upload within `budget`.
     pub fn update(&mut self, player_chunk: ChunkPos, gpu: &Gpu, renderer: &mut WorldRenderer, budget: Budget) {
-        self.recentre(player_chunk, renderer, !self.started);
-        self.started = true;
         let now = Instant::now();
         let frame = self.last_update.replace(now).map_or(Duration::ZERO, |last| now - last);
         let scale = frame_scale(frame);
-        self.requests.set_max_in_flight(4 * DEFAULT_BATCH * scale);
         let budget = budget.scaled(scale, frame);
+        // The whole update's time: what the fixed work (a step across a
+        // chunk border, the light thread's results) takes first is not
+        // left to the elastic work.
         let deadline = now + budget.time;
+        self.recentre(player_chunk, renderer, !self.started);
+        self.started = true;
+        self.requests.set_max_in_flight(4 * DEFAULT_BATCH * scale);
         if let Some(n) = self.switch.poll(&self.service) {
             self.notice = Some(n);
         }
 
+        self.take_light();
         // Chunks already here come first: they need no generation, only a
         // look at their neighbours.
         self.try_entered(deadline);
@@ -444,8 +448,6 @@ impl ChunkStreamer {
                 Event::Cancelled(pos) => self.requests.returned(pos),
             }
         }
-
-        self.take_light();
 
         let store = &self.store;
         let batch = self.requests.next_batch(scale, |p| store.contains(p));
