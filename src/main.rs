@@ -616,11 +616,11 @@ fn run() -> Result<()> {
                 println!("seed 004's N: the thesis's cost per frame of loading a world of N³ chunks (16.7 ms budget)");
                 for r in &rows {
                     println!(
-                        "N {:>2} ({:>6} chunks; here {:>6} in range, r {:>2}) {:<6} {:<40.40} {:>4} frames{}: update ms mean {:.3} / p99 {:.3} / max {:.3}",
+                        "N {:>2} ({:>6} chunks; here {:>6} in range, r {:>2}) {:<6} {:<40.40} {:>4} frames{}: update ms of CPU mean {:.3} / p99 {:.3} / max {:.3}; wall p99 {:.3}",
                         r.n, r.thesis_chunks, r.chunks_in_range, r.render_distance,
                         if r.throttle == blockworld::game::frames_bench::Throttle::Thesis { "2/frame" } else { "own" },
                         r.backend, r.frames, if r.complete { " (complete)" } else { "" },
-                        r.update_ms_mean, r.update_ms_p99, r.update_ms_max
+                        r.update_ms_mean, r.update_ms_p99, r.update_ms_max, r.update_wall_ms_p99
                     );
                 }
             }

@@ -11,6 +11,7 @@
 //! so a long flight's memory stays flat.
 
 use super::engine::Switch;
+use super::frame_stats::CpuClock;
 use super::headless::load_all;
 use super::spawn::spawn_point;
 use super::streaming::{Budget, ChunkStreamer};
@@ -133,22 +134,6 @@ pub fn path(start: DVec3, t: f64) -> (DVec3, f64, f64) {
     let vz = 60.0 / 7.0 * (t / 7.0).cos();
     let yaw = vx.atan2(vz).to_degrees();
     (pos, yaw, -12.0)
-}
-
-/// The game thread's CPU clock, or the wall clock where there is none.
-struct CpuClock(Option<Duration>, Instant);
-
-impl CpuClock {
-    fn now() -> CpuClock {
-        CpuClock(crate::backend::thread_cpu_time(), Instant::now())
-    }
-
-    fn ms(&self) -> f64 {
-        match self.0.zip(crate::backend::thread_cpu_time()) {
-            Some((a, b)) => (b - a).as_secs_f64() * 1e3,
-            None => self.1.elapsed().as_secs_f64() * 1e3,
-        }
-    }
 }
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {

@@ -54,3 +54,20 @@ impl FrameStats {
         self.rate.2
     }
 }
+
+/// The game thread's CPU clock, or the wall clock where there is none.
+pub struct CpuClock(Option<Duration>, Instant);
+
+impl CpuClock {
+    pub fn now() -> CpuClock {
+        CpuClock(crate::backend::thread_cpu_time(), Instant::now())
+    }
+
+    /// Milliseconds since `now`.
+    pub fn ms(&self) -> f64 {
+        match self.0.zip(crate::backend::thread_cpu_time()) {
+            Some((a, b)) => (b - a).as_secs_f64() * 1e3,
+            None => self.1.elapsed().as_secs_f64() * 1e3,
+        }
+    }
+}

@@ -14,6 +14,7 @@
 //! chunks tall, not a cube: the range for N is render distance N/2, and the
 //! report gives the chunks it holds beside N³.
 
+use super::frame_stats::CpuClock;
 use super::streaming::{Budget, ChunkStreamer};
 use super::{engine::Switch, spawn::spawn_point};
 use crate::backend::service::Balance;
@@ -57,9 +58,15 @@ pub struct FramesRow {
     /// The range was complete (generated and meshed) before the frames ran out.
     pub complete: bool,
     pub chunks_taken_in: u64,
+    /// The update's CPU time on the game thread.
     pub update_ms_mean: f64,
     pub update_ms_p99: f64,
     pub update_ms_max: f64,
+    /// Its wall time: with the time the game thread waited for a core the
+    /// workers held.
+    pub update_wall_ms_mean: f64,
+    pub update_wall_ms_p99: f64,
+    pub update_wall_ms_max: f64,
     pub balance: Balance,
 }
 
@@ -105,12 +112,14 @@ fn run_one(world: Arc<WorldGen>, gpu: &Gpu, n: u32, throttle: Throttle, opts: &F
         Throttle::Thesis => Budget { max_arrivals: THESIS_CHUNKS_PER_FRAME, ..Budget::default() },
         Throttle::Own => Budget::default(),
     };
-    let mut times = Vec::with_capacity(opts.frames);
+    let (mut times, mut walls) = (Vec::with_capacity(opts.frames), Vec::with_capacity(opts.frames));
     let mut complete = false;
     while times.len() < opts.frames {
         let start = Instant::now();
+        let cpu = CpuClock::now();
         streamer.update(centre, gpu, &mut renderer, budget);
-        times.push(start.elapsed().as_secs_f64() * 1e3);
+        times.push(cpu.ms());
+        walls.push(start.elapsed().as_secs_f64() * 1e3);
         // The first frame only sets the range up.
         if times.len() > 1 && streamer.is_complete() {
             complete = true;
@@ -121,9 +130,8 @@ fn run_one(world: Arc<WorldGen>, gpu: &Gpu, n: u32, throttle: Throttle, opts: &F
             std::thread::sleep(rest);
         }
     }
-    let mut sorted = times.clone();
-    sorted.sort_by(|a, b| a.total_cmp(b));
-    let p99 = sorted[((sorted.len() - 1) as f64 * 0.99).round() as usize];
+    let (mean, p99, max) = summary(&times);
+    let (wall_mean, wall_p99, wall_max) = summary(&walls);
     Ok(FramesRow {
         n,
         thesis_chunks: (n as u64).pow(3),
@@ -134,9 +142,20 @@ fn run_one(world: Arc<WorldGen>, gpu: &Gpu, n: u32, throttle: Throttle, opts: &F
         frames: times.len(),
         complete,
         chunks_taken_in: streamer.generated_total(),
-        update_ms_mean: times.iter().sum::<f64>() / times.len() as f64,
+        update_ms_mean: mean,
         update_ms_p99: p99,
-        update_ms_max: sorted.last().copied().unwrap_or(f64::NAN),
+        update_ms_max: max,
+        update_wall_ms_mean: wall_mean,
+        update_wall_ms_p99: wall_p99,
+        update_wall_ms_max: wall_max,
         balance: streamer.balance(),
     })
+}
+
+/// Mean, p99 and max of a non-empty sample.
+fn summary(times: &[f64]) -> (f64, f64, f64) {
+    let mut sorted = times.to_vec();
+    sorted.sort_by(|a, b| a.total_cmp(b));
+    let p99 = sorted[((sorted.len() - 1) as f64 * 0.99).round() as usize];
+    (times.iter().sum::<f64>() / times.len() as f64, p99, sorted.last().copied().unwrap_or(f64::NAN))
 }
