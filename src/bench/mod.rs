@@ -6,6 +6,16 @@ pub mod light;
 pub mod report;
 pub mod rss;
 
+/// The value at fraction `p` (0..1) of sorted timings, nearest rank;
+/// NaN for none.
+pub(crate) fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let i = ((sorted.len() - 1) as f64 * p).round() as usize;
+    sorted[i.min(sorted.len() - 1)]
+}
+
 /// The median of some timings (the mean of the middle two of an even count);
 /// NaN for none.
 pub(crate) fn median(mut v: Vec<f64>) -> f64 {

@@ -15,6 +15,7 @@ use super::headless::load_all;
 use super::spawn::spawn_point;
 use super::streaming::ChunkStreamer;
 use crate::backend::Engine;
+use crate::bench::percentile;
 use crate::render::gpu::Gpu;
 use crate::render::offscreen;
 use crate::render::world_renderer::WorldRenderer;
@@ -39,10 +40,6 @@ pub struct EditReport {
     pub torch_to_visible_ms_p99: Option<f64>,
     pub torch_to_visible_ms_max: Option<f64>,
     pub adapter: String,
-}
-
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
 }
 
 pub fn run(world: Arc<WorldGen>, render_distance: i32, count: usize) -> Result<EditReport> {

@@ -17,7 +17,7 @@ use super::spawn::spawn_point;
 use super::streaming::{Budget, ChunkStreamer};
 use crate::backend::service::Balance;
 use crate::backend::Engine;
-use crate::bench::rss;
+use crate::bench::{percentile, rss};
 use crate::render::camera::{Camera, DEFAULT_FOV_DEGREES};
 use crate::render::gpu::Gpu;
 use crate::render::offscreen::{self, OffscreenTarget};
@@ -134,14 +134,6 @@ pub fn path(start: DVec3, t: f64) -> (DVec3, f64, f64) {
     let vz = 60.0 / 7.0 * (t / 7.0).cos();
     let yaw = vx.atan2(vz).to_degrees();
     (pos, yaw, -12.0)
-}
-
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    let i = ((sorted.len() - 1) as f64 * p).round() as usize;
-    sorted[i.min(sorted.len() - 1)]
 }
 
 /// One configuration of seed 003's table.

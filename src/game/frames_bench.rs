@@ -19,6 +19,7 @@ use super::streaming::{Budget, ChunkStreamer};
 use super::{engine::Switch, spawn::spawn_point};
 use crate::backend::service::Balance;
 use crate::backend::Engine;
+use crate::bench::percentile;
 use crate::render::gpu::Gpu;
 use crate::render::offscreen;
 use crate::render::world_renderer::WorldRenderer;
@@ -156,6 +157,9 @@ fn run_one(world: Arc<WorldGen>, gpu: &Gpu, n: u32, throttle: Throttle, opts: &F
 fn summary(times: &[f64]) -> (f64, f64, f64) {
     let mut sorted = times.to_vec();
     sorted.sort_by(|a, b| a.total_cmp(b));
-    let p99 = sorted[((sorted.len() - 1) as f64 * 0.99).round() as usize];
-    (times.iter().sum::<f64>() / times.len() as f64, p99, sorted.last().copied().unwrap_or(f64::NAN))
+    (
+        times.iter().sum::<f64>() / times.len() as f64,
+        percentile(&sorted, 0.99),
+        sorted.last().copied().unwrap_or(f64::NAN),
+    )
 }
