@@ -8,6 +8,8 @@ use super::game_loop::{FixedStep, TICK};
 use super::hud::{self, HudData, Icons};
 use super::input::{Action, InputState};
 use super::player::{LoadedChunks, Mode, Player};
+use super::saving::{SettingsFile, WorldSaving};
+use super::screen::Screen;
 use super::settings::Settings;
 use super::spawn::spawn_point;
 use super::state_dump::{StateDump, StateLine};
@@ -16,10 +18,8 @@ use super::target::{raycast, Hit, REACH};
 use super::world_menu::{MenuChoice, WorldMenu};
 use crate::backend::Engine;
 use crate::render::camera::{Camera, DEFAULT_FOV_DEGREES};
-use crate::render::gpu::Gpu;
-use crate::render::overlay::Overlay;
-use crate::render::world_renderer::{ViewParams, WorldRenderer};
-use crate::save::saver::{SaveJob, Saver};
+use crate::render::world_renderer::ViewParams;
+use crate::save::saver::SaveJob;
 use crate::save::world_file::{SavedPlayer, WorldFile};
 use crate::world::block::BlockId;
 use crate::world::edits::BlockPos;
@@ -33,7 +33,7 @@ use winit::application::ApplicationHandler;
 use winit::event::{DeviceEvent, DeviceId, ElementState, MouseButton, MouseScrollDelta, WindowEvent};
 use winit::event_loop::{ActiveEventLoop, EventLoop};
 use winit::keyboard::KeyCode;
-use winit::window::{CursorGrabMode, Fullscreen, Window, WindowId};
+use winit::window::WindowId;
 
 pub struct PlayOptions {
     pub world: Arc<WorldGen>,
@@ -91,48 +91,43 @@ fn outline(camera: &Camera, block: BlockPos, size: (u32, u32), scale: f64) -> Ve
 }
 
 struct Running {
-    window: Arc<Window>,
-    gpu: Gpu,
-    surface: wgpu::Surface<'static>,
-    config: wgpu::SurfaceConfiguration,
-    renderer: WorldRenderer,
-    overlay: Overlay,
+    screen: Screen,
     streamer: ChunkStreamer,
     player: Player,
     previous: Player,
     input: InputState,
     step: FixedStep,
     frames: FrameStats,
-    grabbed: bool,
-    /// The grab confines the cursor instead of locking it (X11).
-    confined: bool,
+    clock: DayClock,
+    settings: SettingsFile,
+    saving: WorldSaving,
+    /// The device a switch to the GPU opens (real, or the emulation).
+    gpu_device: Engine,
+    aim: Aim,
+    panels: Panels,
+    dump: Option<StateDump>,
+}
+
+/// The block under the crosshair, and the last edits (for the state dump).
+#[derive(Default)]
+struct Aim {
+    hit: Option<Hit>,
+    last_break: Option<BlockPos>,
+    last_place: Option<(BlockPos, BlockId)>,
+}
+
+/// What is drawn over the world besides the HUD, and its state.
+#[derive(Default)]
+struct Panels {
     settings_open: bool,
+    /// The game menu (shown while the cursor is free and settings are closed).
+    menu: WorldMenu,
+    message: Option<(String, Instant)>,
+    icons: Option<Icons>,
     /// A left press while the cursor was free; whether it lands on the
     /// world (and resumes play) or on a widget is decided after egui has
     /// seen it, because what egui reports at event time lags a frame.
     world_click: bool,
-    dump: Option<StateDump>,
-    message: Option<(String, Instant)>,
-    settings: Settings,
-    settings_path: Option<PathBuf>,
-    /// The game menu (shown while the cursor is free and settings are closed).
-    menu: WorldMenu,
-    /// The device a switch to the GPU opens (real, or the emulation).
-    gpu_device: Engine,
-    /// The world directory being played, if it is saved.
-    world_dir: Option<PathBuf>,
-    /// Settings changed since they were last written.
-    settings_dirty: bool,
-    icons: Option<Icons>,
-    /// The block under the crosshair.
-    hit: Option<Hit>,
-    saver: Option<Saver>,
-    last_save: Instant,
-    /// Edits since the last hand-over to the saver.
-    unsaved_edits: u64,
-    last_break: Option<BlockPos>,
-    last_place: Option<(BlockPos, BlockId)>,
-    clock: DayClock,
 }
 
 struct App {
@@ -158,24 +153,7 @@ pub fn play(opts: PlayOptions) -> Result<()> {
 
 impl App {
     fn start(&mut self, event_loop: &ActiveEventLoop) -> Result<Running> {
-        let attrs = Window::default_attributes()
-            .with_title("blockworld")
-            .with_inner_size(winit::dpi::PhysicalSize::new(self.opts.size.0, self.opts.size.1))
-            .with_fullscreen(self.opts.settings.fullscreen.then_some(Fullscreen::Borderless(None)));
-        let window = Arc::new(event_loop.create_window(attrs).context("cannot open a window")?);
-        let (gpu, surface) = Gpu::for_window(Box::new(event_loop.owned_display_handle()), window.clone())?;
-        let size = window.inner_size();
-        let mut config = surface
-            .get_default_config(&gpu.adapter, size.width.max(1), size.height.max(1))
-            .context("the window surface is not supported by the graphics adapter")?;
-        let caps = surface.get_capabilities(&gpu.adapter);
-        if let Some(f) = caps.formats.iter().find(|f| f.is_srgb()) {
-            config.format = *f;
-        }
-        config.present_mode = wgpu::PresentMode::AutoVsync;
-        surface.configure(&gpu.device, &config);
-        let renderer = WorldRenderer::new(&gpu, config.format)?;
-        let overlay = Overlay::new(&window, &gpu, config.format);
+        let screen = Screen::open(event_loop, self.opts.size, self.opts.settings.fullscreen)?;
         let (edits, saved_player, saved_time) = match &self.opts.save {
             Some(w) => (w.load_edits()?, w.player()?, w.time_of_day()?),
             None => Default::default(),
@@ -193,48 +171,29 @@ impl App {
             None => Player::new(spawn_point(&self.opts.world), 35.0, -10.0),
         };
         player.mode = if saved_player.map(|p| p.flying).unwrap_or(false) { Mode::Fly } else { Mode::Walk };
-        let world_dir = self.opts.save.as_ref().map(|w| w.dir().to_path_buf());
-        let saver = self.opts.save.take().map(Saver::spawn);
+        let saving = WorldSaving::new(self.opts.save.take());
         let dump = match &self.opts.dump_state {
             Some(p) => {
                 Some(StateDump::create(p).with_context(|| format!("cannot write the state dump {}", p.display()))?)
             }
             None => None,
         };
-        eprintln!("blockworld: {} — generation {}", gpu.adapter_name(), streamer.backend_label());
+        eprintln!("blockworld: {} — generation {}", screen.gpu.adapter_name(), streamer.backend_label());
         let mut running = Running {
-            window,
-            gpu,
-            surface,
-            config,
-            renderer,
-            overlay,
+            screen,
             streamer,
             player,
             previous: player,
             input: InputState::default(),
             step: FixedStep::default(),
             frames: FrameStats::default(),
-            grabbed: false,
-            confined: false,
-            settings_open: false,
-            world_click: false,
-            dump,
-            message: None,
-            settings: self.opts.settings.clone(),
-            settings_path: self.opts.settings_path.clone(),
-            settings_dirty: false,
-            menu: WorldMenu::default(),
-            gpu_device: self.opts.gpu_device,
-            world_dir,
-            icons: None,
-            hit: None,
-            saver,
-            last_save: Instant::now(),
-            unsaved_edits: 0,
-            last_break: None,
-            last_place: None,
             clock,
+            settings: SettingsFile::new(self.opts.settings.clone(), self.opts.settings_path.clone()),
+            saving,
+            gpu_device: self.opts.gpu_device,
+            aim: Aim::default(),
+            panels: Panels::default(),
+            dump,
         };
         for w in std::mem::take(&mut self.opts.settings_warnings) {
             running.say(w);
@@ -242,7 +201,7 @@ impl App {
         if let Some(reason) = running.streamer.gpu_off_reason() {
             running.say(format!("GPU unavailable: {reason}"));
         }
-        running.grab(true);
+        running.screen.grab(true);
         Ok(running)
     }
 }
@@ -250,33 +209,7 @@ impl App {
 impl Running {
     fn say(&mut self, m: String) {
         eprintln!("blockworld: {m}");
-        self.message = Some((m, Instant::now()));
-    }
-
-    fn grab(&mut self, on: bool) {
-        self.grabbed = on;
-        self.confined = false;
-        if on {
-            let ok = match self.window.set_cursor_grab(CursorGrabMode::Locked) {
-                Ok(()) => Ok(()),
-                Err(_) => self.window.set_cursor_grab(CursorGrabMode::Confined).map(|()| self.confined = true),
-            };
-            if let Err(e) = ok {
-                eprintln!("blockworld: cursor grab unavailable ({e}); mouse look still works");
-            }
-        } else {
-            let _ = self.window.set_cursor_grab(CursorGrabMode::None);
-        }
-        self.window.set_cursor_visible(!on);
-    }
-
-    /// A confined (not locked) cursor stops at the window's edge, and with it
-    /// the motion: keep it in the middle, as games on X11 do.
-    fn recentre_cursor(&self) {
-        if self.grabbed && self.confined {
-            let s = self.window.inner_size();
-            let _ = self.window.set_cursor_position(winit::dpi::PhysicalPosition::new(s.width / 2, s.height / 2));
-        }
+        self.panels.message = Some((m, Instant::now()));
     }
 
     fn act(&mut self, action: Action) {
@@ -290,34 +223,30 @@ impl Running {
             Action::RenderDistanceUp => self.change_distance(self.streamer.render_distance() + 1),
             Action::RenderDistanceDown => self.change_distance(self.streamer.render_distance() - 1),
             Action::ToggleSettings => {
-                self.settings_open = !self.settings_open;
-                let open = self.settings_open;
-                self.grab(!open);
+                self.panels.settings_open = !self.panels.settings_open;
+                self.screen.grab(!self.panels.settings_open);
             }
             // Esc opens the game menu, and closes it again.
-            Action::ReleaseCursor if !self.grabbed && !self.settings_open => self.grab(true),
+            Action::ReleaseCursor if !self.screen.grabbed() && !self.panels.settings_open => self.screen.grab(true),
             Action::ReleaseCursor => {
-                self.grab(false);
+                self.screen.grab(false);
                 self.input.release_all();
-                self.settings_open = false;
-                self.menu.refresh();
+                self.panels.settings_open = false;
+                self.panels.menu.refresh();
             }
-            Action::Slot(n) => {
-                self.settings.hotbar.select(n);
-                self.settings_dirty = true;
-            }
+            Action::Slot(n) => self.settings.edit().hotbar.select(n),
             Action::ToggleFullscreen => {
-                self.settings.fullscreen = !self.settings.fullscreen;
-                self.settings_dirty = true;
-                self.window.set_fullscreen(self.settings.fullscreen.then_some(Fullscreen::Borderless(None)));
+                let on = !self.settings.fullscreen;
+                self.settings.edit().fullscreen = on;
+                self.screen.set_fullscreen(on);
             }
         }
     }
 
     fn edit(&mut self, pos: BlockPos, block: BlockId) -> bool {
-        match self.streamer.set_block(pos, block, &self.gpu, &mut self.renderer) {
+        match self.streamer.set_block(pos, block, &self.screen.gpu, &mut self.screen.renderer) {
             Ok(()) => {
-                self.unsaved_edits += 1;
+                self.saving.edited();
                 true
             }
             Err(e) => {
@@ -329,10 +258,10 @@ impl Running {
 
     /// Left click: the targeted block becomes air.
     fn break_block(&mut self) {
-        if let Some(hit) = self.hit {
+        if let Some(hit) = self.aim.hit {
             if self.edit(hit.block, BlockId::AIR) {
-                self.last_break = Some(hit.block);
-                self.hit = self.aim();
+                self.aim.last_break = Some(hit.block);
+                self.aim.hit = self.target();
             }
         }
     }
@@ -340,19 +269,20 @@ impl Running {
     /// Right click: the selected block goes against the targeted face, if
     /// that cell is free and not inside the player.
     fn place_block(&mut self) {
-        let (Some(hit), block) = (self.hit, self.settings.hotbar.block()) else { return };
+        let (Some(hit), block) = (self.aim.hit, self.settings.hotbar.block()) else { return };
         let at = hit.place_at();
         let free = self.streamer.block(at).map(|b| b == BlockId::AIR || b.info().liquid).unwrap_or(false);
         if !free || (block.info().solid && self.player.overlaps_block(at)) {
             return;
         }
         if self.edit(at, block) {
-            self.last_place = Some((at, block));
-            self.hit = self.aim();
+            self.aim.last_place = Some((at, block));
+            self.aim.hit = self.target();
         }
     }
 
-    fn aim(&self) -> Option<Hit> {
+    /// The block under the crosshair, within reach.
+    fn target(&self) -> Option<Hit> {
         let camera = Camera { eye: self.player.eye(), yaw: self.player.yaw, pitch: self.player.pitch, ..CAMERA };
         raycast(camera.eye, camera.forward(), REACH, |p| self.streamer.block(p))
     }
@@ -360,33 +290,17 @@ impl Running {
     /// Hands the edits and the player's place to the saver, and writes
     /// changed settings (at most once a second unless `now`).
     fn save(&mut self, now: bool) {
-        if !now && self.last_save.elapsed() < Duration::from_secs(1) {
+        if !self.saving.due(now) {
             return;
         }
-        self.last_save = Instant::now();
-        if self.settings_dirty {
-            self.settings_dirty = false;
-            if let Some(path) = &self.settings_path {
-                if let Err(e) = self.settings.save(path) {
-                    let m = format!("cannot save the settings to {}: {e}", path.display());
-                    self.say(m);
-                }
-            }
+        if let Err(m) = self.settings.write_if_changed() {
+            self.say(m);
         }
-        let Some(saver) = &self.saver else { return };
         let p = &self.player;
-        saver.save(SaveJob {
-            deltas: self.streamer.take_unsaved(),
-            applied: std::mem::take(&mut self.unsaved_edits),
-            player: Some(SavedPlayer {
-                pos: p.pos.to_array(),
-                yaw: p.yaw,
-                pitch: p.pitch,
-                flying: p.mode == Mode::Fly,
-            }),
-            time_of_day: Some(self.clock.time()),
-        });
-        if let Some(e) = saver.take_error() {
+        let player = SavedPlayer { pos: p.pos.to_array(), yaw: p.yaw, pitch: p.pitch, flying: p.mode == Mode::Fly };
+        let (streamer, time_of_day) = (&mut self.streamer, Some(self.clock.time()));
+        let job = |applied| SaveJob { deltas: streamer.take_unsaved(), applied, player: Some(player), time_of_day };
+        if let Some(e) = self.saving.hand_over(job) {
             self.say(format!("saving failed: {e}"));
         }
     }
@@ -394,7 +308,7 @@ impl Running {
     /// The last save, committed before the game exits.
     fn finish_save(mut self) -> Result<()> {
         self.save(true);
-        match self.saver.take().and_then(Saver::finish) {
+        match self.saving.finish() {
             Some(e) => Err(e).context("the world could not be saved"),
             None => Ok(()),
         }
@@ -404,7 +318,7 @@ impl Running {
     /// committed first) and plays `file` from where its player last stood.
     fn switch_world(&mut self, file: WorldFile) -> Result<()> {
         self.save(true);
-        if let Some(e) = self.saver.take().and_then(Saver::finish) {
+        if let Some(e) = self.saving.finish() {
             return Err(e).context("the world being left could not be saved; staying in it");
         }
         let edits = file.load_edits()?;
@@ -419,20 +333,18 @@ impl Running {
             self.settings.render_distance,
             edits,
         );
-        self.renderer.retain(|_| false);
+        self.screen.renderer.retain(|_| false);
         self.player = match saved_player {
             Some(p) => Player::new(DVec3::from_array(p.pos), p.yaw, p.pitch),
             None => Player::new(spawn_point(&world), 35.0, -10.0),
         };
         self.player.mode = if saved_player.is_some_and(|p| p.flying) { Mode::Fly } else { Mode::Walk };
         self.previous = self.player;
-        self.hit = None;
-        self.unsaved_edits = 0;
+        self.aim.hit = None;
         let dir = file.dir().to_path_buf();
         crate::save::recent::remember(&dir);
         let m = format!("playing {} (seed {}, preset {})", dir.display(), file.meta().seed, file.meta().preset_name);
-        self.saver = Some(Saver::spawn(file));
-        self.world_dir = Some(dir);
+        self.saving.switch_to(file);
         self.say(m);
         Ok(())
     }
@@ -440,7 +352,7 @@ impl Running {
     fn menu_choice(&mut self, choice: MenuChoice) {
         let opened = match choice {
             MenuChoice::Resume => {
-                self.grab(true);
+                self.screen.grab(true);
                 return;
             }
             MenuChoice::Open(dir) => WorldFile::open(&dir).map_err(anyhow::Error::from),
@@ -449,10 +361,10 @@ impl Running {
             }
         };
         match opened.and_then(|file| self.switch_world(file)) {
-            Ok(()) => self.grab(true),
+            Ok(()) => self.screen.grab(true),
             Err(e) => {
                 let m = format!("{e:#}");
-                self.menu.error = Some(m.clone());
+                self.panels.menu.error = Some(m.clone());
                 self.say(m);
             }
         }
@@ -474,18 +386,9 @@ impl Running {
     }
 
     fn change_distance(&mut self, r: i32) {
-        self.streamer.set_render_distance(r, &mut self.renderer);
-        self.settings.render_distance = self.streamer.render_distance();
-        self.settings_dirty = true;
+        self.streamer.set_render_distance(r, &mut self.screen.renderer);
+        self.settings.edit().render_distance = self.streamer.render_distance();
         self.say(format!("render distance {}", self.streamer.render_distance()));
-    }
-
-    fn resize(&mut self, w: u32, h: u32) {
-        if w > 0 && h > 0 {
-            self.config.width = w;
-            self.config.height = h;
-            self.surface.configure(&self.gpu.device, &self.config);
-        }
     }
 
     /// One frame: the player's tick(s), streaming, the world and the
@@ -494,16 +397,9 @@ impl Running {
         let dt = self.frames.tick();
         self.simulate(dt);
 
-        let frame = match self.surface.get_current_texture() {
-            wgpu::CurrentSurfaceTexture::Success(f) | wgpu::CurrentSurfaceTexture::Suboptimal(f) => f,
-            wgpu::CurrentSurfaceTexture::Outdated | wgpu::CurrentSurfaceTexture::Lost => {
-                self.surface.configure(&self.gpu.device, &self.config);
-                return;
-            }
-            _ => return,
-        };
+        let Some(frame) = self.screen.next_frame() else { return };
         let view = frame.texture.create_view(&Default::default());
-        let size = (self.config.width, self.config.height);
+        let size = self.screen.size();
         let alpha = self.step.alpha();
         let eye = self.previous.eye().lerp(self.player.eye(), alpha);
         let camera = Camera::for_view(
@@ -514,36 +410,38 @@ impl Running {
             size,
             self.streamer.render_distance(),
         );
-        self.hit = self.aim();
+        self.aim.hit = self.target();
         self.save(false);
-        let outline = self.hit.map(|h| outline(&camera, h.block, size, self.window.scale_factor())).unwrap_or_default();
-        let mut encoder = self.gpu.device.create_command_encoder(&Default::default());
+        let scale = self.screen.window.scale_factor();
+        let outline = self.aim.hit.map(|h| outline(&camera, h.block, size, scale)).unwrap_or_default();
+        let screen = &mut self.screen;
+        let mut encoder = screen.gpu.device.create_command_encoder(&Default::default());
         let params = ViewParams::new(
             self.streamer.render_distance(),
             self.clock.time() as f32,
             self.frames.started.elapsed().as_secs_f32(),
         );
-        self.renderer.render(&self.gpu, &mut encoder, &view, size, &camera, &params);
+        screen.renderer.render(&screen.gpu, &mut encoder, &view, size, &camera, &params);
 
         let data = self.hud_data(outline);
-        let settings_open = self.settings_open;
+        let (grabbed, panels) = (self.screen.grabbed(), &mut self.panels);
+        let settings_open = panels.settings_open;
         let mut change = hud::SettingsChange::default();
-        let icons = &mut self.icons;
-        let mut menu = (!self.grabbed && !settings_open)
-            .then_some(hud::MenuView { menu: &mut self.menu, current: self.world_dir.as_deref() });
+        let icons = &mut panels.icons;
+        let mut menu = (!grabbed && !settings_open)
+            .then_some(hud::MenuView { menu: &mut panels.menu, current: self.saving.dir() });
         let mut over_ui = false;
-        self.overlay.draw(&self.gpu, &self.window, &mut encoder, &view, size, |ctx| {
+        let screen = &mut self.screen;
+        screen.overlay.draw(&screen.gpu, &screen.window, &mut encoder, &view, size, |ctx| {
             change = hud::draw(ctx, &data, settings_open, icons, menu.as_mut());
             over_ui = ctx.is_pointer_over_egui();
         });
-        if std::mem::take(&mut self.world_click) && !over_ui && !self.grabbed && change.menu_choice.is_none() {
-            self.settings_open = false;
-            self.grab(true);
+        if std::mem::take(&mut self.panels.world_click) && !over_ui && !grabbed && change.menu_choice.is_none() {
+            self.panels.settings_open = false;
+            self.screen.grab(true);
         }
         self.apply_settings(&change);
-        self.gpu.queue.submit([encoder.finish()]);
-        self.window.pre_present_notify();
-        self.gpu.queue.present(frame);
+        self.screen.present(frame, encoder);
 
         // After the present: these may rebuild streaming or switch worlds.
         if let Some(r) = change.render_distance {
@@ -565,19 +463,21 @@ impl Running {
     /// then streaming around where the player is.
     fn simulate(&mut self, dt: Duration) {
         let (dx, dy) = std::mem::take(&mut self.input.look);
-        self.recentre_cursor();
+        self.screen.recentre_cursor();
         let k = self.settings.mouse_sensitivity;
         self.player.look(dx * k, -dy * k);
         let ticks = self.step.advance(dt);
-        self.clock.advance(dt, self.grabbed && self.input.is_held(KeyCode::KeyT));
-        let intent = if self.grabbed { self.input.intent() } else { Default::default() };
+        let grabbed = self.screen.grabbed();
+        self.clock.advance(dt, grabbed && self.input.is_held(KeyCode::KeyT));
+        let intent = if grabbed { self.input.intent() } else { Default::default() };
         for _ in 0..ticks {
             self.previous = self.player;
             let streamer = &self.streamer;
             let get = |p| streamer.chunk(p).map(|c| &**c);
             self.player.step(TICK.as_secs_f64(), intent, &LoadedChunks { get: &get });
         }
-        self.streamer.update(self.player.chunk(), &self.gpu, &mut self.renderer, Budget::default());
+        let screen = &mut self.screen;
+        self.streamer.update(self.player.chunk(), &screen.gpu, &mut screen.renderer, Budget::default());
         if let Some(notice) = self.streamer.take_notice() {
             self.say(notice);
         }
@@ -585,8 +485,8 @@ impl Running {
 
     /// What the overlay shows this frame.
     fn hud_data(&mut self, outline: Vec<[egui::Pos2; 2]>) -> HudData {
-        if self.message.as_ref().map(|(_, t)| t.elapsed() > Duration::from_secs(6)).unwrap_or(false) {
-            self.message = None;
+        if self.panels.message.as_ref().map(|(_, t)| t.elapsed() > Duration::from_secs(6)).unwrap_or(false) {
+            self.panels.message = None;
         }
         let frame_ms = self.frames.mean_ms();
         HudData {
@@ -597,15 +497,15 @@ impl Running {
             pitch: self.player.pitch,
             mode: self.player.mode,
             counts: self.streamer.counts(),
-            meshes: self.renderer.mesh_count(),
+            meshes: self.screen.renderer.mesh_count(),
             backend: self.streamer.backend_label(),
             engine: self.streamer.wanted_engine(),
             balance: self.streamer.balance(),
             gpu_off: self.streamer.gpu_off_reason(),
             chunks_per_second: self.frames.chunks_per_second(self.streamer.generated_total()),
             render_distance: self.streamer.render_distance(),
-            message: self.message.as_ref().map(|(m, _)| m.clone()),
-            crosshair: self.grabbed,
+            message: self.panels.message.as_ref().map(|(m, _)| m.clone()),
+            crosshair: self.screen.grabbed(),
             outline,
             hotbar: self.settings.hotbar.clone(),
             fov_degrees: self.settings.fov_degrees,
@@ -618,19 +518,16 @@ impl Running {
     /// The settings panel's changes that take effect within the frame.
     fn apply_settings(&mut self, change: &hud::SettingsChange) {
         if let Some((slot, b)) = change.hotbar_slot {
-            self.settings.hotbar.slots[slot] = b;
-            self.settings_dirty = true;
+            self.settings.edit().hotbar.slots[slot] = b;
         }
         if let Some(t) = change.time_of_day {
             self.clock.set(t);
         }
         if let Some(f) = change.fov_degrees {
-            self.settings.fov_degrees = f;
-            self.settings_dirty = true;
+            self.settings.edit().fov_degrees = f;
         }
         if let Some(k) = change.mouse_sensitivity {
-            self.settings.mouse_sensitivity = k;
-            self.settings_dirty = true;
+            self.settings.edit().mouse_sensitivity = k;
         }
         if let Some(f) = change.fullscreen {
             if f != self.settings.fullscreen {
@@ -642,6 +539,7 @@ impl Running {
     /// `--dump-state`: a line a second for tests that drive the window.
     fn dump_state(&mut self, data: &HudData, change: &hud::SettingsChange) {
         let Some(dump) = &mut self.dump else { return };
+        let aim = &self.aim;
         let line = StateLine {
             t: self.frames.started.elapsed().as_secs_f64(),
             pos: data.pos,
@@ -659,12 +557,12 @@ impl Running {
             fps: data.fps,
             frame_ms_max: self.frames.max_ms(),
             switch_ms: self.streamer.longest_switch_call().as_secs_f64() * 1e3,
-            grabbed: self.grabbed,
-            target: self.hit.map(|h| [h.block.x, h.block.y, h.block.z]),
+            grabbed: self.screen.grabbed(),
+            target: aim.hit.map(|h| [h.block.x, h.block.y, h.block.z]),
             slot: self.settings.hotbar.selected,
-            last_break: self.last_break.map(|p| [p.x, p.y, p.z]),
-            last_place: self.last_place.map(|(p, b)| ([p.x, p.y, p.z], b.name())),
-            world: self.world_dir.as_ref().map(|d| d.display().to_string()),
+            last_break: aim.last_break.map(|p| [p.x, p.y, p.z]),
+            last_place: aim.last_place.map(|(p, b)| ([p.x, p.y, p.z], b.name())),
+            world: self.saving.dir().map(|d| d.display().to_string()),
             menu: (!change.menu_widgets.is_empty())
                 .then(|| change.menu_widgets.iter().map(|(n, c)| (n.as_str(), *c)).collect()),
         };
@@ -691,11 +589,12 @@ impl ApplicationHandler for App {
 
     fn window_event(&mut self, event_loop: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
         let Some(r) = self.running.as_mut() else { return };
-        let ui_shown = r.settings_open || !r.grabbed;
-        let used_by_ui = ui_shown && r.overlay.on_window_event(&r.window, &event);
+        let grabbed = r.screen.grabbed();
+        let ui_shown = r.panels.settings_open || !grabbed;
+        let used_by_ui = ui_shown && r.screen.overlay.on_window_event(&r.screen.window, &event);
         match event {
             WindowEvent::CloseRequested => event_loop.exit(),
-            WindowEvent::Resized(s) => r.resize(s.width, s.height),
+            WindowEvent::Resized(s) => r.screen.resize(s.width, s.height),
             WindowEvent::Focused(false) => r.input.release_all(),
             WindowEvent::KeyboardInput { event, .. }
                 if !used_by_ui || event.physical_key == winit::keyboard::KeyCode::Tab =>
@@ -704,21 +603,20 @@ impl ApplicationHandler for App {
                     r.act(action);
                 }
             }
-            WindowEvent::MouseInput { state: ElementState::Pressed, button: MouseButton::Left, .. } if !r.grabbed => {
-                r.world_click = true;
+            WindowEvent::MouseInput { state: ElementState::Pressed, button: MouseButton::Left, .. } if !grabbed => {
+                r.panels.world_click = true;
             }
-            WindowEvent::MouseInput { state: ElementState::Pressed, button, .. } if r.grabbed => match button {
+            WindowEvent::MouseInput { state: ElementState::Pressed, button, .. } if grabbed => match button {
                 MouseButton::Left => r.break_block(),
                 MouseButton::Right => r.place_block(),
                 _ => {}
             },
-            WindowEvent::MouseWheel { delta, .. } if r.grabbed => {
+            WindowEvent::MouseWheel { delta, .. } if grabbed => {
                 let steps = match delta {
                     MouseScrollDelta::LineDelta(_, y) => y.signum() as i32,
                     MouseScrollDelta::PixelDelta(p) => p.y.signum() as i32,
                 };
-                r.settings.hotbar.scroll(steps);
-                r.settings_dirty = true;
+                r.settings.edit().hotbar.scroll(steps);
             }
             WindowEvent::RedrawRequested => {
                 r.frame();
@@ -734,7 +632,7 @@ impl ApplicationHandler for App {
 
     fn device_event(&mut self, _event_loop: &ActiveEventLoop, _id: DeviceId, event: DeviceEvent) {
         if let (Some(r), DeviceEvent::MouseMotion { delta }) = (self.running.as_mut(), event) {
-            if r.grabbed {
+            if r.screen.grabbed() {
                 r.input.look.0 += delta.0;
                 r.input.look.1 += delta.1;
             }
@@ -743,7 +641,7 @@ impl ApplicationHandler for App {
 
     fn about_to_wait(&mut self, _event_loop: &ActiveEventLoop) {
         if let Some(r) = &self.running {
-            r.window.request_redraw();
+            r.screen.window.request_redraw();
         }
     }
 }

@@ -12,6 +12,8 @@ pub mod hotbar;
 pub mod hud;
 pub mod input;
 pub mod player;
+pub mod saving;
+pub mod screen;
 pub mod settings;
 pub mod spawn;
 pub mod state_dump;
