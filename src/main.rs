@@ -333,6 +333,23 @@ enum BenchCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Time to the first complete view: the range around the screenshot's
+    /// eye generated and meshed from cold, with the preset's caves and
+    /// without them, runs alternating (issue 10's goal: ≤ 1.5×).
+    View {
+        #[command(flatten)]
+        world: WorldArgs,
+        #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(i32).range(2..=32))]
+        render_distance: i32,
+        /// Runs of each variant; medians are compared.
+        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=100))]
+        runs: u32,
+        /// cpu, gpu, cuda-emulated or hybrid.
+        #[arg(long, value_parser = parse_play_engine, default_value = "cpu")]
+        backend: Engine,
+        #[arg(long)]
+        json: bool,
+    },
     /// Edit-to-visible latency: break and place blocks near the spawn point.
     Edit {
         #[command(flatten)]
@@ -622,6 +639,43 @@ fn run() -> Result<()> {
                         r.backend, r.frames, if r.complete { " (complete)" } else { "" },
                         r.update_ms_mean, r.update_ms_p99, r.update_ms_max, r.update_wall_ms_p99
                     );
+                }
+            }
+            Ok(())
+        }
+        Some(Command::Bench { which: BenchCommand::View { world, render_distance, runs, backend, json } }) => {
+            let opts = blockworld::game::view_bench::ViewOptions {
+                preset: Preset::load(&world.preset)?,
+                seed: world.seed,
+                render_distance,
+                runs: runs as usize,
+                engine: backend,
+                gpu_device: device_for(backend),
+            };
+            let r = blockworld::game::view_bench::run(&opts)?;
+            if json {
+                print_json(&[r])?;
+            } else {
+                println!(
+                    "first complete view, render distance {} ({}, {}), seed {}:",
+                    r.render_distance, r.backend, r.adapter, r.seed
+                );
+                for v in &r.variants {
+                    let walls: Vec<String> = v.runs.iter().map(|x| format!("{:.0}", x.wall_ms)).collect();
+                    let first = &v.runs[0];
+                    println!(
+                        "  {:<14} wall ms {} (median {:.0}); CPU ms median {:.0}; {} chunks, {} meshes, {:.0} MiB of vertices",
+                        v.variant,
+                        walls.join(" / "),
+                        v.wall_ms_median,
+                        v.cpu_ms_median,
+                        first.chunks,
+                        first.meshes,
+                        first.mesh_bytes as f64 / (1 << 20) as f64
+                    );
+                }
+                if let (Some(w), Some(c)) = (r.ratio_wall, r.ratio_cpu) {
+                    println!("  caves / no caves: {w:.2}x wall, {c:.2}x CPU (goal: 1.5x wall)");
                 }
             }
             Ok(())

@@ -82,6 +82,34 @@ fn bench_frames_reports_the_cost_per_frame_under_both_throttles() {
     }
 }
 
+/// `bench view`: both variants load the same range, and the one with caves
+/// is the one with more to draw (underground chunks gain walls); the
+/// figures issue 10's goal is judged by are all there.
+#[test]
+fn bench_view_compares_the_first_view_with_and_without_caves() {
+    let o = Command::new(env!("CARGO_BIN_EXE_blockworld"))
+        .args(["bench", "view", "--render-distance", "3", "--runs", "2", "--json"])
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .output()
+        .expect("run blockworld");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let variants = v["variants"].as_array().cloned().unwrap_or_default();
+    let names: Vec<_> = variants.iter().map(|x| x["variant"].as_str().unwrap_or("")).collect();
+    assert_eq!(names, ["with caves", "without caves"], "{v}");
+    let first = |i: usize, k: &str| variants[i]["runs"][0][k].as_u64().unwrap_or(0);
+    assert_eq!(first(0, "chunks"), first(1, "chunks"), "the same range: {v}");
+    assert!(first(0, "mesh_bytes") > first(1, "mesh_bytes"), "caves add walls to draw: {v}");
+    for x in &variants {
+        assert_eq!(x["runs"].as_array().map(Vec::len), Some(2), "{x}");
+        for k in ["wall_ms_median", "cpu_ms_median"] {
+            assert!(x[k].as_f64().is_some_and(|t| t.is_finite() && t > 0.0), "{k}: {x}");
+        }
+    }
+    assert!(v["ratio_wall"].as_f64().is_some_and(f64::is_finite), "{v}");
+    assert_clean_failure(&run(&["bench", "view", "--runs", "0"]), "--runs");
+}
+
 #[test]
 fn bad_presets_are_rejected_clearly() {
     let dir = std::env::temp_dir().join(format!("blockworld-cli-{}", std::process::id()));

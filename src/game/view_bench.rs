@@ -1,0 +1,160 @@
+//! `blockworld bench view`: the time to the first complete view, the
+//! figure issue 10's streaming goal is stated in ("within 1.5× of the
+//! world without caves at render distance 16").
+//!
+//! A run is what `blockworld screenshot` does before it draws: from cold
+//! (a new world with an empty heightmap cache, a new streamer and a new
+//! renderer), stream the range around the screenshot's default eye until
+//! every chunk in it is generated and meshed. Runs of the preset and of
+//! the same preset without its `caves` section alternate, so both see the
+//! same machine state; medians are compared. Beside the wall time, the
+//! process's CPU time over the load says how much work the view was: on a
+//! machine with few cores the two move together.
+
+use super::headless::load_all;
+use super::spawn::spawn_point;
+use super::streaming::ChunkStreamer;
+use super::{engine::Switch, streaming::StreamCounts};
+use crate::backend::Engine;
+use crate::bench::median;
+use crate::render::gpu::Gpu;
+use crate::render::offscreen;
+use crate::render::world_renderer::WorldRenderer;
+use crate::world::coords::ChunkPos;
+use crate::worldgen::{Preset, WorldGen};
+use anyhow::{bail, Result};
+use glam::DVec3;
+use serde::Serialize;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub struct ViewOptions {
+    pub preset: Preset,
+    pub seed: u64,
+    pub render_distance: i32,
+    /// Runs of each variant.
+    pub runs: usize,
+    pub engine: Engine,
+    pub gpu_device: Engine,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ViewRun {
+    pub wall_ms: f64,
+    /// CPU time of every thread of the process over the load.
+    pub cpu_ms: f64,
+    pub chunks: usize,
+    pub meshes: usize,
+    /// Vertex data uploaded for the view.
+    pub mesh_bytes: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ViewVariant {
+    /// "with caves" or "without caves" (the preset's `caves` removed).
+    pub variant: &'static str,
+    pub runs: Vec<ViewRun>,
+    pub wall_ms_median: f64,
+    pub cpu_ms_median: f64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ViewReport {
+    pub seed: u64,
+    pub render_distance: i32,
+    pub backend: String,
+    pub adapter: String,
+    pub variants: Vec<ViewVariant>,
+    /// Median wall time with caves over the median without: issue 10's
+    /// figure (goal ≤ 1.5). None when the preset has no caves.
+    pub ratio_wall: Option<f64>,
+    pub ratio_cpu: Option<f64>,
+}
+
+/// CPU time of every thread of this process so far.
+#[cfg(unix)]
+fn process_cpu_ms() -> f64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `ts` is a valid timespec to write into.
+    let ok = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) } == 0;
+    if ok {
+        ts.tv_sec as f64 * 1e3 + ts.tv_nsec as f64 / 1e6
+    } else {
+        f64::NAN
+    }
+}
+
+#[cfg(not(unix))]
+fn process_cpu_ms() -> f64 {
+    f64::NAN
+}
+
+pub fn run(opts: &ViewOptions) -> Result<ViewReport> {
+    if opts.runs == 0 {
+        bail!("--runs must be at least 1");
+    }
+    let gpu = Gpu::headless()?;
+    let mut presets = vec![("with caves", opts.preset.clone())];
+    if opts.preset.caves.is_some() {
+        let mut plain = opts.preset.clone();
+        plain.caves = None;
+        presets.push(("without caves", plain));
+    } else {
+        presets[0].0 = "without caves";
+    }
+    let mut runs: Vec<Vec<ViewRun>> = vec![Vec::new(); presets.len()];
+    let mut backend = String::new();
+    for _ in 0..opts.runs {
+        for (i, (_, preset)) in presets.iter().enumerate() {
+            let world = Arc::new(WorldGen::new(preset.clone(), opts.seed));
+            let (run, label) = run_one(world, &gpu, opts)?;
+            runs[i].push(run);
+            backend = label;
+        }
+    }
+    let variants: Vec<ViewVariant> = presets
+        .iter()
+        .zip(runs)
+        .map(|((variant, _), runs)| ViewVariant {
+            variant,
+            wall_ms_median: median(runs.iter().map(|r| r.wall_ms).collect()),
+            cpu_ms_median: median(runs.iter().map(|r| r.cpu_ms).collect()),
+            runs,
+        })
+        .collect();
+    let ratio = |f: fn(&ViewVariant) -> f64| (variants.len() == 2).then(|| f(&variants[0]) / f(&variants[1]));
+    Ok(ViewReport {
+        seed: opts.seed,
+        render_distance: opts.render_distance,
+        backend,
+        adapter: gpu.adapter_name(),
+        ratio_wall: ratio(|v| v.wall_ms_median),
+        ratio_cpu: ratio(|v| v.cpu_ms_median),
+        variants,
+    })
+}
+
+/// One cold load of the range around the screenshot's default eye.
+fn run_one(world: Arc<WorldGen>, gpu: &Gpu, opts: &ViewOptions) -> Result<(ViewRun, String)> {
+    let mut renderer = WorldRenderer::new(gpu, offscreen::FORMAT)?;
+    let eye = spawn_point(&world) + DVec3::new(0.0, 24.0, 0.0);
+    let centre = ChunkPos::containing([eye.x.floor() as i64, eye.y.floor() as i64, eye.z.floor() as i64]);
+    let mut streamer = ChunkStreamer::new(world, opts.engine, opts.gpu_device, opts.render_distance);
+    if opts.engine.uses_device() {
+        if let Switch::Unavailable(reason) = streamer.wait_for_engine(Duration::from_secs(600)) {
+            bail!("GPU unavailable: {reason}");
+        }
+    }
+    let cpu = process_cpu_ms();
+    let wall = load_all(&mut streamer, centre, gpu, &mut renderer, Duration::from_secs(600))?;
+    let cpu_ms = process_cpu_ms() - cpu;
+    let StreamCounts { loaded, .. } = streamer.counts();
+    let run = ViewRun {
+        wall_ms: wall.as_secs_f64() * 1e3,
+        cpu_ms,
+        chunks: loaded,
+        meshes: renderer.mesh_count(),
+        mesh_bytes: renderer.gpu_bytes,
+    };
+    Ok((run, streamer.backend_label()))
+}
