@@ -673,6 +673,18 @@ fn run() -> Result<()> {
                         first.meshes,
                         first.mesh_bytes as f64 / (1 << 20) as f64
                     );
+                    if let Some(x) = &first.reach {
+                        println!(
+                            "  {:<14} the eye reaches {:.1} % of the open blocks in stored chunks, in {} chunks; {} meshes ({:.0} MiB) show it nothing; {} of {} stored chunks no visible mesh needs",
+                            "",
+                            100.0 * x.reached_blocks as f64 / x.open_blocks.max(1) as f64,
+                            x.reached_chunks,
+                            x.meshes_unseen,
+                            x.mesh_bytes_unseen as f64 / (1 << 20) as f64,
+                            x.stored_chunks_unneeded,
+                            x.stored_chunks
+                        );
+                    }
                 }
                 if let (Some(w), Some(c)) = (r.ratio_wall, r.ratio_cpu) {
                     println!("  caves / no caves: {w:.2}x wall, {c:.2}x CPU (goal: 1.5x wall)");

@@ -107,6 +107,16 @@ fn bench_view_compares_the_first_view_with_and_without_caves() {
         }
     }
     assert!(v["ratio_wall"].as_f64().is_some_and(f64::is_finite), "{v}");
+    // What the eye reaches is counted on each variant's first run only, and
+    // says something: the eye's open space is found, and no more open
+    // blocks are reached than the stored chunks hold.
+    for x in &variants {
+        let reach = |k: &str| x["runs"][0]["reach"][k].as_u64().unwrap_or(0);
+        assert!(reach("reached_chunks") > 0 && reach("reached_blocks") > 0, "{x}");
+        assert!(reach("reached_blocks") <= reach("open_blocks"), "{x}");
+        assert!(reach("stored_chunks_unneeded") <= reach("stored_chunks"), "{x}");
+        assert!(x["runs"][1]["reach"].is_null(), "not timed twice: {x}");
+    }
     assert_clean_failure(&run(&["bench", "view", "--runs", "0"]), "--runs");
 }
 

@@ -10,17 +10,26 @@
 //! same machine state; medians are compared. Beside the wall time, the
 //! process's CPU time over the load says how much work the view was: on a
 //! machine with few cores the two move together.
+//!
+//! After each variant's first run (outside the timing), the open space the
+//! eye reaches ([`crate::world::reach`]) says how much of that work went
+//! to chunks the eye cannot see from there: meshes of chunks no reached
+//! block touches, and stored chunks no such mesh needs. That bounds what
+//! streaming the reached space first could save.
 
 use super::headless::load_all;
 use super::spawn::spawn_point;
-use super::streaming::ChunkStreamer;
+use super::streaming::rings::{edge_offsets, neighbourhood, offset, within};
+use super::streaming::{rings, ChunkStreamer};
 use super::{engine::Switch, streaming::StreamCounts};
 use crate::backend::Engine;
 use crate::bench::median;
 use crate::render::gpu::Gpu;
 use crate::render::offscreen;
 use crate::render::world_renderer::WorldRenderer;
+use crate::world::block::BlockId;
 use crate::world::coords::ChunkPos;
+use crate::world::reach::Reach;
 use crate::worldgen::{Preset, WorldGen};
 use anyhow::{bail, Result};
 use glam::DVec3;
@@ -47,6 +56,27 @@ pub struct ViewRun {
     pub meshes: usize,
     /// Vertex data uploaded for the view.
     pub mesh_bytes: u64,
+    /// What the eye can reach (the first run of each variant only).
+    pub reach: Option<ViewReach>,
+}
+
+/// The loaded view against the open space the eye reaches.
+#[derive(Clone, Debug, Serialize)]
+pub struct ViewReach {
+    /// Chunks in render range that hold a reached block.
+    pub reached_chunks: usize,
+    /// Meshes of chunks that can show the eye nothing from here.
+    pub meshes_unseen: usize,
+    pub mesh_bytes_unseen: u64,
+    /// Open (non-opaque) blocks in the stored chunks of the data range,
+    /// and how many of them the eye reaches.
+    pub open_blocks: u64,
+    pub reached_blocks: u64,
+    /// Stored (non-uniform) chunks in the data range.
+    pub stored_chunks: usize,
+    /// Stored chunks that no mesh the eye can see needs (neither such a
+    /// chunk nor one of its 26 neighbours).
+    pub stored_chunks_unneeded: usize,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -104,10 +134,10 @@ pub fn run(opts: &ViewOptions) -> Result<ViewReport> {
     }
     let mut runs: Vec<Vec<ViewRun>> = vec![Vec::new(); presets.len()];
     let mut backend = String::new();
-    for _ in 0..opts.runs {
+    for k in 0..opts.runs {
         for (i, (_, preset)) in presets.iter().enumerate() {
             let world = Arc::new(WorldGen::new(preset.clone(), opts.seed));
-            let (run, label) = run_one(world, &gpu, opts)?;
+            let (run, label) = run_one(world, &gpu, opts, k == 0)?;
             runs[i].push(run);
             backend = label;
         }
@@ -134,8 +164,9 @@ pub fn run(opts: &ViewOptions) -> Result<ViewReport> {
     })
 }
 
-/// One cold load of the range around the screenshot's default eye.
-fn run_one(world: Arc<WorldGen>, gpu: &Gpu, opts: &ViewOptions) -> Result<(ViewRun, String)> {
+/// One cold load of the range around the screenshot's default eye, and
+/// what the eye reaches in it if `reach`.
+fn run_one(world: Arc<WorldGen>, gpu: &Gpu, opts: &ViewOptions, reach: bool) -> Result<(ViewRun, String)> {
     let mut renderer = WorldRenderer::new(gpu, offscreen::FORMAT)?;
     let eye = spawn_point(&world) + DVec3::new(0.0, 24.0, 0.0);
     let centre = ChunkPos::containing([eye.x.floor() as i64, eye.y.floor() as i64, eye.z.floor() as i64]);
@@ -149,12 +180,51 @@ fn run_one(world: Arc<WorldGen>, gpu: &Gpu, opts: &ViewOptions) -> Result<(ViewR
     let wall = load_all(&mut streamer, centre, gpu, &mut renderer, Duration::from_secs(600))?;
     let cpu_ms = process_cpu_ms() - cpu;
     let StreamCounts { loaded, .. } = streamer.counts();
+    let eye = [eye.x.floor() as i64, eye.y.floor() as i64, eye.z.floor() as i64];
     let run = ViewRun {
         wall_ms: wall.as_secs_f64() * 1e3,
         cpu_ms,
         chunks: loaded,
         meshes: renderer.mesh_count(),
         mesh_bytes: renderer.gpu_bytes,
+        reach: reach.then(|| view_reach(&streamer, &renderer, eye, centre, opts.render_distance)),
     };
     Ok((run, streamer.backend_label()))
+}
+
+fn view_reach(
+    streamer: &ChunkStreamer,
+    renderer: &WorldRenderer,
+    eye: [i64; 3],
+    centre: ChunkPos,
+    r: i32,
+) -> ViewReach {
+    let reach = Reach::flood(eye, |p| streamer.chunk(p).map(|c| &**c));
+    let in_range = rings(centre, r);
+    let shows = |p: ChunkPos| within(p, centre, r) && reach.may_show(p);
+    let mut out = ViewReach {
+        reached_chunks: in_range.iter().filter(|&&p| reach.reached(p)).count(),
+        meshes_unseen: 0,
+        mesh_bytes_unseen: 0,
+        open_blocks: 0,
+        reached_blocks: reach.cells,
+        stored_chunks: 0,
+        stored_chunks_unneeded: 0,
+    };
+    for &p in &in_range {
+        if let Some(bytes) = renderer.mesh_bytes(p).filter(|_| !reach.may_show(p)) {
+            out.meshes_unseen += 1;
+            out.mesh_bytes_unseen += bytes;
+        }
+    }
+    let data = rings(centre, r).into_iter().chain(edge_offsets(r).into_iter().map(|o| offset(centre, o)));
+    for p in data {
+        let Some(c) = streamer.chunk(p).filter(|c| c.blocks.uniform().is_none()) else { continue };
+        out.stored_chunks += 1;
+        out.open_blocks += BlockId::all().filter(|b| !b.info().opaque()).map(|b| c.counts.get(b) as u64).sum::<u64>();
+        if !neighbourhood(p).any(shows) {
+            out.stored_chunks_unneeded += 1;
+        }
+    }
+    out
 }

@@ -406,6 +406,11 @@ impl WorldRenderer {
         self.arena.capacity()
     }
 
+    /// Vertex bytes of the mesh of `pos`, if it has one.
+    pub fn mesh_bytes(&self, pos: ChunkPos) -> Option<u64> {
+        self.meshes.get(&pos).map(|m| m.bytes)
+    }
+
     pub fn mesh_count(&self) -> usize {
         self.meshes.len()
     }

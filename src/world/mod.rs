@@ -5,4 +5,5 @@ pub mod chunk;
 pub mod coords;
 pub mod edits;
 pub mod packed;
+pub mod reach;
 pub mod store;
