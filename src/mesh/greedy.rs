@@ -84,14 +84,15 @@ pub fn mesh_chunk(n: &Neighbourhood) -> ChunkMesh {
 
 impl Mesher {
     pub fn mesh(&mut self, n: &Neighbourhood) -> ChunkMesh {
-        let mut out = ChunkMesh::default();
-        if let ChunkBlocks::Uniform(b) = n.centre.blocks {
-            if b == BlockId::AIR {
-                return out;
-            }
+        if n.centre.blocks.uniform() == Some(BlockId::AIR) || buried(n) {
+            return ChunkMesh::default();
         }
-        let vol = Volume::build(n);
-        let light = LightVolume::gather(n.light.as_ref());
+        self.mesh_all(n)
+    }
+
+    /// The whole mesher, without the buried-chunk shortcut.
+    fn mesh_all(&mut self, n: &Neighbourhood) -> ChunkMesh {
+        let mut out = ChunkMesh::default();
         let mut ids = std::mem::take(&mut self.ids);
         let unpacked = match n.centre.blocks {
             ChunkBlocks::Packed(ref p) => {
@@ -101,6 +102,8 @@ impl Mesher {
             }
             _ => None,
         };
+        let vol = Volume::build_with_centre(n, unpacked);
+        let light = LightVolume::gather(n.light.as_ref());
         for face in Face::ALL {
             self.mesh_face(n, unpacked, &vol, &light, face, &mut out);
         }
@@ -261,6 +264,37 @@ impl Mesher {
     }
 }
 
+/// Whether a chunk of opaque cubes alone has nothing to draw: its faces
+/// can only show where the block across its border is not opaque, so when
+/// the six facing layers of its neighbours are all opaque the mesh is empty
+/// and the 34³ gather is skipped. Rock around caves and under the sea is
+/// such a chunk (stone, ores, lava); it is sent to the meshers because a
+/// neighbour is stored rather than uniform.
+fn buried(n: &Neighbourhood) -> bool {
+    let opaque = |b: BlockId| b.info().opaque();
+    if !BlockId::all().all(|b| n.centre.counts.get(b) == 0 || opaque(b)) {
+        return false;
+    }
+    Face::ALL.iter().all(|face| {
+        let [dx, dy, dz] = face.normal();
+        let blocks = n.neighbours[Neighbourhood::index(dx, dy, dz)];
+        if let Some(b) = blocks.uniform() {
+            return opaque(b);
+        }
+        // The neighbour's layer against the centre: its first or last
+        // plane along the face's axis.
+        let axis = face.axis();
+        let plane = if [dx, dy, dz][axis] > 0 { 0 } else { N - 1 };
+        (0..N).all(|u| {
+            (0..N).all(|v| {
+                let mut p = [0; 3];
+                (p[axis], p[(axis + 1) % 3], p[(axis + 2) % 3]) = (plane, u, v);
+                opaque(blocks.get(p[0], p[1], p[2]))
+            })
+        })
+    })
+}
+
 #[inline(always)]
 fn emit(
     face: Face,
@@ -354,6 +388,53 @@ mod tests {
         let mut neighbours = [around; 27];
         neighbours[Neighbourhood::index(0, 0, 0)] = &c.blocks;
         mesh_chunk(&Neighbourhood { centre: c, neighbours, light: None })
+    }
+
+    /// The shortcut for rock answers as the whole mesher does: a rock
+    /// chunk shows faces only against a non-opaque block across a face,
+    /// never against one beyond an edge or deeper in a neighbour.
+    #[test]
+    fn buried_rock_is_known_empty_exactly_when_the_mesher_finds_nothing() {
+        let rock = chunk(ChunkBlocks::Dense(
+            (0..CHUNK_VOLUME).map(|i| [BlockId::STONE, BlockId::COAL_ORE, BlockId::LAVA][i % 7 % 3]).collect(),
+        ));
+        let stone = ChunkBlocks::Uniform(BlockId::STONE);
+        let holed = |at: [usize; 3]| {
+            let mut ids = vec![BlockId::STONE; CHUNK_VOLUME].into_boxed_slice();
+            ids[block_index(at[0], at[1], at[2])] = BlockId::AIR;
+            ChunkBlocks::Dense(ids)
+        };
+        let water = ChunkBlocks::Uniform(BlockId::WATER);
+        // (neighbour offset, its blocks, whether the rock shows a face)
+        let cases = [
+            ((1, 0, 0), stone.clone(), false),
+            ((1, 0, 0), holed([0, 9, 4]), true),
+            ((1, 0, 0), holed([5, 9, 4]), false),
+            ((-1, 0, 0), holed([31, 0, 31]), true),
+            ((-1, 0, 0), holed([0, 0, 31]), false),
+            ((0, -1, 0), holed([3, 31, 3]), true),
+            ((0, -1, 0), holed([3, 0, 3]), false),
+            ((0, 0, 1), holed([7, 7, 0]), true),
+            ((1, 1, 0), holed([0, 0, 4]), false),
+            ((0, 1, 0), water, true),
+        ];
+        for ((dx, dy, dz), blocks, shows) in cases {
+            let mut neighbours = [&stone; 27];
+            neighbours[Neighbourhood::index(dx, dy, dz)] = &blocks;
+            neighbours[Neighbourhood::index(0, 0, 0)] = &rock.blocks;
+            let n = Neighbourhood { centre: &rock, neighbours, light: None };
+            let whole = Mesher::default().mesh_all(&n);
+            assert_eq!(!whole.is_empty(), shows, "({dx}, {dy}, {dz}): the mesher");
+            assert_eq!(buried(&n), !shows, "({dx}, {dy}, {dz}): the shortcut");
+            assert_eq!(mesh_chunk(&n), whole, "({dx}, {dy}, {dz})");
+        }
+        // A centre with a block that is not an opaque cube is never taken
+        // for buried rock.
+        let mut open = rock.clone();
+        open.blocks = holed([16, 16, 16]);
+        open.counts = BlockCounts::tally(&open.blocks);
+        let n = Neighbourhood { centre: &open, neighbours: [&stone; 27], light: None };
+        assert!(!buried(&n) && !mesh_chunk(&n).is_empty());
     }
 
     #[test]

@@ -6,7 +6,7 @@
 use crate::light::ChunkLight;
 use crate::world::block::{BlockId, Layer, Shape, MAX_BLOCK_TYPES};
 use crate::world::chunk::{Chunk, ChunkBlocks};
-use crate::world::coords::{block_index, CHUNK_SIZE};
+use crate::world::coords::{block_index, CHUNK_SIZE, CHUNK_VOLUME};
 
 pub const PADDED: usize = CHUNK_SIZE + 2;
 
@@ -145,24 +145,31 @@ unsafe fn column_bits_avx2(col: &[BlockId], t: &ClassTables) -> ColumnBits {
 
 impl Volume {
     pub fn build(n: &Neighbourhood) -> Volume {
+        Self::build_with_centre(n, None)
+    }
+
+    /// [`Self::build`] with the centre's ids already unpacked (index
+    /// order), so a packed centre is not unpacked a second time.
+    pub fn build_with_centre(n: &Neighbourhood, centre: Option<&[BlockId]>) -> Volume {
+        let centre = centre.filter(|ids| ids.len() == CHUNK_VOLUME);
         let tables = ClassTables::new();
         #[cfg(target_arch = "x86_64")]
         if tables.avx2 {
             // SAFETY: the CPU has AVX2 (checked by ClassTables::new).
-            return unsafe { Self::build_avx2(n, &tables) };
+            return unsafe { Self::build_avx2(n, centre, &tables) };
         }
-        Self::build_with::<false>(n, &tables)
+        Self::build_with::<false>(n, centre, &tables)
     }
 
     /// The gather compiled with AVX2 enabled, so the column lookups inline.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    unsafe fn build_avx2(n: &Neighbourhood, tables: &ClassTables) -> Volume {
-        Self::build_with::<true>(n, tables)
+    unsafe fn build_avx2(n: &Neighbourhood, centre: Option<&[BlockId]>, tables: &ClassTables) -> Volume {
+        Self::build_with::<true>(n, centre, tables)
     }
 
     #[inline(always)]
-    fn build_with<const AVX2: bool>(n: &Neighbourhood, tables: &ClassTables) -> Volume {
+    fn build_with<const AVX2: bool>(n: &Neighbourhood, centre: Option<&[BlockId]>, tables: &ClassTables) -> Volume {
         let mut masks = [
             vec![0u64; PADDED * PADDED],
             vec![0u64; PADDED * PADDED],
@@ -198,21 +205,28 @@ impl Volume {
                         0 => 1,
                         _ => PADDED - 1,
                     };
-                    let part = match blocks {
-                        ChunkBlocks::Uniform(b) => {
-                            ColumnBits::of_class(tables.class[b.0 as usize], ((1u64 << (hi - lo)) - 1) << base_p)
-                        }
-                        // Above and below only one block of the column is needed.
-                        _ if dy != 0 => ColumnBits::of_class(
-                            tables.class[blocks.get_index(block_index(lx, lo, lz)).0 as usize],
-                            1 << base_p,
-                        ),
-                        ChunkBlocks::Dense(ids) => {
+                    // The centre's own column, from the ids the mesher unpacked.
+                    let unpacked = centre.filter(|_| (dx, dy, dz) == (0, 0, 0));
+                    let part = match (unpacked, blocks) {
+                        (Some(ids), _) => {
                             let col = &ids[block_index(lx, 0, lz)..block_index(lx, 0, lz) + CHUNK_SIZE];
                             let b = column_bits::<AVX2>(col, tables);
                             [b.opaque, b.cutout, b.cull_self, b.water].map(|m| (m as u64) << base_p)
                         }
-                        ChunkBlocks::Packed(p) => {
+                        (None, ChunkBlocks::Uniform(b)) => {
+                            ColumnBits::of_class(tables.class[b.0 as usize], ((1u64 << (hi - lo)) - 1) << base_p)
+                        }
+                        // Above and below only one block of the column is needed.
+                        (None, _) if dy != 0 => ColumnBits::of_class(
+                            tables.class[blocks.get_index(block_index(lx, lo, lz)).0 as usize],
+                            1 << base_p,
+                        ),
+                        (None, ChunkBlocks::Dense(ids)) => {
+                            let col = &ids[block_index(lx, 0, lz)..block_index(lx, 0, lz) + CHUNK_SIZE];
+                            let b = column_bits::<AVX2>(col, tables);
+                            [b.opaque, b.cutout, b.cull_self, b.water].map(|m| (m as u64) << base_p)
+                        }
+                        (None, ChunkBlocks::Packed(p)) => {
                             let b = column_bits::<AVX2>(&p.column(lx, lz), tables);
                             [b.opaque, b.cutout, b.cull_self, b.water].map(|m| (m as u64) << base_p)
                         }
