@@ -169,7 +169,8 @@ pub fn run(opts: &ViewOptions) -> Result<ViewReport> {
 fn run_one(world: Arc<WorldGen>, gpu: &Gpu, opts: &ViewOptions, reach: bool) -> Result<(ViewRun, String)> {
     let mut renderer = WorldRenderer::new(gpu, offscreen::FORMAT)?;
     let eye = spawn_point(&world) + DVec3::new(0.0, 24.0, 0.0);
-    let centre = ChunkPos::containing([eye.x.floor() as i64, eye.y.floor() as i64, eye.z.floor() as i64]);
+    let eye = [eye.x.floor() as i64, eye.y.floor() as i64, eye.z.floor() as i64];
+    let centre = ChunkPos::containing(eye);
     let mut streamer = ChunkStreamer::new(world, opts.engine, opts.gpu_device, opts.render_distance);
     if opts.engine.uses_device() {
         if let Switch::Unavailable(reason) = streamer.wait_for_engine(Duration::from_secs(600)) {
@@ -180,7 +181,6 @@ fn run_one(world: Arc<WorldGen>, gpu: &Gpu, opts: &ViewOptions, reach: bool) -> 
     let wall = load_all(&mut streamer, centre, gpu, &mut renderer, Duration::from_secs(600))?;
     let cpu_ms = process_cpu_ms() - cpu;
     let StreamCounts { loaded, .. } = streamer.counts();
-    let eye = [eye.x.floor() as i64, eye.y.floor() as i64, eye.z.floor() as i64];
     let run = ViewRun {
         wall_ms: wall.as_secs_f64() * 1e3,
         cpu_ms,
@@ -217,7 +217,7 @@ fn view_reach(
             out.mesh_bytes_unseen += bytes;
         }
     }
-    let data = rings(centre, r).into_iter().chain(edge_offsets(r).into_iter().map(|o| offset(centre, o)));
+    let data = in_range.iter().copied().chain(edge_offsets(r).into_iter().map(|o| offset(centre, o)));
     for p in data {
         let Some(c) = streamer.chunk(p).filter(|c| c.blocks.uniform().is_none()) else { continue };
         out.stored_chunks += 1;

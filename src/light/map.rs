@@ -52,7 +52,7 @@ struct Cell {
 const LAST: usize = CHUNK_SIZE - 1;
 
 /// The six steps; `DOWN` is the one sky keeps its strength along.
-const STEPS: [[i32; 3]; 6] = [[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0, 0, -1]];
+const STEPS: [[i32; 3]; 6] = crate::world::coords::FACE_STEPS;
 const UP: usize = 2;
 const DOWN: usize = 3;
 

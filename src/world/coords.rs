@@ -58,6 +58,10 @@ pub const fn block_index(x: usize, y: usize, z: usize) -> usize {
     (z * CHUNK_SIZE + x) * CHUNK_SIZE + y
 }
 
+/// The six face steps, as axis pairs (+ then −): step `d` runs along axis
+/// `d / 2`, and `d ^ 1` is its opposite.
+pub const FACE_STEPS: [[i32; 3]; 6] = [[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0, 0, -1]];
+
 /// Index of column (x, z) in a chunk-sized heightmap: x fastest.
 #[inline(always)]
 pub const fn column_index(x: usize, z: usize) -> usize {

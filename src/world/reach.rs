@@ -19,15 +19,12 @@
 
 use super::block::BlockId;
 use super::chunk::Chunk;
-use super::coords::{block_index, ChunkPos, CHUNK_SIZE, CHUNK_VOLUME};
+use super::coords::{block_index, ChunkPos, CHUNK_SIZE, CHUNK_VOLUME, FACE_STEPS};
 use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
 
 const WORDS: usize = CHUNK_VOLUME / 64;
 const LAST: usize = CHUNK_SIZE - 1;
-
-/// The six face directions.
-const STEPS: [[i32; 3]; 6] = [[-1, 0, 0], [1, 0, 0], [0, -1, 0], [0, 1, 0], [0, 0, -1], [0, 0, 1]];
 
 type Bits = Box<[u64; WORDS]>;
 
@@ -117,7 +114,7 @@ impl Reach {
             self.visits.insert(pos, Visit::Whole);
             // Every block of every face steps into the neighbour; a uniform
             // neighbour needs only one of them.
-            for (d, s) in STEPS.iter().enumerate() {
+            for (d, s) in FACE_STEPS.iter().enumerate() {
                 let n = ChunkPos::new(pos.x + s[0], pos.y + s[1], pos.z + s[2]);
                 let Some(nc) = chunk(n) else { continue };
                 let (a, dir) = (d / 2, s[d / 2]);
@@ -156,8 +153,8 @@ impl Reach {
         self.cells += 1;
         let mut stack = vec![i];
         while let Some(k) = stack.pop() {
-            for s in STEPS {
-                let a = s.iter().position(|&v| v != 0).unwrap_or(0);
+            for (d, s) in FACE_STEPS.iter().enumerate() {
+                let a = d / 2;
                 let (n, left) = step(k, a, s[a]);
                 if left {
                     queue.push_back((ChunkPos::new(pos.x + s[0], pos.y + s[1], pos.z + s[2]), n));
@@ -183,7 +180,8 @@ impl Reach {
     /// it or in one of its six face neighbours (a face on the chunk's
     /// border is seen through the neighbour's block).
     pub fn may_show(&self, pos: ChunkPos) -> bool {
-        self.reached(pos) || STEPS.iter().any(|s| self.reached(ChunkPos::new(pos.x + s[0], pos.y + s[1], pos.z + s[2])))
+        self.reached(pos)
+            || FACE_STEPS.iter().any(|s| self.reached(ChunkPos::new(pos.x + s[0], pos.y + s[1], pos.z + s[2])))
     }
 
     /// Chunks with a reached block.
