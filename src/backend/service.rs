@@ -386,10 +386,13 @@ fn run_lane(shared: &Shared, lane: usize, events: &Sender<Event>) {
         match backend.generate(&positions) {
             Ok(mut chunks) => {
                 let timings = backend.last_timings();
-                // Packing belongs to storage, not to generation: it runs
-                // here, on the pool, before the game keeps the chunks.
-                chunks.par_iter_mut().for_each(Chunk::compact);
+                // The lane's cost is taken before packing: packing belongs
+                // to storage, not to generation, and runs on the pool, where
+                // a device lane's chunks wait behind the CPU lane's batch
+                // (up to a whole batch time), which would make a one-chunk
+                // probe look tens of times slower than the device is.
                 let cost = balance::lane_cost(start.elapsed(), timings.as_ref());
+                chunks.par_iter_mut().for_each(Chunk::compact);
                 let engine = backend.kind();
                 {
                     let mut st = shared.lock();

@@ -15,13 +15,13 @@
 //! and stay `c` below the water level everywhere, away from shore water.
 //! Carved blocks below `lava_below` are lava.
 //!
-//! **Proofs.** Each group's noise bounds ([`GroupCell::bounds`]) rule out
+//! **Proofs.** Each group's noise bounds ([`lattice::GroupEdges::bounds`]) rule out
 //! layers that cannot fire there; a group where none can is skipped, and a
 //! chunk where every group is ruled out is provably solid
 //! ([`proves_solid`]), which keeps deep chunks uniform and cheap.
 
 use super::heightmap::Heightmap;
-use super::noise::lattice::{self, GroupCell, GROUP};
+use super::noise::lattice::{self, GroupCell, GroupCorners, GROUP};
 use super::params::{FlatCaveLayer, FlatCaveNoise, WorldParams, CAVE_CHAMBERS};
 use super::preset::{MAX_CAVE_NOISES, MAX_CAVE_OCTAVES};
 use crate::world::coords::{ChunkPos, CHUNK_SIZE, CHUNK_VOLUME};
@@ -217,10 +217,14 @@ pub fn noise_at(n: &FlatCaveNoise, p: [i32; 3]) -> f32 {
     acc
 }
 
-/// One noise's octave cells over a group, built once and shared by the
-/// group's bounds and its evaluation.
+/// One noise's octaves over a group: the corner gradients hashed once and
+/// shared by the group's bounds and, where the bounds leave the layer a
+/// chance, its evaluation. Most groups are ruled out by their bounds, which
+/// need only the group's edges, so the 512 blocks' cells are set up only
+/// for the rest ([`GroupOctaves::lanes`]).
 #[derive(Default)]
 struct GroupOctaves {
+    corners: Vec<GroupCorners>,
     cells: Vec<GroupCell>,
     /// After octave o: the bounds of what the later octaves can still add,
     /// with the margin; exactly (0, 0) after the last, so the final test is
@@ -233,23 +237,24 @@ struct GroupOctaves {
 impl GroupOctaves {
     #[inline(always)]
     fn build(&mut self, n: &FlatCaveNoise, origin: [i32; 3]) {
+        self.corners.clear();
         self.cells.clear();
         let mut weighted = [(0f32, 0f32); MAX_CAVE_OCTAVES];
         let (mut lo, mut hi) = (0f32, 0f32);
         for o in 0..n.octaves {
-            let cell = GroupCell::new(lattice::octave_seed(n.seed, o), n.shift_xz - o, n.shift_y - o, origin);
-            let (l, h) = cell.bounds();
+            let corners = GroupCorners::new(lattice::octave_seed(n.seed, o), n.shift_xz - o, n.shift_y - o, origin);
+            let (l, h) = corners.edges().bounds();
             let w = n.weights[o as usize];
             weighted[o as usize] = (w * l, w * h);
             lo += w * l;
             hi += w * h;
-            self.cells.push(cell);
+            self.corners.push(corners);
         }
         self.total = (lo - BOUNDS_MARGIN, hi + BOUNDS_MARGIN);
         self.rest.clear();
-        self.rest.resize(self.cells.len(), (0.0, 0.0));
+        self.rest.resize(self.corners.len(), (0.0, 0.0));
         let (mut lo, mut hi) = (0f32, 0f32);
-        for o in (0..self.cells.len().saturating_sub(1)).rev() {
+        for o in (0..self.corners.len().saturating_sub(1)).rev() {
             lo += weighted[o + 1].0;
             hi += weighted[o + 1].1;
             self.rest[o] = (lo - BOUNDS_MARGIN, hi + BOUNDS_MARGIN);
@@ -261,15 +266,18 @@ impl GroupOctaves {
     /// as no lane can pass whatever the later octaves add; the runs kept
     /// get every octave, so the answer is the one a full evaluation gives
     /// (a noise has at least one octave: the preset loader checks it).
-    fn lanes(&self, n: &FlatCaveNoise, test: Test, start: &[u8; GROUP * GROUP]) -> [u8; GROUP * GROUP] {
+    fn lanes(&mut self, n: &FlatCaveNoise, test: Test, start: &[u8; GROUP * GROUP]) -> [u8; GROUP * GROUP] {
         let mut lanes = *start;
         let mut alive = start.iter().enumerate().fold(0u64, |m, (r, &b)| m | ((b != 0) as u64) << r);
         let mut acc: GroupRows = [[0.0; GROUP]; GROUP * GROUP];
-        for (o, cell) in self.cells.iter().enumerate() {
+        for o in 0..self.corners.len() {
             if alive == 0 {
                 break;
             }
-            accumulate(cell, n.weights[o], alive, &mut acc);
+            if self.cells.len() == o {
+                self.cells.push(self.corners[o].cell());
+            }
+            accumulate(&self.cells[o], n.weights[o], alive, &mut acc);
             alive = test.keep(&acc, alive, self.rest[o], &mut lanes);
         }
         lanes

@@ -80,57 +80,102 @@ pub struct GroupCell {
     pub frac_y: [f32; GROUP],
 }
 
-impl GroupCell {
+/// The eight corner gradients of the cell of one octave that holds a
+/// group, and where the group's first block sits in that cell: all the
+/// hashing a group needs, shared by its bounds ([`GroupEdges`]) and its
+/// values ([`GroupCell`]).
+#[derive(Clone, Copy, Debug)]
+pub struct GroupCorners {
+    grad: [[f32; 3]; 8],
+    /// The first block's offset in the cell along each axis, and the
+    /// cell's reciprocal size.
+    first: [i32; 3],
+    scale: [f32; 3],
+}
+
+impl GroupCorners {
     /// `origin` is the group's lowest block (a multiple of 8 on each axis).
     #[inline(always)]
-    pub fn new(seed: u32, shift_xz: u32, shift_y: u32, origin: [i32; 3]) -> GroupCell {
+    pub fn new(seed: u32, shift_xz: u32, shift_y: u32, origin: [i32; 3]) -> GroupCorners {
         let shifts = [shift_xz, shift_y, shift_xz];
         let mut cell = [0i32; 3];
-        let mut frac = [[0f32; GROUP]; 3];
+        let mut first = [0i32; 3];
+        let mut scale = [0f32; 3];
         for axis in 0..3 {
             cell[axis] = cell_of(origin[axis], shifts[axis]).0;
-            // The group never crosses a cell: the eight fractions are the
-            // first one's plus whole blocks, all exact, as `cell_of` gives.
-            let (mask, scale) = ((1i32 << shifts[axis]) - 1, 1.0 / (1u32 << shifts[axis]) as f32);
-            let first = origin[axis] & mask;
-            for (i, f) in frac[axis].iter_mut().enumerate() {
-                *f = ((first + i as i32) as f32 + 0.5) * scale;
-            }
+            first[axis] = origin[axis] & ((1i32 << shifts[axis]) - 1);
+            scale[axis] = 1.0 / (1u32 << shifts[axis]) as f32;
         }
         // The corner hashes chain x, then y, then z, so the eight corners
         // share two x stages and four y stages: 14 mixes, not 24.
         let hx: [u32; 2] = std::array::from_fn(|c| mix(seed ^ (cell[0] + c as i32) as u32));
         let hxy: [u32; 4] = std::array::from_fn(|c| mix(hx[c & 1] ^ (cell[1] + (c >> 1) as i32) as u32));
-        let mut part = [[[0f32; GROUP]; 8]; 3];
-        let mut grad_y = [0f32; 8];
-        for (c, gy) in grad_y.iter_mut().enumerate() {
-            let corner = [c & 1, (c >> 1) & 1, (c >> 2) & 1];
-            let g = gradient(mix(hxy[c & 3] ^ (cell[2] + corner[2] as i32) as u32));
-            *gy = g[1];
-            for (axis, (along, fr)) in part.iter_mut().zip(&frac).enumerate() {
-                for (p, f) in along[c].iter_mut().zip(fr) {
-                    *p = g[axis] * (f - corner[axis] as f32);
-                }
-            }
-        }
-        GroupCell { part, fade: frac.map(|axis| axis.map(fade)), grad_y, frac_y: frac[1] }
+        let grad = std::array::from_fn(|c| gradient(mix(hxy[c & 3] ^ (cell[2] + (c >> 2) as i32) as u32)));
+        GroupCorners { grad, first, scale }
     }
 
-    /// Bounds of this octave over the whole group. Each corner's dot
-    /// product is linear, so its extremes lie at the group's edges; the
-    /// trilinear blend is multilinear in (corner values, fades), so its
-    /// extremes lie at the vertices of their intervals.
+    /// The fraction of block `i` of the group along `axis`. The group never
+    /// crosses a cell: the eight fractions are the first one's plus whole
+    /// blocks, all exact, as `cell_of` gives.
+    #[inline(always)]
+    fn frac(&self, axis: usize, i: usize) -> f32 {
+        ((self.first[axis] + i as i32) as f32 + 0.5) * self.scale[axis]
+    }
+
+    /// The partial product `g_c[axis] · (f_i − c_axis)`.
+    #[inline(always)]
+    fn part(&self, axis: usize, c: usize, i: usize) -> f32 {
+        self.grad[c][axis] * (self.frac(axis, i) - ((c >> axis) & 1) as f32)
+    }
+
+    /// The group's first and last block of every partial product and fade:
+    /// what its bounds are made of, without the 512 blocks' set-up.
+    #[inline(always)]
+    pub fn edges(&self) -> GroupEdges {
+        let ends = [0, GROUP - 1];
+        GroupEdges {
+            part: std::array::from_fn(|axis| std::array::from_fn(|c| ends.map(|i| self.part(axis, c, i)))),
+            fade: std::array::from_fn(|axis| ends.map(|i| fade(self.frac(axis, i)))),
+        }
+    }
+
+    /// The whole cell as the group's blocks see it.
+    #[inline(always)]
+    pub fn cell(&self) -> GroupCell {
+        let frac: [[f32; GROUP]; 3] = std::array::from_fn(|axis| std::array::from_fn(|i| self.frac(axis, i)));
+        GroupCell {
+            part: std::array::from_fn(|axis| std::array::from_fn(|c| std::array::from_fn(|i| self.part(axis, c, i)))),
+            fade: frac.map(|axis| axis.map(fade)),
+            grad_y: self.grad.map(|g| g[1]),
+            frac_y: frac[1],
+        }
+    }
+}
+
+/// A group's first and last block of each partial product (per axis and
+/// corner) and of each fade (per axis).
+#[derive(Clone, Copy, Debug)]
+pub struct GroupEdges {
+    pub part: [[[f32; 2]; 8]; 3],
+    pub fade: [[f32; 2]; 3],
+}
+
+impl GroupEdges {
+    /// Bounds of the octave over the whole group. Each corner's dot product
+    /// is linear, so its extremes lie at the group's edges; the trilinear
+    /// blend is multilinear in (corner values, fades), so its extremes lie
+    /// at the vertices of their intervals.
     #[inline(always)]
     pub fn bounds(&self) -> (f32, f32) {
         let mut d = [(0f32, 0f32); 8];
         for (c, dc) in d.iter_mut().enumerate() {
             for axis in 0..3 {
-                let (a, b) = (self.part[axis][c][0], self.part[axis][c][GROUP - 1]);
+                let [a, b] = self.part[axis][c];
                 dc.0 += a.min(b);
                 dc.1 += a.max(b);
             }
         }
-        let t = |axis: usize| (self.fade[axis][0], self.fade[axis][GROUP - 1]);
+        let t = |axis: usize| (self.fade[axis][0], self.fade[axis][1]);
         let span = |a: (f32, f32), b: (f32, f32), t: (f32, f32)| {
             let mut lo = f32::INFINITY;
             let mut hi = f32::NEG_INFINITY;
@@ -151,6 +196,14 @@ impl GroupCell {
         let x01 = span(d[4], d[5], tx);
         let x11 = span(d[6], d[7], tx);
         span(span(x00, x10, ty), span(x01, x11, ty), tz)
+    }
+}
+
+impl GroupCell {
+    /// `origin` is the group's lowest block (a multiple of 8 on each axis).
+    #[inline(always)]
+    pub fn new(seed: u32, shift_xz: u32, shift_y: u32, origin: [i32; 3]) -> GroupCell {
+        GroupCorners::new(seed, shift_xz, shift_y, origin).cell()
     }
 }
 
@@ -242,8 +295,9 @@ mod tests {
     fn a_shared_cell_gives_the_same_bits_as_each_block_alone() {
         let origin = [-24, 40, 1016];
         for (sxz, sy) in [(3, 3), (5, 4), (10, 6)] {
-            let cell = GroupCell::new(99, sxz, sy, origin);
-            let (lo, hi) = cell.bounds();
+            let corners = GroupCorners::new(99, sxz, sy, origin);
+            let cell = corners.cell();
+            let (lo, hi) = corners.edges().bounds();
             for k in 0..GROUP {
                 for i in 0..GROUP {
                     for j in 0..GROUP {
