@@ -761,6 +761,12 @@ fn run() -> Result<()> {
                         "{:<28} CPU part of the frame (update, upload, culling, encoding; no GPU wait): median {:.2} / p99 {:.2} / max {:.2} ms",
                         "", r.cpu_frame_ms_median, r.cpu_frame_ms_p99, r.cpu_frame_ms_max
                     );
+                    let nearest =
+                        r.nearest_hole_chunks.map_or_else(|| "none".to_string(), |d| format!("{d:.1} chunks away"));
+                    println!(
+                        "{:<28} holes in the view (chunks not drawn yet): {:.0} at the median frame, {} at most; nearest {nearest}; within {} chunks after {} of {} frames (at most {})",
+                        "", r.range_holes_median, r.range_holes_max, r.near_view_distance, r.frames_near_view_with_holes, r.frames, r.near_view_holes_max
+                    );
                     let mib = |m: Option<f64>| m.map_or_else(|| "n/a".to_string(), |m| format!("{m:.0} MiB"));
                     println!(
                         "{:<28} resident memory: first view {}, at 2 min {}, final {}, peak {}",

@@ -175,3 +175,18 @@ fn a_torch_placed_in_a_cave_lights_it_at_once_and_breaking_it_darkens_it() {
     streamer.set_block(torch, BlockId::AIR, &gpu, &mut renderer).unwrap();
     assert_eq!(streamer.light_at(beside).unwrap(), before, "breaking the torch takes its light away");
 }
+
+/// `bench flight`'s hole count: every chunk of a fresh range is a hole
+/// until it is generated and meshed, and none is left once the view is
+/// complete.
+#[test]
+fn holes_are_counted_until_the_view_is_complete() {
+    let (world, gpu, mut renderer) = setup(42);
+    let mut streamer = ChunkStreamer::new(world, Engine::Cpu, Engine::Gpu, 3);
+    let centre = ChunkPos::new(0, 0, 0);
+    streamer.update(centre, &gpu, &mut renderer, Default::default());
+    let before = streamer.holes_within(2);
+    assert!(before > 0, "a range that was just asked for has no holes");
+    load_all(&mut streamer, centre, &gpu, &mut renderer, LOAD).expect("the world loads");
+    assert_eq!(streamer.holes_within(3), 0, "holes in a complete view");
+}

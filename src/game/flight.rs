@@ -72,6 +72,23 @@ pub struct FlightReport {
     pub update_ms_p99: f64,
     pub update_ms_max: f64,
     pub time_to_first_complete_view_ms: f64,
+    /// The near view: chunks within this many chunks of the eye's (half
+    /// the render distance), checked after every frame's update, outside
+    /// the timing. Flying must keep it complete.
+    pub near_view_distance: i32,
+    /// Frames after whose update the near view had a hole (a chunk with
+    /// neither a mesh nor a known empty one), and the most holes in one
+    /// frame.
+    pub frames_near_view_with_holes: usize,
+    pub near_view_holes_max: usize,
+    /// Holes in the whole range after a frame's update: median and most
+    /// over the flight (the edge a moving eye streams into).
+    pub range_holes_median: f64,
+    pub range_holes_max: usize,
+    /// The closest any hole came to the eye's chunk over the flight, in
+    /// chunks (straight-line distance between chunk positions; None: there
+    /// was none). The fog ends at the render distance.
+    pub nearest_hole_chunks: Option<f64>,
     pub chunk_ready_latency_ms_median: f64,
     pub chunk_ready_latency_ms_p99: f64,
     pub chunks_generated: u64,
@@ -126,6 +143,12 @@ pub struct MemorySample {
 const RSS_EVERY_S: f64 = 10.0;
 const TWO_MINUTES_S: f64 = 120.0;
 const MIB: f64 = 1024.0 * 1024.0;
+
+/// How far the near view reaches: half the render distance, at least one
+/// chunk. The fog is thin there, so a hole in it is what a player notices.
+pub fn near_view_distance(render_distance: i32) -> i32 {
+    (render_distance / 2).max(1)
+}
 
 /// Camera position and heading at time `t` seconds along the path.
 pub fn path(start: DVec3, t: f64) -> (DVec3, f64, f64) {
@@ -201,6 +224,10 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
     let mut cpu_frames = Vec::new();
     let mut cpu_frames_wall = Vec::new();
     let mut updates = Vec::new();
+    let near = near_view_distance(opts.render_distance);
+    let mut near_holes = Vec::new();
+    let mut range_holes = Vec::new();
+    let mut nearest_hole = f64::INFINITY;
     let t0 = Instant::now();
     let mut last = p0;
     let mut flown = 0.0;
@@ -229,6 +256,14 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
             .poll(wgpu::PollType::Wait { submission_index: Some(index), timeout: None })
             .map_err(|e| anyhow::anyhow!("waiting for the GPU: {e}"))?;
         frames.push(frame_start.elapsed().as_secs_f64() * 1e3);
+        let (mut holes, mut nearest) = (0usize, f64::INFINITY);
+        for (dx, dy, dz) in streamer.holes() {
+            holes += 1;
+            nearest = nearest.min(((dx * dx + dy * dy + dz * dz) as f64).sqrt());
+        }
+        near_holes.push(if nearest <= near as f64 { streamer.holes_within(near) } else { 0 });
+        range_holes.push(holes as f64);
+        nearest_hole = nearest_hole.min(nearest);
         let t = t0.elapsed().as_secs_f64();
         if t >= RSS_EVERY_S * (samples.len() + 1) as f64 {
             if let Some(rss_mib) = rss::resident_mib() {
@@ -286,6 +321,15 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
         update_ms_p99: percentile(&updates, 0.99),
         update_ms_max: updates.last().copied().unwrap_or(f64::NAN),
         time_to_first_complete_view_ms: first_view.as_secs_f64() * 1e3,
+        near_view_distance: near,
+        frames_near_view_with_holes: near_holes.iter().filter(|&&n| n > 0).count(),
+        near_view_holes_max: near_holes.iter().copied().max().unwrap_or(0),
+        nearest_hole_chunks: nearest_hole.is_finite().then_some(nearest_hole),
+        range_holes_max: range_holes.iter().fold(0.0f64, |a, &b| a.max(b)) as usize,
+        range_holes_median: {
+            range_holes.sort_by(|a, b| a.total_cmp(b));
+            percentile(&range_holes, 0.5)
+        },
         mesh_jobs_first_view,
         light_mib_first_view,
         chunk_ready_latency_ms_median: percentile(&lat, 0.5),

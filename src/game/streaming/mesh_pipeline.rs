@@ -124,6 +124,10 @@ pub struct MeshPipeline {
     queued: HashSet<ChunkPos>,
     /// Chunks in render range that are drawn, or known to need no mesh.
     meshed: HashSet<ChunkPos>,
+    /// Chunks in render range drawn (or known empty) at least once since
+    /// they came into range. A chunk being meshed again leaves `meshed`
+    /// but not this: its older mesh is still drawn meanwhile.
+    drawn: HashSet<ChunkPos>,
     uploads: VecDeque<MeshDone>,
     /// When each chunk was first wanted, until its mesh is up (latency).
     asked_at: HashMap<ChunkPos, Instant>,
@@ -149,6 +153,7 @@ impl MeshPipeline {
             queue: VecDeque::new(),
             queued: HashSet::new(),
             meshed: HashSet::new(),
+            drawn: HashSet::new(),
             uploads: VecDeque::new(),
             asked_at: HashMap::new(),
             ready_latencies: Vec::new(),
@@ -162,6 +167,7 @@ impl MeshPipeline {
     /// Forgets everything outside render range `r` of `centre`.
     pub fn retain(&mut self, centre: ChunkPos, r: i32) {
         self.meshed.retain(|p| within(*p, centre, r));
+        self.drawn.retain(|p| within(*p, centre, r));
         self.queue.retain(|p| within(*p, centre, r));
         self.queued.retain(|p| within(*p, centre, r));
         self.uploads.retain(|m| within(m.pos, centre, r));
@@ -182,9 +188,16 @@ impl MeshPipeline {
         self.meshed.contains(&pos)
     }
 
+    /// Whether the view shows `pos` as it is or as it was: a chunk not
+    /// drawn yet is a hole in the view.
+    pub fn is_drawn(&self, pos: ChunkPos) -> bool {
+        self.drawn.contains(&pos)
+    }
+
     /// A chunk with nothing to draw is done without a mesh.
     pub fn settle_empty(&mut self, pos: ChunkPos) {
         self.meshed.insert(pos);
+        self.drawn.insert(pos);
     }
 
     /// Queues a chunk whose neighbours are all loaded for meshing.
@@ -234,6 +247,7 @@ impl MeshPipeline {
     pub fn remeshed(&mut self, pos: ChunkPos, done: bool) {
         if done {
             self.meshed.insert(pos);
+            self.drawn.insert(pos);
         } else {
             self.meshed.remove(&pos);
         }
@@ -273,6 +287,7 @@ impl MeshPipeline {
             }
             self.asked_at.remove(&done.pos);
             self.meshed.insert(done.pos);
+            self.drawn.insert(done.pos);
             uploaded(done.pos);
         }
     }

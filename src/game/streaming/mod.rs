@@ -528,6 +528,22 @@ impl ChunkStreamer {
         }
     }
 
+    /// Chunks within `r` of the streaming centre (horizontally and, up to
+    /// the vertical reach, vertically) that the view has not drawn yet,
+    /// nor found empty: the holes a player sees in that part of the view.
+    /// A chunk waiting to be meshed again (an edit, or its light changed)
+    /// still shows its older mesh, so it is no hole.
+    pub fn holes_within(&self, r: i32) -> usize {
+        self.holes().filter(|&o| within(offset(self.centre, o), self.centre, r)).count()
+    }
+
+    /// Every hole in the render range, as an offset from the centre.
+    pub fn holes(&self) -> impl Iterator<Item = rings::Offset> + '_ {
+        rings::ring_offsets(self.render_distance, rings::vertical(self.render_distance), 0)
+            .into_iter()
+            .filter(|&o| !self.meshes.is_drawn(offset(self.centre, o)))
+    }
+
     /// Every wanted chunk is generated and meshed (or known to need no mesh).
     pub fn is_complete(&self) -> bool {
         self.complete_count() >= self.requests.wanted().len()
