@@ -14,15 +14,25 @@
 //!   the queue, and so takes at most its share α of a short queue, from the
 //!   back. A fast device takes from near the front; a slow one gets the far
 //!   end or nothing, and never delays a near chunk. Until it is measured a
-//!   device takes one chunk from the back of the queue.
+//!   device takes a few chunks from the back of the queue (a probe), and so
+//!   it does again whenever its figure is [`STALE_AFTER`] old: a device judged
+//!   slow by one unlucky batch (a cold first launch) would otherwise get
+//!   nothing and never be measured again.
 //! * α, the device's share, follows: `r_device / (r_device + r_cpu)`.
 
 use super::DeviceTimings;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// The time one batch should take on any lane: short enough that a
 /// cancellation or a switch applies soon, long enough to fill a launch.
 pub const TARGET_BATCH_TIME: Duration = Duration::from_millis(40);
+
+/// A device lane that has not finished a batch for this long takes a probe
+/// (the chunk the CPU would reach last) when its share gives it nothing.
+pub const STALE_AFTER: Duration = Duration::from_millis(320);
+
+/// The most chunks a probe takes.
+pub const PROBE_MAX: usize = 8;
 
 /// The weight the past keeps at each new batch.
 const DECAY: f64 = 0.75;
@@ -37,6 +47,8 @@ pub struct Meter {
     seconds: f64,
     /// The throughput the batch size was last set from.
     sized_at: Option<f64>,
+    /// When the last batch was recorded.
+    last: Option<Instant>,
 }
 
 impl Meter {
@@ -45,6 +57,12 @@ impl Meter {
         let cost = cost.as_secs_f64().max(1e-6);
         self.chunks = self.chunks * DECAY + chunks as f64;
         self.seconds = self.seconds * DECAY + cost;
+        self.last = Some(Instant::now());
+    }
+
+    /// Whether the last batch was recorded `STALE_AFTER` or more before `now`.
+    fn stale(&self, now: Instant) -> bool {
+        self.last.is_none_or(|t| now.saturating_duration_since(t) >= STALE_AFTER)
     }
 
     /// Chunks per second, once measured.
@@ -96,13 +114,14 @@ pub fn cpu_take(queued: usize, cpu: &mut Meter, max: usize, unmeasured: usize) -
 }
 
 /// The device lane's take; `cpu` is the CPU lane's meter when that lane is
-/// running. None: nothing the device would finish before the CPU.
+/// running. None: nothing the device would finish before the CPU, and its
+/// figure is recent.
 pub fn device_take(
     queued: usize,
     device: &mut Meter,
     cpu: Option<&Meter>,
-    max: usize,
-    unmeasured: usize,
+    (max, unmeasured): (usize, usize),
+    now: Instant,
 ) -> Option<Take> {
     if queued == 0 {
         return None;
@@ -111,8 +130,7 @@ pub fn device_take(
         return Some(Take { skip: 0, n: device.batch(max, unmeasured).min(queued) });
     };
     let (Some(r_dev), Some(r_cpu)) = (device.rate(), cpu.rate()) else {
-        // A probe: the chunk the CPU would reach last.
-        return Some(Take { skip: queued - 1, n: 1 });
+        return Some(probe(queued));
     };
     // m chunks from position k on are done by the device after m / r_dev;
     // the CPU reaches position k after k / r_cpu. So k ≥ m·r_cpu / r_dev,
@@ -126,7 +144,17 @@ pub fn device_take(
         }
         m -= 1;
     }
-    None
+    device.stale(now).then(|| probe(queued))
+}
+
+/// A measuring batch: the chunks the CPU would reach last, one in eight of
+/// the queue up to [`PROBE_MAX`], at least one. One chunk alone would mostly
+/// measure a launch's fixed cost, and a device judged by that would get
+/// nothing from a short queue; a few from the back of a long queue (the
+/// first view's) measure its throughput and delay no near chunk.
+fn probe(queued: usize) -> Take {
+    let n = (queued / 8).clamp(1, PROBE_MAX);
+    Take { skip: queued - n, n }
 }
 
 /// The device's share of the throughput, α, once both lanes are measured.
@@ -179,21 +207,51 @@ mod tests {
     fn a_fast_device_takes_the_front_and_a_slow_one_the_back_or_nothing() {
         let cpu = measured(1000, ms(1000)); // 1000 chunks/s
         let mut fast = measured(10_000, ms(1000));
-        let t = device_take(500, &mut fast, Some(&cpu), 256, 64);
+        let t = device_take(500, &mut fast, Some(&cpu), (256, 64), Instant::now());
         assert_eq!(t, Some(Take { skip: 26, n: 256 }), "{t:?}");
         // 2 chunks/s: one chunk takes 0.5 s, in which the CPU makes 500.
         let mut slow = measured(2, ms(1000));
-        assert_eq!(device_take(400, &mut slow, Some(&cpu), 256, 64), None, "nothing it would finish first");
-        assert_eq!(device_take(800, &mut slow, Some(&cpu), 256, 64), Some(Take { skip: 500, n: 1 }));
+        assert_eq!(
+            device_take(400, &mut slow, Some(&cpu), (256, 64), Instant::now()),
+            None,
+            "nothing it would finish first"
+        );
+        assert_eq!(device_take(800, &mut slow, Some(&cpu), (256, 64), Instant::now()), Some(Take { skip: 500, n: 1 }));
         // Alone, a device takes the front whatever its speed.
-        assert_eq!(device_take(400, &mut slow, None, 256, 64), Some(Take { skip: 0, n: 1 }));
+        assert_eq!(device_take(400, &mut slow, None, (256, 64), Instant::now()), Some(Take { skip: 0, n: 1 }));
         // As fast as the CPU: its 40 ms batch, after what the CPU makes meanwhile.
         let mut even = measured(1000, ms(1000));
-        assert_eq!(device_take(100, &mut even, Some(&cpu), 256, 64), Some(Take { skip: 40, n: 40 }));
+        assert_eq!(device_take(100, &mut even, Some(&cpu), (256, 64), Instant::now()), Some(Take { skip: 40, n: 40 }));
         // On a short queue, at most its share, from the back.
-        assert_eq!(device_take(60, &mut even, Some(&cpu), 256, 64), Some(Take { skip: 30, n: 30 }));
-        // Unmeasured next to the CPU: one chunk from the back.
-        assert_eq!(device_take(30, &mut Meter::default(), Some(&cpu), 256, 64), Some(Take { skip: 29, n: 1 }));
+        assert_eq!(device_take(60, &mut even, Some(&cpu), (256, 64), Instant::now()), Some(Take { skip: 30, n: 30 }));
+        // Unmeasured next to the CPU: a few chunks from the back.
+        assert_eq!(
+            device_take(30, &mut Meter::default(), Some(&cpu), (256, 64), Instant::now()),
+            Some(Take { skip: 27, n: 3 })
+        );
+        assert_eq!(
+            device_take(5, &mut Meter::default(), Some(&cpu), (256, 64), Instant::now()),
+            Some(Take { skip: 4, n: 1 })
+        );
+        assert_eq!(
+            device_take(900, &mut Meter::default(), Some(&cpu), (256, 64), Instant::now()),
+            Some(Take { skip: 892, n: 8 })
+        );
+    }
+
+    /// A device judged slow by one batch (a cold first launch, say) gets
+    /// nothing from a short queue; once its figure is old it takes a probe
+    /// from the back again, so a wrong figure is corrected.
+    #[test]
+    fn a_device_with_an_old_figure_is_measured_again() {
+        let cpu = measured(10_000, ms(1000));
+        let mut dev = measured(1000, ms(1000));
+        let now = Instant::now();
+        assert_eq!(device_take(8, &mut dev, Some(&cpu), (256, 64), now), None, "a recent figure: nothing");
+        let later = now + STALE_AFTER;
+        assert_eq!(device_take(8, &mut dev, Some(&cpu), (256, 64), later), Some(Take { skip: 7, n: 1 }), "a probe");
+        dev.record(1, Duration::from_micros(50));
+        assert_eq!(device_take(8, &mut dev, Some(&cpu), (256, 64), Instant::now()), None, "measured again");
     }
 
     #[test]
@@ -202,7 +260,7 @@ mod tests {
         for dev_rate in [1usize, 10, 100, 500, 1000, 3000, 20_000] {
             for queued in [1usize, 5, 50, 300, 2000] {
                 let mut dev = measured(dev_rate, ms(1000));
-                if let Some(Take { skip, n }) = device_take(queued, &mut dev, Some(&cpu), 256, 64) {
+                if let Some(Take { skip, n }) = device_take(queued, &mut dev, Some(&cpu), (256, 64), Instant::now()) {
                     assert!(skip + n <= queued);
                     let device_done = n as f64 / dev_rate as f64;
                     let cpu_reaches = skip as f64 / 1000.0;

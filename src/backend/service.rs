@@ -338,7 +338,7 @@ impl State {
         } else {
             let [cpu, device] = &mut self.lanes;
             let cpu = cpu.backend.is_some().then_some(&cpu.meter);
-            balance::device_take(queued, &mut device.meter, cpu, max, DEFAULT_BATCH)
+            balance::device_take(queued, &mut device.meter, cpu, (max, DEFAULT_BATCH), Instant::now())
         }?;
         let batch: Vec<_> = self.queue.drain(take.skip..take.skip + take.n).collect();
         self.lanes[lane].generating = batch.len();

@@ -11,6 +11,7 @@ use crate::backend::cpu::CpuBackend;
 use crate::backend::fallback::FallbackBackend;
 use crate::backend::service::{Command, GenerationService};
 use crate::backend::{self, BackendError, ChunkBackend, Engine};
+use crate::world::coords::ChunkPos;
 use crate::worldgen::WorldGen;
 use crossbeam_channel::{Receiver, TryRecvError};
 use std::sync::Arc;
@@ -251,6 +252,13 @@ impl EngineSwitch {
 
 fn open(world: Arc<WorldGen>, device: Engine) -> Opened {
     let primary = backend::create(device, world.clone())?;
+    // A device's first launch pays for lazy module loading (CUDA's default
+    // since 11.7) and, under the driver stand-in, the emulation's start-up.
+    // Paid here, on the opening thread, it is not taken for the device's
+    // speed by the scheduler's first measuring batch, which would then
+    // leave a fast device idle. A failure here is not final: the first
+    // real batch meets it again, and the CPU behind takes over.
+    let _ = primary.generate(&[ChunkPos::new(0, 0, 0)]);
     let description = primary.describe();
     Ok(OpenGpu { backend: Arc::new(FallbackBackend::new(primary, CpuBackend::parallel(world))), description })
 }
