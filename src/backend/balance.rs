@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 pub const TARGET_BATCH_TIME: Duration = Duration::from_millis(40);
 
 /// A device lane that has not finished a batch for this long takes a probe
-/// (the chunk the CPU would reach last) when its share gives it nothing.
+/// (the chunks the CPU would reach last) when its share gives it nothing.
 pub const STALE_AFTER: Duration = Duration::from_millis(320);
 
 /// The most chunks a probe takes.

@@ -14,6 +14,7 @@ use super::engine::Switch;
 use super::frame_stats::CpuClock;
 use super::headless::load_all;
 use super::spawn::spawn_point;
+use super::streaming::rings::within;
 use super::streaming::{Budget, ChunkStreamer};
 use crate::backend::service::Balance;
 use crate::backend::Engine;
@@ -22,6 +23,7 @@ use crate::render::camera::{Camera, DEFAULT_FOV_DEGREES};
 use crate::render::gpu::Gpu;
 use crate::render::offscreen::{self, OffscreenTarget};
 use crate::render::world_renderer::{ViewParams, WorldRenderer};
+use crate::world::coords::ChunkPos;
 use crate::worldgen::WorldGen;
 use anyhow::Result;
 use glam::DVec3;
@@ -210,7 +212,7 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
         }
     }
     let (p0, _, _) = path(start, 0.0);
-    let centre = crate::world::coords::ChunkPos::containing([p0.x as i64, p0.y as i64, p0.z as i64]);
+    let centre = ChunkPos::containing([p0.x as i64, p0.y as i64, p0.z as i64]);
     let first_view = load_all(&mut streamer, centre, &gpu, &mut renderer, Duration::from_secs(600))?;
     streamer.ready_latencies().clear();
     let rss_first_view = rss::resident_mib();
@@ -237,11 +239,7 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
         let (eye, yaw, pitch) = path(start, t0.elapsed().as_secs_f64());
         flown += (eye - last).length();
         last = eye;
-        let chunk = crate::world::coords::ChunkPos::containing([
-            eye.x.floor() as i64,
-            eye.y.floor() as i64,
-            eye.z.floor() as i64,
-        ]);
+        let chunk = ChunkPos::containing([eye.x.floor() as i64, eye.y.floor() as i64, eye.z.floor() as i64]);
         let update_start = CpuClock::now();
         streamer.update(chunk, &gpu, &mut renderer, Budget::default());
         updates.push(update_start.ms());
@@ -256,12 +254,14 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
             .poll(wgpu::PollType::Wait { submission_index: Some(index), timeout: None })
             .map_err(|e| anyhow::anyhow!("waiting for the GPU: {e}"))?;
         frames.push(frame_start.elapsed().as_secs_f64() * 1e3);
-        let (mut holes, mut nearest) = (0usize, f64::INFINITY);
+        // One walk over the range gives all three figures.
+        let (mut holes, mut in_near, mut nearest) = (0usize, 0usize, f64::INFINITY);
         for (dx, dy, dz) in streamer.holes() {
             holes += 1;
+            in_near += within(ChunkPos::new(dx, dy, dz), ChunkPos::new(0, 0, 0), near) as usize;
             nearest = nearest.min(((dx * dx + dy * dy + dz * dz) as f64).sqrt());
         }
-        near_holes.push(if nearest <= near as f64 { streamer.holes_within(near) } else { 0 });
+        near_holes.push(in_near);
         range_holes.push(holes as f64);
         nearest_hole = nearest_hole.min(nearest);
         let t = t0.elapsed().as_secs_f64();
