@@ -19,6 +19,9 @@
 //!   kernel compile error, into a build failure (CI sets it).
 //! * Always: `assets/blocks.ron` becomes the block table and `BlockId`
 //!   constants (`src/world/block_codegen.rs`).
+//! * Always: every `assets/worldgen/*.ron` becomes a bundled preset
+//!   (`bundled_presets.rs`), classic first, so help texts and menus list
+//!   the files that exist.
 //! * Feature `kernel-emulation`: the same sources compiled as C++ for the
 //!   CPU with `kernels/emulation/cuda_emulation.h`.
 
@@ -39,12 +42,34 @@ const KERNELS: &[&str] = &["heightmap", "fill", "decorate", "density"];
 const SASS_ARCHS: &[&str] = &["75", "80", "86", "89", "90", "120"];
 const PTX_ARCH: &str = "75";
 
+/// `BUNDLED`: (name, text) of every preset file in `dir`, classic (the
+/// default) first, then by name.
+fn bundled_presets(dir: &Path) -> String {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .expect("read assets/worldgen")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "ron"))
+        .filter_map(|p| p.file_stem().and_then(|s| s.to_str()).map(str::to_string))
+        .collect();
+    names.sort_by_key(|n| (n != "classic", n.clone()));
+    let mut src = String::from("/// Presets shipped inside the binary, selectable by name: every file in\n/// `assets/worldgen/`, classic first.\npub const BUNDLED: &[(&str, &str)] = &[\n");
+    for n in &names {
+        let path = dir.join(format!("{n}.ron"));
+        src.push_str(&format!("    ({n:?}, include_str!({:?})),\n", path.display().to_string()));
+    }
+    src.push_str("];\n");
+    src
+}
+
 fn main() {
     let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
     let out = PathBuf::from(env::var("OUT_DIR").unwrap());
     let kernels = manifest.join("kernels");
     println!("cargo:rerun-if-changed=kernels");
     println!("cargo:rerun-if-changed=assets/blocks.ron");
+    println!("cargo:rerun-if-changed=assets/worldgen");
+    fs::write(out.join("bundled_presets.rs"), bundled_presets(&manifest.join("assets/worldgen")))
+        .expect("write bundled_presets.rs");
     println!("cargo:rerun-if-changed=src/world/block_codegen.rs");
     let registry = fs::read_to_string(manifest.join("assets/blocks.ron")).expect("read assets/blocks.ron");
     match block_codegen::generate(&registry) {

@@ -1,5 +1,5 @@
 // The decoration plan on the device: which trees reach into each chunk
-// column. One thread per tree candidate (seed 000's pattern at the tree
+// column. One thread per tree candidate (the Chile thesis's pattern at the tree
 // spacing, over the column and `tree_reach` blocks around it), survivors
 // packed with a block-level prefix sum and one atomic per round. The trees'
 // blocks are written by bw_fill. Rust twin: src/worldgen/decorate.rs (plan).

@@ -1,5 +1,5 @@
 // The density stage on the device: which blocks the caves carve. One
-// thread block per 8×8×8 group of blocks (seed 001's work group), which lies
+// thread block per 8×8×8 group of blocks (the Brno project's work group), which lies
 // in one lattice cell per octave. Cooperative: the group's corner gradients,
 // then the per-axis partial products and fades, are computed once into
 // shared memory and every block only adds and blends. Naive (`cooperative`

@@ -1,11 +1,11 @@
-// Seed 001's 3D gradient lattice, the noise under the caves. Rust twin:
+// The Brno project's 3D gradient lattice, the noise under the caves. Rust twin:
 // src/worldgen/noise/lattice.rs (which explains why the cooperative and the
 // naive evaluation give the same bits).
 #pragma once
 #include "perlin.cuh"
 #include "worldgen_params.cuh"
 
-// Seed 001's integer hash: xor-shift and multiply twice, then xor-shift.
+// The Brno project's integer hash: xor-shift and multiply twice, then xor-shift.
 __device__ __forceinline__ unsigned int bw_mix(unsigned int x) {
     x = ((x >> 16) ^ x) * 0x045d9f3bu;
     x = ((x >> 16) ^ x) * 0x045d9f3bu;

@@ -1,4 +1,4 @@
-// The evaluators of the noise vocabulary's newer kinds: seed 002's fractal
+// The evaluators of the noise vocabulary's newer kinds: the Caracas thesis's fractal
 // sums (fBm, heterogeneous and hybrid multifractal, each with its T_in, and
 // derivative-damped fBm) and
 // the one-input kinds (ExpScale's power, Normalize, Linear, the bias and

@@ -1,4 +1,4 @@
-// The polymorphic noise objects of seed 004: one C++ object per node of the
+// The polymorphic noise objects of the Bologna thesis: one C++ object per node of the
 // world's noise graph, each with a virtual `compute`. They are built once per
 // world on the device by `bw_build_noise_objects` (heightmap.cu) from the
 // flat node array the host uploads, and held through an array of pointers
@@ -102,7 +102,7 @@ private:
     float scale_;
 };
 
-// Seed 002's fractal sums (bw_fractal).
+// The Caracas thesis's fractal sums (bw_fractal).
 class FractalNoise final : public NoiseObject {
 public:
     __device__ FractalNoise(const FlatNode& n, float gain) : node_(n), gain_(gain) {}

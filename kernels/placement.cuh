@@ -1,4 +1,4 @@
-// Seed 000's deterministic placement: candidate points of a tileable
+// The Chile thesis's deterministic placement: candidate points of a tileable
 // pattern per cell, accepted by an ordered-dithering threshold shifted per
 // cell by a hash of the world seed. Rust twin: src/worldgen/placement.rs.
 #pragma once

@@ -36,8 +36,7 @@ struct WorldArgs {
     /// World seed (any u64).
     #[arg(long, default_value_t = 42)]
     seed: u64,
-    /// A bundled preset name (classic, archipelago) or a path to a .ron file.
-    #[arg(long, default_value = "classic")]
+    #[arg(long, default_value = "classic", help = blockworld::worldgen::preset::help_text())]
     preset: String,
 }
 
@@ -116,6 +115,7 @@ enum Command {
     Screenshot {
         #[command(flatten)]
         world: WorldArgs,
+        /// The PNG to write.
         #[arg(long)]
         out: PathBuf,
         /// Camera position X,Y,Z in blocks (default: above the spawn point).
@@ -127,8 +127,10 @@ enum Command {
         /// Degrees, -89..89.
         #[arg(long, default_value_t = -18.0, allow_hyphen_values = true, value_parser = parse_pitch)]
         pitch: f64,
+        /// Chunks loaded around the eye (2–32).
         #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(i32).range(2..=32))]
         render_distance: i32,
+        /// Image size in pixels, WxH.
         #[arg(long, value_parser = parse_size, default_value = "1280x720")]
         size: (u32, u32),
         /// Generation engine: cpu, gpu or cuda-emulated.
@@ -160,6 +162,7 @@ enum Command {
         /// biome, height or shaded.
         #[arg(long, default_value = "shaded")]
         layer: blockworld::map::Layer,
+        /// The PNG to write.
         #[arg(long)]
         out: PathBuf,
         /// Also print biome shares and height statistics as JSON.
@@ -187,28 +190,35 @@ enum Command {
 enum WorldCommand {
     /// Create a world in DIR (the directory is created; an existing world is refused).
     New {
+        /// The world directory to create.
         dir: PathBuf,
+        /// World seed (any u64).
         #[arg(long)]
         seed: u64,
-        /// A bundled preset name or a path to a .ron file; its text is saved in the world.
-        #[arg(long, default_value = "classic")]
+        #[arg(long, default_value = "classic", help = format!("{}; its text is saved in the world", blockworld::worldgen::preset::help_text()))]
         preset: String,
     },
     /// Describe a world.
     Info {
+        /// The world directory.
         dir: PathBuf,
+        /// Print JSON instead of a line of text.
         #[arg(long)]
         json: bool,
     },
     /// Apply a script of `set X Y Z BLOCK` lines in order, committing as it goes.
     Edit {
+        /// The world directory.
         dir: PathBuf,
+        /// The script: one `set X Y Z BLOCK` line per edit (`#` starts a comment line).
         #[arg(long)]
         script: PathBuf,
     },
     /// Print the name of the block at X,Y,Z (edits applied).
     Get {
+        /// The world directory.
         dir: PathBuf,
+        /// Block position X,Y,Z.
         #[arg(value_parser = parse_block_pos, allow_hyphen_values = true)]
         pos: BlockPos,
     },
@@ -259,16 +269,16 @@ fn parse_alpha(s: &str) -> Result<f64, String> {
 
 /// The flight rows `--backend` (and `--alpha`) ask for.
 fn flight_rows(backend: EngineOrAll, alpha: Option<f64>) -> Result<Vec<blockworld::game::flight::Row>> {
-    use blockworld::game::flight::{Row, SEED_003_ROWS};
+    use blockworld::game::flight::{Row, UFMG_ROWS};
     if alpha.is_some() && backend.0 != Some(Engine::Hybrid) {
         bail!("--alpha fixes the GPU's share in hybrid generation: use it with --backend hybrid");
     }
     Ok(match backend.0 {
-        None => SEED_003_ROWS.to_vec(),
-        Some(Engine::CpuSerial) => vec![SEED_003_ROWS[0]],
-        Some(Engine::Cpu) => vec![SEED_003_ROWS[2]],
+        None => UFMG_ROWS.to_vec(),
+        Some(Engine::CpuSerial) => vec![UFMG_ROWS[0]],
+        Some(Engine::Cpu) => vec![UFMG_ROWS[2]],
         Some(Engine::Hybrid) => match alpha {
-            None => vec![SEED_003_ROWS[4]],
+            None => vec![UFMG_ROWS[4]],
             Some(a) => {
                 vec![Row { name: "hybrid, fixed α", engine: Engine::Hybrid, serial_cpu: false, alpha: Some(a) }]
             }
@@ -294,27 +304,30 @@ enum BenchCommand {
         /// Seconds of flight per backend.
         #[arg(long, default_value_t = 30.0)]
         seconds: f64,
+        /// Chunks streamed around the camera (2–32).
         #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(i32).range(2..=32))]
         render_distance: i32,
         /// cpu-serial (one CPU thread), cpu (all threads), gpu,
-        /// cuda-emulated, hybrid, or all: seed 003's table (1 thread, 1
+        /// cuda-emulated, hybrid, or all: the UFMG paper's table (1 thread, 1
         /// thread + GPU at α = 0.5, all threads, all threads + GPU at
         /// α = 0.5, hybrid with automatic α; GPU rows only where a GPU is).
         #[arg(long, value_parser = parse_engine_or_all, default_value = "cpu")]
         backend: EngineOrAll,
-        /// Fixes the GPU's share of the chunks for --backend hybrid, as seed
-        /// 003 did by hand (0..1); automatic when absent.
+        /// Fixes the GPU's share of the chunks for --backend hybrid, as the
+        /// UFMG paper did by hand (0..1); automatic when absent.
         #[arg(long, value_parser = parse_alpha)]
         alpha: Option<f64>,
+        /// Frame size in pixels, WxH.
         #[arg(long, value_parser = parse_size, default_value = "1280x720")]
         size: (u32, u32),
+        /// Print one JSON object per backend instead of the table.
         #[arg(long)]
         json: bool,
         /// Time of day, 0..1: 0 midnight, 0.25 sunrise, 0.5 noon, 0.75 sunset.
         #[arg(long, default_value_t = 0.5, value_parser = parse_time_of_day)]
         time: f64,
     },
-    /// Seed 004's Tables 5.2/5.3 as the thesis measured them: the cost per
+    /// The Bologna thesis's Tables 5.2/5.3 as the thesis measured them: the cost per
     /// frame of the streaming update while the range for each N loads, with
     /// the thesis's throttle (2 chunks a frame) and with this project's budget.
     Frames {
@@ -330,15 +343,17 @@ enum BenchCommand {
         /// the GPU ones only where a GPU is).
         #[arg(long, value_parser = parse_engine_or_all, default_value = "cpu")]
         backend: EngineOrAll,
+        /// Print JSON instead of the table.
         #[arg(long)]
         json: bool,
     },
     /// Time to the first complete view: the range around the screenshot's
     /// eye generated and meshed from cold, with the preset's caves and
-    /// without them, runs alternating (issue 10's goal: ≤ 1.5×).
+    /// without them, runs alternating, and the ratio of their medians.
     View {
         #[command(flatten)]
         world: WorldArgs,
+        /// Chunks loaded around the eye (2–32).
         #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(i32).range(2..=32))]
         render_distance: i32,
         /// Runs of each variant; medians are compared.
@@ -347,6 +362,7 @@ enum BenchCommand {
         /// cpu, gpu, cuda-emulated or hybrid.
         #[arg(long, value_parser = parse_play_engine, default_value = "cpu")]
         backend: Engine,
+        /// Print JSON instead of the table.
         #[arg(long)]
         json: bool,
     },
@@ -354,14 +370,17 @@ enum BenchCommand {
     Edit {
         #[command(flatten)]
         world: WorldArgs,
+        /// Edits to time.
         #[arg(long, default_value_t = 400, value_parser = clap::value_parser!(u32).range(1..=100000))]
         count: u32,
+        /// Chunks streamed around the player (2–32).
         #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(i32).range(2..=32))]
         render_distance: i32,
+        /// Print JSON instead of the table.
         #[arg(long)]
         json: bool,
     },
-    /// Chunk generation: seed 004's tables 5.1–5.3 plus stage and noise figures.
+    /// Chunk generation: the Bologna thesis's tables 5.1–5.3 plus stage and noise figures.
     Gen {
         #[command(flatten)]
         world: WorldArgs,
@@ -479,7 +498,21 @@ fn play(args: PlayArgs) -> Result<()> {
         size: args.size,
         exit_after: args.exit_after.map(std::time::Duration::from_secs_f64),
         time_of_day: args.time,
+        stop: stop_on_signals()?,
     })
+}
+
+/// A flag Ctrl-C, SIGTERM and SIGHUP set, so the game saves and exits;
+/// a second Ctrl-C while it is set ends the process at once.
+fn stop_on_signals() -> Result<std::sync::Arc<std::sync::atomic::AtomicBool>> {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    for sig in [SIGINT, SIGTERM, SIGHUP] {
+        signal_hook::flag::register_conditional_shutdown(sig, 128 + sig, stop.clone())
+            .and_then(|_| signal_hook::flag::register(sig, stop.clone()))
+            .context("cannot watch for Ctrl-C and SIGTERM")?;
+    }
+    Ok(stop)
 }
 
 fn main() {
@@ -630,7 +663,7 @@ fn run() -> Result<()> {
             if json {
                 print_json(&rows)?;
             } else {
-                println!("seed 004's N: the thesis's cost per frame of loading a world of N³ chunks (16.7 ms budget)");
+                println!("the Bologna thesis's N: the thesis's cost per frame of loading a world of N³ chunks (16.7 ms budget)");
                 for r in &rows {
                     println!(
                         "N {:>2} ({:>6} chunks; here {:>6} in range, r {:>2}) {:<6} {:<40.40} {:>4} frames{}: update ms of CPU mean {:.3} / p99 {:.3} / max {:.3}; wall p99 {:.3}",

@@ -188,7 +188,7 @@ mod parity {
         }
     }
 
-    /// Every kind of seed 002's vocabulary, chained into one height field
+    /// Every kind of the Caracas thesis's vocabulary, chained into one height field
     /// (tests/data/every_kind.ron), near the origin and far out.
     #[test]
     fn parity_with_every_noise_kind() {

@@ -302,7 +302,7 @@ fn made(row: &serde_json::Value, lane: &str) -> f64 {
     row["balance"][lane]["generated"].as_f64().unwrap_or(0.0)
 }
 
-/// Issue 13, the short hybrid run: seed 003's five rows through the real
+/// Issue 13, the short hybrid run: the UFMG paper's five rows through the real
 /// host code. The device rows name the stand-in; the α = 0.5 rows split the
 /// chunks by count; the automatic row follows the device's events. Under
 /// the 4090 model the device lane's own time is its host work plus the

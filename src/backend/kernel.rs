@@ -63,7 +63,7 @@ fn env_choice<T: Copy>(var: &str, choices: &[(&str, T)]) -> Result<T, BackendErr
     })
 }
 
-/// How `bw_density` evaluates its noise: with seed 001's shared lattice
+/// How `bw_density` evaluates its noise: with the Brno project's shared lattice
 /// cell per 8×8×8 group (the default), or every block alone (the
 /// comparison). Same bits either way.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

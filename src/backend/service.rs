@@ -31,7 +31,7 @@ pub enum Command {
     /// The engines of the two lanes from their next batch on; None idles a
     /// lane. Both set is hybrid generation.
     SetLanes { cpu: Option<Arc<dyn ChunkBackend>>, device: Option<Arc<dyn ChunkBackend>> },
-    /// Fixes the device's share of the chunks at α, as seed 003 set it by
+    /// Fixes the device's share of the chunks at α, as the UFMG paper set it by
     /// hand (None: automatic, by measured throughput). With a fixed share
     /// both lanes take from the front, and a lane ahead of its share waits
     /// for the other.
@@ -619,7 +619,7 @@ mod tests {
         assert_eq!(service.balance().device.generated as usize, by_device.len());
     }
 
-    /// Seed 003's hand-set α = 0.5: half the chunks each, whatever the speeds.
+    /// The UFMG paper's hand-set α = 0.5: half the chunks each, whatever the speeds.
     #[test]
     fn a_fixed_share_splits_by_count() {
         let service = GenerationService::spawn(paced(Engine::Cpu, 0.5, 0.0), 16);

@@ -34,7 +34,7 @@ pub const FILL_BLOCKS_PER_CHUNK: u32 = CHUNK_VOLUME as u32 / FILL_THREADS;
 const _: () = assert!((CHUNK_VOLUME as u32).is_multiple_of(FILL_THREADS));
 
 /// Threads per thread block of `bw_density`: one 8×8×8 group of blocks,
-/// which shares one lattice cell per octave (seed 001's work group).
+/// which shares one lattice cell per octave (the Brno project's work group).
 pub const DENSITY_THREADS: u32 = (GROUP * GROUP * GROUP) as u32;
 /// Thread blocks per chunk of `bw_density` (grid x).
 pub const DENSITY_GROUPS_PER_CHUNK: u32 = (CHUNK_VOLUME / (GROUP * GROUP * GROUP)) as u32;

@@ -3,7 +3,7 @@
 //! * the decoration stage per surface chunk (the tree plan of its column
 //!   plus placing trees and plants into it) against the chunk's share of
 //!   its column's heightmap, measured on the same 16 columns;
-//! * seed 000's placement against its baseline, dart throwing with
+//! * the Chile thesis's placement against its baseline, dart throwing with
 //!   rejection, placing the same number of points with the same least
 //!   distance over the same area.
 
@@ -38,7 +38,7 @@ pub struct PlacementFigures {
     /// Side of the square area, in blocks.
     pub area_side: i64,
     pub spacing: i64,
-    /// Points placed (by seed 000's method; dart throwing places as many).
+    /// Points placed (by the Chile thesis's method; dart throwing places as many).
     pub points: usize,
     pub ms_seed000: f64,
     pub ms_seed000_parallel: f64,
@@ -154,7 +154,7 @@ fn dart_throwing(side: f64, least: f64, want: usize) -> (Vec<[f64; 2]>, u64) {
     (kept, darts)
 }
 
-/// Seed 000's placement over the square: every unit square's candidate,
+/// The Chile thesis's placement over the square: every unit square's candidate,
 /// accepted at `density` (in 1/4096).
 fn seed000(world: &WorldGen, side: i64, unit: i64, density: u32, rows: std::ops::Range<i64>) -> usize {
     let p = &*world.params;

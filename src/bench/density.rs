@@ -2,10 +2,10 @@
 //!
 //! * the density stage per underground chunk (a chunk wholly below its
 //!   column's surface and inside the cave range), as the CPU path runs it;
-//! * seed 001's comparison: noise over a 128³ volume with the lattice cell
+//! * the Brno project's comparison: noise over a 128³ volume with the lattice cell
 //!   shared by each 8×8×8 group (cooperative) and with every block hashing
 //!   its own corners (naive), same volume, same run, same bits;
-//! * seed 001's table: that comparison for 1 to 8 octaves of cells
+//! * the Brno project's table: that comparison for 1 to 8 octaves of cells
 //!   `8 << o`.
 
 use super::median;
@@ -18,7 +18,7 @@ use crate::worldgen::WorldGen;
 use serde::Serialize;
 use std::time::Instant;
 
-/// The side of seed 001's volume.
+/// The side of the Brno project's volume.
 pub const VOLUME_SIDE: usize = 128;
 
 #[derive(Clone, Debug, Serialize)]
@@ -40,7 +40,7 @@ pub struct DensityFigures {
     pub ns_per_voxel_cooperative: f64,
     pub ns_per_voxel_naive: f64,
     pub naive_over_cooperative: f64,
-    /// Seed 001's table.
+    /// The Brno project's table.
     pub octaves: Vec<OctaveRow>,
 }
 
@@ -92,7 +92,7 @@ fn volume_naive(n: &FlatCaveNoise, origin: [i32; 3]) -> f32 {
     sum
 }
 
-/// Seed 001's noise of `octaves` octaves: cells of 8 << o blocks, weights halving.
+/// The Brno project's noise of `octaves` octaves: cells of 8 << o blocks, weights halving.
 pub fn seed001_noise(octaves: u32, seed: u32) -> FlatCaveNoise {
     let shift = 3 + octaves - 1;
     let raw: Vec<f64> = (0..octaves).map(|o| 0.5f64.powi(o as i32)).collect();

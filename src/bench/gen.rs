@@ -1,4 +1,4 @@
-//! `blockworld bench gen`: seed 004's tables on this project.
+//! `blockworld bench gen`: the Bologna thesis's tables on this project.
 //!
 //! * Table 5.1 — `ms_single_chunk`: one surface chunk, heightmap included,
 //!   cold cache; median of `--repeat` runs.
@@ -12,7 +12,7 @@
 //!   columns and their surface chunks.
 //! * Decorations (`decorate`, `placement`; see [`super::decorate`]) — the
 //!   decoration stage per surface chunk against its share of the heightmap,
-//!   and seed 000's placement against dart throwing.
+//!   and the Chile thesis's placement against dart throwing.
 //! * Perlin 3D — this project's noise and the `noise` crate's, on the same
 //!   random points, in the same run.
 
@@ -62,14 +62,14 @@ pub struct GenReport {
     pub ms_per_chunk_decorate: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub decorate: Option<super::decorate::DecorateFigures>,
-    /// Seed 000's placement against dart throwing.
+    /// The Chile thesis's placement against dart throwing.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub placement: Option<super::decorate::PlacementFigures>,
     /// The density (cave) stage per underground chunk on one CPU thread,
     /// whatever the backend; absent without caves.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ms_per_chunk_density: Option<f64>,
-    /// Seed 001's comparison on one CPU thread: lattice cells shared per
+    /// The Brno project's comparison on one CPU thread: lattice cells shared per
     /// 8×8×8 group, and every block alone (see `density`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ns_per_voxel_cooperative: Option<f64>,

@@ -82,7 +82,7 @@ pub fn table(reports: &[GenReport]) -> String {
             d.ns_per_voxel_naive,
             d.naive_over_cooperative
         );
-        let _ = writeln!(s, "Seed 001's table: one 128³ volume, cells 8 << o (ms)");
+        let _ = writeln!(s, "The Brno project's table: one 128³ volume, cells 8 << o (ms)");
         let _ = writeln!(s, "  {:>8} {:>14} {:>14} {:>8}", "octaves", "cooperative", "naive", "ratio");
         for row in &d.octaves {
             let _ = writeln!(

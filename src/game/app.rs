@@ -10,6 +10,7 @@ use super::input::{Action, InputState};
 use super::player::{LoadedChunks, Mode, Player};
 use super::saving::{SettingsFile, WorldSaving};
 use super::screen::Screen;
+use super::screenshots::Screenshots;
 use super::settings::Settings;
 use super::spawn::spawn_point;
 use super::state_dump::{StateDump, StateLine};
@@ -27,6 +28,7 @@ use crate::worldgen::WorldGen;
 use anyhow::{Context, Result};
 use glam::DVec3;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use winit::application::ApplicationHandler;
@@ -53,6 +55,8 @@ pub struct PlayOptions {
     pub exit_after: Option<Duration>,
     /// Time of day at start (default: the world's saved time, or morning).
     pub time_of_day: Option<f64>,
+    /// Set from outside (Ctrl-C, SIGTERM): save the world and end the game.
+    pub stop: Arc<AtomicBool>,
 }
 
 /// The camera's fixed settings; eye, facing, field of view and aspect come per frame.
@@ -106,6 +110,8 @@ struct Running {
     aim: Aim,
     panels: Panels,
     dump: Option<StateDump>,
+    /// The player chose Quit: the event loop ends after this frame.
+    quit: bool,
 }
 
 /// The block under the crosshair, and the last edits (for the state dump).
@@ -123,6 +129,13 @@ struct Panels {
     /// The game menu (shown while the cursor is free and settings are closed).
     menu: WorldMenu,
     message: Option<(String, Instant)>,
+    /// F3's debug overlay (off until asked for, as players expect).
+    debug: bool,
+    /// F2 was pressed: the next frame is written to a file.
+    screenshot_wanted: bool,
+    screenshots: Screenshots,
+    /// Where the last screenshot went (for the state dump).
+    last_screenshot: Option<PathBuf>,
     icons: Option<Icons>,
     /// A left press while the cursor was free; whether it lands on the
     /// world (and resumes play) or on a widget is decided after egui has
@@ -194,6 +207,7 @@ impl App {
             aim: Aim::default(),
             panels: Panels::default(),
             dump,
+            quit: false,
         };
         for w in std::mem::take(&mut self.opts.settings_warnings) {
             running.say(w);
@@ -240,6 +254,8 @@ impl Running {
                 self.settings.edit().fullscreen = on;
                 self.screen.set_fullscreen(on);
             }
+            Action::ToggleDebug => self.panels.debug = !self.panels.debug,
+            Action::Screenshot => self.panels.screenshot_wanted = true,
         }
     }
 
@@ -355,6 +371,10 @@ impl Running {
                 self.screen.grab(true);
                 return;
             }
+            MenuChoice::Quit => {
+                self.quit = true;
+                return;
+            }
             MenuChoice::Open(dir) => WorldFile::open(&dir).map_err(anyhow::Error::from),
             MenuChoice::Create { dir, seed, preset } => {
                 WorldFile::create(&dir, seed, &preset).map_err(anyhow::Error::from)
@@ -441,7 +461,25 @@ impl Running {
             self.screen.grab(true);
         }
         self.apply_settings(&change);
+        let capture =
+            std::mem::take(&mut self.panels.screenshot_wanted).then(|| self.screen.capture(&frame, &mut encoder));
         self.screen.present(frame, encoder);
+        match capture {
+            Some(Ok(readback)) => match readback.read_rgba(&self.screen.gpu) {
+                Ok(rgba) => self.panels.screenshots.save(size, rgba),
+                Err(e) => self.say(format!("screenshot failed: {e}")),
+            },
+            Some(Err(why)) => self.say(format!("screenshot failed: {why}")),
+            None => {}
+        }
+        match self.panels.screenshots.finished() {
+            Some(Ok(path)) => {
+                self.say(format!("screenshot saved to {}", path.display()));
+                self.panels.last_screenshot = Some(path);
+            }
+            Some(Err(why)) => self.say(format!("screenshot failed: {why}")),
+            None => {}
+        }
 
         // After the present: these may rebuild streaming or switch worlds.
         if let Some(r) = change.render_distance {
@@ -505,6 +543,7 @@ impl Running {
             chunks_per_second: self.frames.chunks_per_second(self.streamer.generated_total()),
             render_distance: self.streamer.render_distance(),
             message: self.panels.message.as_ref().map(|(m, _)| m.clone()),
+            debug: self.panels.debug,
             crosshair: self.screen.grabbed(),
             outline,
             hotbar: self.settings.hotbar.clone(),
@@ -563,6 +602,8 @@ impl Running {
             last_break: aim.last_break.map(|p| [p.x, p.y, p.z]),
             last_place: aim.last_place.map(|(p, b)| ([p.x, p.y, p.z], b.name())),
             world: self.saving.dir().map(|d| d.display().to_string()),
+            overlay: self.panels.debug,
+            screenshot: self.panels.last_screenshot.as_ref().map(|p| p.display().to_string()),
             menu: (!change.menu_widgets.is_empty())
                 .then(|| change.menu_widgets.iter().map(|(n, c)| (n.as_str(), *c)).collect()),
         };
@@ -620,10 +661,9 @@ impl ApplicationHandler for App {
             }
             WindowEvent::RedrawRequested => {
                 r.frame();
-                if let Some(limit) = self.opts.exit_after {
-                    if r.frames.started.elapsed() >= limit {
-                        event_loop.exit();
-                    }
+                let timed_out = self.opts.exit_after.is_some_and(|limit| r.frames.started.elapsed() >= limit);
+                if r.quit || timed_out {
+                    event_loop.exit();
                 }
             }
             _ => {}
@@ -639,7 +679,12 @@ impl ApplicationHandler for App {
         }
     }
 
-    fn about_to_wait(&mut self, _event_loop: &ActiveEventLoop) {
+    fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
+        // Ctrl-C or SIGTERM: `play` saves the world once the loop has ended.
+        if self.opts.stop.load(Ordering::Relaxed) {
+            event_loop.exit();
+            return;
+        }
         if let Some(r) = &self.running {
             r.screen.window.request_redraw();
         }

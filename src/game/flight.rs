@@ -1,5 +1,5 @@
 //! `blockworld bench flight`: a fixed, seeded camera path flown offscreen,
-//! like seed 003's 300-second path. The GPU's value is in removing stutter,
+//! like the UFMG paper's 300-second path. The GPU's value is in removing stutter,
 //! so the worst frames matter more than the mean.
 //!
 //! Phase 1: the camera waits at the start until everything in range is
@@ -33,7 +33,7 @@ use std::time::{Duration, Instant};
 
 #[derive(Clone, Debug, Serialize)]
 pub struct FlightReport {
-    /// The configuration, as seed 003's table names its rows.
+    /// The configuration, as the UFMG paper's table names its rows.
     pub row: String,
     pub backend: String,
     pub adapter: String,
@@ -45,7 +45,7 @@ pub struct FlightReport {
     pub frame_ms_median: f64,
     pub frame_ms_p99: f64,
     pub frame_ms_max: f64,
-    /// Seed 003's figures: the lowest frame rate (the longest frame), the
+    /// The UFMG paper's figures: the lowest frame rate (the longest frame), the
     /// mean frame rate (frames over seconds), and the 1 % low (the frame
     /// rate of the slowest 1 % of frames, averaged over their time).
     pub fps_min: f64,
@@ -161,7 +161,7 @@ pub fn path(start: DVec3, t: f64) -> (DVec3, f64, f64) {
     (pos, yaw, -12.0)
 }
 
-/// One configuration of seed 003's table.
+/// One configuration of the UFMG paper's table.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Row {
     pub name: &'static str,
@@ -170,9 +170,9 @@ pub struct Row {
     pub alpha: Option<f64>,
 }
 
-/// Seed 003's four configurations, where α was set by hand to 0.5, and
+/// The UFMG paper's four configurations, where α was set by hand to 0.5, and
 /// this project's automatic balance.
-pub const SEED_003_ROWS: [Row; 5] = [
+pub const UFMG_ROWS: [Row; 5] = [
     Row { name: "1 CPU thread", engine: Engine::Cpu, serial_cpu: true, alpha: None },
     Row { name: "1 CPU thread + GPU (α = 0.5)", engine: Engine::Hybrid, serial_cpu: true, alpha: Some(0.5) },
     Row { name: "all CPU threads", engine: Engine::Cpu, serial_cpu: false, alpha: None },

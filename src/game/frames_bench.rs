@@ -1,4 +1,4 @@
-//! `blockworld bench frames`: seed 004's Tables 5.2/5.3 measured the way
+//! `blockworld bench frames`: the Bologna thesis's Tables 5.2/5.3 measured the way
 //! the thesis measured them.
 //!
 //! The thesis's N is the edge of a cube of N³ loaded chunks; its game loads
@@ -38,7 +38,7 @@ const FRAME: Duration = Duration::from_nanos(16_666_667);
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Throttle {
-    /// 2 chunks taken in per frame, as in seed 004's game.
+    /// 2 chunks taken in per frame, as in the Bologna thesis's game.
     Thesis,
     /// This project's budget: every generated chunk is taken in; uploads
     /// are bounded by bytes and time.

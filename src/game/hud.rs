@@ -28,7 +28,11 @@ pub struct HudData {
     pub gpu_off: Option<String>,
     pub chunks_per_second: f64,
     pub render_distance: i32,
+    /// A short line for the player: what a key did, or what needs their
+    /// attention (the GPU could not open, a save failed).
     pub message: Option<String>,
+    /// The debug overlay (F3): frame time, position, chunks, generation.
+    pub debug: bool,
     /// Show the crosshair (the mouse is captured).
     pub crosshair: bool,
     /// The targeted block's edges on screen, in points.
@@ -166,53 +170,23 @@ pub fn draw(
     let icons = icons.get_or_insert_with(|| Icons::new(ctx));
     crosshair_and_outline(ctx, d);
     hotbar(ctx, d, icons);
-    egui::Area::new(egui::Id::unique("hud")).fixed_pos(egui::pos2(8.0, 8.0)).show(ctx, |ui| {
-        egui::Frame::new().fill(egui::Color32::from_black_alpha(150)).inner_margin(6.0).corner_radius(4.0).show(
-            ui,
+    if d.debug {
+        debug_overlay(ctx, d);
+    }
+    if let Some(m) = &d.message {
+        message_line(ctx, m);
+    }
+    // The keys are listed while the cursor is free (menus) or the overlay is on.
+    if d.debug || !d.crosshair {
+        egui::Area::new(egui::Id::unique("help")).anchor(egui::Align2::LEFT_BOTTOM, egui::vec2(8.0, -8.0)).show(
+            ctx,
             |ui| {
-                let c = &d.counts;
-                let line = |ui: &mut egui::Ui, s: String| {
-                    ui.label(egui::RichText::new(s).monospace().color(egui::Color32::WHITE));
-                };
-                line(ui, format!("{:.0} FPS  {:.1} ms/frame", d.fps, d.frame_ms));
-                line(ui, format!("pos {:.1} {:.1} {:.1}  {:?}", d.pos[0], d.pos[1], d.pos[2], d.mode));
-                line(ui, format!("facing {} (yaw {:.0}°, pitch {:.0}°)", compass(d.yaw), d.yaw, d.pitch));
-                line(
-                    ui,
-                    format!(
-                        "chunks: {} loaded, {} queued, {} generating, {} meshing, {} drawn",
-                        c.loaded, c.queued, c.generating, c.meshing, d.meshes
-                    ),
-                );
-                line(
-                    ui,
-                    format!(
-                        "ready {}/{} in range · {:.0} chunks/s generated",
-                        c.complete, c.wanted, d.chunks_per_second
-                    ),
-                );
-                line(ui, format!("generation: {}", d.backend));
-                if let Some(b) = balance_line(&d.balance) {
-                    line(ui, b);
-                }
-                if let Some(why) = &d.gpu_off {
-                    line(ui, format!("GPU off: {why}"));
-                }
-                line(ui, format!("render distance {} chunks", d.render_distance));
-                if let Some(m) = &d.message {
-                    line(ui, m.clone());
-                }
+                egui::Frame::new().fill(egui::Color32::from_black_alpha(150)).inner_margin(4.0).show(ui, |ui| {
+                    ui.label(egui::RichText::new(HELP).monospace().color(egui::Color32::WHITE));
+                });
             },
         );
-    });
-    egui::Area::new(egui::Id::unique("help")).anchor(egui::Align2::LEFT_BOTTOM, egui::vec2(8.0, -8.0)).show(
-        ctx,
-        |ui| {
-            egui::Frame::new().fill(egui::Color32::from_black_alpha(150)).inner_margin(4.0).show(ui, |ui| {
-                ui.label(egui::RichText::new(HELP).monospace().color(egui::Color32::WHITE));
-            });
-        },
-    );
+    }
     if settings_open {
         egui::Window::new("Settings").anchor(egui::Align2::RIGHT_TOP, egui::vec2(-8.0, 8.0)).resizable(false).show(
             ctx,
@@ -280,6 +254,70 @@ pub fn draw(
         );
     }
     change
+}
+
+/// F3's overlay in the top left corner.
+fn debug_overlay(ctx: &egui::Context, d: &HudData) {
+    egui::Area::new(egui::Id::unique("hud")).fixed_pos(egui::pos2(8.0, 8.0)).show(ctx, |ui| {
+        egui::Frame::new().fill(egui::Color32::from_black_alpha(150)).inner_margin(6.0).corner_radius(4.0).show(
+            ui,
+            |ui| {
+                let c = &d.counts;
+                let line = |ui: &mut egui::Ui, s: String| {
+                    ui.label(egui::RichText::new(s).monospace().color(egui::Color32::WHITE));
+                };
+                line(ui, format!("{:.0} FPS  {:.1} ms/frame", d.fps, d.frame_ms));
+                line(ui, format!("pos {:.1} {:.1} {:.1}  {:?}", d.pos[0], d.pos[1], d.pos[2], d.mode));
+                line(ui, format!("facing {} (yaw {:.0}°, pitch {:.0}°)", compass(d.yaw), d.yaw, d.pitch));
+                line(
+                    ui,
+                    format!(
+                        "chunks: {} loaded, {} queued, {} generating, {} meshing, {} drawn",
+                        c.loaded, c.queued, c.generating, c.meshing, d.meshes
+                    ),
+                );
+                line(
+                    ui,
+                    format!(
+                        "ready {}/{} in range · {:.0} chunks/s generated",
+                        c.complete, c.wanted, d.chunks_per_second
+                    ),
+                );
+                line(ui, format!("generation: {}", d.backend));
+                if let Some(b) = balance_line(&d.balance) {
+                    line(ui, b);
+                }
+                if let Some(why) = &d.gpu_off {
+                    line(ui, format!("GPU off: {why}"));
+                }
+                line(ui, format!("render distance {} chunks", d.render_distance));
+            },
+        );
+    });
+}
+
+/// One short line above the hotbar, where it covers neither the sky nor
+/// the crosshair.
+fn message_line(ctx: &egui::Context, m: &str) {
+    // The whole text went to the terminal; the screen gets its first line.
+    const MAX_CHARS: usize = 140;
+    let first = m.lines().next().unwrap_or_default();
+    let shown = if first.chars().count() > MAX_CHARS || m.lines().nth(1).is_some() {
+        format!("{}…", first.chars().take(MAX_CHARS).collect::<String>())
+    } else {
+        first.to_string()
+    };
+    egui::Area::new(egui::Id::unique("message")).anchor(egui::Align2::CENTER_BOTTOM, egui::vec2(0.0, -140.0)).show(
+        ctx,
+        |ui| {
+            egui::Frame::new().fill(egui::Color32::from_black_alpha(150)).inner_margin(4.0).corner_radius(4.0).show(
+                ui,
+                |ui| {
+                    ui.label(egui::RichText::new(shown).color(egui::Color32::WHITE));
+                },
+            );
+        },
+    );
 }
 
 /// The overlay's line on how generation is shared: α (the device's share

@@ -5,7 +5,7 @@ use super::player::Intent;
 use std::collections::HashSet;
 use winit::keyboard::{KeyCode, PhysicalKey};
 
-pub const HELP: &str = "WASD move · mouse look · left click break · right click place · 1–9/wheel block · Space up/jump · Shift down · Ctrl sprint · F fly/walk · T fast time (hold) · G CPU/GPU/hybrid · +/- render distance · F11 fullscreen · Tab settings · Esc menu (worlds)";
+pub const HELP: &str = "WASD move · mouse look · left click break · right click place · 1–9/wheel block · Space up/jump · Shift down · Ctrl sprint · F fly/walk · T fast time (hold) · G CPU/GPU/hybrid · +/- render distance · F2 screenshot · F3 debug overlay · F11 fullscreen · Tab settings · Esc menu";
 
 /// A one-shot action from a key press.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,6 +17,10 @@ pub enum Action {
     ToggleSettings,
     ReleaseCursor,
     ToggleFullscreen,
+    /// The debug overlay (frame time, position, chunk counts) on or off.
+    ToggleDebug,
+    /// Write the window's next frame to a PNG.
+    Screenshot,
     /// Select hotbar slot 0–8.
     Slot(usize),
 }
@@ -30,6 +34,8 @@ pub fn action_for(key: KeyCode) -> Option<Action> {
         KeyCode::Tab => Action::ToggleSettings,
         KeyCode::Escape => Action::ReleaseCursor,
         KeyCode::F11 => Action::ToggleFullscreen,
+        KeyCode::F3 => Action::ToggleDebug,
+        KeyCode::F2 => Action::Screenshot,
         KeyCode::Digit1 => Action::Slot(0),
         KeyCode::Digit2 => Action::Slot(1),
         KeyCode::Digit3 => Action::Slot(2),

@@ -14,6 +14,7 @@ pub mod input;
 pub mod player;
 pub mod saving;
 pub mod screen;
+pub mod screenshots;
 pub mod settings;
 pub mod spawn;
 pub mod state_dump;

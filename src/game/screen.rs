@@ -2,6 +2,7 @@
 //! world renderer and the overlay drawn into it, and the cursor grab.
 
 use crate::render::gpu::Gpu;
+use crate::render::offscreen::Readback;
 use crate::render::overlay::Overlay;
 use crate::render::world_renderer::WorldRenderer;
 use anyhow::{Context, Result};
@@ -41,6 +42,10 @@ impl Screen {
             config.format = *f;
         }
         config.present_mode = wgpu::PresentMode::AutoVsync;
+        // Screenshots (F2) copy the frame out of the surface, where the driver allows it.
+        if caps.usages.contains(wgpu::TextureUsages::COPY_SRC) {
+            config.usage |= wgpu::TextureUsages::COPY_SRC;
+        }
         surface.configure(&gpu.device, &config);
         let renderer = WorldRenderer::new(&gpu, config.format)?;
         let overlay = Overlay::new(&window, &gpu, config.format);
@@ -108,6 +113,31 @@ impl Screen {
             }
             _ => None,
         }
+    }
+
+    /// Records a copy of the frame, as drawn so far, for a screenshot; read
+    /// it after [`Self::present`]. An error says why the surface cannot be
+    /// copied.
+    pub fn capture(
+        &self,
+        frame: &wgpu::SurfaceTexture,
+        encoder: &mut wgpu::CommandEncoder,
+    ) -> Result<Readback, String> {
+        if !self.config.usage.contains(wgpu::TextureUsages::COPY_SRC) {
+            return Err("this graphics driver does not let the window's frames be copied".into());
+        }
+        if !matches!(
+            self.config.format,
+            wgpu::TextureFormat::Bgra8UnormSrgb
+                | wgpu::TextureFormat::Bgra8Unorm
+                | wgpu::TextureFormat::Rgba8UnormSrgb
+                | wgpu::TextureFormat::Rgba8Unorm
+        ) {
+            return Err(format!("the window's pixel format {:?} cannot be saved as a PNG", self.config.format));
+        }
+        let readback = Readback::for_surface(&self.gpu, self.size(), self.config.format);
+        readback.copy_from(encoder, &frame.texture);
+        Ok(readback)
     }
 
     /// Submits the frame's commands and shows it.

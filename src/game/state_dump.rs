@@ -37,6 +37,10 @@ pub struct StateLine<'a> {
     pub last_place: Option<([i64; 3], &'a str)>,
     /// The world directory being played.
     pub world: Option<String>,
+    /// F3's debug overlay is shown.
+    pub overlay: bool,
+    /// Where F2 last wrote a screenshot.
+    pub screenshot: Option<String>,
     /// The game menu's widgets (name → centre in window pixels) while it is shown.
     pub menu: Option<std::collections::BTreeMap<&'a str, [f32; 2]>>,
 }

@@ -1,5 +1,5 @@
 //! `blockworld bench view`: the time to the first complete view, the
-//! figure issue 10's streaming goal is stated in ("within 1.5× of the
+//! figure the caves' streaming goal is stated in ("within 1.5× of the
 //! world without caves at render distance 16").
 //!
 //! A run is what `blockworld screenshot` does before it draws: from cold
@@ -95,8 +95,7 @@ pub struct ViewReport {
     pub backend: String,
     pub adapter: String,
     pub variants: Vec<ViewVariant>,
-    /// Median wall time with caves over the median without: issue 10's
-    /// figure (goal ≤ 1.5). None when the preset has no caves.
+    /// Median wall time with caves over the median without (goal ≤ 1.5). None when the preset has no caves.
     pub ratio_wall: Option<f64>,
     pub ratio_cpu: Option<f64>,
 }

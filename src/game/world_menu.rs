@@ -1,4 +1,4 @@
-//! The game menu (Esc): resume, start a new world with a seed and a
+//! The game menu (Esc): resume, quit, start a new world with a seed and a
 //! preset (with a map of it, as `blockworld map` draws it), or reopen a
 //! recent one. The menu only chooses; the app saves the world being left
 //! and opens the next (`app.rs`).
@@ -65,8 +65,14 @@ impl MapPreview {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum MenuChoice {
     Resume,
+    /// Save the world and end the game.
+    Quit,
     Open(PathBuf),
-    Create { dir: PathBuf, seed: u64, preset: String },
+    Create {
+        dir: PathBuf,
+        seed: u64,
+        preset: String,
+    },
 }
 
 /// The menu's form, kept between frames.
@@ -137,11 +143,18 @@ impl WorldMenu {
             .collapsible(false)
             .resizable(false)
             .show(ctx, |ui| {
-                let r = ui.button("Resume (or click the world)");
-                note("resume", &r);
-                if r.clicked() {
-                    choice = Some(MenuChoice::Resume);
-                }
+                ui.horizontal(|ui| {
+                    let r = ui.button("Resume (or click the world)");
+                    note("resume", &r);
+                    if r.clicked() {
+                        choice = Some(MenuChoice::Resume);
+                    }
+                    let r = ui.button("Save and quit");
+                    note("quit", &r);
+                    if r.clicked() {
+                        choice = Some(MenuChoice::Quit);
+                    }
+                });
                 if let Some(dir) = current {
                     ui.label(format!("Playing {}", dir.display()));
                 }

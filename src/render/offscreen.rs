@@ -4,48 +4,53 @@ use super::gpu::{Gpu, RenderError};
 
 pub const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
 
-pub struct OffscreenTarget {
-    pub texture: wgpu::Texture,
-    pub view: wgpu::TextureView,
-    pub size: (u32, u32),
-    readback: wgpu::Buffer,
+/// A buffer a texture is copied into and read back from, rows padded as
+/// wgpu requires.
+pub struct Readback {
+    buffer: wgpu::Buffer,
+    size: (u32, u32),
     padded_row: u32,
+    /// The texture's bytes are blue, green, red, alpha (a BGRA surface).
+    bgra: bool,
+    /// Alpha is set to opaque: a window surface may keep anything there.
+    opaque: bool,
 }
 
-impl OffscreenTarget {
-    pub fn new(gpu: &Gpu, size: (u32, u32)) -> OffscreenTarget {
-        let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
-            label: Some("offscreen"),
-            size: wgpu::Extent3d { width: size.0, height: size.1, depth_or_array_layers: 1 },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: FORMAT,
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-            view_formats: &[],
-        });
+impl Readback {
+    /// For an offscreen texture of `size` pixels in [`FORMAT`]; its bytes are read as they are.
+    pub fn new(gpu: &Gpu, size: (u32, u32)) -> Readback {
+        Readback::with_format(gpu, size, FORMAT, false)
+    }
+
+    /// For a window's surface texture (4 bytes a pixel, RGBA or BGRA order),
+    /// read back as opaque RGBA.
+    pub fn for_surface(gpu: &Gpu, size: (u32, u32), format: wgpu::TextureFormat) -> Readback {
+        Readback::with_format(gpu, size, format, true)
+    }
+
+    fn with_format(gpu: &Gpu, size: (u32, u32), format: wgpu::TextureFormat, opaque: bool) -> Readback {
         let padded_row = (size.0 * 4).div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
-        let readback = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("readback"),
             size: (padded_row * size.1) as u64,
             usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
             mapped_at_creation: false,
         });
-        let view = texture.create_view(&Default::default());
-        OffscreenTarget { texture, view, size, readback, padded_row }
+        let bgra = matches!(format, wgpu::TextureFormat::Bgra8Unorm | wgpu::TextureFormat::Bgra8UnormSrgb);
+        Readback { buffer, size, padded_row, bgra, opaque }
     }
 
-    /// Copies the texture into the readback buffer (record before submitting).
-    pub fn copy_out(&self, encoder: &mut wgpu::CommandEncoder) {
+    /// Copies `texture` into the buffer (record before submitting).
+    pub fn copy_from(&self, encoder: &mut wgpu::CommandEncoder, texture: &wgpu::Texture) {
         encoder.copy_texture_to_buffer(
             wgpu::TexelCopyTextureInfo {
-                texture: &self.texture,
+                texture,
                 mip_level: 0,
                 origin: wgpu::Origin3d::ZERO,
                 aspect: wgpu::TextureAspect::All,
             },
             wgpu::TexelCopyBufferInfo {
-                buffer: &self.readback,
+                buffer: &self.buffer,
                 layout: wgpu::TexelCopyBufferLayout {
                     offset: 0,
                     bytes_per_row: Some(self.padded_row),
@@ -58,7 +63,7 @@ impl OffscreenTarget {
 
     /// Waits for the GPU and returns tightly packed RGBA rows.
     pub fn read_rgba(&self, gpu: &Gpu) -> Result<Vec<u8>, RenderError> {
-        let slice = self.readback.slice(..);
+        let slice = self.buffer.slice(..);
         let (tx, rx) = std::sync::mpsc::channel();
         slice.map_async(wgpu::MapMode::Read, move |r| {
             let _ = tx.send(r);
@@ -76,8 +81,52 @@ impl OffscreenTarget {
             out.extend_from_slice(&data[start..start + (self.size.0 * 4) as usize]);
         }
         drop(data);
-        self.readback.unmap();
+        self.buffer.unmap();
+        if self.bgra || self.opaque {
+            for px in out.chunks_exact_mut(4) {
+                if self.bgra {
+                    px.swap(0, 2);
+                }
+                if self.opaque {
+                    px[3] = 255;
+                }
+            }
+        }
         Ok(out)
+    }
+}
+
+pub struct OffscreenTarget {
+    pub texture: wgpu::Texture,
+    pub view: wgpu::TextureView,
+    pub size: (u32, u32),
+    readback: Readback,
+}
+
+impl OffscreenTarget {
+    pub fn new(gpu: &Gpu, size: (u32, u32)) -> OffscreenTarget {
+        let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("offscreen"),
+            size: wgpu::Extent3d { width: size.0, height: size.1, depth_or_array_layers: 1 },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: FORMAT,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+            view_formats: &[],
+        });
+        let view = texture.create_view(&Default::default());
+        OffscreenTarget { readback: Readback::new(gpu, size), texture, view, size }
+    }
+
+    /// Copies the texture into the readback buffer (record before submitting).
+    pub fn copy_out(&self, encoder: &mut wgpu::CommandEncoder) {
+        self.readback.copy_from(encoder, &self.texture);
+    }
+
+    /// Waits for the GPU and returns tightly packed RGBA rows.
+    pub fn read_rgba(&self, gpu: &Gpu) -> Result<Vec<u8>, RenderError> {
+        self.readback.read_rgba(gpu)
     }
 }
 

@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 /// How many worlds the menu offers to reopen.
 pub const KEPT: usize = 8;
 
-fn data_dir() -> Option<PathBuf> {
+/// The user's data directory for blockworld (`~/.local/share/blockworld` on Linux).
+pub fn data_dir() -> Option<PathBuf> {
     directories::ProjectDirs::from("", "", "blockworld").map(|d| d.data_dir().to_path_buf())
 }
 

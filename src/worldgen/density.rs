@@ -1,7 +1,7 @@
 //! The density stage: caves carved out of the filled terrain. CUDA twin:
 //! `kernels/density.cu`.
 //!
-//! The preset's cave noises are 3D noise on seed 001's lattice
+//! The preset's cave noises are 3D noise on the Brno project's lattice
 //! ([`crate::worldgen::noise::lattice`]); its layers turn them into
 //! chambers (one noise above a threshold) and tunnels (two noises both
 //! near zero). A chunk is worked in 8×8×8 groups: each group's lattice
@@ -206,8 +206,8 @@ pub fn group_noise(n: &FlatCaveNoise, origin: [i32; 3], out: &mut GroupRows) {
     }
 }
 
-/// A noise at one block, every octave's cell set up for it alone: seed
-/// 001's non-cooperative evaluation (same bits, far more hashing).
+/// A noise at one block, every octave's cell set up for it alone: the
+/// Brno project's non-cooperative evaluation (same bits, far more hashing).
 pub fn noise_at(n: &FlatCaveNoise, p: [i32; 3]) -> f32 {
     let mut acc = 0f32;
     for o in 0..n.octaves {

@@ -1,5 +1,5 @@
 //! The evaluators of the noise vocabulary's newer kinds, generic over lanes:
-//! seed 002's fractal sums (fBm, heterogeneous and hybrid multifractal, each
+//! the Caracas thesis's fractal sums (fBm, heterogeneous and hybrid multifractal, each
 //! with its T_in, and derivative-damped fBm) and the one-input kinds (ExpScale's power, Normalize,
 //! Linear, the bias and gain curves). [`super::graph`] calls them from its
 //! stack program. CUDA twin: `kernels/noise_kinds.cuh`, the same operations
@@ -118,7 +118,7 @@ mod tests {
         }
     }
 
-    /// Seed 002's three sums written out plainly: λ^j and w^j as powers,
+    /// The Caracas thesis's three sums written out plainly: λ^j and w^j as powers,
     /// not running products.
     fn reference(kind: &NodeKind, x: f64, z: f64) -> f64 {
         let n = flat(kind);

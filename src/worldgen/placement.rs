@@ -1,4 +1,4 @@
-//! Deterministic object placement after seed 000 (no stored data, no
+//! Deterministic object placement after the Chile thesis (no stored data, no
 //! random-number streams): the first step of the decoration stage.
 //!
 //! * **Candidates.** The world is tiled by square cells of 8 × 8 *units*; a

@@ -19,15 +19,13 @@ pub const TABLE_SIZE: usize = THRESHOLDS + 1;
 /// Deepest nesting of Combined/ExpScale the CPU program's stacks allow.
 pub const MAX_DEPTH: usize = 12;
 
-/// Presets shipped inside the binary, selectable by name.
-pub const BUNDLED: &[(&str, &str)] = &[
-    ("classic", include_str!("../../assets/worldgen/classic.ron")),
-    ("archipelago", include_str!("../../assets/worldgen/archipelago.ron")),
-    ("alpine", include_str!("../../assets/worldgen/alpine.ron")),
-    ("canyons", include_str!("../../assets/worldgen/canyons.ron")),
-    ("plateaus", include_str!("../../assets/worldgen/plateaus.ron")),
-    ("glacial", include_str!("../../assets/worldgen/glacial.ron")),
-];
+include!(concat!(env!("OUT_DIR"), "/bundled_presets.rs"));
+
+/// `--preset`'s help: the bundled names, from the files themselves.
+pub fn help_text() -> String {
+    let names: Vec<&str> = BUNDLED.iter().map(|(n, _)| *n).collect();
+    format!("A bundled preset ({}) or a path to a .ron file", names.join(", "))
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum PresetError {
@@ -57,7 +55,7 @@ pub enum NodeKind {
     /// `v = source(x·scale, z·scale); sign(v)·|v|^exponent`.
     ExpScale { source: String, exponent: f32, scale: f32 },
 
-    // Seed 002's terrain types: H(p) = T_post(Σ_j w^j·T_in(N(T_pre(λ^j p)))),
+    // The Caracas thesis's terrain types: H(p) = T_post(Σ_j w^j·T_in(N(T_pre(λ^j p)))),
     // w = λ^(−h). N is `perlin3` scaled like Basic, each octave on its own
     // lattice (seeds derived from `offset` and the octave).
     /// fBm: `Σ_{j<octaves} w^j·T_in(N(frequency·λ^j·p))`.
@@ -132,13 +130,13 @@ pub enum NodeKind {
     /// Perlin's gain on a normalised input: bias_{1−g}(2t)/2 below ½,
     /// 1 − bias_{1−g}(2−2t)/2 above.
     Gain { source: String, g: f32 },
-    /// Seed 002's glacier effect: bias with 0 < b ≤ ½; low ground lower and
+    /// The Caracas thesis's glacier effect: bias with 0 < b ≤ ½; low ground lower and
     /// flatter, high ground steeper.
     Glacier { source: String, b: f32 },
-    /// Seed 002's canyon effect: gain with ½ ≤ g < 1; flats at both ends,
+    /// The Caracas thesis's canyon effect: gain with ½ ≤ g < 1; flats at both ends,
     /// cliffs between.
     Canyon { source: String, g: f32 },
-    /// Seed 002's plateau effect: bias_{1−g}(2t)/2 below ½, 1 − bias_g(2−2t)/2
+    /// The Caracas thesis's plateau effect: bias_{1−g}(2t)/2 below ½, 1 − bias_g(2−2t)/2
     /// above, with ½ ≤ g < 1: mesas at middle heights.
     Plateau { source: String, g: f32 },
 }
@@ -380,7 +378,7 @@ pub struct Caves {
     pub layers: Vec<CaveLayer>,
 }
 
-/// A 3D noise on seed 001's lattice: octave `o` has cells of `cell >> o`
+/// A 3D noise on the Brno project's lattice: octave `o` has cells of `cell >> o`
 /// blocks across and `cell_y >> o` high (powers of two, never below 8, so
 /// an 8×8×8 group of blocks always shares one cell), weighted `gain^o`.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
@@ -998,6 +996,11 @@ mod tests {
             let p = Preset::load(name).unwrap();
             assert_eq!(&p.name, name);
         }
+        let files = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/worldgen")).unwrap();
+        let ron_files = files.filter(|f| f.as_ref().unwrap().path().extension().is_some_and(|x| x == "ron")).count();
+        assert_eq!(BUNDLED.len(), ron_files, "every preset file is bundled");
+        assert_eq!(BUNDLED[0].0, "classic", "the default comes first");
+        assert!(help_text().contains("glacial") && help_text().contains("archipelago"), "{}", help_text());
         let classic = Preset::classic();
         assert_eq!(classic.biomes.len(), 14);
         assert_eq!(classic.noise.len(), 21);

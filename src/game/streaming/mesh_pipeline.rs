@@ -32,7 +32,7 @@ pub struct Budget {
     /// uploading meshes) gets the rest, at least a little of each, and
     /// what does not fit waits for the next frame.
     pub time: Duration,
-    /// Generated chunks taken in per frame (seed 004's game takes 2); the
+    /// Generated chunks taken in per frame (the Bologna thesis's game takes 2); the
     /// rest wait in the service's channel. Not scaled with the frame time.
     pub max_arrivals: usize,
 }

@@ -1,6 +1,6 @@
 //! The geometry of streaming: which chunk positions are in range of a
 //! centre, and in what order they are wanted (rings of Chebyshev distance,
-//! nearest first, as in seed 003).
+//! nearest first, as in the UFMG paper).
 //!
 //! Horizontally the range is a disc, not a square: fog is radial and ends
 //! half a chunk inside the render distance, so the corners of a square

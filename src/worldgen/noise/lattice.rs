@@ -1,4 +1,4 @@
-//! Seed 001's 3D gradient lattice, the noise under the caves. CUDA twin:
+//! The Brno project's 3D gradient lattice, the noise under the caves. CUDA twin:
 //! `kernels/lattice.cuh`.
 //!
 //! Octave cells are powers of two no smaller than 8 blocks and aligned to
@@ -25,7 +25,7 @@ use super::perlin::{fade, lerp};
 pub const GROUP: usize = 8;
 pub const GROUP_VOLUME: usize = GROUP * GROUP * GROUP;
 
-/// Seed 001's integer hash: xor-shift and multiply twice, then xor-shift.
+/// The Brno project's integer hash: xor-shift and multiply twice, then xor-shift.
 #[inline(always)]
 pub fn mix(mut x: u32) -> u32 {
     x = ((x >> 16) ^ x).wrapping_mul(0x045d_9f3b);
@@ -217,7 +217,7 @@ fn corner_gradient(seed: u32, cell: [i32; 3], c: usize) -> ([usize; 3], [f32; 3]
 }
 
 /// One block's octave value, computed alone: its own cell, its own eight
-/// corner hashes (the non-cooperative evaluation seed 001 compares with).
+/// corner hashes (the non-cooperative evaluation the Brno project compares with).
 #[inline(always)]
 pub fn octave_at(seed: u32, shift_xz: u32, shift_y: u32, p: [i32; 3]) -> f32 {
     let shifts = [shift_xz, shift_y, shift_xz];
