@@ -518,3 +518,128 @@ fn settings_and_the_world_menu_carry_over() {
     });
     assert_eq!(back["grabbed"], true);
 }
+
+impl Session {
+    /// Where a widget of the game menu is, once two state lines agree.
+    fn widget_at(&self, dump: &Path, name: &str) -> (f64, f64) {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let mut seen: Option<(f64, (f64, f64))> = None;
+        loop {
+            let s = last_state(dump).unwrap_or_default();
+            if let (Some(at), Some(t)) = (s["menu"][name].as_array(), s["t"].as_f64()) {
+                let at = (at[0].as_f64().unwrap_or(0.0), at[1].as_f64().unwrap_or(0.0));
+                match seen {
+                    Some((t0, before)) if t0 != t && before == at => return at,
+                    Some((t0, _)) if t0 == t => {}
+                    _ => seen = Some((t, at)),
+                }
+            }
+            assert!(Instant::now() < deadline, "the game menu shows no steady `{name}`: {s}");
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+
+    /// Looks straight down and breaks the block under the player; returns it.
+    fn break_below(&self, dump: &Path) -> serde_json::Value {
+        self.look(0, 900, 10);
+        self.wait_for(dump, "no block under the crosshair", |v| v["target"].is_array());
+        self.click("1");
+        self.wait_for(dump, "the left click broke nothing", |v| v["last_break"].is_array())["last_break"].clone()
+    }
+}
+
+/// How long `game` takes to exit, at most `limit` (then the test fails).
+fn exits_within(game: &mut Killed, limit: Duration, what: &str) -> Duration {
+    let start = Instant::now();
+    loop {
+        if let Ok(Some(status)) = game.0.try_wait() {
+            assert!(status.success(), "{what}: the game exited with {status}");
+            return start.elapsed();
+        }
+        assert!(start.elapsed() < limit, "{what}: the game did not exit within {limit:?}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn png_rgba(path: &Path) -> (u32, u32, Vec<u8>) {
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).expect("the screenshot exists")));
+    let mut reader = decoder.read_info().expect("a PNG");
+    let mut buf = vec![0; reader.output_buffer_size().expect("a size")];
+    let info = reader.next_frame(&mut buf).expect("its pixels");
+    assert_eq!(info.color_type, png::ColorType::Rgba);
+    buf.truncate(info.buffer_size());
+    (info.width, info.height, buf)
+}
+
+/// Mean brightness of the top left corner, where F3's overlay sits.
+fn corner_brightness((w, _, rgba): &(u32, u32, Vec<u8>)) -> f64 {
+    let (mut sum, mut n) = (0.0, 0.0);
+    for y in 12..90 {
+        for x in 12..200 {
+            let i = ((y * w + x) * 4) as usize;
+            sum += (rgba[i] as f64 + rgba[i + 1] as f64 + rgba[i + 2] as f64) / 3.0;
+            n += 1.0;
+        }
+    }
+    sum / n
+}
+
+/// A player's first minute: nothing but the crosshair and hotbar until F3
+/// shows the debug overlay; F2 writes the window to a PNG (the overlay in
+/// it once shown); Save and quit in the menu, and SIGTERM, each end the
+/// game within 2 seconds with the edit made just before in the world.
+#[test]
+fn overlay_screenshots_and_quitting() {
+    if skip() {
+        return;
+    }
+    let mut s = Session::start("first");
+    let world = s.dir.join("world");
+    let dump = s.dir.join("state.jsonl");
+    let args = ["--world", world.to_str().unwrap(), "--seed", "42", "--render-distance", "3", "--size", "640x400"];
+    let (mut game, window) = s.play(&[&args[..], &["--exit-after", "120"]].concat(), &[], &dump);
+    assert_eq!(last_state(&dump).unwrap()["overlay"], false, "the debug overlay shows at start");
+
+    s.key("F2");
+    let first = s.wait_for(&dump, "F2 wrote no screenshot", |v| v["screenshot"].is_string());
+    let plain = PathBuf::from(first["screenshot"].as_str().unwrap());
+    assert!(plain.starts_with(s.dir.join("data")), "not in the data directory: {}", plain.display());
+    s.key("F3");
+    s.wait_for(&dump, "F3 did not show the overlay", |v| v["overlay"] == true);
+    s.key("F2");
+    let second = s.wait_for(&dump, "the second F2 wrote no screenshot", |v| {
+        v["screenshot"].as_str().is_some_and(|p| Path::new(p) != plain)
+    });
+    let with_overlay = PathBuf::from(second["screenshot"].as_str().unwrap());
+    let (a, b) = (png_rgba(&plain), png_rgba(&with_overlay));
+    assert_eq!((a.0, a.1), (640, 400), "the screenshot is not the window's size");
+    let (bright, dimmed) = (corner_brightness(&a), corner_brightness(&b));
+    eprintln!("top left corner: {bright:.1} without the overlay, {dimmed:.1} with it");
+    assert!(dimmed < bright * 0.8, "the overlay does not show in the screenshot ({bright:.1} → {dimmed:.1})");
+
+    // Break a block, then Save and quit from the menu at once.
+    s.key("f");
+    let broken = s.break_below(&dump);
+    s.key("Escape");
+    let at = s.widget_at(&dump, "quit");
+    xdotool(&s.display, &["mousemove", "--window", &window, &format!("{:.0}", at.0), &format!("{:.0}", at.1)]);
+    std::thread::sleep(Duration::from_millis(300));
+    xdotool(&s.display, &["click", "1"]);
+    let took = exits_within(&mut game, Duration::from_secs(2), "Save and quit");
+    eprintln!("Save and quit: the game exited {took:?} after the click");
+    assert_eq!(block_at(&world, &broken), "air", "the block broken before Save and quit came back");
+
+    // Again, ended by SIGTERM from the terminal.
+    let dump2 = s.dir.join("state2.jsonl");
+    let (mut game2, _window2) = s.play(&[&args[..], &["--exit-after", "120"]].concat(), &[], &dump2);
+    // The signal follows the click closely, so the periodic save (once a
+    // second) has mostly not run yet: the save on the way out keeps the edit.
+    s.look(0, 900, 10);
+    let target = s.wait_for(&dump2, "no block under the crosshair", |v| v["target"].is_array())["target"].clone();
+    s.click("1");
+    let _ = Command::new("kill").args(["-TERM", &game2.0.id().to_string()]).status();
+    let took = exits_within(&mut game2, Duration::from_secs(2), "SIGTERM");
+    eprintln!("SIGTERM: the game exited {took:?} after the signal");
+    assert_eq!(block_at(&world, &target), "air", "the block broken just before SIGTERM came back");
+    assert_eq!(block_at(&world, &broken), "air");
+}

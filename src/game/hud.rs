@@ -181,6 +181,8 @@ pub fn draw(
         egui::Area::new(egui::Id::unique("help")).anchor(egui::Align2::LEFT_BOTTOM, egui::vec2(8.0, -8.0)).show(
             ctx,
             |ui| {
+                // As wide as the window allows, so it stays below the hotbar.
+                ui.set_max_width(ctx.content_rect().width() - 24.0);
                 egui::Frame::new().fill(egui::Color32::from_black_alpha(150)).inner_margin(4.0).show(ui, |ui| {
                     ui.label(egui::RichText::new(HELP).monospace().color(egui::Color32::WHITE));
                 });
