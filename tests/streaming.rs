@@ -1,29 +1,68 @@
-//! Streaming and controls, headless (software Vulkan): runtime backend
-//! toggles and render-distance changes neither stall nor lose chunks, and
-//! a walking player never enters terrain.
+//! Streaming and controls, with no GPU device: streaming hands out view
+//! changes, which a plain model of the view applies here. Runtime backend
+//! toggles and render-distance changes neither stall nor lose chunks, the
+//! view holds exactly the meshes in range, and a walking player never
+//! enters terrain.
 
 use blockworld::backend::Engine;
 use blockworld::game::engine::Switch;
-use blockworld::game::headless::load_all;
 use blockworld::game::player::{Intent, LoadedChunks, Mode, Player, SolidQuery, HEIGHT, WIDTH};
 use blockworld::game::spawn::spawn_point;
-use blockworld::game::streaming::ChunkStreamer;
-use blockworld::render::gpu::Gpu;
-use blockworld::render::offscreen;
-use blockworld::render::world_renderer::WorldRenderer;
+use blockworld::game::streaming::rings::within;
+use blockworld::game::streaming::{ChunkStreamer, ViewChange};
 use blockworld::world::coords::ChunkPos;
 use blockworld::worldgen::{Preset, WorldGen};
 use glam::DVec3;
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
 const LOAD: Duration = Duration::from_secs(120);
 
-fn setup(seed: u64) -> (Arc<WorldGen>, Gpu, WorldRenderer) {
-    let world = Arc::new(WorldGen::new(Preset::classic(), seed));
-    let gpu = Gpu::headless().expect("software Vulkan (mesa-vulkan-drivers) is required");
-    let renderer = WorldRenderer::new(&gpu, offscreen::FORMAT).unwrap();
-    (world, gpu, renderer)
+/// What a renderer would draw: a chunk's quads, as the view changes say.
+#[derive(Default)]
+struct View {
+    meshes: HashMap<ChunkPos, usize>,
+    /// The last range the view was told to keep.
+    range: Option<(ChunkPos, i32)>,
+}
+
+impl View {
+    fn apply(&mut self, changes: Vec<ViewChange>) {
+        for c in changes {
+            match c {
+                ViewChange::Mesh(p, mesh) => {
+                    assert!(!mesh.is_empty(), "an empty mesh handed out for {p}");
+                    self.meshes.insert(p, mesh.quads());
+                }
+                ViewChange::Gone(p) => {
+                    self.meshes.remove(&p);
+                }
+                ViewChange::Range { centre, radius } => {
+                    self.meshes.retain(|p, _| within(*p, centre, radius));
+                    self.range = Some((centre, radius));
+                }
+            }
+        }
+    }
+
+    fn mesh_count(&self) -> usize {
+        self.meshes.len()
+    }
+}
+
+fn load_all(s: &mut ChunkStreamer, centre: ChunkPos, view: &mut View, timeout: Duration) -> Result<Duration, String> {
+    let took = s.load_around(centre, timeout, |c| view.apply(c)).map_err(|e| e.to_string())?;
+    // The view holds meshes in range only, and every one the range needs.
+    let (c, r) = view.range.expect("streaming set a range");
+    assert_eq!((c, r), (centre, s.render_distance()));
+    assert!(view.meshes.keys().all(|p| within(*p, c, r)), "a mesh outside the range is still drawn");
+    assert_eq!(s.holes_within(r), 0, "the view is complete but has holes");
+    Ok(took)
+}
+
+fn setup(seed: u64) -> (Arc<WorldGen>, View) {
+    (Arc::new(WorldGen::new(Preset::classic(), seed)), View::default())
 }
 
 /// Every loaded chunk equals a fresh generation of the same position.
@@ -44,12 +83,12 @@ fn assert_chunks_intact(streamer: &ChunkStreamer, world: &WorldGen, around: Chun
 
 #[test]
 fn backend_toggles_and_distance_changes_neither_stall_nor_lose_chunks() {
-    let (world, gpu, mut renderer) = setup(3);
+    let (world, mut renderer) = setup(3);
     let centre = ChunkPos::new(0, 0, 0);
     // The emulated kernels stand in for a GPU where the feature is built in.
     let device = if cfg!(feature = "kernel-emulation") { Engine::CudaEmulated } else { Engine::Gpu };
     let mut s = ChunkStreamer::new(world.clone(), Engine::Cpu, device, 3);
-    load_all(&mut s, centre, &gpu, &mut renderer, LOAD).unwrap();
+    load_all(&mut s, centre, &mut renderer, LOAD).unwrap();
     let after_first = renderer.mesh_count();
     assert!(after_first > 0);
 
@@ -65,8 +104,8 @@ fn backend_toggles_and_distance_changes_neither_stall_nor_lose_chunks() {
     } else {
         assert!(matches!(opened, Switch::Unavailable(_)) && s.engine() == Engine::Cpu, "{opened:?}");
     }
-    s.set_render_distance(5, &mut renderer);
-    load_all(&mut s, centre, &gpu, &mut renderer, LOAD).expect("raising the distance while switching stalled");
+    s.set_render_distance(5);
+    load_all(&mut s, centre, &mut renderer, LOAD).expect("raising the distance while switching stalled");
     assert!(renderer.mesh_count() > after_first);
     assert_chunks_intact(&s, &world, centre, 5);
 
@@ -76,33 +115,33 @@ fn backend_toggles_and_distance_changes_neither_stall_nor_lose_chunks() {
         assert_eq!(s.set_engine(Engine::Hybrid), Switch::Done);
         assert_eq!(s.engine(), Engine::Hybrid);
         let moved = ChunkPos::new(-5, 0, 4);
-        load_all(&mut s, moved, &gpu, &mut renderer, LOAD).expect("hybrid generation stalled");
+        load_all(&mut s, moved, &mut renderer, LOAD).expect("hybrid generation stalled");
         assert_chunks_intact(&s, &world, moved, 5);
         let b = s.balance();
         assert_eq!((b.cpu.engine, b.device.engine), (Some(Engine::Cpu), Some(device)), "{b:?}");
-        load_all(&mut s, centre, &gpu, &mut renderer, LOAD).unwrap();
+        load_all(&mut s, centre, &mut renderer, LOAD).unwrap();
     }
 
     s.set_engine(Engine::Cpu);
-    s.set_render_distance(2, &mut renderer);
-    load_all(&mut s, centre, &gpu, &mut renderer, LOAD).unwrap();
+    s.set_render_distance(2);
+    load_all(&mut s, centre, &mut renderer, LOAD).unwrap();
     assert!(renderer.mesh_count() < after_first, "lowering the distance must free meshes");
     assert!(s.counts().loaded <= 7 * 7 * 7, "chunks beyond the data ring were not freed: {}", s.counts().loaded);
 
     // Move and raise again in the same frame: the new ring streams in.
-    s.set_render_distance(4, &mut renderer);
+    s.set_render_distance(4);
     let moved = ChunkPos::new(6, 0, -3);
-    load_all(&mut s, moved, &gpu, &mut renderer, LOAD).unwrap();
+    load_all(&mut s, moved, &mut renderer, LOAD).unwrap();
     assert_chunks_intact(&s, &world, moved, 4);
 }
 
 #[test]
 fn walking_into_a_hill_never_enters_terrain() {
-    let (world, gpu, mut renderer) = setup(42);
+    let (world, mut renderer) = setup(42);
     let spawn = spawn_point(&world);
     let start_chunk = ChunkPos::containing([spawn.x as i64, spawn.y as i64, spawn.z as i64]);
     let mut s = ChunkStreamer::new(world.clone(), Engine::Cpu, Engine::Gpu, 3);
-    load_all(&mut s, start_chunk, &gpu, &mut renderer, LOAD).unwrap();
+    load_all(&mut s, start_chunk, &mut renderer, LOAD).unwrap();
     let get = |p| s.chunk(p).map(|c| &**c);
     let solid = LoadedChunks { get: &get };
     let feet = spawn;
@@ -159,20 +198,25 @@ fn walking_into_a_hill_never_enters_terrain() {
 fn a_torch_placed_in_a_cave_lights_it_at_once_and_breaking_it_darkens_it() {
     use blockworld::world::block::BlockId;
     use blockworld::world::edits::BlockPos;
-    let (world, gpu, mut renderer) = setup(42);
+    let (world, mut renderer) = setup(42);
     let centre = ChunkPos::containing([-1, -32, -305]);
     let mut streamer = ChunkStreamer::new(world, Engine::Cpu, Engine::Gpu, 3);
-    load_all(&mut streamer, centre, &gpu, &mut renderer, Duration::from_secs(300)).expect("the world loads");
+    load_all(&mut streamer, centre, &mut renderer, Duration::from_secs(300)).expect("the world loads");
     let torch = BlockPos::new(1, -39, -299);
     let beside = BlockPos::new(3, -39, -299);
     assert_eq!(streamer.block(torch), Some(BlockId::AIR), "the chamber's floor is where the test expects it");
     let before = streamer.light_at(beside).expect("the chamber is lit");
     assert_eq!((before.sky(), before.rgb()), (0, [0, 0, 0]), "a closed chamber is dark");
-    streamer.set_block(torch, BlockId::TORCH, &gpu, &mut renderer).unwrap();
+    streamer.set_block(torch, BlockId::TORCH).unwrap();
+    let changes = streamer.take_view_changes();
+    let remeshed = |p: ChunkPos| changes.iter().any(|c| matches!(c, ViewChange::Mesh(q, _) if *q == p));
+    assert!(torch.chunk().is_some_and(remeshed), "the torch's chunk was not meshed again in the same call");
+    renderer.apply(changes);
     let [r, g, b] = BlockId::TORCH.info().light;
     let lit = streamer.light_at(beside).unwrap();
     assert_eq!(lit.rgb(), [r - 2, g - 2, b - 2], "two steps from the torch, at once");
-    streamer.set_block(torch, BlockId::AIR, &gpu, &mut renderer).unwrap();
+    streamer.set_block(torch, BlockId::AIR).unwrap();
+    renderer.apply(streamer.take_view_changes());
     assert_eq!(streamer.light_at(beside).unwrap(), before, "breaking the torch takes its light away");
 }
 
@@ -181,12 +225,13 @@ fn a_torch_placed_in_a_cave_lights_it_at_once_and_breaking_it_darkens_it() {
 /// complete.
 #[test]
 fn holes_are_counted_until_the_view_is_complete() {
-    let (world, gpu, mut renderer) = setup(42);
+    let (world, mut renderer) = setup(42);
     let mut streamer = ChunkStreamer::new(world, Engine::Cpu, Engine::Gpu, 3);
     let centre = ChunkPos::new(0, 0, 0);
-    streamer.update(centre, &gpu, &mut renderer, Default::default());
+    streamer.update(centre, Default::default());
+    renderer.apply(streamer.take_view_changes());
     let before = streamer.holes_within(2);
     assert!(before > 0, "a range that was just asked for has no holes");
-    load_all(&mut streamer, centre, &gpu, &mut renderer, LOAD).expect("the world loads");
+    load_all(&mut streamer, centre, &mut renderer, LOAD).expect("the world loads");
     assert_eq!(streamer.holes_within(3), 0, "holes in a complete view");
 }

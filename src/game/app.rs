@@ -16,6 +16,7 @@ use super::spawn::spawn_point;
 use super::state_dump::{StateDump, StateLine};
 use super::streaming::{Budget, ChunkStreamer};
 use super::target::{raycast, Hit, REACH};
+use super::view;
 use super::world_menu::{MenuChoice, WorldMenu};
 use crate::backend::Engine;
 use crate::render::camera::{Camera, DEFAULT_FOV_DEGREES};
@@ -260,7 +261,7 @@ impl Running {
     }
 
     fn edit(&mut self, pos: BlockPos, block: BlockId) -> bool {
-        match self.streamer.set_block(pos, block, &self.screen.gpu, &mut self.screen.renderer) {
+        match view::set_block(&mut self.streamer, pos, block, &self.screen.gpu, &mut self.screen.renderer) {
             Ok(()) => {
                 self.saving.edited();
                 true
@@ -406,7 +407,8 @@ impl Running {
     }
 
     fn change_distance(&mut self, r: i32) {
-        self.streamer.set_render_distance(r, &mut self.screen.renderer);
+        self.streamer.set_render_distance(r);
+        view::show_changes(&mut self.streamer, &self.screen.gpu, &mut self.screen.renderer);
         self.settings.edit().render_distance = self.streamer.render_distance();
         self.say(format!("render distance {}", self.streamer.render_distance()));
     }
@@ -515,7 +517,7 @@ impl Running {
             self.player.step(TICK.as_secs_f64(), intent, &LoadedChunks { get: &get });
         }
         let screen = &mut self.screen;
-        self.streamer.update(self.player.chunk(), &screen.gpu, &mut screen.renderer, Budget::default());
+        view::update(&mut self.streamer, self.player.chunk(), Budget::default(), &screen.gpu, &mut screen.renderer);
         if let Some(notice) = self.streamer.take_notice() {
             self.say(notice);
         }

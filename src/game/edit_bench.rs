@@ -14,6 +14,7 @@
 use super::headless::load_all;
 use super::spawn::spawn_point;
 use super::streaming::ChunkStreamer;
+use super::view;
 use crate::backend::Engine;
 use crate::bench::percentile;
 use crate::render::gpu::Gpu;
@@ -72,7 +73,7 @@ pub fn run(world: Arc<WorldGen>, render_distance: i32, count: usize) -> Result<E
             (BlockPos::new(x, top + 1, z), BlockId::COBBLESTONE)
         };
         let t = Instant::now();
-        streamer.set_block(pos, block, &gpu, &mut renderer)?;
+        view::set_block(&mut streamer, pos, block, &gpu, &mut renderer)?;
         times.push(t.elapsed().as_secs_f64() * 1e3);
     }
     times.sort_by(|a, b| a.total_cmp(b));
@@ -119,9 +120,9 @@ fn torch_times(
         };
         let pos = BlockPos::new(x, y, z);
         let t = Instant::now();
-        streamer.set_block(pos, BlockId::TORCH, gpu, renderer)?;
+        view::set_block(streamer, pos, BlockId::TORCH, gpu, renderer)?;
         times.push(t.elapsed().as_secs_f64() * 1e3);
-        streamer.set_block(pos, BlockId::AIR, gpu, renderer)?;
+        view::set_block(streamer, pos, BlockId::AIR, gpu, renderer)?;
     }
     Ok(times)
 }

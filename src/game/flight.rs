@@ -16,6 +16,7 @@ use super::headless::load_all;
 use super::spawn::spawn_point;
 use super::streaming::rings::within;
 use super::streaming::{Budget, ChunkStreamer};
+use super::view;
 use crate::backend::service::Balance;
 use crate::backend::Engine;
 use crate::bench::{percentile, rss};
@@ -241,7 +242,7 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
         last = eye;
         let chunk = ChunkPos::containing([eye.x.floor() as i64, eye.y.floor() as i64, eye.z.floor() as i64]);
         let update_start = CpuClock::now();
-        streamer.update(chunk, &gpu, &mut renderer, Budget::default());
+        view::update(&mut streamer, chunk, Budget::default(), &gpu, &mut renderer);
         updates.push(update_start.ms());
         let camera = Camera::for_view(eye, yaw, pitch, DEFAULT_FOV_DEGREES, opts.size, opts.render_distance);
         let mut encoder = gpu.device.create_command_encoder(&Default::default());

@@ -16,6 +16,7 @@
 
 use super::frame_stats::CpuClock;
 use super::streaming::{Budget, ChunkStreamer};
+use super::view;
 use super::{engine::Switch, spawn::spawn_point};
 use crate::backend::service::Balance;
 use crate::backend::Engine;
@@ -118,7 +119,7 @@ fn run_one(world: Arc<WorldGen>, gpu: &Gpu, n: u32, throttle: Throttle, opts: &F
     while times.len() < opts.frames {
         let start = Instant::now();
         let cpu = CpuClock::now();
-        streamer.update(centre, gpu, &mut renderer, budget);
+        view::update(&mut streamer, centre, budget, gpu, &mut renderer);
         times.push(cpu.ms());
         walls.push(start.elapsed().as_secs_f64() * 1e3);
         // The first frame only sets the range up.

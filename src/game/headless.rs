@@ -2,7 +2,8 @@
 
 use super::engine::Switch;
 use super::spawn::spawn_point;
-use super::streaming::{Budget, ChunkStreamer};
+use super::streaming::ChunkStreamer;
+use super::view;
 use crate::backend::Engine;
 use crate::render::camera::{Camera, DEFAULT_FOV_DEGREES};
 use crate::render::gpu::Gpu;
@@ -11,12 +12,12 @@ use crate::render::world_renderer::{ViewParams, WorldRenderer};
 use crate::world::coords::ChunkPos;
 use crate::world::edits::ChunkEdits;
 use crate::worldgen::WorldGen;
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use glam::DVec3;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 pub struct ScreenshotOptions {
     pub out: PathBuf,
@@ -50,20 +51,10 @@ pub fn load_all(
     renderer: &mut WorldRenderer,
     timeout: Duration,
 ) -> Result<Duration> {
-    let start = Instant::now();
-    let budget = Budget { upload_bytes: u64::MAX, time: Duration::from_millis(50), max_arrivals: usize::MAX };
-    loop {
-        streamer.update(centre, gpu, renderer, budget);
+    Ok(streamer.load_around(centre, timeout, |changes| {
+        view::show(changes, gpu, renderer);
         gpu.flush_uploads();
-        if streamer.is_complete() {
-            return Ok(start.elapsed());
-        }
-        if start.elapsed() > timeout {
-            let c = streamer.counts();
-            bail!("the world did not finish loading within {:?}: {} of {} chunks ready", timeout, c.complete, c.wanted);
-        }
-        std::thread::sleep(Duration::from_millis(1));
-    }
+    })?)
 }
 
 pub fn screenshot(world: Arc<WorldGen>, opts: &ScreenshotOptions) -> Result<ScreenshotReport> {

@@ -20,5 +20,6 @@ pub mod spawn;
 pub mod state_dump;
 pub mod streaming;
 pub mod target;
+pub mod view;
 pub mod view_bench;
 pub mod world_menu;

@@ -1,7 +1,7 @@
 //! The mesh pipeline: chunks whose 26 neighbours are loaded wait in a
 //! queue of positions and go to the mesher threads a bounded number at a
-//! time; finished meshes are uploaded on the game thread within a
-//! per-frame byte and time budget.
+//! time; finished meshes are handed out (as [`super::ViewChange`]s the
+//! game uploads) within a per-frame byte and time budget.
 //!
 //! The bound is what keeps memory flat: a job holds its 27 chunks alive,
 //! so an unbounded job channel behind a fast flight kept evicted chunks
@@ -14,8 +14,6 @@
 use super::rings::within;
 use crate::light::ChunkLight;
 use crate::mesh::{mesh_chunk, ChunkMesh, Neighbourhood};
-use crate::render::gpu::Gpu;
-use crate::render::world_renderer::WorldRenderer;
 use crate::world::chunk::Chunk;
 use crate::world::coords::ChunkPos;
 use crossbeam_channel::{Receiver, Sender};
@@ -253,24 +251,24 @@ impl MeshPipeline {
         }
     }
 
-    /// Takes in finished meshes and uploads them within `bytes` and by
-    /// `deadline` (at least one either way); calls `uploaded` for every
-    /// chunk that is done.
-    pub fn upload(
+    /// Takes in finished meshes and hands them to `show` (an empty one as
+    /// `None`: the chunk has nothing to draw) within `max_bytes` of quads
+    /// and by `deadline` (at least one either way); calls `done` for every
+    /// chunk handed out.
+    pub fn hand_out(
         &mut self,
         (centre, r): (ChunkPos, i32),
-        gpu: &Gpu,
-        renderer: &mut WorldRenderer,
         (max_bytes, deadline): (u64, Instant),
-        mut uploaded: impl FnMut(ChunkPos),
+        mut show: impl FnMut(ChunkPos, Option<ChunkMesh>),
+        mut done: impl FnMut(ChunkPos),
     ) {
-        while let Ok(done) = self.done.try_recv() {
-            if self.versions.get(&done.pos).copied().unwrap_or(0) != done.version {
+        while let Ok(finished) = self.done.try_recv() {
+            if self.versions.get(&finished.pos).copied().unwrap_or(0) != finished.version {
                 continue; // made from blocks an edit has since changed
             }
-            self.meshing.remove(&done.pos);
-            if within(done.pos, centre, r) {
-                self.uploads.push_back(done);
+            self.meshing.remove(&finished.pos);
+            if within(finished.pos, centre, r) {
+                self.uploads.push_back(finished);
             }
         }
         let mut bytes = 0u64;
@@ -278,17 +276,21 @@ impl MeshPipeline {
             if bytes > 0 && (bytes >= max_bytes || Instant::now() >= deadline) {
                 break;
             }
-            let Some(done) = self.uploads.pop_front() else { break };
-            if !done.mesh.is_empty() {
-                bytes += renderer.upload(gpu, done.pos, &done.mesh);
-                if let Some(t) = self.asked_at.get(&done.pos) {
+            let Some(finished) = self.uploads.pop_front() else { break };
+            let pos = finished.pos;
+            if finished.mesh.is_empty() {
+                show(pos, None);
+            } else {
+                bytes += (finished.mesh.quads() * std::mem::size_of::<crate::mesh::quad::Quad>()) as u64;
+                if let Some(t) = self.asked_at.get(&pos) {
                     self.ready_latencies.push(t.elapsed());
                 }
+                show(pos, Some(finished.mesh));
             }
-            self.asked_at.remove(&done.pos);
-            self.meshed.insert(done.pos);
-            self.drawn.insert(done.pos);
-            uploaded(done.pos);
+            self.asked_at.remove(&pos);
+            self.meshed.insert(pos);
+            self.drawn.insert(pos);
+            done(pos);
         }
     }
 

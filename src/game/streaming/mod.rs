@@ -6,6 +6,10 @@
 //! When the player moves, requests that fell out of range are cancelled
 //! before they run, and chunks and meshes beyond the render distance are
 //! freed. A chunk is meshed once it and its 26 neighbours exist.
+//!
+//! Streaming knows no GPU: what the view must change comes out as
+//! [`ViewChange`]s, which the game hands to the renderer
+//! (`game::view::show`), so streaming runs and is tested without a device.
 
 pub mod lighting;
 pub mod mesh_pipeline;
@@ -16,8 +20,7 @@ use super::engine::{EngineSwitch, Switch};
 use crate::backend::service::{Balance, Command, Event, GenerationService, DEFAULT_BATCH, MAX_BATCH};
 use crate::backend::Engine;
 use crate::light::Light;
-use crate::render::gpu::Gpu;
-use crate::render::world_renderer::WorldRenderer;
+use crate::mesh::ChunkMesh;
 use crate::world::block::BlockId;
 use crate::world::chunk::{Chunk, ChunkBlocks};
 use crate::world::coords::{block_index, ChunkPos};
@@ -37,6 +40,23 @@ use std::time::{Duration, Instant};
 
 pub use mesh_pipeline::Budget;
 pub use rings::{rings, vertical, MAX_RENDER_DISTANCE, MAX_VERTICAL, MIN_RENDER_DISTANCE};
+
+/// Streaming could not finish what it was asked.
+#[derive(Debug, thiserror::Error)]
+pub enum StreamError {
+    #[error("the world did not finish loading within {timeout:?}: {complete} of {wanted} chunks ready")]
+    LoadTimeout { timeout: Duration, complete: usize, wanted: usize },
+}
+
+/// What the view must change, in the order streaming decided it.
+pub enum ViewChange {
+    /// The chunk's mesh, new or made again.
+    Mesh(ChunkPos, ChunkMesh),
+    /// The chunk has nothing to draw any more.
+    Gone(ChunkPos),
+    /// Only chunks within `radius` of `centre` stay drawn.
+    Range { centre: ChunkPos, radius: i32 },
+}
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct StreamCounts {
@@ -70,6 +90,8 @@ pub struct ChunkStreamer {
     /// Loaded chunks that came into range, to be tried for meshing.
     entered: VecDeque<ChunkPos>,
     last_update: Option<Instant>,
+    /// What the view must change since the last [`ChunkStreamer::take_view_changes`].
+    view_changes: Vec<ViewChange>,
 }
 
 /// Streaming work is handed out once a frame, so each frame must hand out
@@ -128,6 +150,7 @@ impl ChunkStreamer {
             meshed_distance: 0,
             entered: VecDeque::new(),
             last_update: None,
+            view_changes: Vec::new(),
         };
         s.set_engine(engine);
         s
@@ -196,15 +219,45 @@ impl ChunkStreamer {
         self.render_distance
     }
 
-    pub fn set_render_distance(&mut self, r: i32, renderer: &mut WorldRenderer) {
+    pub fn set_render_distance(&mut self, r: i32) {
         let r = r.clamp(MIN_RENDER_DISTANCE, MAX_RENDER_DISTANCE);
         if r != self.render_distance {
             self.render_distance = r;
-            self.recentre(self.centre, renderer, true);
+            self.recentre(self.centre, true);
         }
     }
 
-    fn recentre(&mut self, centre: ChunkPos, renderer: &mut WorldRenderer, force: bool) {
+    /// Streams until everything in range around `centre` is generated and
+    /// meshed, handing each frame's view changes to `show`; returns how long
+    /// it took.
+    pub fn load_around(
+        &mut self,
+        centre: ChunkPos,
+        timeout: Duration,
+        mut show: impl FnMut(Vec<ViewChange>),
+    ) -> Result<Duration, StreamError> {
+        let start = Instant::now();
+        let budget = Budget { upload_bytes: u64::MAX, time: Duration::from_millis(50), max_arrivals: usize::MAX };
+        loop {
+            self.update(centre, budget);
+            show(self.take_view_changes());
+            if self.is_complete() {
+                return Ok(start.elapsed());
+            }
+            if start.elapsed() > timeout {
+                let c = self.counts();
+                return Err(StreamError::LoadTimeout { timeout, complete: c.complete, wanted: c.wanted });
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+
+    /// What the view must change since the last call, oldest first.
+    pub fn take_view_changes(&mut self) -> Vec<ViewChange> {
+        std::mem::take(&mut self.view_changes)
+    }
+
+    fn recentre(&mut self, centre: ChunkPos, force: bool) {
         if centre == self.centre && !force {
             return;
         }
@@ -217,7 +270,7 @@ impl ChunkStreamer {
         // Keep one extra ring of data so meshes at the edge keep their neighbours.
         self.store.evict(|p| within_data(p, centre, r));
         self.meshes.retain(centre, r);
-        renderer.retain(|p| within(p, centre, r));
+        self.view_changes.push(ViewChange::Range { centre, radius: r });
         self.relight_range(old_centre, old_r);
         // Chunks that just came into range may already have all their
         // neighbours: no arrival will trigger them, so try them now.
@@ -354,13 +407,7 @@ impl ChunkStreamer {
     /// here, ahead of all streaming work, so the change shows in the next
     /// frame (a chunk meshes in tens of microseconds). Meshes of those
     /// chunks still on the mesher threads are dropped when they come back.
-    pub fn set_block(
-        &mut self,
-        pos: BlockPos,
-        block: BlockId,
-        gpu: &Gpu,
-        renderer: &mut WorldRenderer,
-    ) -> Result<(), StoreError> {
+    pub fn set_block(&mut self, pos: BlockPos, block: BlockId) -> Result<(), StoreError> {
         let mut touched = self.store.set_block(pos, block)?;
         if let Some(chunk) = pos.chunk().and_then(|c| self.store.get(c)).cloned() {
             for c in self.light.edit(chunk, pos) {
@@ -378,11 +425,11 @@ impl ChunkStreamer {
             match Self::mesh_input(&self.store, &self.light, c, within_light(c, centre, r)) {
                 Some(input) => {
                     let mesh = mesh_of(&input);
-                    if mesh.is_empty() {
-                        renderer.remove(c);
+                    self.view_changes.push(if mesh.is_empty() {
+                        ViewChange::Gone(c)
                     } else {
-                        renderer.upload(gpu, c, &mesh);
-                    }
+                        ViewChange::Mesh(c, mesh)
+                    });
                     self.meshes.remeshed(c, true);
                     self.store.mark_meshed(c);
                 }
@@ -399,8 +446,8 @@ impl ChunkStreamer {
     }
 
     /// One frame of streaming: take in generated chunks and finished meshes,
-    /// issue new requests, upload within `budget`.
-    pub fn update(&mut self, player_chunk: ChunkPos, gpu: &Gpu, renderer: &mut WorldRenderer, budget: Budget) {
+    /// issue new requests, hand meshes out within `budget`.
+    pub fn update(&mut self, player_chunk: ChunkPos, budget: Budget) {
         let now = Instant::now();
         let frame = self.last_update.replace(now).map_or(Duration::ZERO, |last| now - last);
         let scale = frame_scale(frame);
@@ -409,7 +456,7 @@ impl ChunkStreamer {
         // chunk border, the light thread's results) takes first is not
         // left to the elastic work.
         let deadline = now + budget.time;
-        self.recentre(player_chunk, renderer, !self.started);
+        self.recentre(player_chunk, !self.started);
         self.started = true;
         self.requests.set_max_in_flight(4 * DEFAULT_BATCH * scale);
         if let Some(n) = self.switch.poll(&self.service) {
@@ -462,8 +509,13 @@ impl ChunkStreamer {
         self.meshes.dispatch(MAX_IN_PIPELINE * scale, deadline, |p| {
             Self::mesh_input(store, light, p, within_light(p, centre, r))
         });
-        let store = &mut self.store;
-        self.meshes.upload((centre, r), gpu, renderer, (budget.upload_bytes, deadline), |p| store.mark_meshed(p));
+        let (store, changes) = (&mut self.store, &mut self.view_changes);
+        self.meshes.hand_out(
+            (centre, r),
+            (budget.upload_bytes, deadline),
+            |p, mesh| changes.push(mesh.map_or(ViewChange::Gone(p), |m| ViewChange::Mesh(p, m))),
+            |p| store.mark_meshed(p),
+        );
     }
 
     /// Light the light thread finished: chunks whose meshes read changed

@@ -1,0 +1,47 @@
+//! Where streaming meets the GPU: the view changes streaming decided,
+//! applied to the renderer.
+
+use super::streaming::{rings::within, Budget, ChunkStreamer, ViewChange};
+use crate::render::gpu::Gpu;
+use crate::render::world_renderer::WorldRenderer;
+use crate::world::block::BlockId;
+use crate::world::coords::ChunkPos;
+use crate::world::edits::BlockPos;
+use crate::world::store::StoreError;
+
+/// Uploads, removes and drops meshes as `changes` say, in order.
+pub fn show(changes: Vec<ViewChange>, gpu: &Gpu, renderer: &mut WorldRenderer) {
+    for change in changes {
+        match change {
+            ViewChange::Mesh(pos, mesh) => {
+                renderer.upload(gpu, pos, &mesh);
+            }
+            ViewChange::Gone(pos) => renderer.remove(pos),
+            ViewChange::Range { centre, radius } => renderer.retain(|p| within(p, centre, radius)),
+        }
+    }
+}
+
+/// Everything streaming decided since the last call, shown.
+pub fn show_changes(streamer: &mut ChunkStreamer, gpu: &Gpu, renderer: &mut WorldRenderer) {
+    show(streamer.take_view_changes(), gpu, renderer);
+}
+
+/// One frame of streaming, and its changes shown.
+pub fn update(streamer: &mut ChunkStreamer, centre: ChunkPos, budget: Budget, gpu: &Gpu, renderer: &mut WorldRenderer) {
+    streamer.update(centre, budget);
+    show_changes(streamer, gpu, renderer);
+}
+
+/// An edit, and the meshes it changed shown (they are drawn in the next frame).
+pub fn set_block(
+    streamer: &mut ChunkStreamer,
+    pos: BlockPos,
+    block: BlockId,
+    gpu: &Gpu,
+    renderer: &mut WorldRenderer,
+) -> Result<(), StoreError> {
+    streamer.set_block(pos, block)?;
+    show_changes(streamer, gpu, renderer);
+    Ok(())
+}
