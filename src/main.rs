@@ -7,9 +7,9 @@ use blockworld::backend::{self, Engine};
 use blockworld::bench::{gen, report};
 use blockworld::cli::args::{parse_block_pos, parse_chunk_pos, parse_counts, parse_size, parse_vec3, parse_xz};
 use blockworld::cli::region_hash::region_hash;
+use blockworld::cli::screenshot::{screenshot, ScreenshotOptions};
 use blockworld::cli::world_cmd;
 use blockworld::game::clock::parse_time_of_day;
-use blockworld::game::headless::{screenshot, ScreenshotOptions};
 use blockworld::game::settings::Settings;
 use blockworld::save::edited::EditedBackend;
 use blockworld::save::world_file::WorldFile;
@@ -268,8 +268,8 @@ fn parse_alpha(s: &str) -> Result<f64, String> {
 }
 
 /// The flight rows `--backend` (and `--alpha`) ask for.
-fn flight_rows(backend: EngineOrAll, alpha: Option<f64>) -> Result<Vec<blockworld::game::flight::Row>> {
-    use blockworld::game::flight::{Row, UFMG_ROWS};
+fn flight_rows(backend: EngineOrAll, alpha: Option<f64>) -> Result<Vec<blockworld::bench::flight::Row>> {
+    use blockworld::bench::flight::{Row, UFMG_ROWS};
     if alpha.is_some() && backend.0 != Some(Engine::Hybrid) {
         bail!("--alpha fixes the GPU's share in hybrid generation: use it with --backend hybrid");
     }
@@ -553,45 +553,12 @@ fn run() -> Result<()> {
     match cli.command {
         None => play(PlayArgs::defaults()?),
         Some(Command::Play(args)) => play(args),
-        Some(Command::RegionHash { world, from, to, backend: kind, world_dir, cpu_fallback, counts, per_chunk }) => {
-            let saved = world_dir.as_deref().map(WorldFile::open).transpose()?;
-            let w = match &saved {
-                Some(s) => Arc::new(WorldGen::new(s.preset().clone(), s.meta().seed)),
-                None => load_world(&world)?,
-            };
-            let mut b = backend::create(kind, w.clone())?;
-            if cpu_fallback {
-                b = Arc::new(FallbackBackend::new(b, CpuBackend::parallel(w)));
-            }
-            if let Some(s) = &saved {
-                b = Arc::new(EditedBackend::new(b, s.load_edits()?));
-            }
-            let r = region_hash(&*b, from, to, per_chunk)?;
-            if !r.counts_consistent {
-                bail!("backend {} reported block counts that do not match its blocks", kind.label());
-            }
-            for (pos, digest) in &r.per_chunk {
-                println!("{},{},{} {digest}", pos.x, pos.y, pos.z);
-            }
-            println!("{}  {} chunks", r.digest, r.chunks);
-            if counts {
-                println!("{}", r.counts_json());
-            }
-            Ok(())
+        Some(Command::RegionHash { world, from, to, backend, world_dir, cpu_fallback, counts, per_chunk }) => {
+            region_hash_command(&world, (from, to), backend, world_dir.as_deref(), cpu_fallback, (counts, per_chunk))
         }
-        Some(Command::Map { world, center, size, scale, layer, out, json, backend: kind }) => {
-            let w = load_world(&world)?;
+        Some(Command::Map { world, center, size, scale, layer, out, json, backend }) => {
             let opts = blockworld::map::MapOptions { center, size, scale, layer };
-            let engine = kind.map(|k| backend::create(k, w.clone())).transpose()?;
-            let map = blockworld::map::render_on(&w, engine.as_deref(), &opts)?;
-            let png = blockworld::map::encode_png(&map).context("encoding the map")?;
-            std::fs::write(&out, png).with_context(|| format!("writing {}", out.display()))?;
-            if json {
-                println!("{}", serde_json::to_string_pretty(&map.stats)?);
-            } else {
-                eprintln!("wrote {} ({}×{} pixels)", out.display(), map.width, map.height);
-            }
-            Ok(())
+            map_command(&world, &opts, &out, json, backend)
         }
         Some(Command::Screenshot {
             world,
@@ -606,78 +573,148 @@ fn run() -> Result<()> {
             world_dir,
             time,
         }) => {
-            let saved = world_dir.as_deref().map(WorldFile::open).transpose()?;
-            let (w, edits) = match &saved {
-                Some(s) => (Arc::new(WorldGen::new(s.preset().clone(), s.meta().seed)), s.load_edits()?),
-                None => (load_world(&world)?, Default::default()),
-            };
-            let (engine, gpu_device) = (backend, device_for(backend));
             let opts = ScreenshotOptions {
-                out: out.clone(),
+                out,
                 pos,
                 yaw,
                 pitch,
                 render_distance,
                 size,
-                engine,
-                gpu_device,
+                engine: backend,
+                gpu_device: device_for(backend),
                 timeout: std::time::Duration::from_secs(timeout),
-                edits,
+                edits: Default::default(),
                 time_of_day: time,
             };
-            let r = screenshot(w, &opts)?;
-            println!(
-                "wrote {} ({}x{}) — loaded {} chunks, {} meshes in {:.0} ms on {}; eye at {:.1},{:.1},{:.1}",
-                out.display(),
-                size.0,
-                size.1,
-                r.chunks,
-                r.meshes,
-                r.load_time.as_secs_f64() * 1e3,
-                r.adapter,
-                r.eye.x,
-                r.eye.y,
-                r.eye.z
-            );
-            Ok(())
+            screenshot_command(&world, world_dir.as_deref(), opts)
         }
         Some(Command::World { which }) => world_command(which),
-        Some(Command::Bench { which: BenchCommand::Frames { world, sizes, frames, backend, json } }) => {
+        Some(Command::Bench { which }) => bench_command(which),
+    }
+}
+
+fn region_hash_command(
+    world: &WorldArgs,
+    (from, to): (ChunkPos, ChunkPos),
+    kind: Engine,
+    world_dir: Option<&std::path::Path>,
+    cpu_fallback: bool,
+    (counts, per_chunk): (bool, bool),
+) -> Result<()> {
+    let saved = world_dir.map(WorldFile::open).transpose()?;
+    let w = match &saved {
+        Some(s) => Arc::new(WorldGen::new(s.preset().clone(), s.meta().seed)),
+        None => load_world(world)?,
+    };
+    let mut b = backend::create(kind, w.clone())?;
+    if cpu_fallback {
+        b = Arc::new(FallbackBackend::new(b, CpuBackend::parallel(w)));
+    }
+    if let Some(s) = &saved {
+        b = Arc::new(EditedBackend::new(b, s.load_edits()?));
+    }
+    let r = region_hash(&*b, from, to, per_chunk)?;
+    if !r.counts_consistent {
+        bail!("backend {} reported block counts that do not match its blocks", kind.label());
+    }
+    for (pos, digest) in &r.per_chunk {
+        println!("{},{},{} {digest}", pos.x, pos.y, pos.z);
+    }
+    println!("{}  {} chunks", r.digest, r.chunks);
+    if counts {
+        println!("{}", r.counts_json());
+    }
+    Ok(())
+}
+
+fn map_command(
+    world: &WorldArgs,
+    opts: &blockworld::map::MapOptions,
+    out: &std::path::Path,
+    json: bool,
+    kind: Option<Engine>,
+) -> Result<()> {
+    let w = load_world(world)?;
+    let engine = kind.map(|k| backend::create(k, w.clone())).transpose()?;
+    let map = blockworld::map::render_on(&w, engine.as_deref(), opts)?;
+    let png = blockworld::map::encode_png(&map).context("encoding the map")?;
+    std::fs::write(out, png).with_context(|| format!("writing {}", out.display()))?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&map.stats)?);
+    } else {
+        eprintln!("wrote {} ({}×{} pixels)", out.display(), map.width, map.height);
+    }
+    Ok(())
+}
+
+fn screenshot_command(
+    world: &WorldArgs,
+    world_dir: Option<&std::path::Path>,
+    mut opts: ScreenshotOptions,
+) -> Result<()> {
+    let saved = world_dir.map(WorldFile::open).transpose()?;
+    let w = match &saved {
+        Some(s) => {
+            opts.edits = s.load_edits()?;
+            Arc::new(WorldGen::new(s.preset().clone(), s.meta().seed))
+        }
+        None => load_world(world)?,
+    };
+    let r = screenshot(w, &opts)?;
+    println!(
+        "wrote {} ({}x{}) — loaded {} chunks, {} meshes in {:.0} ms on {}; eye at {:.1},{:.1},{:.1}",
+        opts.out.display(),
+        opts.size.0,
+        opts.size.1,
+        r.chunks,
+        r.meshes,
+        r.load_time.as_secs_f64() * 1e3,
+        r.adapter,
+        r.eye.x,
+        r.eye.y,
+        r.eye.z
+    );
+    Ok(())
+}
+
+/// Prints reports as JSON or as their tables.
+fn print_reports<T: serde::Serialize + std::fmt::Display>(reports: &[T], json: bool) -> Result<()> {
+    if json {
+        return print_json(reports);
+    }
+    for r in reports {
+        print!("{r}");
+    }
+    Ok(())
+}
+
+fn bench_command(which: BenchCommand) -> Result<()> {
+    match which {
+        BenchCommand::Frames { world, sizes, frames, backend, json } => {
             if backend.0 == Some(Engine::CpuSerial) {
                 bail!("bench frames streams on the pool or the device: use cpu, gpu, cuda-emulated, hybrid or all");
             }
             let mut rows = Vec::new();
             for engine in backend.engines(&[Engine::Cpu, Engine::Gpu, Engine::Hybrid]) {
-                let opts = blockworld::game::frames_bench::FramesOptions {
+                let opts = blockworld::bench::frames::FramesOptions {
                     sizes: sizes.0.clone(),
                     frames: frames as usize,
                     engine,
                     gpu_device: device_for(engine),
                 };
-                match blockworld::game::frames_bench::run(|| load_world(&world), &opts) {
+                match blockworld::bench::frames::run(|| load_world(&world), &opts) {
                     Ok(r) => rows.extend(r),
                     Err(e) if backend.0.is_none() && engine.uses_device() => eprintln!("{engine}: skipped — {e}"),
                     Err(e) => return Err(e),
                 }
             }
-            if json {
-                print_json(&rows)?;
-            } else {
-                println!("the Bologna thesis's N: the thesis's cost per frame of loading a world of N³ chunks (16.7 ms budget)");
-                for r in &rows {
-                    println!(
-                        "N {:>2} ({:>6} chunks; here {:>6} in range, r {:>2}) {:<6} {:<40.40} {:>4} frames{}: update ms of CPU mean {:.3} / p99 {:.3} / max {:.3}; wall p99 {:.3}",
-                        r.n, r.thesis_chunks, r.chunks_in_range, r.render_distance,
-                        if r.throttle == blockworld::game::frames_bench::Throttle::Thesis { "2/frame" } else { "own" },
-                        r.backend, r.frames, if r.complete { " (complete)" } else { "" },
-                        r.update_ms_mean, r.update_ms_p99, r.update_ms_max, r.update_wall_ms_p99
-                    );
-                }
+            if !json {
+                println!("the Bologna thesis's N: its cost per frame of loading a world of N³ chunks (16.7 ms budget)");
             }
-            Ok(())
+            print_reports(&rows, json)
         }
-        Some(Command::Bench { which: BenchCommand::View { world, render_distance, runs, backend, json } }) => {
-            let opts = blockworld::game::view_bench::ViewOptions {
+        BenchCommand::View { world, render_distance, runs, backend, json } => {
+            let opts = blockworld::bench::view::ViewOptions {
                 preset: Preset::load(&world.preset)?,
                 seed: world.seed,
                 render_distance,
@@ -685,171 +722,84 @@ fn run() -> Result<()> {
                 engine: backend,
                 gpu_device: device_for(backend),
             };
-            let r = blockworld::game::view_bench::run(&opts)?;
-            if json {
-                print_json(&[r])?;
-            } else {
-                println!(
-                    "first complete view, render distance {} ({}, {}), seed {}:",
-                    r.render_distance, r.backend, r.adapter, r.seed
-                );
-                for v in &r.variants {
-                    let walls: Vec<String> = v.runs.iter().map(|x| format!("{:.0}", x.wall_ms)).collect();
-                    let first = &v.runs[0];
-                    println!(
-                        "  {:<14} wall ms {} (median {:.0}); CPU ms median {:.0}; {} chunks, {} meshes, {:.0} MiB of vertices",
-                        v.variant,
-                        walls.join(" / "),
-                        v.wall_ms_median,
-                        v.cpu_ms_median,
-                        first.chunks,
-                        first.meshes,
-                        first.mesh_bytes as f64 / (1 << 20) as f64
-                    );
-                    if let Some(x) = &first.reach {
-                        println!(
-                            "  {:<14} the eye reaches {:.1} % of the open blocks in stored chunks, in {} chunks; {} meshes ({:.0} MiB) show it nothing; {} of {} stored chunks no visible mesh needs",
-                            "",
-                            100.0 * x.reached_blocks as f64 / x.open_blocks.max(1) as f64,
-                            x.reached_chunks,
-                            x.meshes_unseen,
-                            x.mesh_bytes_unseen as f64 / (1 << 20) as f64,
-                            x.stored_chunks_unneeded,
-                            x.stored_chunks
-                        );
-                    }
-                }
-                if let (Some(w), Some(c)) = (r.ratio_wall, r.ratio_cpu) {
-                    println!("  caves / no caves: {w:.2}x wall, {c:.2}x CPU (goal: 1.5x wall)");
-                }
-            }
-            Ok(())
+            print_reports(&[blockworld::bench::view::run(&opts)?], json)
         }
-        Some(Command::Bench { which: BenchCommand::Edit { world, count, render_distance, json } }) => {
-            let r = blockworld::game::edit_bench::run(load_world(&world)?, render_distance, count as usize)?;
-            if json {
-                print_json(&[r])?;
-            } else {
-                println!(
-                    "{} edits on {}: edit to visible median {:.3} ms, p99 {:.3} ms, max {:.3} ms",
-                    r.edits, r.adapter, r.edit_to_visible_ms_median, r.edit_to_visible_ms_p99, r.edit_to_visible_ms_max
-                );
-                match (r.torch_to_visible_ms_median, r.torch_to_visible_ms_p99, r.torch_to_visible_ms_max) {
-                    (Some(m), Some(p), Some(x)) => println!(
-                        "{} torches placed in caves: torch to visible median {m:.3} ms, p99 {p:.3} ms, max {x:.3} ms",
-                        r.torches
-                    ),
-                    _ => println!("no cave floor found near the spawn point: no torch timed"),
-                }
-            }
-            Ok(())
+        BenchCommand::Edit { world, count, render_distance, json } => {
+            let r = blockworld::bench::edit::run(load_world(&world)?, render_distance, count as usize)?;
+            print_reports(&[r], json)
         }
-        Some(Command::Bench {
-            which: BenchCommand::Flight { world, seconds, render_distance, backend, alpha, size, json, time },
-        }) => {
-            if !(seconds.is_finite() && seconds > 0.0 && seconds <= 3600.0) {
-                bail!("--seconds must be between 0 and 3600");
-            }
-            let mut reports = Vec::new();
-            for row in flight_rows(backend, alpha)? {
-                let opts = blockworld::game::flight::FlightOptions {
-                    row: row.name.to_string(),
-                    seconds,
-                    render_distance,
-                    size,
-                    engine: row.engine,
-                    gpu_device: device_for(row.engine),
-                    serial_cpu: row.serial_cpu,
-                    alpha: row.alpha,
-                    time_of_day: time,
-                };
-                match blockworld::game::flight::fly(load_world(&world)?, &opts) {
-                    Ok(r) => reports.push(r),
-                    Err(e) if backend.0.is_none() && row.engine.uses_device() => {
-                        eprintln!("{}: skipped — {e}", row.name)
-                    }
-                    Err(e) => return Err(e),
-                }
-            }
-            if json {
-                print_json(&reports)?;
-            } else {
-                for r in &reports {
-                    println!(
-                        "{}: {:.1} FPS min, {:.1} FPS 1% low, {:.1} FPS mean; longest frame {:.1}× the median (CPU part {:.1}×)",
-                        r.row, r.fps_min, r.fps_1pct_low, r.fps_mean, r.frame_max_over_median, r.cpu_frame_max_over_median
-                    );
-                    if let Some(a) = r.balance.alpha {
-                        println!(
-                            "{:<28} α {a:.2}: CPU lane made {} chunks, GPU lane {}",
-                            "", r.balance.cpu.generated, r.balance.device.generated
-                        );
-                    }
-                    println!(
-                        "{:<28} {} frames in {:.0} s on {}: frame ms min {:.1} / median {:.1} / p99 {:.1} / max {:.1}; first complete view {:.0} ms; chunk ready latency median {:.0} ms, p99 {:.0} ms; {} chunks generated, {:.0} blocks flown",
-                        r.backend, r.frames, r.seconds, r.adapter, r.frame_ms_min, r.frame_ms_median, r.frame_ms_p99, r.frame_ms_max,
-                        r.time_to_first_complete_view_ms, r.chunk_ready_latency_ms_median, r.chunk_ready_latency_ms_p99, r.chunks_generated, r.distance_flown_blocks
-                    );
-                    println!(
-                        "{:<28} CPU part of the frame (update, upload, culling, encoding; no GPU wait): median {:.2} / p99 {:.2} / max {:.2} ms",
-                        "", r.cpu_frame_ms_median, r.cpu_frame_ms_p99, r.cpu_frame_ms_max
-                    );
-                    let nearest =
-                        r.nearest_hole_chunks.map_or_else(|| "none".to_string(), |d| format!("{d:.1} chunks away"));
-                    println!(
-                        "{:<28} holes in the view (chunks not drawn yet): {:.0} at the median frame, {} at most; nearest {nearest}; within {} chunks after {} of {} frames (at most {})",
-                        "", r.range_holes_median, r.range_holes_max, r.near_view_distance, r.frames_near_view_with_holes, r.frames, r.near_view_holes_max
-                    );
-                    let mib = |m: Option<f64>| m.map_or_else(|| "n/a".to_string(), |m| format!("{m:.0} MiB"));
-                    println!(
-                        "{:<28} resident memory: first view {}, at 2 min {}, final {}, peak {}",
-                        "",
-                        mib(r.rss_mib_first_view),
-                        mib(r.rss_mib_at_2_min),
-                        mib(r.rss_mib_final),
-                        mib(r.rss_mib_peak)
-                    );
-                    println!(
-                        "{:<28} held at the end: {} chunks ({:.0} MiB of blocks), {} meshes ({:.0} MiB of vertices)",
-                        "", r.chunks_loaded_final, r.chunk_data_mib_final, r.meshes_final, r.mesh_mib_final
-                    );
-                }
-            }
-            Ok(())
+        BenchCommand::Flight { world, seconds, render_distance, backend, alpha, size, json, time } => {
+            bench_flight(&world, (seconds, render_distance, size, time), backend, alpha, json)
         }
-        Some(Command::Bench {
-            which: BenchCommand::Gen { world, backend: which, chunks, repeat, json, csv, plot },
-        }) => {
-            let sizes = chunks.0;
-            let opts =
-                gen::GenOptions { seed: world.seed, preset: world.preset.clone(), sizes, repeat: repeat as usize };
-            let kinds = which.engines(&[Engine::CpuSerial, Engine::Cpu, Engine::Gpu]);
-            Preset::load(&world.preset)?;
-            let perlin = gen::perlin_ns_per_point(opts.repeat);
-            let mut reports = Vec::new();
-            for kind in kinds {
-                match gen::run(kind, load_world(&world)?, &opts, perlin) {
-                    Ok(r) => reports.push(r),
-                    Err(e) if which.0.is_none() && kind == Engine::Gpu => {
-                        eprintln!("gpu: skipped — {e}");
-                    }
-                    Err(e) => return Err(e).with_context(|| format!("backend {}", kind.label())),
-                }
-            }
-            if json {
-                print_json(&reports)?;
-            } else {
-                print!("{}", report::table(&reports));
-            }
-            if let Some(p) = csv {
-                report::write_csv(&p, &reports)?;
-            }
-            if let Some(p) = plot {
-                report::write_plot(&p, &reports)?;
-            }
-            Ok(())
+        BenchCommand::Gen { world, backend, chunks, repeat, json, csv, plot } => {
+            bench_gen(&world, backend, chunks.0, repeat as usize, json, (csv, plot))
         }
     }
+}
+
+fn bench_flight(
+    world: &WorldArgs,
+    (seconds, render_distance, size, time): (f64, i32, (u32, u32), f64),
+    backend: EngineOrAll,
+    alpha: Option<f64>,
+    json: bool,
+) -> Result<()> {
+    if !(seconds.is_finite() && seconds > 0.0 && seconds <= 3600.0) {
+        bail!("--seconds must be between 0 and 3600");
+    }
+    let mut reports = Vec::new();
+    for row in flight_rows(backend, alpha)? {
+        let opts = blockworld::bench::flight::FlightOptions {
+            row: row.name.to_string(),
+            seconds,
+            render_distance,
+            size,
+            engine: row.engine,
+            gpu_device: device_for(row.engine),
+            serial_cpu: row.serial_cpu,
+            alpha: row.alpha,
+            time_of_day: time,
+        };
+        match blockworld::bench::flight::fly(load_world(world)?, &opts) {
+            Ok(r) => reports.push(r),
+            Err(e) if backend.0.is_none() && row.engine.uses_device() => eprintln!("{}: skipped — {e}", row.name),
+            Err(e) => return Err(e),
+        }
+    }
+    print_reports(&reports, json)
+}
+
+fn bench_gen(
+    world: &WorldArgs,
+    which: EngineOrAll,
+    sizes: Vec<usize>,
+    repeat: usize,
+    json: bool,
+    (csv, plot): (Option<PathBuf>, Option<PathBuf>),
+) -> Result<()> {
+    let opts = gen::GenOptions { seed: world.seed, preset: world.preset.clone(), sizes, repeat };
+    Preset::load(&world.preset)?;
+    let perlin = gen::perlin_ns_per_point(opts.repeat);
+    let mut reports = Vec::new();
+    for kind in which.engines(&[Engine::CpuSerial, Engine::Cpu, Engine::Gpu]) {
+        match gen::run(kind, load_world(world)?, &opts, perlin) {
+            Ok(r) => reports.push(r),
+            Err(e) if which.0.is_none() && kind == Engine::Gpu => eprintln!("gpu: skipped — {e}"),
+            Err(e) => return Err(e).with_context(|| format!("backend {}", kind.label())),
+        }
+    }
+    if json {
+        print_json(&reports)?;
+    } else {
+        print!("{}", report::table(&reports));
+    }
+    if let Some(p) = csv {
+        report::write_csv(&p, &reports)?;
+    }
+    if let Some(p) = plot {
+        report::write_plot(&p, &reports)?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

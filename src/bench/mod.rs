@@ -1,10 +1,17 @@
-//! `blockworld bench …`: benchmarks that print tables and JSON.
+//! `blockworld bench …`: benchmarks that print tables and JSON. Each
+//! driver sets up through [`session::HeadlessSession`], and each report
+//! prints itself as a table (`Display`) and serialises as JSON.
 pub mod decorate;
 pub mod density;
+pub mod edit;
+pub mod flight;
+pub mod frames;
 pub mod gen;
 pub mod light;
 pub mod report;
 pub mod rss;
+pub mod session;
+pub mod view;
 
 /// The value at fraction `p` (0..1) of sorted timings, nearest rank;
 /// NaN for none.

@@ -1,4 +1,5 @@
 //! Command-line surface: argument types and the non-game commands.
 pub mod args;
 pub mod region_hash;
+pub mod screenshot;
 pub mod world_cmd;

@@ -1,13 +1,9 @@
 //! The game: streaming, the player, the loop, the window.
 pub mod app;
 pub mod clock;
-pub mod edit_bench;
 pub mod engine;
-pub mod flight;
 pub mod frame_stats;
-pub mod frames_bench;
 pub mod game_loop;
-pub mod headless;
 pub mod hotbar;
 pub mod hud;
 pub mod input;
@@ -21,5 +17,4 @@ pub mod state_dump;
 pub mod streaming;
 pub mod target;
 pub mod view;
-pub mod view_bench;
 pub mod world_menu;

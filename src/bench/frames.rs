@@ -14,20 +14,19 @@
 //! chunks tall, not a cube: the range for N is render distance N/2, and the
 //! report gives the chunks it holds beside N³.
 
-use super::frame_stats::CpuClock;
-use super::streaming::{Budget, ChunkStreamer};
-use super::view;
-use super::{engine::Switch, spawn::spawn_point};
+use super::session::{HeadlessSession, SessionOptions};
 use crate::backend::service::Balance;
 use crate::backend::Engine;
 use crate::bench::percentile;
+use crate::game::frame_stats::CpuClock;
+use crate::game::spawn::spawn_point;
+use crate::game::streaming::Budget;
 use crate::render::gpu::Gpu;
-use crate::render::offscreen;
-use crate::render::world_renderer::WorldRenderer;
 use crate::world::coords::ChunkPos;
 use crate::worldgen::WorldGen;
 use anyhow::{bail, Result};
 use serde::Serialize;
+use std::fmt;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -100,16 +99,10 @@ pub fn run(world: impl Fn() -> Result<Arc<WorldGen>>, opts: &FramesOptions) -> R
 }
 
 fn run_one(world: Arc<WorldGen>, gpu: &Gpu, n: u32, throttle: Throttle, opts: &FramesOptions) -> Result<FramesRow> {
-    let mut renderer = WorldRenderer::new(gpu, offscreen::FORMAT)?;
     let spawn = spawn_point(&world);
     let centre = ChunkPos::containing([spawn.x as i64, spawn.y as i64, spawn.z as i64]);
     let r = (n / 2) as i32;
-    let mut streamer = ChunkStreamer::new(world, opts.engine, opts.gpu_device, r);
-    if opts.engine.uses_device() {
-        if let Switch::Unavailable(reason) = streamer.wait_for_engine(Duration::from_secs(600)) {
-            bail!("GPU unavailable: {reason}");
-        }
-    }
+    let mut session = HeadlessSession::start(gpu, world, SessionOptions::new(opts.engine, opts.gpu_device, r))?;
     let budget = match throttle {
         Throttle::Thesis => Budget { max_arrivals: THESIS_CHUNKS_PER_FRAME, ..Budget::default() },
         Throttle::Own => Budget::default(),
@@ -119,11 +112,11 @@ fn run_one(world: Arc<WorldGen>, gpu: &Gpu, n: u32, throttle: Throttle, opts: &F
     while times.len() < opts.frames {
         let start = Instant::now();
         let cpu = CpuClock::now();
-        view::update(&mut streamer, centre, budget, gpu, &mut renderer);
+        session.update(centre, budget);
         times.push(cpu.ms());
         walls.push(start.elapsed().as_secs_f64() * 1e3);
         // The first frame only sets the range up.
-        if times.len() > 1 && streamer.is_complete() {
+        if times.len() > 1 && session.streamer.is_complete() {
             complete = true;
             break;
         }
@@ -132,6 +125,7 @@ fn run_one(world: Arc<WorldGen>, gpu: &Gpu, n: u32, throttle: Throttle, opts: &F
             std::thread::sleep(rest);
         }
     }
+    let streamer = &session.streamer;
     let (mean, p99, max) = summary(&times);
     let (wall_mean, wall_p99, wall_max) = summary(&walls);
     Ok(FramesRow {
@@ -163,4 +157,26 @@ fn summary(times: &[f64]) -> (f64, f64, f64) {
         percentile(&sorted, 0.99),
         sorted.last().copied().unwrap_or(f64::NAN),
     )
+}
+
+impl fmt::Display for FramesRow {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        let r = self;
+        writeln!(
+            f,
+            "N {:>2} ({:>6} chunks; here {:>6} in range, r {:>2}) {:<6} {:<40.40} {:>4} frames{}: update ms of CPU mean {:.3} / p99 {:.3} / max {:.3}; wall p99 {:.3}",
+            r.n,
+            r.thesis_chunks,
+            r.chunks_in_range,
+            r.render_distance,
+            if r.throttle == Throttle::Thesis { "2/frame" } else { "own" },
+            r.backend,
+            r.frames,
+            if r.complete { " (complete)" } else { "" },
+            r.update_ms_mean,
+            r.update_ms_p99,
+            r.update_ms_max,
+            r.update_wall_ms_p99
+        )
+    }
 }

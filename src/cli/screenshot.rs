@@ -1,14 +1,13 @@
-//! Offscreen rendering of the streamed world: the `screenshot` command.
+//! `blockworld screenshot`: the streamed world rendered offscreen once
+//! everything in range is loaded.
 
-use super::engine::Switch;
-use super::spawn::spawn_point;
-use super::streaming::ChunkStreamer;
-use super::view;
 use crate::backend::Engine;
+use crate::bench::session::{HeadlessSession, SessionOptions};
+use crate::game::spawn::spawn_point;
 use crate::render::camera::{Camera, DEFAULT_FOV_DEGREES};
 use crate::render::gpu::Gpu;
 use crate::render::offscreen::{self, OffscreenTarget};
-use crate::render::world_renderer::{ViewParams, WorldRenderer};
+use crate::render::world_renderer::ViewParams;
 use crate::world::coords::ChunkPos;
 use crate::world::edits::ChunkEdits;
 use crate::worldgen::WorldGen;
@@ -43,36 +42,21 @@ pub struct ScreenshotReport {
     pub eye: DVec3,
 }
 
-/// Waits until everything in range is generated, meshed and uploaded.
-pub fn load_all(
-    streamer: &mut ChunkStreamer,
-    centre: ChunkPos,
-    gpu: &Gpu,
-    renderer: &mut WorldRenderer,
-    timeout: Duration,
-) -> Result<Duration> {
-    Ok(streamer.load_around(centre, timeout, |changes| {
-        view::show(changes, gpu, renderer);
-        gpu.flush_uploads();
-    })?)
-}
-
 pub fn screenshot(world: Arc<WorldGen>, opts: &ScreenshotOptions) -> Result<ScreenshotReport> {
     let gpu = Gpu::headless()?;
-    let mut renderer = WorldRenderer::new(&gpu, offscreen::FORMAT)?;
     let eye = match opts.pos {
         Some(p) => DVec3::from_array(p),
         None => spawn_point(&world) + DVec3::new(0.0, 24.0, 0.0),
     };
     let centre = ChunkPos::containing([eye.x.floor() as i64, eye.y.floor() as i64, eye.z.floor() as i64]);
-    let mut streamer =
-        ChunkStreamer::with_edits(world, opts.engine, opts.gpu_device, opts.render_distance, opts.edits.clone());
-    if opts.engine.uses_device() {
-        if let Switch::Unavailable(reason) = streamer.wait_for_engine(opts.timeout) {
-            eprintln!("GPU unavailable, generating on the CPU: {reason}");
-        }
-    }
-    let load_time = load_all(&mut streamer, centre, &gpu, &mut renderer, opts.timeout)?;
+    let session_opts = SessionOptions {
+        edits: opts.edits.clone(),
+        cpu_if_no_device: true,
+        ..SessionOptions::new(opts.engine, opts.gpu_device, opts.render_distance)
+    };
+    let mut session = HeadlessSession::start(&gpu, world, session_opts)?;
+    let load_time = session.load(centre, opts.timeout)?;
+    let HeadlessSession { renderer, streamer, .. } = &mut session;
     let target = OffscreenTarget::new(&gpu, opts.size);
     let camera =
         Camera::for_view(eye, opts.yaw, opts.pitch, DEFAULT_FOV_DEGREES, opts.size, streamer.render_distance());

@@ -17,15 +17,13 @@
 //! block touches, and stored chunks no such mesh needs. That bounds what
 //! streaming the reached space first could save.
 
-use super::headless::load_all;
-use super::spawn::spawn_point;
-use super::streaming::rings::{edge_offsets, neighbourhood, offset, within};
-use super::streaming::{rings, ChunkStreamer};
-use super::{engine::Switch, streaming::StreamCounts};
+use super::session::{HeadlessSession, SessionOptions, PATIENCE};
 use crate::backend::Engine;
 use crate::bench::median;
+use crate::game::spawn::spawn_point;
+use crate::game::streaming::rings::{edge_offsets, neighbourhood, offset, within};
+use crate::game::streaming::{rings, ChunkStreamer, StreamCounts};
 use crate::render::gpu::Gpu;
-use crate::render::offscreen;
 use crate::render::world_renderer::WorldRenderer;
 use crate::world::block::BlockId;
 use crate::world::coords::ChunkPos;
@@ -34,8 +32,8 @@ use crate::worldgen::{Preset, WorldGen};
 use anyhow::{bail, Result};
 use glam::DVec3;
 use serde::Serialize;
+use std::fmt;
 use std::sync::Arc;
-use std::time::Duration;
 
 pub struct ViewOptions {
     pub preset: Preset,
@@ -166,19 +164,15 @@ pub fn run(opts: &ViewOptions) -> Result<ViewReport> {
 /// One cold load of the range around the screenshot's default eye, and
 /// what the eye reaches in it if `reach`.
 fn run_one(world: Arc<WorldGen>, gpu: &Gpu, opts: &ViewOptions, reach: bool) -> Result<(ViewRun, String)> {
-    let mut renderer = WorldRenderer::new(gpu, offscreen::FORMAT)?;
     let eye = spawn_point(&world) + DVec3::new(0.0, 24.0, 0.0);
     let eye = [eye.x.floor() as i64, eye.y.floor() as i64, eye.z.floor() as i64];
     let centre = ChunkPos::containing(eye);
-    let mut streamer = ChunkStreamer::new(world, opts.engine, opts.gpu_device, opts.render_distance);
-    if opts.engine.uses_device() {
-        if let Switch::Unavailable(reason) = streamer.wait_for_engine(Duration::from_secs(600)) {
-            bail!("GPU unavailable: {reason}");
-        }
-    }
+    let mut session =
+        HeadlessSession::start(gpu, world, SessionOptions::new(opts.engine, opts.gpu_device, opts.render_distance))?;
     let cpu = process_cpu_ms();
-    let wall = load_all(&mut streamer, centre, gpu, &mut renderer, Duration::from_secs(600))?;
+    let wall = session.load(centre, PATIENCE)?;
     let cpu_ms = process_cpu_ms() - cpu;
+    let HeadlessSession { streamer, renderer, .. } = &session;
     let StreamCounts { loaded, .. } = streamer.counts();
     let run = ViewRun {
         wall_ms: wall.as_secs_f64() * 1e3,
@@ -186,7 +180,7 @@ fn run_one(world: Arc<WorldGen>, gpu: &Gpu, opts: &ViewOptions, reach: bool) -> 
         chunks: loaded,
         meshes: renderer.mesh_count(),
         mesh_bytes: renderer.gpu_bytes,
-        reach: reach.then(|| view_reach(&streamer, &renderer, eye, centre, opts.render_distance)),
+        reach: reach.then(|| view_reach(streamer, renderer, eye, centre, opts.render_distance)),
     };
     Ok((run, streamer.backend_label()))
 }
@@ -226,4 +220,47 @@ fn view_reach(
         }
     }
     out
+}
+
+impl fmt::Display for ViewReport {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        let r = self;
+        writeln!(
+            f,
+            "first complete view, render distance {} ({}, {}), seed {}:",
+            r.render_distance, r.backend, r.adapter, r.seed
+        )?;
+        for v in &r.variants {
+            let walls: Vec<String> = v.runs.iter().map(|x| format!("{:.0}", x.wall_ms)).collect();
+            let first = &v.runs[0];
+            writeln!(
+                f,
+                "  {:<14} wall ms {} (median {:.0}); CPU ms median {:.0}; {} chunks, {} meshes, {:.0} MiB of vertices",
+                v.variant,
+                walls.join(" / "),
+                v.wall_ms_median,
+                v.cpu_ms_median,
+                first.chunks,
+                first.meshes,
+                first.mesh_bytes as f64 / (1 << 20) as f64
+            )?;
+            if let Some(x) = &first.reach {
+                writeln!(
+                    f,
+                    "  {:<14} the eye reaches {:.1} % of the open blocks in stored chunks, in {} chunks; {} meshes ({:.0} MiB) show it nothing; {} of {} stored chunks no visible mesh needs",
+                    "",
+                    100.0 * x.reached_blocks as f64 / x.open_blocks.max(1) as f64,
+                    x.reached_chunks,
+                    x.meshes_unseen,
+                    x.mesh_bytes_unseen as f64 / (1 << 20) as f64,
+                    x.stored_chunks_unneeded,
+                    x.stored_chunks
+                )?;
+            }
+        }
+        if let (Some(w), Some(c)) = (r.ratio_wall, r.ratio_cpu) {
+            writeln!(f, "  caves / no caves: {w:.2}x wall, {c:.2}x CPU (goal: 1.5x wall)")?;
+        }
+        Ok(())
+    }
 }

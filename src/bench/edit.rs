@@ -11,22 +11,20 @@
 //! update under the light lock, and every chunk whose light changed meshed
 //! again).
 
-use super::headless::load_all;
-use super::spawn::spawn_point;
-use super::streaming::ChunkStreamer;
-use super::view;
+use super::session::{HeadlessSession, SessionOptions, PATIENCE};
 use crate::backend::Engine;
 use crate::bench::percentile;
+use crate::game::spawn::spawn_point;
+use crate::game::streaming::ChunkStreamer;
 use crate::render::gpu::Gpu;
-use crate::render::offscreen;
-use crate::render::world_renderer::WorldRenderer;
 use crate::world::block::BlockId;
 use crate::world::coords::ChunkPos;
 use crate::world::edits::BlockPos;
 use crate::worldgen::WorldGen;
 use anyhow::{bail, Result};
+use std::fmt;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 #[derive(Debug, serde::Serialize)]
 pub struct EditReport {
@@ -48,11 +46,11 @@ pub fn run(world: Arc<WorldGen>, render_distance: i32, count: usize) -> Result<E
         bail!("--count must be at least 1");
     }
     let gpu = Gpu::headless()?;
-    let mut renderer = WorldRenderer::new(&gpu, offscreen::FORMAT)?;
     let spawn = spawn_point(&world);
     let centre = ChunkPos::containing([spawn.x as i64, spawn.y as i64, spawn.z as i64]);
-    let mut streamer = ChunkStreamer::new(world, Engine::Cpu, Engine::Gpu, render_distance);
-    load_all(&mut streamer, centre, &gpu, &mut renderer, Duration::from_secs(600))?;
+    let mut session =
+        HeadlessSession::start(&gpu, world, SessionOptions::new(Engine::Cpu, Engine::Gpu, render_distance))?;
+    session.load(centre, PATIENCE)?;
     let mut times = Vec::with_capacity(count);
     let mut k = 0u64;
     while times.len() < count {
@@ -63,7 +61,7 @@ pub fn run(world: Arc<WorldGen>, render_distance: i32, count: usize) -> Result<E
             (spawn.x as i64 - 24 + ((k * 7919) % 48) as i64, spawn.z as i64 - 24 + ((k * 104_729) % 48) as i64);
         let Some(top) = (-64..96i64)
             .rev()
-            .find(|&y| streamer.block(BlockPos::new(x, y, z)).map(|b| b.info().solid).unwrap_or(false))
+            .find(|&y| session.streamer.block(BlockPos::new(x, y, z)).map(|b| b.info().solid).unwrap_or(false))
         else {
             continue;
         };
@@ -73,11 +71,11 @@ pub fn run(world: Arc<WorldGen>, render_distance: i32, count: usize) -> Result<E
             (BlockPos::new(x, top + 1, z), BlockId::COBBLESTONE)
         };
         let t = Instant::now();
-        view::set_block(&mut streamer, pos, block, &gpu, &mut renderer)?;
+        session.set_block(pos, block)?;
         times.push(t.elapsed().as_secs_f64() * 1e3);
     }
     times.sort_by(|a, b| a.total_cmp(b));
-    let mut torches = torch_times(&mut streamer, spawn, count, &gpu, &mut renderer)?;
+    let mut torches = torch_times(&mut session, spawn, count)?;
     torches.sort_by(|a, b| a.total_cmp(b));
     let torch = |p: f64| (!torches.is_empty()).then(|| percentile(&torches, p));
     Ok(EditReport {
@@ -96,13 +94,7 @@ pub fn run(world: Arc<WorldGen>, render_distance: i32, count: usize) -> Result<E
 /// Places up to `count` torches on cave floors under the surface near the
 /// spawn point, timing each placement to its meshes on the GPU, and takes
 /// each away again (untimed) so every torch lights an unlit cave.
-fn torch_times(
-    streamer: &mut ChunkStreamer,
-    spawn: glam::DVec3,
-    count: usize,
-    gpu: &Gpu,
-    renderer: &mut WorldRenderer,
-) -> Result<Vec<f64>> {
+fn torch_times(session: &mut HeadlessSession, spawn: glam::DVec3, count: usize) -> Result<Vec<f64>> {
     let mut times = Vec::new();
     let solid = |s: &ChunkStreamer, p: BlockPos| s.block(p).map(|b| b.info().solid).unwrap_or(false);
     for k in 1..=(count as u64 * 20) {
@@ -111,6 +103,7 @@ fn torch_times(
         }
         let (x, z) =
             (spawn.x as i64 - 40 + ((k * 7919) % 80) as i64, spawn.z as i64 - 40 + ((k * 104_729) % 80) as i64);
+        let streamer = &session.streamer;
         let Some(top) = (-64..96i64).rev().find(|&y| solid(streamer, BlockPos::new(x, y, z))) else { continue };
         // The highest cave floor at least 8 blocks under the surface.
         let Some(y) = (top - 100..top - 8).rev().find(|&y| {
@@ -120,9 +113,28 @@ fn torch_times(
         };
         let pos = BlockPos::new(x, y, z);
         let t = Instant::now();
-        view::set_block(streamer, pos, BlockId::TORCH, gpu, renderer)?;
+        session.set_block(pos, BlockId::TORCH)?;
         times.push(t.elapsed().as_secs_f64() * 1e3);
-        view::set_block(streamer, pos, BlockId::AIR, gpu, renderer)?;
+        session.set_block(pos, BlockId::AIR)?;
     }
     Ok(times)
+}
+
+impl fmt::Display for EditReport {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        let r = self;
+        writeln!(
+            f,
+            "{} edits on {}: edit to visible median {:.3} ms, p99 {:.3} ms, max {:.3} ms",
+            r.edits, r.adapter, r.edit_to_visible_ms_median, r.edit_to_visible_ms_p99, r.edit_to_visible_ms_max
+        )?;
+        match (r.torch_to_visible_ms_median, r.torch_to_visible_ms_p99, r.torch_to_visible_ms_max) {
+            (Some(m), Some(p), Some(x)) => writeln!(
+                f,
+                "{} torches placed in caves: torch to visible median {m:.3} ms, p99 {p:.3} ms, max {x:.3} ms",
+                r.torches
+            ),
+            _ => writeln!(f, "no cave floor found near the spawn point: no torch timed"),
+        }
+    }
 }

@@ -1,0 +1,464 @@
+//! `blockworld bench flight`: a fixed, seeded camera path flown offscreen,
+//! like the UFMG paper's 300-second path. The GPU's value is in removing stutter,
+//! so the worst frames matter more than the mean.
+//!
+//! Phase 1: the camera waits at the start until everything in range is
+//! ready (time to the first complete view). Phase 2: it flies for
+//! `--seconds` of wall-clock time along the path (east at 25 blocks/s,
+//! weaving and bobbing, 30 blocks above the spawn height) while chunks
+//! stream in; every frame runs the streamer, renders and waits for the GPU.
+//! Resident memory is sampled as it goes: chunks left behind must be freed,
+//! so a long flight's memory stays flat.
+
+use super::session::{HeadlessSession, SessionOptions};
+use crate::backend::service::Balance;
+use crate::backend::Engine;
+use crate::bench::{percentile, rss};
+use crate::game::frame_stats::CpuClock;
+use crate::game::spawn::spawn_point;
+use crate::game::streaming::rings::within;
+use crate::game::streaming::{Budget, ChunkStreamer};
+use crate::render::camera::{Camera, DEFAULT_FOV_DEGREES};
+use crate::render::gpu::Gpu;
+use crate::render::offscreen::OffscreenTarget;
+use crate::render::world_renderer::{ViewParams, WorldRenderer};
+use crate::world::coords::ChunkPos;
+use crate::worldgen::WorldGen;
+use anyhow::Result;
+use glam::DVec3;
+use serde::Serialize;
+use std::fmt;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// The lowest, median, 99th percentile and highest of some figures.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Spread {
+    pub min: f64,
+    pub median: f64,
+    pub p99: f64,
+    pub max: f64,
+}
+
+impl Spread {
+    /// NaN throughout for none.
+    pub fn of(mut v: Vec<f64>) -> Spread {
+        v.sort_by(|a, b| a.total_cmp(b));
+        let end = |x: Option<&f64>| x.copied().unwrap_or(f64::NAN);
+        Spread { min: end(v.first()), median: percentile(&v, 0.5), p99: percentile(&v, 0.99), max: end(v.last()) }
+    }
+
+    /// The longest over the median.
+    pub fn max_over_median(&self) -> f64 {
+        self.max / self.median
+    }
+}
+
+/// The UFMG paper's figures: the lowest frame rate (the longest frame),
+/// the 1 % low (the frame rate of the slowest 1 % of frames, over their
+/// time) and the mean (frames over seconds).
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Fps {
+    pub min: f64,
+    pub low_1pct: f64,
+    pub mean: f64,
+}
+
+/// The part of each frame this project controls: streaming update and
+/// uploads, culling, encoding and submission, without the wait for the
+/// GPU (software rasterisation dominates the whole frame under lavapipe).
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct CpuPart {
+    /// The game thread's CPU time (wall time where the platform has no
+    /// per-thread clock).
+    pub cpu_ms: Spread,
+    /// The same in wall time: with it, the time the game thread waited for
+    /// a core (on two cores, the rasteriser's and the workers' threads).
+    pub wall_ms: Spread,
+    /// Of the CPU time: the streaming update and its uploads.
+    pub update_ms: Spread,
+}
+
+/// The view once everything in range was first ready.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct FirstView {
+    pub ms: f64,
+    /// Mesh jobs sent until then (more than the chunks with a mesh where
+    /// light changes a chunk's mesh after it was made).
+    pub mesh_jobs: u64,
+    /// Dense light held (MiB).
+    pub light_mib: f64,
+    pub rss_mib: Option<f64>,
+}
+
+/// Chunks in range with neither a mesh nor a known empty one, after every
+/// frame's update, outside the timing.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Holes {
+    /// The near view reaches this many chunks (half the render distance);
+    /// flying must keep it complete.
+    pub near_view_distance: i32,
+    pub frames_with_near_holes: usize,
+    pub near_most: usize,
+    /// Holes in the whole range: median and most over the flight (the
+    /// edge a moving eye streams into).
+    pub range_median: f64,
+    pub range_most: usize,
+    /// The closest any hole came to the eye's chunk, in chunks; None: none did.
+    pub nearest_chunks: Option<f64>,
+}
+
+/// Resident memory during the flight, and what is held at its end (in
+/// system memory on a software renderer).
+#[derive(Clone, Debug, Serialize)]
+pub struct Memory {
+    pub rss_mib_at_2_min: Option<f64>,
+    pub rss_mib_final: Option<f64>,
+    pub rss_mib_peak: Option<f64>,
+    pub chunks_loaded_final: usize,
+    pub chunk_data_mib_final: f64,
+    pub meshes_final: usize,
+    pub mesh_mib_final: f64,
+    /// One sample every 10 s: memory must stay flat, and what is held
+    /// says where it went.
+    pub samples: Vec<MemorySample>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct FlightReport {
+    /// The configuration, as the UFMG paper's table names its rows.
+    pub row: String,
+    pub backend: String,
+    pub adapter: String,
+    pub seconds: f64,
+    pub render_distance: i32,
+    pub size: (u32, u32),
+    pub frames: usize,
+    pub frame_ms: Spread,
+    pub fps: Fps,
+    pub cpu_part: CpuPart,
+    pub first_view: FirstView,
+    pub holes: Holes,
+    /// From a chunk coming into range to its mesh on the GPU.
+    pub chunk_ready_ms: Spread,
+    pub chunks_generated: u64,
+    pub distance_flown_blocks: f64,
+    pub memory: Memory,
+    /// How the CPU and the device shared generation at the end (α, and
+    /// the chunks each lane made over the whole run).
+    pub balance: Balance,
+    /// The device's share when it was fixed by hand.
+    pub fixed_alpha: Option<f64>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct MemorySample {
+    /// Seconds into the flight.
+    pub t: f64,
+    pub rss_mib: f64,
+    pub chunks_loaded: usize,
+    pub chunk_data_mib: f64,
+    pub mesh_mib: f64,
+    /// Vertex memory held in mesh pages, used or not (`mesh_mib` plus holes).
+    pub mesh_pages_mib: f64,
+    /// Chunks queued for meshing, on the meshers or waiting for upload.
+    pub mesh_backlog: usize,
+    /// Chunk requests waiting in the generation service.
+    pub generation_queue: usize,
+}
+
+/// When memory is sampled during the flight, in seconds.
+const RSS_EVERY_S: f64 = 10.0;
+const TWO_MINUTES_S: f64 = 120.0;
+const MIB: f64 = 1024.0 * 1024.0;
+
+/// How far the near view reaches: half the render distance, at least one
+/// chunk. The fog is thin there, so a hole in it is what a player notices.
+pub fn near_view_distance(render_distance: i32) -> i32 {
+    (render_distance / 2).max(1)
+}
+
+/// Camera position and heading at time `t` seconds along the path.
+pub fn path(start: DVec3, t: f64) -> (DVec3, f64, f64) {
+    let pos = start + DVec3::new(25.0 * t, 30.0 + 8.0 * (t / 5.0).sin(), 60.0 * (t / 7.0).sin());
+    let vx: f64 = 25.0;
+    let vz = 60.0 / 7.0 * (t / 7.0).cos();
+    let yaw = vx.atan2(vz).to_degrees();
+    (pos, yaw, -12.0)
+}
+
+/// One configuration of the UFMG paper's table.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Row {
+    pub name: &'static str,
+    pub engine: Engine,
+    pub serial_cpu: bool,
+    pub alpha: Option<f64>,
+}
+
+/// The UFMG paper's four configurations, where α was set by hand to 0.5, and
+/// this project's automatic balance.
+pub const UFMG_ROWS: [Row; 5] = [
+    Row { name: "1 CPU thread", engine: Engine::Cpu, serial_cpu: true, alpha: None },
+    Row { name: "1 CPU thread + GPU (α = 0.5)", engine: Engine::Hybrid, serial_cpu: true, alpha: Some(0.5) },
+    Row { name: "all CPU threads", engine: Engine::Cpu, serial_cpu: false, alpha: None },
+    Row { name: "all CPU threads + GPU (α = 0.5)", engine: Engine::Hybrid, serial_cpu: false, alpha: Some(0.5) },
+    Row { name: "hybrid, automatic α", engine: Engine::Hybrid, serial_cpu: false, alpha: None },
+];
+
+pub struct FlightOptions {
+    /// The row's name in the report.
+    pub row: String,
+    pub seconds: f64,
+    pub render_distance: i32,
+    pub size: (u32, u32),
+    pub engine: Engine,
+    pub gpu_device: Engine,
+    /// Generate on one CPU thread instead of the pool.
+    pub serial_cpu: bool,
+    /// A fixed device share (hybrid only); None: automatic.
+    pub alpha: Option<f64>,
+    /// 0..1, 0.5 is noon; time stands still during the flight.
+    pub time_of_day: f64,
+}
+
+pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
+    let gpu = Gpu::headless()?;
+    let target = OffscreenTarget::new(&gpu, opts.size);
+    let start = spawn_point(&world);
+    let mut session =
+        HeadlessSession::start(&gpu, world, SessionOptions::new(opts.engine, opts.gpu_device, opts.render_distance))?;
+    if opts.serial_cpu {
+        session.streamer.use_serial_cpu();
+    }
+    session.streamer.fix_share(opts.alpha);
+    let (p0, _, _) = path(start, 0.0);
+    let first_ms =
+        session.load(ChunkPos::containing([p0.x as i64, p0.y as i64, p0.z as i64]), super::session::PATIENCE)?;
+    let streamer = &mut session.streamer;
+    streamer.ready_latencies().clear();
+    let first_view = FirstView {
+        ms: first_ms.as_secs_f64() * 1e3,
+        mesh_jobs: streamer.mesh_jobs_sent(),
+        light_mib: streamer.light_bytes() as f64 / MIB,
+        rss_mib: rss::resident_mib(),
+    };
+    let mut rec = Recorder::new(near_view_distance(opts.render_distance), streamer.generated_total());
+    let t0 = Instant::now();
+    let mut last = p0;
+    while t0.elapsed().as_secs_f64() < opts.seconds {
+        let frame_start = Instant::now();
+        let cpu_start = CpuClock::now();
+        let (eye, yaw, pitch) = path(start, t0.elapsed().as_secs_f64());
+        rec.flown += (eye - last).length();
+        last = eye;
+        let chunk = ChunkPos::containing([eye.x.floor() as i64, eye.y.floor() as i64, eye.z.floor() as i64]);
+        let update_start = CpuClock::now();
+        session.update(chunk, Budget::default());
+        rec.updates.push(update_start.ms());
+        let camera = Camera::for_view(eye, yaw, pitch, DEFAULT_FOV_DEGREES, opts.size, opts.render_distance);
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        let view = ViewParams::new(opts.render_distance, opts.time_of_day as f32, t0.elapsed().as_secs_f32());
+        session.renderer.render(&gpu, &mut encoder, &target.view, opts.size, &camera, &view);
+        let index = gpu.queue.submit([encoder.finish()]);
+        rec.cpu_frames.push(cpu_start.ms());
+        rec.cpu_frames_wall.push(frame_start.elapsed().as_secs_f64() * 1e3);
+        gpu.device
+            .poll(wgpu::PollType::Wait { submission_index: Some(index), timeout: None })
+            .map_err(|e| anyhow::anyhow!("waiting for the GPU: {e}"))?;
+        rec.frames.push(frame_start.elapsed().as_secs_f64() * 1e3);
+        rec.count_holes(&session.streamer);
+        rec.sample_memory(t0.elapsed().as_secs_f64(), &session.streamer, &session.renderer);
+    }
+    let elapsed = t0.elapsed().as_secs_f64();
+    Ok(rec.report(opts, elapsed, first_view, &mut session.streamer, &session.renderer, gpu.adapter_name()))
+}
+
+/// What the flight records frame by frame.
+struct Recorder {
+    frames: Vec<f64>,
+    cpu_frames: Vec<f64>,
+    cpu_frames_wall: Vec<f64>,
+    updates: Vec<f64>,
+    near: i32,
+    near_holes: Vec<usize>,
+    range_holes: Vec<f64>,
+    nearest_hole: f64,
+    samples: Vec<MemorySample>,
+    rss_at_2_min: Option<f64>,
+    generated_before: u64,
+    flown: f64,
+}
+
+impl Recorder {
+    fn new(near: i32, generated_before: u64) -> Recorder {
+        Recorder {
+            frames: Vec::new(),
+            cpu_frames: Vec::new(),
+            cpu_frames_wall: Vec::new(),
+            updates: Vec::new(),
+            near,
+            near_holes: Vec::new(),
+            range_holes: Vec::new(),
+            nearest_hole: f64::INFINITY,
+            samples: Vec::new(),
+            rss_at_2_min: None,
+            generated_before,
+            flown: 0.0,
+        }
+    }
+
+    /// One walk over the range gives all three hole figures.
+    fn count_holes(&mut self, streamer: &ChunkStreamer) {
+        let (mut holes, mut in_near, mut nearest) = (0usize, 0usize, f64::INFINITY);
+        for (dx, dy, dz) in streamer.holes() {
+            holes += 1;
+            in_near += within(ChunkPos::new(dx, dy, dz), ChunkPos::new(0, 0, 0), self.near) as usize;
+            nearest = nearest.min(((dx * dx + dy * dy + dz * dz) as f64).sqrt());
+        }
+        self.near_holes.push(in_near);
+        self.range_holes.push(holes as f64);
+        self.nearest_hole = self.nearest_hole.min(nearest);
+    }
+
+    /// A memory sample every [`RSS_EVERY_S`], and the figure at two minutes.
+    fn sample_memory(&mut self, t: f64, streamer: &ChunkStreamer, renderer: &WorldRenderer) {
+        if t >= RSS_EVERY_S * (self.samples.len() + 1) as f64 {
+            if let Some(rss_mib) = rss::resident_mib() {
+                let counts = streamer.counts();
+                self.samples.push(MemorySample {
+                    t,
+                    rss_mib,
+                    chunks_loaded: counts.loaded,
+                    chunk_data_mib: streamer.data_bytes() as f64 / MIB,
+                    mesh_mib: renderer.gpu_bytes as f64 / MIB,
+                    mesh_pages_mib: renderer.arena_bytes() as f64 / MIB,
+                    mesh_backlog: counts.meshing,
+                    generation_queue: counts.queued,
+                });
+            }
+        }
+        if self.rss_at_2_min.is_none() && t >= TWO_MINUTES_S {
+            self.rss_at_2_min = rss::resident_mib();
+        }
+    }
+
+    fn report(
+        self,
+        opts: &FlightOptions,
+        elapsed: f64,
+        first_view: FirstView,
+        streamer: &mut ChunkStreamer,
+        renderer: &WorldRenderer,
+        adapter: String,
+    ) -> FlightReport {
+        let frames = self.frames.len();
+        let frame_ms = Spread::of(self.frames.clone());
+        let mut sorted = self.frames;
+        sorted.sort_by(|a, b| a.total_cmp(b));
+        let slowest = &sorted[sorted.len() - (sorted.len() / 100).max(1).min(sorted.len())..];
+        let latencies = streamer.ready_latencies().iter().map(|d| d.as_secs_f64() * 1e3).collect();
+        let range_most = self.range_holes.iter().fold(0.0f64, |a, &b| a.max(b)) as usize;
+        FlightReport {
+            row: opts.row.clone(),
+            backend: streamer.backend_label(),
+            adapter,
+            seconds: opts.seconds,
+            render_distance: opts.render_distance,
+            size: opts.size,
+            frames,
+            fps: Fps {
+                min: 1e3 / frame_ms.max,
+                low_1pct: 1e3 * slowest.len() as f64 / slowest.iter().sum::<f64>(),
+                mean: frames as f64 / elapsed,
+            },
+            frame_ms,
+            cpu_part: CpuPart {
+                cpu_ms: Spread::of(self.cpu_frames),
+                wall_ms: Spread::of(self.cpu_frames_wall),
+                update_ms: Spread::of(self.updates),
+            },
+            first_view,
+            holes: Holes {
+                near_view_distance: self.near,
+                frames_with_near_holes: self.near_holes.iter().filter(|&&n| n > 0).count(),
+                near_most: self.near_holes.iter().copied().max().unwrap_or(0),
+                range_median: Spread::of(self.range_holes).median,
+                range_most,
+                nearest_chunks: self.nearest_hole.is_finite().then_some(self.nearest_hole),
+            },
+            chunk_ready_ms: Spread::of(latencies),
+            chunks_generated: streamer.generated_total() - self.generated_before,
+            distance_flown_blocks: self.flown,
+            memory: Memory {
+                rss_mib_at_2_min: self.rss_at_2_min,
+                rss_mib_final: rss::resident_mib(),
+                rss_mib_peak: rss::peak_resident_mib(),
+                chunks_loaded_final: streamer.counts().loaded,
+                chunk_data_mib_final: streamer.data_bytes() as f64 / MIB,
+                meshes_final: renderer.mesh_count(),
+                mesh_mib_final: renderer.gpu_bytes as f64 / MIB,
+                samples: self.samples,
+            },
+            balance: streamer.balance(),
+            fixed_alpha: opts.alpha,
+        }
+    }
+}
+
+impl fmt::Display for FlightReport {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        let (r, pad) = (self, "");
+        let (fr, cpu) = (&r.frame_ms, &r.cpu_part.cpu_ms);
+        writeln!(
+            f,
+            "{}: {:.1} FPS min, {:.1} FPS 1% low, {:.1} FPS mean; longest frame {:.1}× the median (CPU part {:.1}×)",
+            r.row,
+            r.fps.min,
+            r.fps.low_1pct,
+            r.fps.mean,
+            fr.max_over_median(),
+            cpu.max_over_median()
+        )?;
+        if let Some(a) = r.balance.alpha {
+            writeln!(
+                f,
+                "{pad:<28} α {a:.2}: CPU lane made {} chunks, GPU lane {}",
+                r.balance.cpu.generated, r.balance.device.generated
+            )?;
+        }
+        writeln!(
+            f,
+            "{:<28} {} frames in {:.0} s on {}: frame ms min {:.1} / median {:.1} / p99 {:.1} / max {:.1}; first complete view {:.0} ms; chunk ready latency median {:.0} ms, p99 {:.0} ms; {} chunks generated, {:.0} blocks flown",
+            r.backend, r.frames, r.seconds, r.adapter, fr.min, fr.median, fr.p99, fr.max, r.first_view.ms,
+            r.chunk_ready_ms.median, r.chunk_ready_ms.p99, r.chunks_generated, r.distance_flown_blocks
+        )?;
+        writeln!(
+            f,
+            "{pad:<28} CPU part of the frame (update, upload, culling, encoding; no GPU wait): median {:.2} / p99 {:.2} / max {:.2} ms",
+            cpu.median, cpu.p99, cpu.max
+        )?;
+        let h = &r.holes;
+        let nearest = h.nearest_chunks.map_or_else(|| "none".to_string(), |d| format!("{d:.1} chunks away"));
+        writeln!(
+            f,
+            "{pad:<28} holes in the view (chunks not drawn yet): {:.0} at the median frame, {} at most; nearest {nearest}; within {} chunks after {} of {} frames (at most {})",
+            h.range_median, h.range_most, h.near_view_distance, h.frames_with_near_holes, r.frames, h.near_most
+        )?;
+        let mib = |m: Option<f64>| m.map_or_else(|| "n/a".to_string(), |m| format!("{m:.0} MiB"));
+        let m = &r.memory;
+        writeln!(
+            f,
+            "{pad:<28} resident memory: first view {}, at 2 min {}, final {}, peak {}",
+            mib(r.first_view.rss_mib),
+            mib(m.rss_mib_at_2_min),
+            mib(m.rss_mib_final),
+            mib(m.rss_mib_peak)
+        )?;
+        writeln!(
+            f,
+            "{pad:<28} held at the end: {} chunks ({:.0} MiB of blocks), {} meshes ({:.0} MiB of vertices)",
+            m.chunks_loaded_final, m.chunk_data_mib_final, m.meshes_final, m.mesh_mib_final
+        )
+    }
+}

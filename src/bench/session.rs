@@ -1,0 +1,86 @@
+//! The set-up every headless driver shares: a GPU without a window, a
+//! world renderer, and a streamer whose engine is open before the clock
+//! starts.
+
+use crate::backend::Engine;
+use crate::game::engine::Switch;
+use crate::game::streaming::{Budget, ChunkStreamer};
+use crate::game::view;
+use crate::render::gpu::Gpu;
+use crate::render::offscreen;
+use crate::render::world_renderer::WorldRenderer;
+use crate::world::block::BlockId;
+use crate::world::coords::ChunkPos;
+use crate::world::edits::{BlockPos, ChunkEdits};
+use crate::worldgen::WorldGen;
+use anyhow::{bail, Result};
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How long a device may take to open, and a range to load, before a driver gives up.
+pub const PATIENCE: Duration = Duration::from_secs(600);
+
+/// What a session streams with.
+pub struct SessionOptions {
+    pub engine: Engine,
+    /// The device a switch to the GPU opens (real, or the emulation).
+    pub gpu_device: Engine,
+    pub render_distance: i32,
+    /// A saved world's edits, applied over generation.
+    pub edits: HashMap<ChunkPos, ChunkEdits>,
+    /// Where the engine asked for is a device that cannot open: generate
+    /// on the CPU and say so (`true`), or fail (`false`, for benchmarks,
+    /// whose rows would otherwise be mislabelled).
+    pub cpu_if_no_device: bool,
+}
+
+impl SessionOptions {
+    pub fn new(engine: Engine, gpu_device: Engine, render_distance: i32) -> SessionOptions {
+        SessionOptions { engine, gpu_device, render_distance, edits: HashMap::new(), cpu_if_no_device: false }
+    }
+}
+
+pub struct HeadlessSession<'g> {
+    pub gpu: &'g Gpu,
+    pub renderer: WorldRenderer,
+    pub streamer: ChunkStreamer,
+}
+
+impl<'g> HeadlessSession<'g> {
+    /// A renderer and a streamer over `world`, its engine open.
+    pub fn start(gpu: &'g Gpu, world: Arc<WorldGen>, opts: SessionOptions) -> Result<HeadlessSession<'g>> {
+        let renderer = WorldRenderer::new(gpu, offscreen::FORMAT)?;
+        let mut streamer =
+            ChunkStreamer::with_edits(world, opts.engine, opts.gpu_device, opts.render_distance, opts.edits);
+        if opts.engine.uses_device() {
+            if let Switch::Unavailable(reason) = streamer.wait_for_engine(PATIENCE) {
+                if !opts.cpu_if_no_device {
+                    bail!("GPU unavailable: {reason}");
+                }
+                eprintln!("GPU unavailable, generating on the CPU: {reason}");
+            }
+        }
+        Ok(HeadlessSession { gpu, renderer, streamer })
+    }
+
+    /// Streams until everything in range around `centre` is generated,
+    /// meshed and uploaded, for at most `timeout`; returns how long that took.
+    pub fn load(&mut self, centre: ChunkPos, timeout: Duration) -> Result<Duration> {
+        let (gpu, renderer) = (self.gpu, &mut self.renderer);
+        Ok(self.streamer.load_around(centre, timeout, |changes| {
+            view::show(changes, gpu, renderer);
+            gpu.flush_uploads();
+        })?)
+    }
+
+    /// One frame of streaming around `centre`, its meshes uploaded.
+    pub fn update(&mut self, centre: ChunkPos, budget: Budget) {
+        view::update(&mut self.streamer, centre, budget, self.gpu, &mut self.renderer);
+    }
+
+    /// An edit, its meshes uploaded.
+    pub fn set_block(&mut self, pos: BlockPos, block: BlockId) -> Result<()> {
+        Ok(view::set_block(&mut self.streamer, pos, block, self.gpu, &mut self.renderer)?)
+    }
+}
