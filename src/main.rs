@@ -3,7 +3,7 @@
 use anyhow::{bail, Context, Result};
 use blockworld::backend::cpu::CpuBackend;
 use blockworld::backend::fallback::FallbackBackend;
-use blockworld::backend::{self, Engine};
+use blockworld::backend::{self, Device, DeviceOptions, Engine};
 use blockworld::bench::{gen, report};
 use blockworld::cli::args::{parse_block_pos, parse_chunk_pos, parse_counts, parse_size, parse_vec3, parse_xz};
 use blockworld::cli::region_hash::region_hash;
@@ -232,14 +232,30 @@ fn parse_play_engine(s: &str) -> Result<Engine, String> {
     }
 }
 
-/// The engine the player's G key switches to: the one asked for if it is
-/// a device, else the real GPU.
-fn device_for(engine: Engine) -> Engine {
-    if engine.is_device() {
-        engine
-    } else {
-        Engine::Gpu
+/// The device the player's G key switches to: the one asked for if it is
+/// a device, else the real GPU; run as the environment says.
+fn device_for(engine: Engine) -> Result<Device> {
+    let engine = if engine.is_device() { engine } else { Engine::Gpu };
+    Ok(Device { engine, options: device_options()? })
+}
+
+/// The environment's settings for devices, read here and nowhere else:
+/// `BLOCKWORLD_KERNEL_PATH` (virtual, switch), `BLOCKWORLD_DENSITY`
+/// (cooperative, naive), `BLOCKWORLD_KERNEL_IMAGE` (cuda13, cuda12,
+/// nvrtc) and `BLOCKWORLD_NVRTC` (a path to libnvrtc).
+fn device_options() -> Result<DeviceOptions> {
+    fn setting<T: std::str::FromStr<Err = blockworld::backend::BackendError>>(var: &str) -> Result<Option<T>> {
+        match std::env::var(var) {
+            Ok(v) if !v.is_empty() => Ok(Some(v.parse().with_context(|| format!("{var}={v}"))?)),
+            _ => Ok(None),
+        }
     }
+    Ok(DeviceOptions {
+        path: setting("BLOCKWORLD_KERNEL_PATH")?.unwrap_or_default(),
+        density: setting("BLOCKWORLD_DENSITY")?.unwrap_or_default(),
+        image: setting("BLOCKWORLD_KERNEL_IMAGE")?,
+        nvrtc: std::env::var_os("BLOCKWORLD_NVRTC").filter(|v| !v.is_empty()).map(PathBuf::from),
+    })
 }
 
 /// One engine, or every engine the command compares (`all`).
@@ -472,7 +488,7 @@ fn play(args: PlayArgs) -> Result<()> {
         }
         None => load_world(&args.world)?,
     };
-    let (engine, gpu_device) = (args.backend, device_for(args.backend));
+    let (engine, gpu_device) = (args.backend, device_for(args.backend)?);
     if let Some(s) = args.exit_after {
         if !(s.is_finite() && s > 0.0) {
             bail!("--exit-after must be a positive number of seconds");
@@ -581,7 +597,7 @@ fn run() -> Result<()> {
                 render_distance,
                 size,
                 engine: backend,
-                gpu_device: device_for(backend),
+                gpu_device: device_for(backend)?,
                 timeout: std::time::Duration::from_secs(timeout),
                 edits: Default::default(),
                 time_of_day: time,
@@ -606,7 +622,7 @@ fn region_hash_command(
         Some(s) => Arc::new(WorldGen::new(s.preset().clone(), s.meta().seed)),
         None => load_world(world)?,
     };
-    let mut b = backend::create(kind, w.clone())?;
+    let mut b = backend::create(kind, w.clone(), &device_options()?)?;
     if cpu_fallback {
         b = Arc::new(FallbackBackend::new(b, CpuBackend::parallel(w)));
     }
@@ -635,7 +651,8 @@ fn map_command(
     kind: Option<Engine>,
 ) -> Result<()> {
     let w = load_world(world)?;
-    let engine = kind.map(|k| backend::create(k, w.clone())).transpose()?;
+    let options = device_options()?;
+    let engine = kind.map(|k| backend::create(k, w.clone(), &options)).transpose()?;
     let map = blockworld::map::render_on(&w, engine.as_deref(), opts)?;
     let png = blockworld::map::encode_png(&map).context("encoding the map")?;
     std::fs::write(out, png).with_context(|| format!("writing {}", out.display()))?;
@@ -700,7 +717,7 @@ fn bench_command(which: BenchCommand) -> Result<()> {
                     sizes: sizes.0.clone(),
                     frames: frames as usize,
                     engine,
-                    gpu_device: device_for(engine),
+                    gpu_device: device_for(engine)?,
                 };
                 match blockworld::bench::frames::run(|| load_world(&world), &opts) {
                     Ok(r) => rows.extend(r),
@@ -720,7 +737,7 @@ fn bench_command(which: BenchCommand) -> Result<()> {
                 render_distance,
                 runs: runs as usize,
                 engine: backend,
-                gpu_device: device_for(backend),
+                gpu_device: device_for(backend)?,
             };
             print_reports(&[blockworld::bench::view::run(&opts)?], json)
         }
@@ -755,7 +772,7 @@ fn bench_flight(
             render_distance,
             size,
             engine: row.engine,
-            gpu_device: device_for(row.engine),
+            gpu_device: device_for(row.engine)?,
             serial_cpu: row.serial_cpu,
             alpha: row.alpha,
             time_of_day: time,
@@ -777,7 +794,8 @@ fn bench_gen(
     json: bool,
     (csv, plot): (Option<PathBuf>, Option<PathBuf>),
 ) -> Result<()> {
-    let opts = gen::GenOptions { seed: world.seed, preset: world.preset.clone(), sizes, repeat };
+    let opts =
+        gen::GenOptions { seed: world.seed, preset: world.preset.clone(), sizes, repeat, device: device_options()? };
     Preset::load(&world.preset)?;
     let perlin = gen::perlin_ns_per_point(opts.repeat);
     let mut reports = Vec::new();

@@ -50,6 +50,7 @@ fn violations(files: &[(String, String)]) -> Vec<String> {
         ("only main.rs and cli/ know clap", &|p| p == "main.rs" || p.starts_with("cli/"), &["clap::", "use clap"]),
         ("only backend/ talks to a CUDA device", &|p| p.starts_with("backend/"), &["cudarc"]),
         ("only main.rs handles signals", &|p| p == "main.rs", &["signal_hook"]),
+        ("only main.rs reads the environment", &|p| p == "main.rs", &["env::var"]),
     ];
     let mut out = Vec::new();
     for (path, text) in files {
@@ -99,6 +100,7 @@ fn a_crossing_is_caught() {
         ("backend/engine.rs", "#[derive(clap::ValueEnum)]"),
         ("game/app.rs", "use cudarc::driver::CudaContext;"),
         ("game/app.rs", "signal_hook::flag::register(2, f);"),
+        ("backend/kernel.rs", "let v = std::env::var(\"BLOCKWORLD_X\");"),
     ] {
         let v = violations(&[(path.to_string(), text.to_string())]);
         assert_eq!(v.len(), 1, "{path}: {text}: {v:?}");

@@ -19,6 +19,7 @@
 //! the context synchronise by blocking, not spinning, and the world
 //! description sits in `__constant__` memory.
 
+use super::DeviceOptions;
 use super::kernel::{
     ChunkJob, ColumnJob, DensityVariant, DeviceClock, KernelDevice, KernelPath, TakeChunk, MAX_BATCH_CHUNKS,
     MAX_BATCH_COLUMNS,
@@ -217,20 +218,28 @@ impl ImageSource {
     }
 
     /// The order for a driver of CUDA version `driver_cuda`, or the one
-    /// source `BLOCKWORLD_KERNEL_IMAGE` forces.
-    pub fn order(driver_cuda: i32) -> Result<Vec<ImageSource>, BackendError> {
-        match std::env::var("BLOCKWORLD_KERNEL_IMAGE").as_deref() {
-            Ok("cuda13") => Ok(vec![ImageSource::Cuda13Fatbin]),
-            Ok("cuda12") => Ok(vec![ImageSource::Cuda12]),
-            Ok("nvrtc") => Ok(vec![ImageSource::Nvrtc]),
-            Ok("") | Err(_) => Ok(if driver_cuda >= 13000 {
-                vec![ImageSource::Cuda13Fatbin, ImageSource::Cuda12, ImageSource::Nvrtc]
-            } else {
-                vec![ImageSource::Cuda12, ImageSource::Cuda13Fatbin, ImageSource::Nvrtc]
-            }),
-            Ok(other) => Err(BackendError::InvalidSetting(format!(
-                "BLOCKWORLD_KERNEL_IMAGE={other}: expected `cuda13`, `cuda12` or `nvrtc`"
-            ))),
+    /// source `forced`.
+    pub fn order(driver_cuda: i32, forced: Option<ImageSource>) -> Vec<ImageSource> {
+        match forced {
+            Some(one) => vec![one],
+            None if driver_cuda >= 13000 => vec![ImageSource::Cuda13Fatbin, ImageSource::Cuda12, ImageSource::Nvrtc],
+            None => vec![ImageSource::Cuda12, ImageSource::Cuda13Fatbin, ImageSource::Nvrtc],
+        }
+    }
+}
+
+impl std::str::FromStr for ImageSource {
+    type Err = BackendError;
+
+    /// `cuda13`, `cuda12` or `nvrtc`.
+    fn from_str(s: &str) -> Result<ImageSource, BackendError> {
+        match s {
+            "cuda13" => Ok(ImageSource::Cuda13Fatbin),
+            "cuda12" => Ok(ImageSource::Cuda12),
+            "nvrtc" => Ok(ImageSource::Nvrtc),
+            other => {
+                Err(BackendError::InvalidSetting(format!("`{other}`: expected `cuda13`, `cuda12` or `nvrtc`")))
+            }
         }
     }
 }
@@ -252,7 +261,7 @@ fn load_module(
     ctx: &Arc<CudaContext>,
     info: &GpuInfo,
     file: &KernelFile,
-    order: &[ImageSource],
+    (order, nvrtc_path): (&[ImageSource], Option<&std::path::Path>),
     nvrtc: &mut Option<Result<Nvrtc, String>>,
 ) -> Result<(Arc<CudaModule>, String), BackendError> {
     let mut reasons = Vec::new();
@@ -273,8 +282,7 @@ fn load_module(
                 }
             },
             ImageSource::Nvrtc => {
-                let path = std::env::var_os("BLOCKWORLD_NVRTC").map(std::path::PathBuf::from);
-                let nv = nvrtc.get_or_insert_with(|| Nvrtc::load(path.as_deref()));
+                let nv = nvrtc.get_or_insert_with(|| Nvrtc::load(nvrtc_path));
                 let nv = match nv {
                     Ok(nv) => nv,
                     Err(e) => {
@@ -386,14 +394,16 @@ impl CudaDevice {
     /// Opens GPU 0 (one context for the life of the device), loads the
     /// kernels, uploads the world description and builds its noise objects.
     /// This can take seconds when NVRTC compiles: call it off the game thread.
-    pub fn open(params: &WorldParams, path: KernelPath, density: DensityVariant) -> Result<CudaDevice, BackendError> {
-        guarded("opening the GPU", || Self::open_inner(params, path, density))
+    pub fn open(params: &WorldParams, options: &DeviceOptions) -> Result<CudaDevice, BackendError> {
+        guarded("opening the GPU", || Self::open_inner(params, options))
     }
 
-    fn open_inner(params: &WorldParams, path: KernelPath, density: DensityVariant) -> Result<CudaDevice, BackendError> {
+    fn open_inner(params: &WorldParams, options: &DeviceOptions) -> Result<CudaDevice, BackendError> {
+        let (path, density) = (options.path, options.density);
         let dev = init_device()?;
         let info = device_info(dev)?;
-        let order = ImageSource::order(info.driver_cuda)?;
+        let order = ImageSource::order(info.driver_cuda, options.image);
+        let images = (&order[..], options.nvrtc.as_deref());
         // Waiting threads sleep instead of spinning on a core the meshers
         // need. Best effort: an already active primary context keeps its flags.
         // SAFETY: dev is a valid device.
@@ -406,10 +416,10 @@ impl CudaDevice {
 
         let mut nvrtc = None;
         let [hm_file, fill_file, deco_file, density_file] = kernel_files();
-        let (hm_module, hm_from) = load_module(&ctx, &info, &hm_file, &order, &mut nvrtc)?;
-        let (fill_module, fill_from) = load_module(&ctx, &info, &fill_file, &order, &mut nvrtc)?;
-        let (deco_module, deco_from) = load_module(&ctx, &info, &deco_file, &order, &mut nvrtc)?;
-        let (density_module, density_from) = load_module(&ctx, &info, &density_file, &order, &mut nvrtc)?;
+        let (hm_module, hm_from) = load_module(&ctx, &info, &hm_file, images, &mut nvrtc)?;
+        let (fill_module, fill_from) = load_module(&ctx, &info, &fill_file, images, &mut nvrtc)?;
+        let (deco_module, deco_from) = load_module(&ctx, &info, &deco_file, images, &mut nvrtc)?;
+        let (density_module, density_from) = load_module(&ctx, &info, &density_file, images, &mut nvrtc)?;
         let loaded_from = if hm_from == fill_from && fill_from == deco_from && deco_from == density_from {
             hm_from
         } else {
@@ -693,11 +703,10 @@ mod tests {
 
     #[test]
     fn image_order_follows_the_driver() {
-        if std::env::var_os("BLOCKWORLD_KERNEL_IMAGE").is_some() {
-            return;
-        }
-        assert_eq!(ImageSource::order(13000).ok().map(|o| o[0]), Some(ImageSource::Cuda13Fatbin));
-        assert_eq!(ImageSource::order(12020).ok().map(|o| o[0]), Some(ImageSource::Cuda12));
+        assert_eq!(ImageSource::order(13000, None)[0], ImageSource::Cuda13Fatbin);
+        assert_eq!(ImageSource::order(12020, None)[0], ImageSource::Cuda12);
+        assert_eq!(ImageSource::order(13000, Some(ImageSource::Nvrtc)), [ImageSource::Nvrtc]);
+        assert!("cuda11".parse::<ImageSource>().is_err());
     }
 
     #[test]

@@ -28,20 +28,16 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// How the heightmap kernel evaluates the noise graph.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum KernelPath {
-    /// Polymorphic noise objects with a virtual `compute` (the seed-004 design; default).
+    /// Polymorphic noise objects with a virtual `compute` (the Bologna thesis's design; default).
+    #[default]
     Virtual,
     /// A switch over node kinds on the flat node array (no indirect calls).
     Switch,
 }
 
 impl KernelPath {
-    /// From `BLOCKWORLD_KERNEL_PATH` (`virtual`, the default, or `switch`).
-    pub fn from_env() -> Result<KernelPath, BackendError> {
-        env_choice("BLOCKWORLD_KERNEL_PATH", &[("virtual", KernelPath::Virtual), ("switch", KernelPath::Switch)])
-    }
-
     pub fn label(self) -> &'static str {
         match self {
             KernelPath::Virtual => "virtual noise objects",
@@ -50,37 +46,43 @@ impl KernelPath {
     }
 }
 
-/// The value an environment variable names among `choices`; unset or
-/// empty gives the first.
-fn env_choice<T: Copy>(var: &str, choices: &[(&str, T)]) -> Result<T, BackendError> {
-    let value = std::env::var(var).unwrap_or_default();
-    if value.is_empty() {
-        return Ok(choices[0].1);
+impl std::str::FromStr for KernelPath {
+    type Err = BackendError;
+
+    /// `virtual` (the default) or `switch`.
+    fn from_str(s: &str) -> Result<KernelPath, BackendError> {
+        choice(s, &[("virtual", KernelPath::Virtual), ("switch", KernelPath::Switch)])
     }
+}
+
+/// The value `value` names among `choices`.
+fn choice<T: Copy>(value: &str, choices: &[(&str, T)]) -> Result<T, BackendError> {
     choices.iter().find(|(name, _)| *name == value).map(|c| c.1).ok_or_else(|| {
         let names: Vec<String> = choices.iter().map(|(n, _)| format!("`{n}`")).collect();
-        BackendError::InvalidSetting(format!("{var}={value}: expected {}", names.join(" or ")))
+        BackendError::InvalidSetting(format!("`{value}`: expected {}", names.join(" or ")))
     })
 }
 
 /// How `bw_density` evaluates its noise: with the Brno project's shared lattice
 /// cell per 8×8×8 group (the default), or every block alone (the
 /// comparison). Same bits either way.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum DensityVariant {
+    #[default]
     Cooperative,
     Naive,
 }
 
-impl DensityVariant {
-    /// From `BLOCKWORLD_DENSITY` (`cooperative`, the default, or `naive`).
-    pub fn from_env() -> Result<DensityVariant, BackendError> {
-        env_choice(
-            "BLOCKWORLD_DENSITY",
-            &[("cooperative", DensityVariant::Cooperative), ("naive", DensityVariant::Naive)],
-        )
-    }
+impl std::str::FromStr for DensityVariant {
+    type Err = BackendError;
 
+    /// `cooperative` (the default) or `naive`.
+    fn from_str(s: &str) -> Result<DensityVariant, BackendError> {
+        choice(s, &[("cooperative", DensityVariant::Cooperative), ("naive", DensityVariant::Naive)])
+    }
+}
+
+impl DensityVariant {
     /// The kernel's `cooperative` argument.
     pub fn flag(self) -> u32 {
         (self == DensityVariant::Cooperative) as u32

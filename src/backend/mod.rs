@@ -99,18 +99,48 @@ pub trait ChunkBackend: Send + Sync {
     }
 }
 
+/// How a device runs the kernels. Parsed once at the binary's edge (from
+/// the command line and its environment) and passed down: nothing below
+/// `main.rs` reads the environment.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeviceOptions {
+    /// How the heightmap kernel evaluates the noise graph.
+    pub path: kernel::KernelPath,
+    /// How the density kernel evaluates its noise.
+    pub density: kernel::DensityVariant,
+    /// One kernel image source to use instead of the driver's order.
+    pub image: Option<cuda::ImageSource>,
+    /// The NVRTC library to load for run-time compiles, instead of the usual names.
+    pub nvrtc: Option<std::path::PathBuf>,
+}
+
+/// A device engine and how it runs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Device {
+    /// [`Engine::Gpu`], or [`Engine::CudaEmulated`] where the emulation is built in.
+    pub engine: Engine,
+    pub options: DeviceOptions,
+}
+
+impl From<Engine> for Device {
+    fn from(engine: Engine) -> Device {
+        Device { engine, options: DeviceOptions::default() }
+    }
+}
+
+
 /// Creates a backend of `kind` for a world. GPU and emulated backends fail
 /// here with a reason when they cannot run.
-pub fn create(kind: Engine, world: Arc<WorldGen>) -> Result<Arc<dyn ChunkBackend>, BackendError> {
+pub fn create(
+    kind: Engine,
+    world: Arc<WorldGen>,
+    options: &DeviceOptions,
+) -> Result<Arc<dyn ChunkBackend>, BackendError> {
     Ok(match kind {
         Engine::CpuSerial => Arc::new(cpu::CpuBackend::serial(world)),
         Engine::Cpu => Arc::new(cpu::CpuBackend::parallel(world)),
-        Engine::Gpu => {
-            let path = kernel::KernelPath::from_env()?;
-            let density = kernel::DensityVariant::from_env()?;
-            Arc::new(kernel::KernelBackend::new(cuda::CudaDevice::open(&world.params, path, density)?, &world))
-        }
-        Engine::CudaEmulated => create_emulated(world)?,
+        Engine::Gpu => Arc::new(kernel::KernelBackend::new(cuda::CudaDevice::open(&world.params, options)?, &world)),
+        Engine::CudaEmulated => create_emulated(world, options)?,
         Engine::Hybrid => {
             return Err(BackendError::InvalidSetting(
                 "hybrid shares work between the CPU and a GPU in the generation service; it is not one backend".into(),
@@ -120,14 +150,12 @@ pub fn create(kind: Engine, world: Arc<WorldGen>) -> Result<Arc<dyn ChunkBackend
 }
 
 #[cfg(feature = "kernel-emulation")]
-fn create_emulated(world: Arc<WorldGen>) -> Result<Arc<dyn ChunkBackend>, BackendError> {
-    let path = kernel::KernelPath::from_env()?;
-    let density = kernel::DensityVariant::from_env()?;
-    let device = emulated::EmulatedDevice::new(&world.params).with_path(path).with_density(density);
+fn create_emulated(world: Arc<WorldGen>, options: &DeviceOptions) -> Result<Arc<dyn ChunkBackend>, BackendError> {
+    let device = emulated::EmulatedDevice::new(&world.params).with_path(options.path).with_density(options.density);
     Ok(Arc::new(kernel::KernelBackend::new(device, &world)))
 }
 
 #[cfg(not(feature = "kernel-emulation"))]
-fn create_emulated(_world: Arc<WorldGen>) -> Result<Arc<dyn ChunkBackend>, BackendError> {
+fn create_emulated(_world: Arc<WorldGen>, _options: &DeviceOptions) -> Result<Arc<dyn ChunkBackend>, BackendError> {
     Err(BackendError::EmulationNotBuilt)
 }

@@ -12,7 +12,7 @@
 
 use super::session::{HeadlessSession, SessionOptions};
 use crate::backend::service::Balance;
-use crate::backend::Engine;
+use crate::backend::{Device, Engine};
 use crate::bench::{percentile, rss};
 use crate::game::frame_stats::CpuClock;
 use crate::game::spawn::spawn_point;
@@ -213,7 +213,7 @@ pub struct FlightOptions {
     pub render_distance: i32,
     pub size: (u32, u32),
     pub engine: Engine,
-    pub gpu_device: Engine,
+    pub gpu_device: Device,
     /// Generate on one CPU thread instead of the pool.
     pub serial_cpu: bool,
     /// A fixed device share (hybrid only); None: automatic.
@@ -227,7 +227,7 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
     let target = OffscreenTarget::new(&gpu, opts.size);
     let start = spawn_point(&world);
     let mut session =
-        HeadlessSession::start(&gpu, world, SessionOptions::new(opts.engine, opts.gpu_device, opts.render_distance))?;
+        HeadlessSession::start(&gpu, world, SessionOptions::new(opts.engine, opts.gpu_device.clone(), opts.render_distance))?;
     if opts.serial_cpu {
         session.streamer.use_serial_cpu();
     }

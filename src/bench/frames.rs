@@ -16,7 +16,7 @@
 
 use super::session::{HeadlessSession, SessionOptions};
 use crate::backend::service::Balance;
-use crate::backend::Engine;
+use crate::backend::{Device, Engine};
 use crate::bench::percentile;
 use crate::game::frame_stats::CpuClock;
 use crate::game::spawn::spawn_point;
@@ -76,7 +76,7 @@ pub struct FramesOptions {
     /// Frames per run, at most; a run ends early when its range is complete.
     pub frames: usize,
     pub engine: Engine,
-    pub gpu_device: Engine,
+    pub gpu_device: Device,
 }
 
 /// One run per size and throttle; `world` makes a fresh world each time
@@ -102,7 +102,7 @@ fn run_one(world: Arc<WorldGen>, gpu: &Gpu, n: u32, throttle: Throttle, opts: &F
     let spawn = spawn_point(&world);
     let centre = ChunkPos::containing([spawn.x as i64, spawn.y as i64, spawn.z as i64]);
     let r = (n / 2) as i32;
-    let mut session = HeadlessSession::start(gpu, world, SessionOptions::new(opts.engine, opts.gpu_device, r))?;
+    let mut session = HeadlessSession::start(gpu, world, SessionOptions::new(opts.engine, opts.gpu_device.clone(), r))?;
     let budget = match throttle {
         Throttle::Thesis => Budget { max_arrivals: THESIS_CHUNKS_PER_FRAME, ..Budget::default() },
         Throttle::Own => Budget::default(),

@@ -192,6 +192,8 @@ pub struct GenOptions {
     pub preset: String,
     pub sizes: Vec<usize>,
     pub repeat: usize,
+    /// How a device backend runs its kernels.
+    pub device: backend::DeviceOptions,
 }
 
 /// Runs the benchmark on one backend. `world` is fresh per backend so no
@@ -202,7 +204,7 @@ pub fn run(
     opts: &GenOptions,
     perlin: (f64, f64),
 ) -> Result<GenReport, BackendError> {
-    let device = backend::create(kind, world.clone())?;
+    let device = backend::create(kind, world.clone(), &opts.device)?;
     // A device error is counted and the run goes on on the CPU, not aborted.
     let fallback = matches!(kind, Engine::Gpu | Engine::CudaEmulated)
         .then(|| Arc::new(FallbackBackend::new(device.clone(), CpuBackend::parallel(world.clone()))));

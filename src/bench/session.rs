@@ -2,7 +2,7 @@
 //! world renderer, and a streamer whose engine is open before the clock
 //! starts.
 
-use crate::backend::Engine;
+use crate::backend::{Device, Engine};
 use crate::game::engine::Switch;
 use crate::game::streaming::{Budget, ChunkStreamer};
 use crate::game::view;
@@ -25,7 +25,7 @@ pub const PATIENCE: Duration = Duration::from_secs(600);
 pub struct SessionOptions {
     pub engine: Engine,
     /// The device a switch to the GPU opens (real, or the emulation).
-    pub gpu_device: Engine,
+    pub gpu_device: Device,
     pub render_distance: i32,
     /// A saved world's edits, applied over generation.
     pub edits: HashMap<ChunkPos, ChunkEdits>,
@@ -36,8 +36,14 @@ pub struct SessionOptions {
 }
 
 impl SessionOptions {
-    pub fn new(engine: Engine, gpu_device: Engine, render_distance: i32) -> SessionOptions {
-        SessionOptions { engine, gpu_device, render_distance, edits: HashMap::new(), cpu_if_no_device: false }
+    pub fn new(engine: Engine, gpu_device: impl Into<Device>, render_distance: i32) -> SessionOptions {
+        SessionOptions {
+            engine,
+            gpu_device: gpu_device.into(),
+            render_distance,
+            edits: HashMap::new(),
+            cpu_if_no_device: false,
+        }
     }
 }
 

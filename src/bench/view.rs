@@ -18,7 +18,7 @@
 //! streaming the reached space first could save.
 
 use super::session::{HeadlessSession, SessionOptions, PATIENCE};
-use crate::backend::Engine;
+use crate::backend::{Device, Engine};
 use crate::bench::median;
 use crate::game::spawn::spawn_point;
 use crate::game::streaming::rings::{edge_offsets, neighbourhood, offset, within};
@@ -42,7 +42,7 @@ pub struct ViewOptions {
     /// Runs of each variant.
     pub runs: usize,
     pub engine: Engine,
-    pub gpu_device: Engine,
+    pub gpu_device: Device,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -168,7 +168,7 @@ fn run_one(world: Arc<WorldGen>, gpu: &Gpu, opts: &ViewOptions, reach: bool) -> 
     let eye = [eye.x.floor() as i64, eye.y.floor() as i64, eye.z.floor() as i64];
     let centre = ChunkPos::containing(eye);
     let mut session =
-        HeadlessSession::start(gpu, world, SessionOptions::new(opts.engine, opts.gpu_device, opts.render_distance))?;
+        HeadlessSession::start(gpu, world, SessionOptions::new(opts.engine, opts.gpu_device.clone(), opts.render_distance))?;
     let cpu = process_cpu_ms();
     let wall = session.load(centre, PATIENCE)?;
     let cpu_ms = process_cpu_ms() - cpu;

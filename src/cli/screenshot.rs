@@ -1,7 +1,7 @@
 //! `blockworld screenshot`: the streamed world rendered offscreen once
 //! everything in range is loaded.
 
-use crate::backend::Engine;
+use crate::backend::{Device, Engine};
 use crate::bench::session::{HeadlessSession, SessionOptions};
 use crate::game::spawn::spawn_point;
 use crate::render::camera::{Camera, DEFAULT_FOV_DEGREES};
@@ -26,7 +26,7 @@ pub struct ScreenshotOptions {
     pub render_distance: i32,
     pub size: (u32, u32),
     pub engine: Engine,
-    pub gpu_device: Engine,
+    pub gpu_device: Device,
     pub timeout: Duration,
     /// A saved world's edits, applied over generation.
     pub edits: HashMap<ChunkPos, ChunkEdits>,
@@ -52,7 +52,7 @@ pub fn screenshot(world: Arc<WorldGen>, opts: &ScreenshotOptions) -> Result<Scre
     let session_opts = SessionOptions {
         edits: opts.edits.clone(),
         cpu_if_no_device: true,
-        ..SessionOptions::new(opts.engine, opts.gpu_device, opts.render_distance)
+        ..SessionOptions::new(opts.engine, opts.gpu_device.clone(), opts.render_distance)
     };
     let mut session = HeadlessSession::start(&gpu, world, session_opts)?;
     let load_time = session.load(centre, opts.timeout)?;

@@ -18,7 +18,7 @@ use super::streaming::{Budget, ChunkStreamer};
 use super::target::{raycast, Hit, REACH};
 use super::view;
 use super::world_menu::{MenuChoice, WorldMenu};
-use crate::backend::Engine;
+use crate::backend::{Device, Engine};
 use crate::render::camera::{Camera, DEFAULT_FOV_DEGREES};
 use crate::render::world_renderer::ViewParams;
 use crate::save::saver::SaveJob;
@@ -49,7 +49,7 @@ pub struct PlayOptions {
     /// Lines about a settings file that could not be used whole.
     pub settings_warnings: Vec<String>,
     pub engine: Engine,
-    pub gpu_device: Engine,
+    pub gpu_device: Device,
     pub dump_state: Option<PathBuf>,
     pub size: (u32, u32),
     /// Quit by itself after this long (tests, demos).
@@ -107,7 +107,7 @@ struct Running {
     settings: SettingsFile,
     saving: WorldSaving,
     /// The device a switch to the GPU opens (real, or the emulation).
-    gpu_device: Engine,
+    gpu_device: Device,
     aim: Aim,
     panels: Panels,
     dump: Option<StateDump>,
@@ -176,7 +176,7 @@ impl App {
         let streamer = ChunkStreamer::with_edits(
             self.opts.world.clone(),
             self.opts.engine,
-            self.opts.gpu_device,
+            self.opts.gpu_device.clone(),
             self.opts.settings.render_distance,
             edits,
         );
@@ -204,7 +204,7 @@ impl App {
             clock,
             settings: SettingsFile::new(self.opts.settings.clone(), self.opts.settings_path.clone()),
             saving,
-            gpu_device: self.opts.gpu_device,
+            gpu_device: self.opts.gpu_device.clone(),
             aim: Aim::default(),
             panels: Panels::default(),
             dump,
@@ -346,7 +346,7 @@ impl Running {
         self.streamer = ChunkStreamer::with_edits(
             world.clone(),
             self.streamer.engine(),
-            self.gpu_device,
+            self.gpu_device.clone(),
             self.settings.render_distance,
             edits,
         );

@@ -10,7 +10,7 @@
 use crate::backend::cpu::CpuBackend;
 use crate::backend::fallback::FallbackBackend;
 use crate::backend::service::{Command, GenerationService};
-use crate::backend::{self, BackendError, ChunkBackend, Engine};
+use crate::backend::{self, BackendError, ChunkBackend, Device, Engine};
 use crate::world::coords::ChunkPos;
 use crate::worldgen::WorldGen;
 use crossbeam_channel::{Receiver, TryRecvError};
@@ -40,8 +40,9 @@ type Opened = Result<OpenGpu, BackendError>;
 pub struct EngineSwitch {
     world: Arc<WorldGen>,
     /// The engine the toggle's GPU side means for this run: the real
-    /// device, or (in kernel-emulation builds, for tests) the emulation.
-    device: Engine,
+    /// device, or (in kernel-emulation builds, for tests) the emulation,
+    /// and how it runs.
+    device: Device,
     /// What the player asked for last.
     wanted: Engine,
     /// What the generation service is running.
@@ -58,8 +59,8 @@ pub struct EngineSwitch {
 
 impl EngineSwitch {
     /// `device` is [`Engine::Gpu`] or [`Engine::CudaEmulated`].
-    pub fn new(world: Arc<WorldGen>, device: Engine) -> EngineSwitch {
-        debug_assert!(device.is_device(), "{device} is not a device");
+    pub fn new(world: Arc<WorldGen>, device: Device) -> EngineSwitch {
+        debug_assert!(device.engine.is_device(), "{} is not a device", device.engine);
         EngineSwitch {
             world: world.clone(),
             device,
@@ -117,7 +118,7 @@ impl EngineSwitch {
         self.wanted = match engine {
             Engine::Cpu | Engine::CpuSerial => Engine::Cpu,
             Engine::Hybrid => Engine::Hybrid,
-            Engine::Gpu | Engine::CudaEmulated => self.device,
+            Engine::Gpu | Engine::CudaEmulated => self.device.engine,
         };
         if !self.wanted.uses_device() || self.gpu.is_some() {
             self.apply(service);
@@ -142,7 +143,7 @@ impl EngineSwitch {
         let gpu = self.gpu.as_ref().map(|g| g.backend.clone() as Arc<dyn ChunkBackend>);
         let (cpu, device, active) = match (self.wanted, gpu) {
             (Engine::Hybrid, Some(g)) => (Some(self.cpu.clone()), Some(g), Engine::Hybrid),
-            (w, Some(g)) if w.is_device() => (None, Some(g), self.device),
+            (w, Some(g)) if w.is_device() => (None, Some(g), self.device.engine),
             _ => (Some(self.cpu.clone()), None, Engine::Cpu),
         };
         service.send(Command::SetLanes { cpu, device });
@@ -151,7 +152,7 @@ impl EngineSwitch {
 
     fn spawn_opener(&self) -> Result<Receiver<Opened>, String> {
         let (tx, rx) = crossbeam_channel::bounded(1);
-        let (world, device) = (self.world.clone(), self.device);
+        let (world, device) = (self.world.clone(), self.device.clone());
         std::thread::Builder::new()
             .name("gpu-open".into())
             .spawn(move || {
@@ -243,15 +244,15 @@ impl EngineSwitch {
     }
 
     fn device_label(&self, g: &OpenGpu) -> String {
-        match self.device {
+        match self.device.engine {
             Engine::CudaEmulated => format!("GPU (emulated kernels) {}", g.description),
             _ => g.description.clone(),
         }
     }
 }
 
-fn open(world: Arc<WorldGen>, device: Engine) -> Opened {
-    let primary = backend::create(device, world.clone())?;
+fn open(world: Arc<WorldGen>, device: Device) -> Opened {
+    let primary = backend::create(device.engine, world.clone(), &device.options)?;
     // A device's first launch pays for lazy module loading (CUDA's default
     // since 11.7) and, under the driver stand-in, the emulation's start-up.
     // Paid here, on the opening thread, it is not taken for the device's

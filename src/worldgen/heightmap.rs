@@ -34,14 +34,13 @@ pub enum Lanes {
 }
 
 impl Lanes {
-    /// The fastest this CPU supports, unless `BLOCKWORLD_SIMD=off`.
+    /// The fastest this CPU supports (both give the same bits; tests and
+    /// benchmarks that compare them pass a choice to `WorldGen::with_options`).
     pub fn detect() -> Lanes {
-        let disabled = std::env::var("BLOCKWORLD_SIMD").map(|v| v == "off" || v == "0").unwrap_or(false);
         #[cfg(target_arch = "x86_64")]
-        if !disabled && super::noise::perlin_avx2::available() {
+        if super::noise::perlin_avx2::available() {
             return Lanes::Avx2;
         }
-        let _ = disabled;
         Lanes::Scalar
     }
 }

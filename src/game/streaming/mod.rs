@@ -18,7 +18,7 @@ pub mod rings;
 
 use super::engine::{EngineSwitch, Switch};
 use crate::backend::service::{Balance, Command, Event, GenerationService, DEFAULT_BATCH, MAX_BATCH};
-use crate::backend::Engine;
+use crate::backend::{Device, Engine};
 use crate::light::Light;
 use crate::mesh::ChunkMesh;
 use crate::world::block::BlockId;
@@ -115,7 +115,13 @@ fn frame_scale(frame: Duration) -> usize {
 }
 
 impl ChunkStreamer {
-    pub fn new(world: Arc<WorldGen>, engine: Engine, gpu_device: Engine, render_distance: i32) -> ChunkStreamer {
+    /// A streamer generating on `engine`; a switch to the GPU opens `gpu_device`.
+    pub fn new(
+        world: Arc<WorldGen>,
+        engine: Engine,
+        gpu_device: impl Into<Device>,
+        render_distance: i32,
+    ) -> ChunkStreamer {
         Self::with_edits(world, engine, gpu_device, render_distance, HashMap::new())
     }
 
@@ -123,11 +129,11 @@ impl ChunkStreamer {
     pub fn with_edits(
         world: Arc<WorldGen>,
         engine: Engine,
-        gpu_device: Engine,
+        gpu_device: impl Into<Device>,
         render_distance: i32,
         edits: HashMap<ChunkPos, ChunkEdits>,
     ) -> ChunkStreamer {
-        let switch = EngineSwitch::new(world.clone(), gpu_device);
+        let switch = EngineSwitch::new(world.clone(), gpu_device.into());
         let service = GenerationService::spawn(switch.cpu_backend(), MAX_BATCH);
         let render_distance = render_distance.clamp(MIN_RENDER_DISTANCE, MAX_RENDER_DISTANCE);
         let mut requests = Requests::new(4 * DEFAULT_BATCH);
