@@ -21,9 +21,12 @@ fn code(text: &str) -> String {
     before_tests.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n")
 }
 
-/// (path under src/, allowed?, what it must not name) for each rule broken.
+/// A rule: what it says, which files it allows, and what the others must not name.
+type Rule<'a> = (&'a str, &'a dyn Fn(&str) -> bool, &'a [&'a str]);
+
+/// Every rule broken, as a line naming the file and what it named.
 fn violations(files: &[(String, String)]) -> Vec<String> {
-    let rules: &[(&str, &dyn Fn(&str) -> bool, &[&str])] = &[
+    let rules: &[Rule] = &[
         (
             "world/ knows no threads, no GPU and nothing else of the crate",
             &|p| !p.starts_with("world/"),

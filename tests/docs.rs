@@ -185,10 +185,9 @@ fn commands_md_mentions_every_command_and_flag() {
             }
             for word in help(&args).split(|c: char| c.is_whitespace() || c == ',' || c == '[' || c == ']') {
                 let flag: String = word.chars().take_while(|c| c.is_alphanumeric() || *c == '-').collect();
-                if flag.starts_with("--") && flag.len() > 2 && flag != "--help" && flag != "--version" {
-                    if !doc.contains(&flag) {
-                        missing.push(format!("{name} {flag}"));
-                    }
+                let real = flag.starts_with("--") && flag.len() > 2 && flag != "--help" && flag != "--version";
+                if real && !doc.contains(&flag) {
+                    missing.push(format!("{name} {flag}"));
                 }
             }
         }

@@ -161,7 +161,10 @@ mod parity {
             let cpu = CpuBackend::parallel(w.clone()).generate(&positions).unwrap();
             let count = |b: BlockId| cpu.iter().map(|c| c.counts.0[b.0 as usize] as u64).sum::<u64>();
             assert!(count(BlockId::LAVA) > 10_000, "{from}..{to} must hold lava caves");
-            let emulated = backend::create(Engine::CudaEmulated, w.clone()).unwrap().generate(&positions).unwrap();
+            let emulated = backend::create(Engine::CudaEmulated, w.clone(), &Default::default())
+                .unwrap()
+                .generate(&positions)
+                .unwrap();
             assert!(cpu == emulated, "{from}..{to}: the cooperative density kernel differs from the CPU");
             chunks += positions.len();
         }

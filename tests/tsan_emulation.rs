@@ -39,7 +39,7 @@ mod checks {
         assert!(logs > 20, "the forest columns must hold trees ({logs} logs)");
         let lava: u32 = cpu.iter().map(|c| c.counts.0[BlockId::LAVA.0 as usize]).sum();
         assert!(lava > 1000, "the deep chunks must hold lava caves ({lava} lava)");
-        let emulated = backend::create(Engine::CudaEmulated, w.clone()).unwrap();
+        let emulated = backend::create(Engine::CudaEmulated, w.clone(), &Default::default()).unwrap();
         assert!(emulated.describe().contains("ThreadSanitizer"));
         assert_eq!(cpu, emulated.generate(&positions).unwrap());
         // The switch-over-kinds heightmap path too.
@@ -71,6 +71,7 @@ mod checks {
     /// In the child: run the self-test exchange and exit.
     pub fn selftest(mode: &str) {
         let mut out = vec![0i32; 64];
+        // SAFETY: the self-test writes one int per thread of its 64-thread block into `out`, which holds 64.
         unsafe { bw_emu_selftest_exchange(out.as_mut_ptr(), (mode == "barrier") as i32) };
         if mode == "barrier" {
             assert!(out.iter().enumerate().all(|(i, &v)| v == ((i + 1) % 64) as i32));

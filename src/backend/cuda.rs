@@ -19,7 +19,6 @@
 //! the context synchronise by blocking, not spinning, and the world
 //! description sits in `__constant__` memory.
 
-use super::DeviceOptions;
 use super::kernel::{
     ChunkJob, ColumnJob, DensityVariant, DeviceClock, KernelDevice, KernelPath, TakeChunk, MAX_BATCH_CHUNKS,
     MAX_BATCH_COLUMNS,
@@ -30,6 +29,7 @@ use super::twins::{
     HEIGHTMAP_THREADS, MAX_TREES_PER_COLUMN,
 };
 use super::BackendError;
+use super::DeviceOptions;
 use crate::world::block::MAX_BLOCK_TYPES;
 use crate::world::coords::{CHUNK_AREA, CHUNK_VOLUME};
 use crate::worldgen::decorate::PlacedTree;
@@ -184,6 +184,7 @@ fn init_device() -> Result<sys::CUdevice, BackendError> {
 fn device_info(dev: sys::CUdevice) -> Result<GpuInfo, BackendError> {
     use cudarc::driver::result;
     let err = unavailable("cannot query GPU 0");
+    // SAFETY: `dev` is a device the driver handed out; the call only reads one attribute.
     let attr = |a| unsafe { result::device::get_attribute(dev, a) }.map_err(unavailable("cannot query GPU 0"));
     let mut driver_cuda = 0;
     // SAFETY: writes one int.
@@ -237,9 +238,7 @@ impl std::str::FromStr for ImageSource {
             "cuda13" => Ok(ImageSource::Cuda13Fatbin),
             "cuda12" => Ok(ImageSource::Cuda12),
             "nvrtc" => Ok(ImageSource::Nvrtc),
-            other => {
-                Err(BackendError::InvalidSetting(format!("`{other}`: expected `cuda13`, `cuda12` or `nvrtc`")))
-            }
+            other => Err(BackendError::InvalidSetting(format!("`{other}`: expected `cuda13`, `cuda12` or `nvrtc`"))),
         }
     }
 }
@@ -346,7 +345,7 @@ impl Slot {
         let stream = ctx.new_stream().map_err(&e)?;
         let blocking = Some(sys::CUevent_flags::CU_EVENT_BLOCKING_SYNC);
         let event = || ctx.new_event(blocking).map_err(device_err(stage));
-        // SAFETY (allocations without zeroing): every buffer is written by a
+        // SAFETY: allocations without zeroing; every buffer is written by a
         // copy or a kernel before it is read, and only the written prefix is read.
         unsafe {
             Ok(Slot {

@@ -239,8 +239,8 @@ impl KernelDevice for EmulatedDevice {
         self.caves.resize(chunks.len() * CHUNK_VOLUME / 8, 0);
         let (blocks, counts, caves) = (&mut self.blocks, &mut self.counts, &mut self.caves);
         let _guard = LAUNCH_LOCK.lock().unwrap_or_else(|e| e.into_inner());
-        // SAFETY: buffers sized per chunk job; column indices checked above.
         if self.params.has_caves() {
+            // SAFETY: buffers sized per chunk job; column indices checked above.
             unsafe {
                 bw_emu_density(
                     &*self.params,

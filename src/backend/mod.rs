@@ -128,7 +128,6 @@ impl From<Engine> for Device {
     }
 }
 
-
 /// Creates a backend of `kind` for a world. GPU and emulated backends fail
 /// here with a reason when they cannot run.
 pub fn create(

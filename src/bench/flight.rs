@@ -226,8 +226,11 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
     let gpu = Gpu::headless()?;
     let target = OffscreenTarget::new(&gpu, opts.size);
     let start = spawn_point(&world);
-    let mut session =
-        HeadlessSession::start(&gpu, world, SessionOptions::new(opts.engine, opts.gpu_device.clone(), opts.render_distance))?;
+    let mut session = HeadlessSession::start(
+        &gpu,
+        world,
+        SessionOptions::new(opts.engine, opts.gpu_device.clone(), opts.render_distance),
+    )?;
     if opts.serial_cpu {
         session.streamer.use_serial_cpu();
     }

@@ -167,8 +167,11 @@ fn run_one(world: Arc<WorldGen>, gpu: &Gpu, opts: &ViewOptions, reach: bool) -> 
     let eye = spawn_point(&world) + DVec3::new(0.0, 24.0, 0.0);
     let eye = [eye.x.floor() as i64, eye.y.floor() as i64, eye.z.floor() as i64];
     let centre = ChunkPos::containing(eye);
-    let mut session =
-        HeadlessSession::start(gpu, world, SessionOptions::new(opts.engine, opts.gpu_device.clone(), opts.render_distance))?;
+    let mut session = HeadlessSession::start(
+        gpu,
+        world,
+        SessionOptions::new(opts.engine, opts.gpu_device.clone(), opts.render_distance),
+    )?;
     let cpu = process_cpu_ms();
     let wall = session.load(centre, PATIENCE)?;
     let cpu_ms = process_cpu_ms() - cpu;

@@ -126,8 +126,10 @@ unsafe fn column_bits_avx2(col: &[BlockId], t: &ClassTables) -> ColumnBits {
     use std::arch::x86_64::*;
     const _: () = assert!(MAX_BLOCK_TYPES <= 32, "the shuffle lookup covers ids 0..32");
     assert!(col.len() >= 32);
-    let ids = _mm256_loadu_si256(col.as_ptr().cast());
-    let table = |from: usize| _mm256_broadcastsi128_si256(_mm_loadu_si128(t.class[from..].as_ptr().cast()));
+    // SAFETY: `col` holds at least 32 one-byte ids (asserted above).
+    let ids = unsafe { _mm256_loadu_si256(col.as_ptr().cast()) };
+    // SAFETY: the class table has 32 entries, so 16 bytes from 0 or 16 are in it.
+    let table = |from: usize| _mm256_broadcastsi128_si256(unsafe { _mm_loadu_si128(t.class[from..].as_ptr().cast()) });
     // A shuffle index with bit 7 set reads zero. Ids 0–15 index the first
     // half of the table (16–31 saturate to ≥ 0x80); ids 16–31 less 16 index
     // the second half (0–15 wrap to ≥ 0xF0).

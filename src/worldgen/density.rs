@@ -164,11 +164,16 @@ unsafe fn accumulate_avx2(cell: &GroupCell, weight: f32, rows: u64, acc: &mut Gr
     let lerp = |t: __m256, a: __m256, b: __m256| _mm256_add_ps(a, _mm256_mul_ps(t, _mm256_sub_ps(b, a)));
     let weight = _mm256_set1_ps(weight);
     let [px, _, pz] = &cell.part;
-    // SAFETY (loads and stores): every row is an [f32; 8].
-    let px: [__m256; 8] = std::array::from_fn(|c| _mm256_loadu_ps(px[c].as_ptr()));
-    let u = _mm256_loadu_ps(cell.fade[0].as_ptr());
-    let v = _mm256_loadu_ps(cell.fade[1].as_ptr());
-    let fy = _mm256_loadu_ps(cell.frac_y.as_ptr());
+    let px: [__m256; 8] = std::array::from_fn(|c| {
+        // SAFETY: every row is an [f32; 8].
+        unsafe { _mm256_loadu_ps(px[c].as_ptr()) }
+    });
+    // SAFETY: an [f32; 8].
+    let u = unsafe { _mm256_loadu_ps(cell.fade[0].as_ptr()) };
+    // SAFETY: an [f32; 8].
+    let v = unsafe { _mm256_loadu_ps(cell.fade[1].as_ptr()) };
+    // SAFETY: an [f32; 8].
+    let fy = unsafe { _mm256_loadu_ps(cell.frac_y.as_ptr()) };
     let fy_top = _mm256_sub_ps(fy, _mm256_set1_ps(1.0));
     let gy: [__m256; 8] = std::array::from_fn(|c| _mm256_set1_ps(cell.grad_y[c]));
     let face =
@@ -192,7 +197,8 @@ unsafe fn accumulate_avx2(cell: &GroupCell, weight: f32, rows: u64, acc: &mut Gr
             let t = _mm256_add_ps(at(kt), _mm256_mul_ps(at(gt), fy_top));
             let value = lerp(v, b, t);
             let slot = acc[k * GROUP + i].as_mut_ptr();
-            _mm256_storeu_ps(slot, _mm256_add_ps(_mm256_loadu_ps(slot), _mm256_mul_ps(weight, value)));
+            // SAFETY: `slot` is a whole [f32; 8] run of `acc`, read and then written.
+            unsafe { _mm256_storeu_ps(slot, _mm256_add_ps(_mm256_loadu_ps(slot), _mm256_mul_ps(weight, value))) };
         }
     }
 }
@@ -329,7 +335,7 @@ impl Test {
         let mut left = rows;
         for r in bits(rows) {
             // SAFETY: every run is an [f32; 8].
-            let row = _mm256_loadu_ps(acc[r].as_ptr());
+            let row = unsafe { _mm256_loadu_ps(acc[r].as_ptr()) };
             let pass = match self {
                 Test::Above(t) => _mm256_cmp_ps::<_CMP_GT_OQ>(_mm256_add_ps(row, hi), _mm256_set1_ps(t)),
                 Test::NearZero(t) => _mm256_and_ps(

@@ -5,6 +5,14 @@
 //!
 //! Everything here is `#[inline(always)]` and only reached from functions
 //! compiled with `#[target_feature(enable = "avx2")]` after a runtime check.
+//!
+//! The one exception to the crate's `unsafe_op_in_unsafe_fn = "deny"`:
+//! these helpers are `#[inline(always)]` (which `#[target_feature]` does not
+//! allow beside it), so every intrinsic in them is an unsafe call, and one
+//! `unsafe` block per operation would bury the arithmetic that must match
+//! `perlin.rs` step for step. Their soundness argument is one and the same
+//! for all: they run only inside AVX2-enabled callers, reached through the
+//! [`Avx2`] proof.
 #![allow(unsafe_op_in_unsafe_fn)]
 
 use super::lanes::Lanes;
@@ -61,11 +69,13 @@ impl F32x8 {
 
 #[inline(always)]
 fn ps(v: f32) -> __m256 {
+    // SAFETY: reached only where AVX2 is present (an F32x8 or an AVX2 caller proves it).
     unsafe { _mm256_set1_ps(v) }
 }
 
 #[inline(always)]
 fn epi(v: u32) -> __m256i {
+    // SAFETY: reached only where AVX2 is present (an F32x8 or an AVX2 caller proves it).
     unsafe { _mm256_set1_epi32(v as i32) }
 }
 
@@ -289,51 +299,63 @@ impl Lanes for F32x8 {
     #[inline(always)]
     fn load(self, src: &[f32]) -> Self {
         assert!(src.len() >= 8);
+        // SAFETY: an F32x8 exists only where AVX2 is present; `src` holds eight values.
         F32x8(unsafe { _mm256_loadu_ps(src.as_ptr()) })
     }
     #[inline(always)]
     fn store(self, dst: &mut [f32]) {
         assert!(dst.len() >= 8);
+        // SAFETY: an F32x8 exists only where AVX2 is present; `dst` holds eight values.
         unsafe { _mm256_storeu_ps(dst.as_mut_ptr(), self.0) }
     }
     #[inline(always)]
     fn add(self, o: Self) -> Self {
+        // SAFETY: reached only where AVX2 is present (an F32x8 or an AVX2 caller proves it).
         F32x8(unsafe { _mm256_add_ps(self.0, o.0) })
     }
     #[inline(always)]
     fn sub(self, o: Self) -> Self {
+        // SAFETY: reached only where AVX2 is present (an F32x8 or an AVX2 caller proves it).
         F32x8(unsafe { _mm256_sub_ps(self.0, o.0) })
     }
     #[inline(always)]
     fn mul(self, o: Self) -> Self {
+        // SAFETY: reached only where AVX2 is present (an F32x8 or an AVX2 caller proves it).
         F32x8(unsafe { _mm256_mul_ps(self.0, o.0) })
     }
     #[inline(always)]
     fn div(self, o: Self) -> Self {
+        // SAFETY: reached only where AVX2 is present (an F32x8 or an AVX2 caller proves it).
         F32x8(unsafe { _mm256_div_ps(self.0, o.0) })
     }
     #[inline(always)]
     fn clamp(self, lo: f32, hi: f32) -> Self {
+        // SAFETY: reached only where AVX2 is present (an F32x8 or an AVX2 caller proves it).
         F32x8(unsafe { _mm256_min_ps(_mm256_max_ps(self.0, ps(lo)), ps(hi)) })
     }
     #[inline(always)]
     fn signpow(self, exponent: Self) -> Self {
+        // SAFETY: reached only where AVX2 is present (an F32x8 or an AVX2 caller proves it).
         F32x8(unsafe { signpow(self.0, exponent.0) })
     }
     #[inline(always)]
     fn abs(self) -> Self {
+        // SAFETY: reached only where AVX2 is present (an F32x8 or an AVX2 caller proves it).
         F32x8(unsafe { _mm256_andnot_ps(ps(-0.0), self.0) })
     }
     #[inline(always)]
     fn select_below(self, t: f32, below: Self, above: Self) -> Self {
+        // SAFETY: reached only where AVX2 is present (an F32x8 or an AVX2 caller proves it).
         F32x8(unsafe { _mm256_blendv_ps(above.0, below.0, _mm256_cmp_ps(self.0, ps(t), _CMP_LT_OQ)) })
     }
     #[inline(always)]
     fn perlin3(seed: u32, x: Self, y: Self, z: Self) -> Self {
+        // SAFETY: reached only where AVX2 is present (an F32x8 or an AVX2 caller proves it).
         F32x8(unsafe { perlin3(seed, x.0, y.0, z.0) })
     }
     #[inline(always)]
     fn perlin3_d(seed: u32, x: Self, y: Self, z: Self) -> (Self, Self, Self) {
+        // SAFETY: reached only where AVX2 is present (an F32x8 or an AVX2 caller proves it).
         let (v, dx, dy) = unsafe { perlin3_d(seed, x.0, y.0, z.0) };
         (F32x8(v), F32x8(dx), F32x8(dy))
     }
@@ -417,6 +439,7 @@ mod tests {
             let (xs, ys, zs) = (inputs(4096, span), inputs(4096, span * 0.7), inputs(4096, span * 0.3));
             let mut out3 = vec![0.0; 4096];
             let mut out2 = vec![0.0; 4096];
+            // SAFETY: AVX2 was checked at the top of the test.
             unsafe {
                 perlin3_batch(0xDEAD_BEEF, &xs, &ys, &zs, &mut out3);
                 perlin2_batch(0xDEAD_BEEF, &xs, &ys, &mut out2);
@@ -469,6 +492,7 @@ mod tests {
         xs[2] = 1e-39;
         let ys: Vec<f32> = inputs(8192, 4.0).iter().map(|v| v.abs() + 0.1).collect();
         let mut out = vec![0.0; 8192];
+        // SAFETY: AVX2 was checked at the top of the test; the slices are equally long.
         unsafe { signpow_batch(&xs, &ys, &mut out) };
         for i in 0..8192 {
             assert_eq!(out[i].to_bits(), fastmath::signpow(xs[i], ys[i]).to_bits(), "x={} y={}", xs[i], ys[i]);
