@@ -64,7 +64,7 @@ fn stages(c: &mut Criterion) {
     c.bench_function("heightmap/column", |b| b.iter(|| black_box(world.compute_heightmap(black_box(col)))));
     let hm = world.compute_heightmap(col);
     let surface = ChunkPos::new(col.x, (hm.heights[528] as i64).div_euclid(32) as i32, col.z);
-    assert!(world.fill_terrain(surface, &hm).blocks.uniform().is_none());
+    assert!(world.fill_terrain(surface, &hm).blocks().uniform().is_none());
     c.bench_function("fill/surface-chunk", |b| b.iter(|| black_box(world.fill_terrain(black_box(surface), &hm))));
 }
 

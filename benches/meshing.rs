@@ -60,9 +60,9 @@ fn terrain() -> Vec<Vec<Chunk>> {
 }
 
 fn neighbourhood(chunks: &[Chunk]) -> Neighbourhood<'_> {
-    let mut neighbours = [&chunks[13].blocks; 27];
+    let mut neighbours = [chunks[13].blocks(); 27];
     for (i, c) in chunks.iter().enumerate() {
-        neighbours[i] = &c.blocks;
+        neighbours[i] = c.blocks();
     }
     Neighbourhood { centre: &chunks[13], neighbours, light: None }
 }
@@ -77,7 +77,7 @@ fn padded(chunks: &[Chunk]) -> Vec<Block> {
                 let (cz, lz) = ((z - 1).div_euclid(32), (z - 1).rem_euclid(32));
                 let c = &chunks[((cz + 1) * 9 + (cy + 1) * 3 + (cx + 1)) as usize];
                 v[Padded::linearize([x as u32, y as u32, z as u32]) as usize] =
-                    Block(c.blocks.get(lx as usize, ly as usize, lz as usize).0);
+                    Block(c.blocks().get(lx as usize, ly as usize, lz as usize).0);
             }
         }
     }

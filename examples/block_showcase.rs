@@ -9,7 +9,7 @@ use blockworld::render::offscreen::{self, OffscreenTarget};
 use blockworld::render::sky::{sky_at, NOON};
 use blockworld::render::world_renderer::{ViewParams, WorldRenderer};
 use blockworld::world::block::{BlockId, Shape};
-use blockworld::world::chunk::{BlockCounts, Chunk, ChunkBlocks};
+use blockworld::world::chunk::{Chunk, ChunkBlocks};
 use blockworld::world::coords::{block_index, ChunkPos, CHUNK_VOLUME};
 use glam::DVec3;
 
@@ -34,11 +34,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ids[block_index(x, 6, 9)] = *b;
     }
     let blocks = ChunkBlocks::Dense(ids.into_boxed_slice());
-    let counts = BlockCounts::tally(&blocks);
-    let chunk = Chunk { pos: ChunkPos::new(0, 0, 0), blocks, counts };
+    let chunk = Chunk::from_blocks(ChunkPos::new(0, 0, 0), blocks);
     let air = ChunkBlocks::Uniform(BlockId::AIR);
     let mut neighbours = [&air; 27];
-    neighbours[Neighbourhood::index(0, 0, 0)] = &chunk.blocks;
+    neighbours[Neighbourhood::index(0, 0, 0)] = chunk.blocks();
     let mesh = mesh_chunk(&Neighbourhood { centre: &chunk, neighbours, light: None });
 
     let gpu = Gpu::headless()?;
@@ -60,6 +59,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     target.copy_out(&mut encoder);
     gpu.queue.submit([encoder.finish()]);
     offscreen::write_png(std::path::Path::new(&out), size, &target.read_rgba(&gpu)?)?;
-    println!("wrote {out}: {} blocks, {} quads", chunk.counts.total(), mesh.quads());
+    println!("wrote {out}: {} blocks, {} quads", chunk.counts().total(), mesh.quads());
     Ok(())
 }

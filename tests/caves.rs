@@ -27,7 +27,7 @@ fn block(chunks: &HashMap<ChunkPos, Chunk>, x: i64, y: i64, z: i64) -> Option<Bl
     let pos = ChunkPos::new(x.div_euclid(32) as i32, y.div_euclid(32) as i32, z.div_euclid(32) as i32);
     chunks
         .get(&pos)
-        .map(|c| c.blocks.get(x.rem_euclid(32) as usize, y.rem_euclid(32) as usize, z.rem_euclid(32) as usize))
+        .map(|c| c.blocks().get(x.rem_euclid(32) as usize, y.rem_euclid(32) as usize, z.rem_euclid(32) as usize))
 }
 
 fn height(w: &WorldGen, x: i64, z: i64) -> i64 {
@@ -144,7 +144,7 @@ fn under_water_violations(preset: Preset) -> usize {
         for x in 0..32 {
             for z in 0..32 {
                 for y in 0..32 {
-                    if c.blocks.get(x, y, z) != BlockId::WATER {
+                    if c.blocks().get(x, y, z) != BlockId::WATER {
                         continue;
                     }
                     let (wx, wy, wz) =

@@ -36,7 +36,7 @@ impl Blocks {
     fn get(&self, b: [i64; 3]) -> Option<BlockId> {
         let c = self.0.get(&ChunkPos::containing(b))?;
         let l = |v: i64| v.rem_euclid(32) as usize;
-        Some(c.blocks.get(l(b[0]), l(b[1]), l(b[2])))
+        Some(c.blocks().get(l(b[0]), l(b[1]), l(b[2])))
     }
 }
 
@@ -63,7 +63,7 @@ fn check_whole_trees(w: &WorldGen, blocks: &Blocks) -> (usize, Vec<String>) {
             for x in 0..32i64 {
                 for ly in 0..32i64 {
                     let b = [pos.x as i64 * 32 + x, pos.y as i64 * 32 + ly, pos.z as i64 * 32 + z];
-                    let here = chunk.blocks.get(x as usize, ly as usize, z as usize);
+                    let here = chunk.blocks().get(x as usize, ly as usize, z as usize);
                     let log = kinds.iter().any(|k| k.trunk_block == here.0 as u32 && k.layer_count > 0);
                     if !log || blocks.get([b[0], b[1] - 1, b[2]]) != Some(soil) {
                         continue;
@@ -182,7 +182,7 @@ fn the_uniform_air_shortcut_accounts_for_tree_tops() {
         let dense = fill::fill(&w.params, pos, &data.heightmap, Some(&no_shortcut));
         assert!(shortcut == dense, "chunk {pos}: the shortcut changed its blocks");
         let y0 = pos.y as i64 * 32;
-        if y0 > data.heightmap.max_height as i64 + 1 && dense.blocks.uniform().is_none() {
+        if y0 > data.heightmap.max_height as i64 + 1 && dense.blocks().uniform().is_none() {
             tops_only += 1;
         }
     }

@@ -81,8 +81,8 @@ fn scalar_and_simd_lanes_agree_bit_for_bit() {
 fn generated_counts_match_the_blocks() {
     let (from, to) = region();
     for chunk in CpuBackend::serial(world(3)).generate(&region_positions(from, to).unwrap()).unwrap() {
-        assert_eq!(BlockCounts::tally(&chunk.blocks), chunk.counts, "chunk {}", chunk.pos);
-        assert_eq!(chunk.counts.total(), 32768);
+        assert_eq!(BlockCounts::tally(chunk.blocks()), *chunk.counts(), "chunk {}", chunk.pos);
+        assert_eq!(chunk.counts().total(), 32768);
     }
 }
 

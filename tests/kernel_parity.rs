@@ -49,9 +49,9 @@ mod parity {
             dense = 0;
             for (a, b) in cpu.iter().zip(&gpu) {
                 assert_eq!(a.pos, b.pos);
-                assert_eq!(a.counts, b.counts, "{path:?}: block counts of chunk {} differ (seed {seed})", a.pos);
-                assert!(a.blocks == b.blocks, "{path:?}: blocks of chunk {} differ (seed {seed})", a.pos);
-                dense += a.blocks.uniform().is_none() as usize;
+                assert_eq!(a.counts(), b.counts(), "{path:?}: block counts of chunk {} differ (seed {seed})", a.pos);
+                assert!(a.blocks() == b.blocks(), "{path:?}: blocks of chunk {} differ (seed {seed})", a.pos);
+                dense += a.blocks().uniform().is_none() as usize;
             }
         }
         dense
@@ -108,7 +108,7 @@ mod parity {
             let w = world(42);
             let positions = region_positions(from, to).unwrap();
             let generated = CpuBackend::parallel(w).generate(&positions).unwrap();
-            let count = |b: BlockId| generated.iter().map(|c| c.counts.0[b.0 as usize] as u64).sum::<u64>();
+            let count = |b: BlockId| generated.iter().map(|c| c.counts().0[b.0 as usize] as u64).sum::<u64>();
             assert!(count(BlockId::LOG) + count(BlockId::PINE_LOG) > 200, "{from}..{to} must hold trees");
             assert!(count(BlockId::TALL_GRASS) > 50, "{from}..{to} must hold grass");
             assert_parity(42, from, to);
@@ -159,7 +159,7 @@ mod parity {
             let w = world(42);
             let positions = region_positions(from, to).unwrap();
             let cpu = CpuBackend::parallel(w.clone()).generate(&positions).unwrap();
-            let count = |b: BlockId| cpu.iter().map(|c| c.counts.0[b.0 as usize] as u64).sum::<u64>();
+            let count = |b: BlockId| cpu.iter().map(|c| c.counts().0[b.0 as usize] as u64).sum::<u64>();
             assert!(count(BlockId::LAVA) > 10_000, "{from}..{to} must hold lava caves");
             let emulated = backend::create(Engine::CudaEmulated, w.clone(), &Default::default())
                 .unwrap()

@@ -3,7 +3,7 @@
 
 use blockworld::light::{BlockSource, Light, LightMap};
 use blockworld::world::block::BlockId;
-use blockworld::world::chunk::{BlockCounts, Chunk, ChunkBlocks};
+use blockworld::world::chunk::Chunk;
 use blockworld::world::coords::{block_index, ChunkPos};
 use blockworld::world::edits::{set_in_chunk, BlockPos};
 use std::collections::HashMap;
@@ -30,10 +30,7 @@ impl World {
             for y in from.y..=to.y {
                 for z in from.z..=to.z {
                     let pos = ChunkPos::new(x, y, z);
-                    chunks.insert(
-                        pos,
-                        Chunk { pos, blocks: ChunkBlocks::Uniform(block), counts: BlockCounts::uniform(block) },
-                    );
+                    chunks.insert(pos, Chunk::uniform(pos, block));
                 }
             }
         }
@@ -82,7 +79,7 @@ impl World {
     fn block(&self, p: [i64; 3]) -> Option<BlockId> {
         let b = BlockPos::new(p[0], p[1], p[2]);
         let [x, y, z] = b.local();
-        Some(self.chunks.get(&b.chunk()?)?.blocks.get(x, y, z))
+        Some(self.chunks.get(&b.chunk()?)?.blocks().get(x, y, z))
     }
 
     /// The light by brute force: every block takes the best its

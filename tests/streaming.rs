@@ -73,7 +73,7 @@ fn assert_chunks_intact(streamer: &ChunkStreamer, world: &WorldGen, around: Chun
             for dy in -2..=1 {
                 let p = ChunkPos::new(around.x + dx, around.y + dy, around.z + dz);
                 let c = streamer.chunk(p).unwrap_or_else(|| panic!("chunk {p} missing"));
-                assert_eq!(c.blocks, world.generate(p).blocks, "chunk {p} differs");
+                assert_eq!(c.blocks(), world.generate(p).blocks(), "chunk {p} differs");
                 checked += 1;
             }
         }

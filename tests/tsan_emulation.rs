@@ -34,10 +34,10 @@ mod checks {
         positions.extend(region_positions(ChunkPos::new(6, 0, -9), ChunkPos::new(7, 0, -9)).unwrap());
         positions.extend(region_positions(ChunkPos::new(-3, -2, -4), ChunkPos::new(-3, -2, -3)).unwrap());
         let cpu = CpuBackend::serial(w.clone()).generate(&positions).unwrap();
-        assert!(cpu.iter().any(|c| c.blocks.uniform().is_none()), "no fill would be exercised");
-        let logs: u32 = cpu.iter().map(|c| c.counts.0[BlockId::LOG.0 as usize]).sum();
+        assert!(cpu.iter().any(|c| c.blocks().uniform().is_none()), "no fill would be exercised");
+        let logs: u32 = cpu.iter().map(|c| c.counts().0[BlockId::LOG.0 as usize]).sum();
         assert!(logs > 20, "the forest columns must hold trees ({logs} logs)");
-        let lava: u32 = cpu.iter().map(|c| c.counts.0[BlockId::LAVA.0 as usize]).sum();
+        let lava: u32 = cpu.iter().map(|c| c.counts().0[BlockId::LAVA.0 as usize]).sum();
         assert!(lava > 1000, "the deep chunks must hold lava caves ({lava} lava)");
         let emulated = backend::create(Engine::CudaEmulated, w.clone(), &Default::default()).unwrap();
         assert!(emulated.describe().contains("ThreadSanitizer"));

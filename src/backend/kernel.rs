@@ -173,10 +173,7 @@ impl<D: KernelDevice> KernelBackend<D> {
             let column = index[&pos.column()];
             let [lo, hi, tree_top] = extremes[column as usize];
             match known_uniform(&self.params, pos, lo, hi, decoration_top(&self.params, hi, tree_top)) {
-                Some(b) => {
-                    out[first + i] =
-                        Some(Chunk { pos, blocks: ChunkBlocks::Uniform(b), counts: BlockCounts::uniform(b) })
-                }
+                Some(b) => out[first + i] = Some(Chunk::uniform(pos, b)),
                 None => {
                     fill_jobs.push(ChunkJob { x: pos.x, y: pos.y, z: pos.z, column });
                     fill_slots.push(first + i);
@@ -200,21 +197,43 @@ impl<D: KernelDevice> KernelBackend<D> {
         if flight.slots.is_empty() {
             return Ok(());
         }
+        let mut foreign = None;
         device.finish_fill(slot, &mut |i, blocks, counts| {
             let t = Instant::now();
             let at = flight.slots[i];
             let mut c = [0u32; MAX_BLOCK_TYPES];
             c.copy_from_slice(counts);
             let counts = BlockCounts(c);
+            // Every block of the chunk counted, and only registered ones:
+            // the ids can be trusted as far as the device's own tally goes
+            // (region-hash checks that tally against the blocks).
+            if !counts_are_registered(&counts) {
+                foreign.get_or_insert(positions[at]);
+                return;
+            }
             let blocks = match counts.single_type() {
                 Some(b) => ChunkBlocks::Uniform(b),
                 // The one copy out of the staging buffer.
                 None => ChunkBlocks::Dense(bytemuck::cast_slice::<u8, BlockId>(blocks).into()),
             };
-            out[at] = Some(Chunk { pos: positions[at], blocks, counts });
+            out[at] = Some(Chunk::new(positions[at], blocks, counts));
             *copying += t.elapsed();
-        })
+        })?;
+        match foreign {
+            Some(pos) => Err(BackendError::Device {
+                stage: "reading the fill back",
+                message: format!("chunk {pos} holds block ids outside the registry"),
+            }),
+            None => Ok(()),
+        }
     }
+}
+
+/// The counts cover a whole chunk with registered block types alone.
+fn counts_are_registered(counts: &BlockCounts) -> bool {
+    let registered = BlockId::all().count();
+    counts.0[registered..].iter().all(|&n| n == 0)
+        && counts.0[..registered].iter().map(|&n| n as u64).sum::<u64>() == crate::world::coords::CHUNK_VOLUME as u64
 }
 
 /// Cuts `positions` into sub-batches bounded by chunks and columns; a
@@ -341,6 +360,16 @@ pub fn graph_depth(params: &WorldParams) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn device_counts_outside_the_registry_are_refused() {
+        assert!(counts_are_registered(&BlockCounts::uniform(BlockId::STONE)));
+        let mut c = BlockCounts::uniform(BlockId::STONE);
+        c.0[BlockId::STONE.0 as usize] -= 1;
+        assert!(!counts_are_registered(&c), "one block not counted");
+        c.0[MAX_BLOCK_TYPES - 1] += 1;
+        assert!(!counts_are_registered(&c), "one block of an unregistered type");
+    }
     use crate::worldgen::Preset;
 
     #[test]

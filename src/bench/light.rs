@@ -70,7 +70,7 @@ fn time_chunk(world: &WorldGen, centre: ChunkPos, repeat: usize) -> f64 {
 
 /// Whether a chunk holds blocks light passes through (air, water, leaves).
 fn has_open_cells(c: &Chunk) -> bool {
-    (0..CHUNK_VOLUME).step_by(7).any(|i| props(c.blocks.get_index(i)).clear)
+    (0..CHUNK_VOLUME).step_by(7).any(|i| props(c.blocks().get_index(i)).clear)
 }
 
 pub fn light_figures(world: &WorldGen, repeat: usize) -> LightFigures {

@@ -215,9 +215,9 @@ fn view_reach(
     }
     let data = in_range.iter().copied().chain(edge_offsets(r).into_iter().map(|o| offset(centre, o)));
     for p in data {
-        let Some(c) = streamer.chunk(p).filter(|c| c.blocks.uniform().is_none()) else { continue };
+        let Some(c) = streamer.chunk(p).filter(|c| c.blocks().uniform().is_none()) else { continue };
         out.stored_chunks += 1;
-        out.open_blocks += BlockId::all().filter(|b| !b.info().opaque()).map(|b| c.counts.get(b) as u64).sum::<u64>();
+        out.open_blocks += BlockId::all().filter(|b| !b.info().opaque()).map(|b| c.counts().get(b) as u64).sum::<u64>();
         if !neighbourhood(p).any(shows) {
             out.stored_chunks_unneeded += 1;
         }

@@ -85,7 +85,7 @@ pub fn region_hash(
         let chunks = backend.generate(batch)?;
         for chunk in &chunks {
             let mut own = per_chunk.then(Sha256::new);
-            chunk.blocks.for_each_run(|run| {
+            chunk.blocks().for_each_run(|run| {
                 let bytes = bytemuck::cast_slice::<_, u8>(run);
                 hasher.update(bytes);
                 if let Some(h) = own.as_mut() {
@@ -95,8 +95,8 @@ pub fn region_hash(
             if let Some(h) = own {
                 each.push((chunk.pos, hex(&h.finalize())));
             }
-            consistent &= BlockCounts::tally(&chunk.blocks) == chunk.counts;
-            total.add(&chunk.counts);
+            consistent &= BlockCounts::tally(chunk.blocks()) == *chunk.counts();
+            total.add(chunk.counts());
         }
     }
     Ok(RegionHash {

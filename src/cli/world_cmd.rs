@@ -134,7 +134,7 @@ pub fn get(dir: &Path, pos: BlockPos) -> Result<BlockId, WorldCmdError> {
         .pop()
         .ok_or_else(|| WorldCmdError::Generation(format!("no chunk came back for {cpos}")))?;
     let [x, y, z] = pos.local();
-    Ok(chunk.blocks.get(x, y, z))
+    Ok(chunk.blocks().get(x, y, z))
 }
 
 #[cfg(test)]

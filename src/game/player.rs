@@ -166,7 +166,7 @@ impl SolidQuery for LoadedChunks<'_> {
         match (self.get)(pos) {
             Some(c) => {
                 let l = |v: i64| v.rem_euclid(CHUNK_SIZE_I64) as usize;
-                c.blocks.get(l(x), l(y), l(z)).info().solid
+                c.blocks().get(l(x), l(y), l(z)).info().solid
             }
             None => true,
         }

@@ -13,7 +13,7 @@ fn fits(world: &WorldGen, x: i64, y: i64, z: i64) -> bool {
         let b = [x, y, z];
         let c = world.generate(ChunkPos::containing(b));
         let l = |v: i64| v.rem_euclid(32) as usize;
-        c.blocks.get(l(b[0]), l(b[1]), l(b[2])).info().solid
+        c.blocks().get(l(b[0]), l(b[1]), l(b[2])).info().solid
     };
     solid(y - 1) && !solid(y) && !solid(y + 1)
 }
@@ -63,7 +63,7 @@ mod tests {
                 let b = [p.x.floor() as i64, y.floor() as i64, p.z.floor() as i64];
                 let c = world.generate(ChunkPos::containing(b));
                 let l = |v: i64| v.rem_euclid(32) as usize;
-                c.blocks.get(l(b[0]), l(b[1]), l(b[2]))
+                c.blocks().get(l(b[0]), l(b[1]), l(b[2]))
             };
             assert!(block(p.y - 0.5).info().solid, "seed {seed}: nothing underfoot");
             assert!(!block(p.y + 0.5).info().solid, "seed {seed}: feet in a solid block");

@@ -340,7 +340,7 @@ impl LightMap {
     }
 
     fn block(world: &impl BlockSource, c: Cell) -> BlockId {
-        world.chunk(c.chunk).map_or(BlockId::AIR, |ch| ch.blocks.get_index(c.index as usize))
+        world.chunk(c.chunk).map_or(BlockId::AIR, |ch| ch.blocks().get_index(c.index as usize))
     }
 
     /// A cell's light, or None outside the lit chunks (one lookup).
@@ -402,7 +402,7 @@ impl LightMap {
             }
         }
         let mut queue = VecDeque::new();
-        let uniform = chunk.blocks.uniform();
+        let uniform = chunk.blocks().uniform();
         let all_open = uniform.is_some_and(|b| props(b).emits == Light::DARK)
             && (0..CHUNK_SIZE).all(|z| (0..CHUNK_SIZE).all(|x| open_air(x, z)));
         if all_open {
@@ -477,7 +477,7 @@ impl LightMap {
                 let mut sky = if falls { MAX } else { 0 };
                 for y in (0..CHUNK_SIZE).rev() {
                     let i = block_index(x, y, z);
-                    let p = props(chunk.blocks.get_index(i));
+                    let p = props(chunk.blocks().get_index(i));
                     sky = spread(sky, SKY, true, p);
                     own[i] = p.emits.with_channel(SKY, sky);
                     if sky < MAX {
@@ -684,7 +684,7 @@ impl<'w, W: BlockSource> BlockCursor<'w, W> {
                 chunk
             }
         };
-        chunk.map_or(BlockId::AIR, |ch| ch.blocks.get_index(c.index as usize))
+        chunk.map_or(BlockId::AIR, |ch| ch.blocks().get_index(c.index as usize))
     }
 }
 
@@ -712,7 +712,7 @@ fn frontier(pos: ChunkPos, own: &[Light], chunk: &Chunk) -> Vec<Cell> {
                         block_index(x, y, z + 1),
                     ]
                     .iter()
-                    .any(|&j| own[j] != l && props(chunk.blocks.get_index(j)).clear)
+                    .any(|&j| own[j] != l && props(chunk.blocks().get_index(j)).clear)
                 };
                 if border || differs() {
                     out.push(Cell::new(pos, x, y, z));
@@ -726,10 +726,10 @@ fn frontier(pos: ChunkPos, own: &[Light], chunk: &Chunk) -> Vec<Cell> {
 /// Sky keeps full strength straight down through the whole column
 /// (`x`, `z`) of the chunk: every block is clear and dims nothing.
 fn passes_sky(chunk: &Chunk, x: usize, z: usize) -> bool {
-    match chunk.blocks.uniform() {
+    match chunk.blocks().uniform() {
         Some(b) => props(b).clear && props(b).dims == 0,
         None => (0..CHUNK_SIZE).all(|y| {
-            let p = props(chunk.blocks.get(x, y, z));
+            let p = props(chunk.blocks().get(x, y, z));
             p.clear && p.dims == 0
         }),
     }

@@ -84,7 +84,7 @@ pub fn mesh_chunk(n: &Neighbourhood) -> ChunkMesh {
 
 impl Mesher {
     pub fn mesh(&mut self, n: &Neighbourhood) -> ChunkMesh {
-        if n.centre.blocks.uniform() == Some(BlockId::AIR) || buried(n) {
+        if n.centre.blocks().uniform() == Some(BlockId::AIR) || buried(n) {
             return ChunkMesh::default();
         }
         self.mesh_all(n)
@@ -94,7 +94,7 @@ impl Mesher {
     fn mesh_all(&mut self, n: &Neighbourhood) -> ChunkMesh {
         let mut out = ChunkMesh::default();
         let mut ids = std::mem::take(&mut self.ids);
-        let unpacked = match n.centre.blocks {
+        let unpacked = match n.centre.blocks() {
             ChunkBlocks::Packed(ref p) => {
                 ids.resize(CHUNK_VOLUME, BlockId::AIR);
                 p.unpack_range(0, &mut ids);
@@ -190,7 +190,7 @@ impl Mesher {
                 }
                 let column = match unpacked {
                     Some(ids) => Column::Dense(&ids[block_index(x, 0, z)..block_index(x, 0, z) + CHUNK_SIZE]),
-                    None => n.centre.blocks.column(x, z),
+                    None => n.centre.blocks().column(x, z),
                 };
                 // Faces with no occluder at any corner (most flat ground) skip the per-corner unpacking.
                 let open = ao_lo.iter().chain(&ao_hi).fold(u32::MAX, |a, &m| a & m);
@@ -272,7 +272,7 @@ impl Mesher {
 /// neighbour is stored rather than uniform.
 fn buried(n: &Neighbourhood) -> bool {
     let opaque = |b: BlockId| b.info().opaque();
-    if !BlockId::all().all(|b| n.centre.counts.get(b) == 0 || opaque(b)) {
+    if !BlockId::all().all(|b| n.centre.counts().get(b) == 0 || opaque(b)) {
         return false;
     }
     Face::ALL.iter().all(|face| {
@@ -341,7 +341,7 @@ fn emit(
 /// block are scanned.
 fn cross_sprites(n: &Neighbourhood, light: &LightVolume, out: &mut Vec<Quad>) {
     let crosses: Vec<BlockId> =
-        BlockId::all().filter(|b| b.info().shape == Shape::Cross && n.centre.counts.get(*b) > 0).collect();
+        BlockId::all().filter(|b| b.info().shape == Shape::Cross && n.centre.counts().get(*b) > 0).collect();
     if crosses.is_empty() {
         return;
     }
@@ -352,7 +352,7 @@ fn cross_sprites(n: &Neighbourhood, light: &LightVolume, out: &mut Vec<Quad>) {
     for z in 0..N {
         for x in 0..N {
             for y in 0..N {
-                let id = n.centre.blocks.get(x, y, z);
+                let id = n.centre.blocks().get(x, y, z);
                 if !is_cross[id.0 as usize] {
                     continue;
                 }
@@ -376,17 +376,16 @@ fn cross_sprites(n: &Neighbourhood, light: &LightVolume, out: &mut Vec<Quad>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::world::chunk::{BlockCounts, Chunk};
+    use crate::world::chunk::Chunk;
     use crate::world::coords::{block_index, ChunkPos, CHUNK_VOLUME};
 
     fn chunk(blocks: ChunkBlocks) -> Chunk {
-        let counts = BlockCounts::tally(&blocks);
-        Chunk { pos: ChunkPos::new(0, 0, 0), blocks, counts }
+        Chunk::from_blocks(ChunkPos::new(0, 0, 0), blocks)
     }
 
     fn mesh_alone(c: &Chunk, around: &ChunkBlocks) -> ChunkMesh {
         let mut neighbours = [around; 27];
-        neighbours[Neighbourhood::index(0, 0, 0)] = &c.blocks;
+        neighbours[Neighbourhood::index(0, 0, 0)] = c.blocks();
         mesh_chunk(&Neighbourhood { centre: c, neighbours, light: None })
     }
 
@@ -421,7 +420,7 @@ mod tests {
         for ((dx, dy, dz), blocks, shows) in cases {
             let mut neighbours = [&stone; 27];
             neighbours[Neighbourhood::index(dx, dy, dz)] = &blocks;
-            neighbours[Neighbourhood::index(0, 0, 0)] = &rock.blocks;
+            neighbours[Neighbourhood::index(0, 0, 0)] = rock.blocks();
             let n = Neighbourhood { centre: &rock, neighbours, light: None };
             let whole = Mesher::default().mesh_all(&n);
             assert_eq!(!whole.is_empty(), shows, "({dx}, {dy}, {dz}): the mesher");
@@ -430,9 +429,7 @@ mod tests {
         }
         // A centre with a block that is not an opaque cube is never taken
         // for buried rock.
-        let mut open = rock.clone();
-        open.blocks = holed([16, 16, 16]);
-        open.counts = BlockCounts::tally(&open.blocks);
+        let open = Chunk::from_blocks(rock.pos, holed([16, 16, 16]));
         let n = Neighbourhood { centre: &open, neighbours: [&stone; 27], light: None };
         assert!(!buried(&n) && !mesh_chunk(&n).is_empty());
     }
@@ -483,7 +480,7 @@ mod tests {
         ids[block_index(10, 1, 10)] = BlockId::STONE;
         let bumpy = chunk(ChunkBlocks::Dense(ids.into_boxed_slice()));
         let mut n2 = neighbours;
-        n2[Neighbourhood::index(0, 0, 0)] = &bumpy.blocks;
+        n2[Neighbourhood::index(0, 0, 0)] = bumpy.blocks();
         let m2 = mesh_chunk(&Neighbourhood { centre: &bumpy, neighbours: n2, light: None });
         assert!(m2.opaque.iter().any(|q| q.face() == Face::PosY as u32 && (0..4).any(|k| q.ao(k) < 3)));
     }
@@ -501,7 +498,7 @@ mod tests {
         let floor = chunk(ChunkBlocks::Dense(ids.into_boxed_slice()));
         let air = ChunkBlocks::Uniform(BlockId::AIR);
         let mut neighbours = [&air; 27];
-        neighbours[Neighbourhood::index(0, 0, 0)] = &floor.blocks;
+        neighbours[Neighbourhood::index(0, 0, 0)] = floor.blocks();
         // Red light over the west half of the floor, none over the east.
         let red = Light::new(0, 15, 0, 0);
         let mut cells = vec![Light::DARK; CHUNK_VOLUME];
@@ -597,12 +594,12 @@ mod tests {
             .map(|c| {
                 let mut p = c.clone();
                 p.compact();
-                assert!(matches!(p.blocks, ChunkBlocks::Packed(_)));
+                assert!(matches!(p.blocks(), ChunkBlocks::Packed(_)));
                 p
             })
             .collect();
         let mesh = |cs: &[Chunk]| {
-            let neighbours: [&ChunkBlocks; 27] = std::array::from_fn(|i| &cs[i].blocks);
+            let neighbours: [&ChunkBlocks; 27] = std::array::from_fn(|i| cs[i].blocks());
             mesh_chunk(&Neighbourhood { centre: &cs[Neighbourhood::index(0, 0, 0)], neighbours, light: None })
         };
         let want = mesh(&dense);

@@ -193,7 +193,7 @@ impl Volume {
                 let mut column = [0u64; 4];
                 for dy in -1..=1 {
                     let blocks = if (dx, dy, dz) == (0, 0, 0) {
-                        &n.centre.blocks
+                        n.centre.blocks()
                     } else {
                         n.neighbours[Neighbourhood::index(dx, dy, dz)]
                     };

@@ -48,8 +48,12 @@ impl BlockId {
         BLOCKS.iter().position(|b| b.name == name).map(|i| BlockId(i as u8))
     }
 
+    /// Every id in the game is in the registry: the generated constants,
+    /// presets (checked by name when they load), saved edits (checked when
+    /// they are read) and device output (checked by its counts, see
+    /// `backend::kernel`) are the only ways in.
     pub fn info(self) -> &'static BlockInfo {
-        &BLOCKS[self.0 as usize % BLOCKS.len()]
+        &BLOCKS[self.0 as usize]
     }
 
     pub fn name(self) -> &'static str {

@@ -171,14 +171,66 @@ impl BlockCounts {
     }
 }
 
+/// A chunk's blocks and how many of each type it holds. The two change
+/// together only, through [`Chunk::set`], so the counts never drift from
+/// the blocks.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Chunk {
     pub pos: ChunkPos,
-    pub blocks: ChunkBlocks,
-    pub counts: BlockCounts,
+    blocks: ChunkBlocks,
+    counts: BlockCounts,
 }
 
 impl Chunk {
+    /// A chunk whose `counts` were tallied as its `blocks` were made (the
+    /// fill counts as it writes). A device's counts are its own word:
+    /// `region-hash` checks them against the blocks.
+    pub fn new(pos: ChunkPos, blocks: ChunkBlocks, counts: BlockCounts) -> Chunk {
+        Chunk { pos, blocks, counts }
+    }
+
+    /// A chunk of `blocks`, counted here.
+    pub fn from_blocks(pos: ChunkPos, blocks: ChunkBlocks) -> Chunk {
+        let counts = BlockCounts::tally(&blocks);
+        Chunk { pos, blocks, counts }
+    }
+
+    /// A chunk of one block type.
+    pub fn uniform(pos: ChunkPos, block: BlockId) -> Chunk {
+        Chunk { pos, blocks: ChunkBlocks::Uniform(block), counts: BlockCounts::uniform(block) }
+    }
+
+    pub fn blocks(&self) -> &ChunkBlocks {
+        &self.blocks
+    }
+
+    pub fn counts(&self) -> &BlockCounts {
+        &self.counts
+    }
+
+    /// Sets one block and moves one count from the old type to the new. A
+    /// uniform or packed chunk becomes dense; a chunk that ends up one type
+    /// becomes uniform again. Returns the block that was there.
+    pub fn set(&mut self, index: usize, block: BlockId) -> BlockId {
+        let old = self.blocks.get_index(index);
+        if old == block {
+            return old;
+        }
+        if !matches!(self.blocks, ChunkBlocks::Dense(_)) {
+            self.blocks = ChunkBlocks::Dense(self.blocks.to_dense());
+        }
+        if let ChunkBlocks::Dense(ids) = &mut self.blocks {
+            ids[index] = block;
+        }
+        self.counts.0[old.0 as usize] -= 1;
+        self.counts.0[block.0 as usize] += 1;
+        if let Some(only) = self.counts.single_type() {
+            self.blocks = ChunkBlocks::Uniform(only);
+            self.counts = BlockCounts::uniform(only);
+        }
+        old
+    }
+
     /// Packs dense storage of at most [`super::packed::MAX_PALETTE`] types.
     /// Runs on the generation side, off the game thread, so neither the
     /// generation benchmarks nor the game loop pay for it.
@@ -212,7 +264,7 @@ mod tests {
             (0..CHUNK_VOLUME).map(|i| if i % 7 == 0 { BlockId::AIR } else { BlockId::STONE }).collect();
         let dense = ChunkBlocks::Dense(ids);
         let counts = BlockCounts::tally(&dense);
-        let mut c = Chunk { pos: ChunkPos::new(0, -3, 0), blocks: dense.clone(), counts };
+        let mut c = Chunk::new(ChunkPos::new(0, -3, 0), dense.clone(), counts);
         c.compact();
         assert!(matches!(c.blocks, ChunkBlocks::Packed(_)));
         assert_eq!(c.blocks.heap_bytes(), CHUNK_VOLUME / 8 + 2, "two types: one bit a block");

@@ -4,7 +4,7 @@
 //! deltas: only what the player changed is ever kept or saved.
 
 use super::block::{BlockId, BLOCKS};
-use super::chunk::{BlockCounts, Chunk, ChunkBlocks};
+use super::chunk::Chunk;
 use super::coords::{ChunkPos, CHUNK_SIZE, CHUNK_VOLUME};
 use std::collections::BTreeMap;
 
@@ -104,32 +104,15 @@ impl ChunkEdits {
     }
 }
 
-/// Sets one block of a chunk and moves one count from the old type to the
-/// new. A uniform or packed chunk becomes dense; a chunk that ends up one type
-/// becomes uniform again. Returns the block that was there.
+/// Sets one block of a chunk (see [`Chunk::set`]); returns the block that was there.
 pub fn set_in_chunk(chunk: &mut Chunk, index: usize, block: BlockId) -> BlockId {
-    let old = chunk.blocks.get_index(index);
-    if old == block {
-        return old;
-    }
-    if !matches!(chunk.blocks, ChunkBlocks::Dense(_)) {
-        chunk.blocks = ChunkBlocks::Dense(chunk.blocks.to_dense());
-    }
-    if let ChunkBlocks::Dense(ids) = &mut chunk.blocks {
-        ids[index] = block;
-    }
-    chunk.counts.0[old.0 as usize] -= 1;
-    chunk.counts.0[block.0 as usize] += 1;
-    if let Some(only) = chunk.counts.single_type() {
-        chunk.blocks = ChunkBlocks::Uniform(only);
-        chunk.counts = BlockCounts::uniform(only);
-    }
-    old
+    chunk.set(index, block)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::world::chunk::{BlockCounts, ChunkBlocks};
     use crate::world::coords::block_index;
 
     #[test]
@@ -153,23 +136,19 @@ mod tests {
 
     #[test]
     fn setting_blocks_keeps_counts_and_storage_right() {
-        let mut c = Chunk {
-            pos: ChunkPos::new(0, 0, 0),
-            blocks: ChunkBlocks::Uniform(BlockId::STONE),
-            counts: BlockCounts::uniform(BlockId::STONE),
-        };
+        let mut c = Chunk::uniform(ChunkPos::new(0, 0, 0), BlockId::STONE);
         assert_eq!(set_in_chunk(&mut c, 5, BlockId::AIR), BlockId::STONE);
-        assert!(c.blocks.uniform().is_none());
-        assert_eq!(c.counts, BlockCounts::tally(&c.blocks));
+        assert!(c.blocks().uniform().is_none());
+        assert_eq!(*c.counts(), BlockCounts::tally(c.blocks()));
         set_in_chunk(&mut c, 5, BlockId::STONE);
-        assert_eq!(c.blocks, ChunkBlocks::Uniform(BlockId::STONE), "back to one type, back to one value");
+        assert_eq!(*c.blocks(), ChunkBlocks::Uniform(BlockId::STONE), "back to one type, back to one value");
 
         set_in_chunk(&mut c, 5, BlockId::AIR);
         c.compact();
-        assert!(matches!(c.blocks, ChunkBlocks::Packed(_)));
+        assert!(matches!(c.blocks(), ChunkBlocks::Packed(_)));
         assert_eq!(set_in_chunk(&mut c, 100, BlockId::LAVA), BlockId::STONE);
-        assert!(matches!(c.blocks, ChunkBlocks::Dense(_)), "an edited chunk is dense");
-        assert_eq!([5, 100, 6].map(|i| c.blocks.get_index(i)), [BlockId::AIR, BlockId::LAVA, BlockId::STONE]);
-        assert_eq!(c.counts, BlockCounts::tally(&c.blocks));
+        assert!(matches!(c.blocks(), ChunkBlocks::Dense(_)), "an edited chunk is dense");
+        assert_eq!([5, 100, 6].map(|i| c.blocks().get_index(i)), [BlockId::AIR, BlockId::LAVA, BlockId::STONE]);
+        assert_eq!(*c.counts(), BlockCounts::tally(c.blocks()));
     }
 }

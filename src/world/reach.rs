@@ -107,7 +107,7 @@ impl Reach {
         queue: &mut VecDeque<(ChunkPos, usize)>,
     ) {
         let Some(c) = chunk(pos) else { return };
-        if let Some(b) = c.blocks.uniform() {
+        if let Some(b) = c.blocks().uniform() {
             if is_opaque(b) || self.visits.contains_key(&pos) {
                 return;
             }
@@ -124,7 +124,7 @@ impl Reach {
                     (p[a], p[(a + 1) % 3], p[(a + 2) % 3]) = (face, u, v);
                     block_index(p[0], p[1], p[2])
                 };
-                if nc.blocks.uniform().is_some() {
+                if nc.blocks().uniform().is_some() {
                     queue.push_back((n, on_face(0, 0)));
                 } else {
                     for u in 0..CHUNK_SIZE {
@@ -139,7 +139,7 @@ impl Reach {
         let visit = self.visits.entry(pos).or_insert_with(|| {
             let mut open = zeroed();
             for k in 0..CHUNK_VOLUME {
-                if !is_opaque(c.blocks.get_index(k)) {
+                if !is_opaque(c.blocks().get_index(k)) {
                     set(&mut open, k);
                 }
             }
@@ -193,11 +193,11 @@ impl Reach {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::world::chunk::{BlockCounts, ChunkBlocks};
+    use crate::world::chunk::ChunkBlocks;
     use std::collections::HashMap;
 
     fn uniform(pos: ChunkPos, b: BlockId) -> Chunk {
-        Chunk { pos, blocks: ChunkBlocks::Uniform(b), counts: BlockCounts::uniform(b) }
+        Chunk::uniform(pos, b)
     }
 
     fn dense(pos: ChunkPos, f: impl Fn(usize, usize, usize) -> BlockId) -> Chunk {
@@ -210,8 +210,7 @@ mod tests {
             }
         }
         let blocks = ChunkBlocks::Dense(ids);
-        let counts = BlockCounts::tally(&blocks);
-        Chunk { pos, blocks, counts }
+        Chunk::from_blocks(pos, blocks)
     }
 
     /// Sky above, then a stone chunk with a cave pocket, and a cave

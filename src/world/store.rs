@@ -97,14 +97,14 @@ impl ChunkStore {
     pub fn data_bytes(&self) -> usize {
         self.loaded
             .values()
-            .map(|s| std::mem::size_of::<Stored>() + std::mem::size_of::<Chunk>() + s.chunk.blocks.heap_bytes())
+            .map(|s| std::mem::size_of::<Stored>() + std::mem::size_of::<Chunk>() + s.chunk.blocks().heap_bytes())
             .sum()
     }
 
     /// The block at `pos`, if its chunk is loaded.
     pub fn block(&self, pos: BlockPos) -> Option<BlockId> {
         let [x, y, z] = pos.local();
-        self.get(pos.chunk()?).map(|c| c.blocks.get(x, y, z))
+        self.get(pos.chunk()?).map(|c| c.blocks().get(x, y, z))
     }
 
     /// Sets a block. The edit is kept whether or not its chunk is loaded;
@@ -232,7 +232,7 @@ mod tests {
             if step % 97 == 0 {
                 for c in chunks.iter().filter(|c| store.contains(**c)) {
                     let got = store.get(*c).unwrap();
-                    assert_eq!(got.counts, BlockCounts::tally(&got.blocks), "step {step}: counts of {c}");
+                    assert_eq!(*got.counts(), BlockCounts::tally(got.blocks()), "step {step}: counts of {c}");
                     for (i, (x, y, z)) in
                         [(0, 0, 0), (31, 31, 31), (0, 31, 1), (31, 0, 30), (1, 1, 1)].into_iter().enumerate()
                     {
@@ -240,7 +240,7 @@ mod tests {
                         let want = model
                             .get(&p)
                             .copied()
-                            .unwrap_or_else(|| generated[c].blocks.get(x as usize, y as usize, z as usize));
+                            .unwrap_or_else(|| generated[c].blocks().get(x as usize, y as usize, z as usize));
                         assert_eq!(store.block(p), Some(want), "step {step}, probe {i} at {p}");
                     }
                 }
@@ -263,11 +263,7 @@ mod tests {
             for y in -1..=1 {
                 for x in -1..=1 {
                     let pos = ChunkPos::new(x, y, z);
-                    store.insert_generated(Chunk {
-                        pos,
-                        blocks: crate::world::chunk::ChunkBlocks::Uniform(BlockId::AIR),
-                        counts: BlockCounts::uniform(BlockId::AIR),
-                    });
+                    store.insert_generated(Chunk::uniform(pos, BlockId::AIR));
                     store.mark_meshed(pos);
                 }
             }

@@ -226,7 +226,8 @@ impl Target<'_> {
     fn set(&mut self, i: usize, id: u32) {
         let old = self.bytes[i] as usize;
         self.counts[old] -= 1;
-        self.counts[id as usize % MAX_BLOCK_TYPES] += 1;
+        // `id` is a block the validated preset names, so it is in the registry.
+        self.counts[id as usize] += 1;
         self.bytes[i] = id as u8;
     }
 

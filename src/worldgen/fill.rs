@@ -79,7 +79,7 @@ pub fn fill(p: &WorldParams, pos: ChunkPos, hm: &Heightmap, deco: Option<&Column
         None => hm.max_height,
     };
     if let Some(b) = known_uniform(p, pos, hm.min_height, hm.max_height, top) {
-        return Chunk { pos, blocks: ChunkBlocks::Uniform(b), counts: BlockCounts::uniform(b) };
+        return Chunk::uniform(pos, b);
     }
     let mut ids: Box<[BlockId]> = vec![BlockId::AIR; CHUNK_VOLUME].into_boxed_slice();
     let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut ids);
@@ -90,7 +90,7 @@ pub fn fill(p: &WorldParams, pos: ChunkPos, hm: &Heightmap, deco: Option<&Column
     if let Some(d) = deco {
         decorate::apply(p, pos, hm, d, bytes, &mut counts.0);
     }
-    Chunk { pos, blocks: ChunkBlocks::from_dense(ids, &counts), counts }
+    Chunk::new(pos, ChunkBlocks::from_dense(ids, &counts), counts)
 }
 
 fn fill_dense(p: &WorldParams, pos: ChunkPos, hm: &Heightmap, bytes: &mut [u8]) -> BlockCounts {
@@ -124,7 +124,8 @@ fn fill_dense_generic(p: &WorldParams, pos: ChunkPos, hm: &Heightmap, bytes: &mu
     let water_top = (water_rel + 1).clamp(0, CHUNK_SIZE_I64);
     for (c, column) in bytes.chunks_exact_mut(CHUNK_SIZE).enumerate().take(CHUNK_AREA) {
         let h = hm.heights[c] as i64;
-        let b = hm.biomes[c] as usize % MAX_BIOMES;
+        // The column stage picks a biome of the preset's table, at most MAX_BIOMES long.
+        let b = hm.biomes[c] as usize;
         let top = if h > p.snow_above as i64 { snow } else { tops[b] };
         let under = unders[b];
         let hr = h - y0;

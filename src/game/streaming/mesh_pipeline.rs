@@ -91,9 +91,9 @@ struct MeshDone {
 pub fn mesh_of(input: &MeshInput) -> ChunkMesh {
     let chunks = &input.chunks;
     let centre = &chunks[13];
-    let mut neighbours = [&centre.blocks; 27];
+    let mut neighbours = [centre.blocks(); 27];
     for (i, c) in chunks.iter().enumerate() {
-        neighbours[i] = &c.blocks;
+        neighbours[i] = c.blocks();
     }
     let light = input.light.as_ref().filter(|l| l.len() == 27).map(|l| std::array::from_fn(|i| &l[i]));
     mesh_chunk(&Neighbourhood { centre, neighbours, light })
@@ -325,14 +325,9 @@ impl Drop for MeshPipeline {
 mod tests {
     use super::*;
     use crate::world::block::BlockId;
-    use crate::world::chunk::{BlockCounts, ChunkBlocks};
 
     fn stone(pos: ChunkPos) -> Arc<Chunk> {
-        Arc::new(Chunk {
-            pos,
-            blocks: ChunkBlocks::Uniform(BlockId::STONE),
-            counts: BlockCounts::uniform(BlockId::STONE),
-        })
+        Arc::new(Chunk::uniform(pos, BlockId::STONE))
     }
 
     #[test]

@@ -357,7 +357,7 @@ impl ChunkStreamer {
         }
         let Some(centre) = self.store.get(pos) else { return };
         // Air and buried chunks have nothing to draw.
-        if centre.blocks.uniform() == Some(BlockId::AIR) {
+        if centre.blocks().uniform() == Some(BlockId::AIR) {
             self.meshes.settle_empty(pos);
             return;
         }
@@ -367,7 +367,7 @@ impl ChunkStreamer {
             return;
         }
         let opaque = |p: ChunkPos| {
-            self.store.get(p).is_some_and(|c| matches!(c.blocks, ChunkBlocks::Uniform(b) if b.info().opaque()))
+            self.store.get(p).is_some_and(|c| matches!(c.blocks(), ChunkBlocks::Uniform(b) if b.info().opaque()))
         };
         let faces = [(0, 0, 0), (-1, 0, 0), (1, 0, 0), (0, -1, 0), (0, 1, 0), (0, 0, -1), (0, 0, 1)];
         if faces.iter().all(|&(dx, dy, dz)| opaque(ChunkPos::new(pos.x + dx, pos.y + dy, pos.z + dz))) {
