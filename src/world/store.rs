@@ -1,34 +1,46 @@
 //! The world store: the chunk data the game holds, and the player's edits.
 //!
 //! Generated chunks come in from the generation service; the store applies
-//! the edits it knows for them and owns the result. Edits are kept as
-//! per-chunk deltas for every chunk ever edited (loaded or not), so a chunk
-//! can be evicted at any time and comes back the same when it is generated
-//! again. Each chunk moves through stages (generated → edited → meshed; the
-//! decoration and light passes will slot in before meshing); an edit sends
-//! the chunks whose meshes it touches back to be meshed again.
+//! the edits it knows for them and owns the result, one record per loaded
+//! chunk. Edits are kept as per-chunk deltas for every chunk ever edited
+//! (loaded or not), so a chunk can be evicted at any time and comes back
+//! the same when it is generated again.
+//!
+//! Every change to what is loaded is reported once, as a change set
+//! ([`TerrainChanges`]: chunks new, modified and removed since the last
+//! [`ChunkStore::take_changes`]), for the stages downstream to consume.
 
 use super::block::BlockId;
 use super::chunk::Chunk;
 use super::coords::{block_index, ChunkPos, CHUNK_SIZE};
-use super::edits::{set_in_chunk, BlockPos, ChunkEdits};
+use super::edits::{BlockPos, ChunkEdits};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-/// Where a loaded chunk is in its life.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Stage {
-    /// As generation made it (no edits exist for it).
-    Generated,
-    /// Edits applied; its blocks are final until the next edit.
-    Edited,
-    /// Its current blocks are meshed.
-    Meshed,
+/// One loaded chunk.
+pub struct ChunkRecord {
+    pub chunk: Arc<Chunk>,
+    /// Bumped by every change to the chunk's blocks (an edit, or a new
+    /// copy generated after an eviction); unique across the store's life.
+    pub version: u64,
 }
 
-struct Stored {
-    chunk: Arc<Chunk>,
-    stage: Stage,
+/// What changed in the store since the last [`ChunkStore::take_changes`],
+/// each list in the order the chunks were first changed (generation hands
+/// chunks in nearest first, and meshing keeps that order). A chunk evicted
+/// and generated again in between is modified; one loaded and evicted in
+/// between is absent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TerrainChanges {
+    pub new: Vec<ChunkPos>,
+    pub modified: Vec<ChunkPos>,
+    pub removed: Vec<ChunkPos>,
+}
+
+impl TerrainChanges {
+    pub fn is_empty(&self) -> bool {
+        self.new.is_empty() && self.modified.is_empty() && self.removed.is_empty()
+    }
 }
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -39,10 +51,16 @@ pub enum StoreError {
 
 #[derive(Default)]
 pub struct ChunkStore {
-    loaded: HashMap<ChunkPos, Stored>,
+    loaded: HashMap<ChunkPos, ChunkRecord>,
     edits: HashMap<ChunkPos, ChunkEdits>,
     /// Chunks whose edits changed since the last `take_unsaved`.
     unsaved: HashSet<ChunkPos>,
+    /// Chunks touched since the last `take_changes`, with the version they
+    /// had when that was taken (None: not loaded then), in the order of
+    /// their first change.
+    touched: HashMap<ChunkPos, Option<u64>>,
+    touch_order: Vec<ChunkPos>,
+    next_version: u64,
 }
 
 impl ChunkStore {
@@ -55,37 +73,42 @@ impl ChunkStore {
         ChunkStore { edits, ..ChunkStore::default() }
     }
 
+    /// Notes the state of `pos` before its first change since the last take.
+    fn touch(&mut self, pos: ChunkPos) {
+        let before = self.loaded.get(&pos).map(|r| r.version);
+        if let std::collections::hash_map::Entry::Vacant(e) = self.touched.entry(pos) {
+            e.insert(before);
+            self.touch_order.push(pos);
+        }
+    }
+
+    fn version(&mut self) -> u64 {
+        self.next_version += 1;
+        self.next_version
+    }
+
     /// Takes in a generated chunk, applies its edits, and returns it.
     pub fn insert_generated(&mut self, mut chunk: Chunk) -> Arc<Chunk> {
-        let stage = match self.edits.get(&chunk.pos) {
-            Some(e) => {
-                e.apply(&mut chunk);
-                Stage::Edited
-            }
-            None => Stage::Generated,
-        };
+        if let Some(e) = self.edits.get(&chunk.pos) {
+            e.apply(&mut chunk);
+        }
         let chunk = Arc::new(chunk);
-        self.loaded.insert(chunk.pos, Stored { chunk: chunk.clone(), stage });
+        self.touch(chunk.pos);
+        let version = self.version();
+        self.loaded.insert(chunk.pos, ChunkRecord { chunk: chunk.clone(), version });
         chunk
     }
 
     pub fn get(&self, pos: ChunkPos) -> Option<&Arc<Chunk>> {
-        self.loaded.get(&pos).map(|s| &s.chunk)
+        self.loaded.get(&pos).map(|r| &r.chunk)
+    }
+
+    pub fn record(&self, pos: ChunkPos) -> Option<&ChunkRecord> {
+        self.loaded.get(&pos)
     }
 
     pub fn contains(&self, pos: ChunkPos) -> bool {
         self.loaded.contains_key(&pos)
-    }
-
-    pub fn stage(&self, pos: ChunkPos) -> Option<Stage> {
-        self.loaded.get(&pos).map(|s| s.stage)
-    }
-
-    /// Records that `pos` is meshed as it is now.
-    pub fn mark_meshed(&mut self, pos: ChunkPos) {
-        if let Some(s) = self.loaded.get_mut(&pos) {
-            s.stage = Stage::Meshed;
-        }
     }
 
     pub fn loaded_count(&self) -> usize {
@@ -97,7 +120,7 @@ impl ChunkStore {
     pub fn data_bytes(&self) -> usize {
         self.loaded
             .values()
-            .map(|s| std::mem::size_of::<Stored>() + std::mem::size_of::<Chunk>() + s.chunk.blocks().heap_bytes())
+            .map(|r| std::mem::size_of::<ChunkRecord>() + std::mem::size_of::<Chunk>() + r.chunk.blocks().heap_bytes())
             .sum()
     }
 
@@ -110,16 +133,25 @@ impl ChunkStore {
     /// Sets a block. The edit is kept whether or not its chunk is loaded;
     /// returns the loaded chunks whose meshes it touches (its own, and the
     /// neighbours that see it across a border, diagonals included, since
-    /// ambient occlusion reads them), which go back to their data stage.
+    /// ambient occlusion reads them).
     pub fn set_block(&mut self, pos: BlockPos, block: BlockId) -> Result<Vec<ChunkPos>, StoreError> {
         let cpos = pos.chunk().ok_or(StoreError::OutOfRange(pos))?;
         let [x, y, z] = pos.local();
         let index = block_index(x, y, z);
         self.edits.entry(cpos).or_default().set(index, block);
         self.unsaved.insert(cpos);
-        let Some(stored) = self.loaded.get_mut(&cpos) else { return Ok(Vec::new()) };
-        // Copy on write: meshers may still hold the old version.
-        set_in_chunk(Arc::make_mut(&mut stored.chunk), index, block);
+        let Some(before) = self.loaded.get(&cpos).map(|r| r.chunk.blocks().get_index(index)) else {
+            return Ok(Vec::new());
+        };
+        if before != block {
+            self.touch(cpos);
+            let version = self.version();
+            if let Some(record) = self.loaded.get_mut(&cpos) {
+                // Copy on write: meshers may still hold the old version.
+                Arc::make_mut(&mut record.chunk).set(index, block);
+                record.version = version;
+            }
+        }
         let offsets = |l: usize| -> &'static [i32] {
             match l {
                 0 => &[0, -1],
@@ -132,10 +164,7 @@ impl ChunkStore {
             for &dy in offsets(y) {
                 for &dx in offsets(x) {
                     let n = ChunkPos::new(cpos.x.wrapping_add(dx), cpos.y.wrapping_add(dy), cpos.z.wrapping_add(dz));
-                    let edited = self.edits.contains_key(&n);
-                    if let Some(s) = self.loaded.get_mut(&n) {
-                        // Back to its data stage: to be meshed again.
-                        s.stage = if edited { Stage::Edited } else { Stage::Generated };
+                    if self.loaded.contains_key(&n) {
                         touched.push(n);
                     }
                 }
@@ -146,7 +175,26 @@ impl ChunkStore {
 
     /// Drops loaded chunks `keep` rejects. Their edits stay.
     pub fn evict(&mut self, mut keep: impl FnMut(ChunkPos) -> bool) {
-        self.loaded.retain(|p, _| keep(*p));
+        let gone: Vec<ChunkPos> = self.loaded.keys().copied().filter(|&p| !keep(p)).collect();
+        for p in gone {
+            self.touch(p);
+            self.loaded.remove(&p);
+        }
+    }
+
+    /// What changed since the last call.
+    pub fn take_changes(&mut self) -> TerrainChanges {
+        let mut changes = TerrainChanges::default();
+        for pos in std::mem::take(&mut self.touch_order) {
+            let before = self.touched.remove(&pos).flatten();
+            match (before, self.loaded.get(&pos).map(|r| r.version)) {
+                (None, Some(_)) => changes.new.push(pos),
+                (Some(_), None) => changes.removed.push(pos),
+                (Some(a), Some(b)) if a != b => changes.modified.push(pos),
+                _ => {}
+            }
+        }
+        changes
     }
 
     pub fn edits(&self, pos: ChunkPos) -> Option<&ChunkEdits> {
@@ -225,8 +273,6 @@ mod tests {
                     model.insert(p, b);
                     let own = p.chunk().unwrap();
                     assert_eq!(touched.contains(&own), store.contains(own), "step {step}");
-                    assert!(touched.iter().all(|t| store.stage(*t) < Some(Stage::Meshed)));
-                    assert_eq!(store.stage(own).map(|s| s == Stage::Edited), store.contains(own).then_some(true));
                 }
             }
             if step % 97 == 0 {
@@ -264,7 +310,6 @@ mod tests {
                 for x in -1..=1 {
                     let pos = ChunkPos::new(x, y, z);
                     store.insert_generated(Chunk::uniform(pos, BlockId::AIR));
-                    store.mark_meshed(pos);
                 }
             }
         }
@@ -275,8 +320,91 @@ mod tests {
             corner,
             vec![ChunkPos::new(-1, 0, 0), ChunkPos::new(-1, 1, 0), ChunkPos::new(0, 0, 0), ChunkPos::new(0, 1, 0)]
         );
-        assert_eq!(store.stage(ChunkPos::new(1, 0, 0)), Some(Stage::Meshed), "untouched neighbours keep their mesh");
-        assert_eq!(store.stage(ChunkPos::new(-1, 1, 0)), Some(Stage::Generated), "touched: to be meshed again");
-        assert_eq!(store.stage(ChunkPos::new(0, 0, 0)), Some(Stage::Edited));
+        let changes = store.take_changes();
+        assert_eq!(changes.new.len(), 27, "all loaded since the store began");
+        assert_eq!(changes.new[0], ChunkPos::new(-1, -1, -1), "in the order they came");
+        assert_eq!(changes.new[26], ChunkPos::new(1, 1, 1));
+        assert!(changes.modified.is_empty() && changes.removed.is_empty());
+    }
+
+    /// The change sets against a simple model: a snapshot of what was
+    /// loaded (and each chunk's blocks) when the last set was taken. Under
+    /// random edits, evictions and reloads, a set names exactly the chunks
+    /// that appeared, that went, and that are loaded at both ends with
+    /// other blocks or through another generation.
+    #[test]
+    fn change_sets_match_a_snapshot_model_under_random_work() {
+        let world = Arc::new(WorldGen::new(Preset::classic(), 5));
+        let backend = CpuBackend::serial(world);
+        let chunks: Vec<ChunkPos> =
+            (-1..=1).flat_map(|x| (-1..=0).flat_map(move |y| (0..=1).map(move |z| ChunkPos::new(x, y, z)))).collect();
+        let generated: HashMap<ChunkPos, Chunk> =
+            backend.generate(&chunks).unwrap().into_iter().map(|c| (c.pos, c)).collect();
+        let mut store = ChunkStore::new();
+        let mut rng = Rng(11);
+        // The model: each loaded chunk's generation of its blocks (bumped by
+        // every insert and every edit that changes a block), and a copy of
+        // it taken with each change set.
+        let mut model: HashMap<ChunkPos, u64> = HashMap::new();
+        let mut snapshot: HashMap<ChunkPos, u64> = HashMap::new();
+        let mut counter = 0u64;
+        let mut takes_with_modified = 0;
+        for step in 0..3000 {
+            counter += 1;
+            match rng.below(8) {
+                0 | 1 => {
+                    let c = chunks[rng.below(chunks.len() as u64) as usize];
+                    store.insert_generated(generated[&c].clone());
+                    model.insert(c, counter);
+                }
+                2 => {
+                    let drop = chunks[rng.below(chunks.len() as u64) as usize];
+                    store.evict(|p| p != drop);
+                    model.remove(&drop);
+                }
+                3..=5 => {
+                    let c = chunks[rng.below(chunks.len() as u64) as usize];
+                    let p = BlockPos::new(
+                        c.x as i64 * 32 + rng.below(32) as i64,
+                        c.y as i64 * 32 + rng.below(32) as i64,
+                        c.z as i64 * 32 + rng.below(32) as i64,
+                    );
+                    let b = if rng.below(2) == 0 { BlockId::AIR } else { BlockId::GLASS };
+                    let before = store.block(p);
+                    store.set_block(p, b).unwrap();
+                    if before.is_some_and(|old| old != b) {
+                        model.insert(c, counter);
+                    }
+                }
+                _ => {
+                    let got = store.take_changes();
+                    let sorted = |mut v: Vec<ChunkPos>| {
+                        v.sort_by_key(|p| (p.z, p.y, p.x));
+                        v
+                    };
+                    let want = TerrainChanges {
+                        new: sorted(model.keys().filter(|p| !snapshot.contains_key(p)).copied().collect()),
+                        removed: sorted(snapshot.keys().filter(|p| !model.contains_key(p)).copied().collect()),
+                        modified: sorted(
+                            model
+                                .iter()
+                                .filter(|(p, v)| snapshot.get(p).is_some_and(|s| s != *v))
+                                .map(|(p, _)| *p)
+                                .collect(),
+                        ),
+                    };
+                    let order = |c: &TerrainChanges| TerrainChanges {
+                        new: sorted(c.new.clone()),
+                        modified: sorted(c.modified.clone()),
+                        removed: sorted(c.removed.clone()),
+                    };
+                    assert_eq!(order(&got), want, "step {step}");
+                    takes_with_modified += !got.modified.is_empty() as usize;
+                    assert!(store.take_changes().is_empty(), "step {step}: a second take is empty");
+                    snapshot = model.clone();
+                }
+            }
+        }
+        assert!(takes_with_modified > 20, "the work should modify loaded chunks often");
     }
 }

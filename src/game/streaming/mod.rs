@@ -64,7 +64,6 @@ pub struct StreamCounts {
     pub queued: usize,
     pub generating: usize,
     pub meshing: usize,
-    pub meshes: usize,
     pub wanted: usize,
     pub complete: usize,
 }
@@ -414,7 +413,11 @@ impl ChunkStreamer {
     /// frame (a chunk meshes in tens of microseconds). Meshes of those
     /// chunks still on the mesher threads are dropped when they come back.
     pub fn set_block(&mut self, pos: BlockPos, block: BlockId) -> Result<(), StoreError> {
+        self.take_terrain_changes();
         let mut touched = self.store.set_block(pos, block)?;
+        // The edit's own change set is consumed here: the light stage takes
+        // it as an edit (below), and its meshes are made at once.
+        let _ = self.store.take_changes();
         if let Some(chunk) = pos.chunk().and_then(|c| self.store.get(c)).cloned() {
             for c in self.light.edit(chunk, pos) {
                 if !touched.contains(&c) {
@@ -437,7 +440,6 @@ impl ChunkStreamer {
                         ViewChange::Mesh(c, mesh)
                     });
                     self.meshes.remeshed(c, true);
-                    self.store.mark_meshed(c);
                 }
                 // Meshed once its neighbours (and their light) arrive.
                 None => self.meshes.remeshed(c, false),
@@ -490,17 +492,12 @@ impl ChunkStreamer {
                     if !within_data(pos, self.centre, self.render_distance) {
                         continue;
                     }
-                    let chunk = self.store.insert_generated(chunk);
-                    if within_light_data(pos, self.centre, self.render_distance) {
-                        self.light.add(chunk);
-                    }
-                    for p in neighbourhood(pos) {
-                        self.try_mesh(p);
-                    }
+                    self.store.insert_generated(chunk);
                 }
                 Event::Cancelled(pos) => self.requests.returned(pos),
             }
         }
+        self.take_terrain_changes();
 
         let store = &self.store;
         let batch = self.requests.next_batch(scale, |p| store.contains(p));
@@ -515,13 +512,34 @@ impl ChunkStreamer {
         self.meshes.dispatch(MAX_IN_PIPELINE * scale, deadline, |p| {
             Self::mesh_input(store, light, p, within_light(p, centre, r))
         });
-        let (store, changes) = (&mut self.store, &mut self.view_changes);
+        let changes = &mut self.view_changes;
         self.meshes.hand_out(
             (centre, r),
             (budget.upload_bytes, deadline),
             |p, mesh| changes.push(mesh.map_or(ViewChange::Gone(p), |m| ViewChange::Mesh(p, m))),
-            |p| store.mark_meshed(p),
+            |_| {},
         );
+    }
+
+    /// Consumes the store's change set: new chunks in the lit range go to
+    /// the light stage, and every new or modified chunk's neighbourhood is
+    /// tried for meshing. Removed chunks need nothing: eviction follows the
+    /// range, which the mesh pipeline and the light stage follow too.
+    fn take_terrain_changes(&mut self) {
+        let changes = self.store.take_changes();
+        let (centre, r) = (self.centre, self.render_distance);
+        for &pos in &changes.new {
+            if within_light_data(pos, centre, r) {
+                if let Some(c) = self.store.get(pos) {
+                    self.light.add(c.clone());
+                }
+            }
+        }
+        for &pos in changes.new.iter().chain(&changes.modified) {
+            for p in neighbourhood(pos) {
+                self.try_mesh(p);
+            }
+        }
     }
 
     /// Light the light thread finished: chunks whose meshes read changed
@@ -580,7 +598,6 @@ impl ChunkStreamer {
             queued: st.queued.load(Ordering::Relaxed),
             generating: st.generating.load(Ordering::Relaxed),
             meshing: self.meshes.pending(),
-            meshes: 0,
             wanted: self.requests.wanted().len(),
             complete: self.complete_count(),
         }
