@@ -1,0 +1,196 @@
+//! Trees, flowers and grass in the preset, and the checks on them.
+
+use super::{Check, Preset, PresetError};
+use serde::Deserialize;
+
+/// Trees, flowers and grass (see `src/worldgen/decorate.rs`). Optional: a
+/// preset without it (and every world saved before it existed) is bare.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Decorations {
+    /// Every tree stands on one candidate grid with this spacing in blocks,
+    /// so no two trunks are ever closer than about ¾ of it.
+    pub tree_spacing: u32,
+    /// Steepest footing a tree accepts: the largest difference between the
+    /// four pre-smoothing heights around its column (a 2-block span).
+    pub tree_max_slope: f32,
+    /// What the surface block under a trunk becomes.
+    pub trunk_soil: String,
+    pub trees: Vec<TreeDef>,
+    pub biomes: Vec<BiomeDecorations>,
+}
+
+/// A tree shape: a trunk and layers of leaves around its top.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TreeDef {
+    pub name: String,
+    pub trunk: String,
+    /// Leaves; "air" (the default) for a bare trunk (a cactus).
+    #[serde(default = "air")]
+    pub leaves: String,
+    /// Trunk height range in blocks, inclusive; each tree picks one from a
+    /// hash of its candidate.
+    pub trunk_height: (u32, u32),
+    /// Surface blocks it grows on.
+    pub on: Vec<String>,
+    #[serde(default)]
+    pub canopy: Vec<LeafLayer>,
+}
+
+/// One horizontal layer of leaves: a square of `radius` around the trunk,
+/// `dy` blocks above the top log (negative: below it); `round` drops the
+/// four corners.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LeafLayer {
+    pub dy: i32,
+    pub radius: u32,
+    #[serde(default)]
+    pub round: bool,
+}
+
+/// What grows in one biome: trees by name and plants, each with its chance
+/// per surface column (the founding game's figures).
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct BiomeDecorations {
+    pub biome: String,
+    #[serde(default)]
+    pub trees: Vec<(String, f32)>,
+    #[serde(default)]
+    pub plants: Vec<PlantLayer>,
+}
+
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PlantLayer {
+    pub block: String,
+    pub chance: f32,
+    pub on: Vec<String>,
+}
+
+fn air() -> String {
+    "air".into()
+}
+
+pub const MAX_TREE_KINDS: usize = 8;
+pub const MAX_CANOPY_LAYERS: usize = 8;
+/// Tree or plant layers per biome.
+pub const MAX_BIOME_LAYERS: usize = 4;
+/// Widest canopy radius: a chunk looks this far beyond its border for trees.
+pub const MAX_TREE_REACH: u32 = 3;
+pub const MAX_TRUNK_HEIGHT: u32 = 24;
+pub const MAX_CANOPY_DY: i32 = 8;
+pub const TREE_SPACING_RANGE: std::ops::RangeInclusive<u32> = 3..=16;
+
+pub(super) fn validate(p: &Preset, d: &Decorations, c: &Check) -> Result<(), PresetError> {
+    if !TREE_SPACING_RANGE.contains(&d.tree_spacing) {
+        return Err(c.bad(
+            "decorations.tree_spacing",
+            format!("{} is outside {}..={}", d.tree_spacing, TREE_SPACING_RANGE.start(), TREE_SPACING_RANGE.end()),
+        ));
+    }
+    if !(d.tree_max_slope.is_finite() && d.tree_max_slope >= 0.0) {
+        return Err(c.bad("decorations.tree_max_slope", format!("{} is not a finite number ≥ 0", d.tree_max_slope)));
+    }
+    c.block("decorations.trunk_soil", &d.trunk_soil)?;
+    if d.trees.len() > MAX_TREE_KINDS {
+        return Err(c.bad("decorations.trees", format!("at most {MAX_TREE_KINDS} trees, found {}", d.trees.len())));
+    }
+    for (i, t) in d.trees.iter().enumerate() {
+        if d.trees[..i].iter().any(|o| o.name == t.name) {
+            return Err(
+                c.bad(format!("decorations.trees[{i}] ({}).name", t.name), format!("duplicate tree `{}`", t.name))
+            );
+        }
+        validate_tree(i, t, c)?;
+    }
+    for (i, b) in d.biomes.iter().enumerate() {
+        if d.biomes[..i].iter().any(|o| o.biome == b.biome) {
+            return Err(c.bad(
+                format!("decorations.biomes[{i}] ({}).biome", b.biome),
+                format!("`{}` is listed twice", b.biome),
+            ));
+        }
+        validate_biome(p, d, i, b, c)?;
+    }
+    Ok(())
+}
+
+fn validate_tree(i: usize, t: &TreeDef, c: &Check) -> Result<(), PresetError> {
+    let here = |f: &str| format!("decorations.trees[{i}] ({}).{f}", t.name);
+    c.block(here("trunk"), &t.trunk)?;
+    c.block(here("leaves"), &t.leaves)?;
+    for b in &t.on {
+        c.block(here("on"), b)?;
+    }
+    let (lo, hi) = t.trunk_height;
+    if lo == 0 || lo > hi || hi > MAX_TRUNK_HEIGHT {
+        return Err(c.bad(here("trunk_height"), format!("({lo}, {hi}) is not a range within 1..={MAX_TRUNK_HEIGHT}")));
+    }
+    if t.canopy.len() > MAX_CANOPY_LAYERS {
+        return Err(c.bad(here("canopy"), format!("at most {MAX_CANOPY_LAYERS} layers, found {}", t.canopy.len())));
+    }
+    if !t.canopy.is_empty() && t.leaves == "air" {
+        return Err(c.bad(here("leaves"), "a canopy needs a leaves block"));
+    }
+    for (j, l) in t.canopy.iter().enumerate() {
+        if l.radius > MAX_TREE_REACH {
+            return Err(c.bad(here(&format!("canopy[{j}].radius")), format!("{} is above {MAX_TREE_REACH}", l.radius)));
+        }
+        // Leaves never hang below the lowest log, so nothing a tree
+        // places is ever at or under the water its base stands above.
+        let lowest = 1 - lo as i32;
+        if l.dy < lowest || l.dy > MAX_CANOPY_DY {
+            return Err(c.bad(
+                here(&format!("canopy[{j}].dy")),
+                format!("{} is outside {lowest}..={MAX_CANOPY_DY} (never below the shortest trunk's base)", l.dy),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn validate_biome(p: &Preset, d: &Decorations, i: usize, b: &BiomeDecorations, c: &Check) -> Result<(), PresetError> {
+    let here = |f: &str| format!("decorations.biomes[{i}] ({}).{f}", b.biome);
+    if p.biome_index(&b.biome).is_none() {
+        return Err(c.bad(here("biome"), format!("`{}` is not a biome", b.biome)));
+    }
+    if b.trees.len() > MAX_BIOME_LAYERS || b.plants.len() > MAX_BIOME_LAYERS {
+        return Err(c.bad(here("trees"), format!("at most {MAX_BIOME_LAYERS} trees and {MAX_BIOME_LAYERS} plants")));
+    }
+    let chance = |field: String, v: f32| {
+        if v.is_finite() && v > 0.0 {
+            Ok(v)
+        } else {
+            Err(c.bad(field, format!("{v} is not a chance in (0, 1]")))
+        }
+    };
+    let mut tree_sum = 0.0;
+    for (j, (name, v)) in b.trees.iter().enumerate() {
+        if !d.trees.iter().any(|t| &t.name == name) {
+            return Err(c.bad(here(&format!("trees[{j}]")), format!("`{name}` is not a tree")));
+        }
+        tree_sum += chance(here(&format!("trees[{j}]")), *v)?;
+    }
+    // One candidate per spacing² columns: the chances share it.
+    let unit2 = (d.tree_spacing * d.tree_spacing) as f32;
+    if tree_sum * unit2 > 1.0 {
+        return Err(
+            c.bad(here("trees"), format!("chances add up to {tree_sum}, above 1/tree_spacing² = {}", 1.0 / unit2))
+        );
+    }
+    let mut plant_sum = 0.0;
+    for (j, pl) in b.plants.iter().enumerate() {
+        c.block(here(&format!("plants[{j}].block")), &pl.block)?;
+        for o in &pl.on {
+            c.block(here(&format!("plants[{j}].on")), o)?;
+        }
+        plant_sum += chance(here(&format!("plants[{j}].chance")), pl.chance)?;
+    }
+    if plant_sum > 1.0 {
+        return Err(c.bad(here("plants"), format!("chances add up to {plant_sum}, above 1")));
+    }
+    Ok(())
+}
