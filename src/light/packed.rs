@@ -7,13 +7,10 @@
 
 use super::value::Light;
 use crate::world::coords::CHUNK_VOLUME;
+use crate::world::palette::Palette;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PackedLight {
-    bits: u32,
-    palette: Box<[Light]>,
-    words: Box<[u64]>,
-}
+pub struct PackedLight(Palette<Light>);
 
 impl PackedLight {
     /// `None` with more than 256 distinct values (the chunk stays dense).
@@ -41,27 +38,13 @@ impl PackedLight {
                 }
             };
         }
-        let bits = match palette.len() {
-            0..=2 => 1,
-            3..=4 => 2,
-            5..=16 => 4,
-            _ => 8,
-        };
-        let per_word = (64 / bits) as usize;
-        let words = slots
-            .chunks(per_word)
-            .map(|group| group.iter().enumerate().fold(0u64, |w, (k, &s)| w | (s as u64) << (k as u32 * bits)))
-            .collect();
-        Some(PackedLight { bits, palette: palette.into_boxed_slice(), words })
+        let bits = Palette::<Light>::bits_for(palette.len())?;
+        Some(PackedLight(Palette::from_slots(palette.into_boxed_slice(), bits, &slots)))
     }
 
     #[inline(always)]
     pub fn get(&self, index: usize) -> Light {
-        // 64 / bits entries a word, a power of two: shifts, not divisions.
-        let per_word_log = 6 - self.bits.trailing_zeros();
-        let shift = (index & ((1 << per_word_log) - 1)) as u32 * self.bits;
-        let k = (self.words[index >> per_word_log] >> shift) & ((1u64 << self.bits) - 1);
-        self.palette[k as usize]
+        self.0.get(index)
     }
 
     pub fn unpack(&self) -> Vec<Light> {
@@ -69,7 +52,7 @@ impl PackedLight {
     }
 
     pub fn heap_bytes(&self) -> usize {
-        self.words.len() * 8 + self.palette.len() * 2
+        self.0.heap_bytes()
     }
 }
 

@@ -1,13 +1,11 @@
 //! Rendering with wgpu: one pipeline per file, shaders in `assets/shaders/`.
 pub mod atlas;
 pub mod camera;
-pub mod cutout_pipeline;
 pub mod gpu;
 pub mod mesh_arena;
 pub mod offscreen;
 pub mod overlay;
 pub mod sky;
 pub mod sky_pipeline;
-pub mod terrain_pipeline;
-pub mod water_pipeline;
+pub mod terrain_passes;
 pub mod world_renderer;

@@ -2,7 +2,7 @@
 //! pass, no vertex buffer, depth neither tested nor written, so terrain
 //! draws over it.
 
-use super::world_renderer::DEPTH_FORMAT;
+use super::terrain_passes::DEPTH_FORMAT;
 
 pub fn create(
     device: &wgpu::Device,

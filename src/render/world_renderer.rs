@@ -7,7 +7,9 @@ use super::camera::Camera;
 use super::gpu::{Gpu, RenderError};
 use super::mesh_arena::{MeshArena, Slot};
 use super::sky::SkyState;
-use super::{cutout_pipeline, sky_pipeline, terrain_pipeline, water_pipeline};
+use super::sky_pipeline;
+use super::terrain_passes::DEPTH_FORMAT;
+use super::terrain_passes::{self, TerrainPass};
 use crate::mesh::greedy::ChunkMesh;
 use crate::mesh::quad::Quad;
 use crate::world::block::BlockId;
@@ -17,7 +19,6 @@ use glam::{DVec3, Vec3};
 use std::collections::HashMap;
 use wgpu::util::DeviceExt;
 
-pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 /// Quads are read by the vertex shader from the mesh page bound here
 /// (group 1) by vertex index: vertex 4q + k is corner k of quad q, drawn
 /// through a shared index buffer (0 1 2, 2 3 0 per quad), so a quad's four
@@ -30,53 +31,6 @@ fn quad_indices(quads: usize) -> Vec<u32> {
 }
 /// The globals and sky colour both shaders share, prepended to each.
 const SKY_COMMON: &str = include_str!("../../assets/shaders/sky_common.wgsl");
-
-/// What distinguishes the terrain passes; everything else (shader, depth
-/// format, bind groups) they share.
-pub struct PassState {
-    pub label: &'static str,
-    pub fragment_entry: &'static str,
-    pub cull_mode: Option<wgpu::Face>,
-    pub depth_write: bool,
-    pub blend: Option<wgpu::BlendState>,
-}
-
-/// Builds one terrain pass's pipeline (see `terrain_pipeline.rs`, `water_pipeline.rs`).
-pub fn terrain_pass_pipeline(
-    device: &wgpu::Device,
-    layout: &wgpu::PipelineLayout,
-    shader: &wgpu::ShaderModule,
-    format: wgpu::TextureFormat,
-    pass: PassState,
-) -> wgpu::RenderPipeline {
-    device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-        label: Some(pass.label),
-        layout: Some(layout),
-        vertex: wgpu::VertexState {
-            module: shader,
-            entry_point: Some("vs_main"),
-            compilation_options: Default::default(),
-            buffers: &[],
-        },
-        primitive: wgpu::PrimitiveState { cull_mode: pass.cull_mode, ..Default::default() },
-        depth_stencil: Some(wgpu::DepthStencilState {
-            format: DEPTH_FORMAT,
-            depth_write_enabled: Some(pass.depth_write),
-            depth_compare: Some(wgpu::CompareFunction::Less),
-            stencil: Default::default(),
-            bias: Default::default(),
-        }),
-        multisample: Default::default(),
-        fragment: Some(wgpu::FragmentState {
-            module: shader,
-            entry_point: Some(pass.fragment_entry),
-            compilation_options: Default::default(),
-            targets: &[Some(wgpu::ColorTargetState { format, blend: pass.blend, write_mask: wgpu::ColorWrites::ALL })],
-        }),
-        multiview_mask: None,
-        cache: None,
-    })
-}
 
 /// A read-only storage buffer the vertex shader reads (chunk origins, a
 /// mesh page).
@@ -247,9 +201,8 @@ impl WorldRenderer {
             immediate_size: 0,
         });
         let sky = sky_pipeline::create(device, &sky_layout, &sky_shader, format);
-        let opaque = terrain_pipeline::create(device, &pipeline_layout, &shader, format);
-        let cutout = cutout_pipeline::create(device, &pipeline_layout, &shader, format);
-        let water = water_pipeline::create(device, &pipeline_layout, &shader, format);
+        let [opaque, cutout, water] =
+            TerrainPass::ALL.map(|pass| terrain_passes::create(device, &pipeline_layout, &shader, format, pass));
 
         let tiles = atlas::decode_png(atlas::ATLAS_PNG)?;
         let texture = device.create_texture(&wgpu::TextureDescriptor {

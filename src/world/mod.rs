@@ -5,5 +5,6 @@ pub mod chunk;
 pub mod coords;
 pub mod edits;
 pub mod packed;
+pub mod palette;
 pub mod reach;
 pub mod store;

@@ -11,18 +11,13 @@
 use super::block::{BlockId, MAX_BLOCK_TYPES};
 use super::chunk::BlockCounts;
 use super::coords::{block_index, CHUNK_SIZE, CHUNK_VOLUME};
+use super::palette::Palette;
 
 /// The most types a packed chunk holds; a chunk with more stays dense.
 pub const MAX_PALETTE: usize = 16;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PackedBlocks {
-    /// Bits per block: 1, 2 or 4.
-    bits: u32,
-    /// Ids in ascending order; index k of the packed data means `palette[k]`.
-    palette: Box<[BlockId]>,
-    words: Box<[u64]>,
-}
+pub struct PackedBlocks(Palette<BlockId>);
 
 impl PackedBlocks {
     /// Packs `CHUNK_VOLUME` ids whose types `counts` lists. `None` when
@@ -33,46 +28,27 @@ impl PackedBlocks {
         if ids.len() != CHUNK_VOLUME {
             return None;
         }
+        // Ids in ascending order; index k of the packed data means `palette[k]`.
         let palette: Box<[BlockId]> =
             (0..MAX_BLOCK_TYPES).filter(|&i| counts.0[i] > 0).map(|i| BlockId(i as u8)).collect();
-        let bits = match palette.len() {
-            2 => 1,
-            3..=4 => 2,
-            5..=MAX_PALETTE => 4,
-            _ => return None,
-        };
+        if !(2..=MAX_PALETTE).contains(&palette.len()) {
+            return None;
+        }
+        let bits = Palette::<BlockId>::bits_for(palette.len())?;
         // Slot of each id; ids outside the palette map to a value with a bit
         // above `bits` set, which `stray` collects.
         let mut slot = [0x80u8; 256];
         for (k, b) in palette.iter().enumerate() {
             slot[b.0 as usize] = k as u8;
         }
-        let per_word = 64 / bits as usize;
-        let mut stray = 0u8;
-        let words: Box<[u64]> = ids
-            .chunks_exact(per_word)
-            .map(|group| {
-                let mut w = 0u64;
-                for (k, b) in group.iter().enumerate() {
-                    let s = slot[b.0 as usize];
-                    stray |= s;
-                    w |= ((s & 0x0F) as u64) << (k as u32 * bits);
-                }
-                w
-            })
-            .collect();
-        (stray < 1 << bits).then_some(Self { bits, palette, words })
-    }
-
-    #[inline(always)]
-    fn slot(&self, index: usize) -> usize {
-        let bit = index * self.bits as usize;
-        ((self.words[bit / 64] >> (bit % 64)) & ((1u64 << self.bits) - 1)) as usize
+        let slots: Vec<u8> = ids.iter().map(|b| slot[b.0 as usize]).collect();
+        let stray = slots.iter().fold(0u8, |a, &s| a | s);
+        (stray < 1 << bits).then(|| Self(Palette::from_slots(palette, bits, &slots)))
     }
 
     #[inline(always)]
     pub fn get_index(&self, index: usize) -> BlockId {
-        self.palette[self.slot(index)]
+        self.0.get(index)
     }
 
     pub fn get(&self, x: usize, y: usize, z: usize) -> BlockId {
@@ -90,31 +66,15 @@ impl PackedBlocks {
     /// Writes ids `start..start + out.len()` (index order) into `out`.
     #[inline]
     pub fn unpack_range(&self, start: usize, out: &mut [BlockId]) {
-        let bits = self.bits as usize;
-        let per_word = 64 / bits;
-        let mut palette = [BlockId(0); MAX_PALETTE];
-        palette[..self.palette.len()].copy_from_slice(&self.palette);
-        let mask = (1u64 << bits) - 1;
-        // A word at a time: one division per word, a shift per block.
-        let (mut at, mut done) = (start, 0);
-        while done < out.len() {
-            let skip = at % per_word;
-            let mut w = self.words[at / per_word] >> (skip * bits);
-            let n = (per_word - skip).min(out.len() - done);
-            for o in &mut out[done..done + n] {
-                *o = palette[(w & mask) as usize % MAX_PALETTE];
-                w >>= bits;
-            }
-            (at, done) = (at + n, done + n);
-        }
+        self.0.unpack_range(start, out)
     }
 
     pub fn heap_bytes(&self) -> usize {
-        self.words.len() * 8 + self.palette.len()
+        self.0.heap_bytes()
     }
 
     pub fn bits(&self) -> u32 {
-        self.bits
+        self.0.bits()
     }
 }
 
