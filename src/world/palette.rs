@@ -51,7 +51,24 @@ impl<T: Copy> Palette<T> {
 
     /// Writes cells `start..start + out.len()` into `out`, a word at a time.
     #[inline]
-    pub fn unpack_range(&self, start: usize, out: &mut [T]) {
+    pub fn unpack_range(&self, start: usize, out: &mut [T])
+    where
+        T: Default,
+    {
+        if self.bits <= 4 {
+            // The mesher's gather reads columns this way: a palette of at
+            // most 16 in a fixed array, indexed by a 4-bit mask, costs no
+            // bounds checks.
+            let mut local = [T::default(); 16];
+            local[..self.palette.len()].copy_from_slice(&self.palette);
+            self.unpack_with(start, out, |k| local[k & 15]);
+        } else {
+            self.unpack_with(start, out, |k| self.palette[k]);
+        }
+    }
+
+    #[inline(always)]
+    fn unpack_with(&self, start: usize, out: &mut [T], value: impl Fn(usize) -> T) {
         let bits = self.bits as usize;
         let per_word = 64 / bits;
         let mask = (1u64 << bits) - 1;
@@ -61,7 +78,7 @@ impl<T: Copy> Palette<T> {
             let mut w = self.words[at / per_word] >> (skip * bits);
             let n = (per_word - skip).min(out.len() - done);
             for o in &mut out[done..done + n] {
-                *o = self.palette[(w & mask) as usize];
+                *o = value((w & mask) as usize);
                 w >>= bits;
             }
             (at, done) = (at + n, done + n);
