@@ -400,21 +400,7 @@ impl Session {
     /// out in an invisible sizing pass first, and a line written then holds
     /// places the window does not keep).
     fn click_widget(&self, window: &str, dump: &Path, name: &str) {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        let mut seen: Option<(f64, (f64, f64))> = None;
-        let at = loop {
-            let s = last_state(dump).unwrap_or_default();
-            if let (Some(at), Some(t)) = (s["menu"][name].as_array(), s["t"].as_f64()) {
-                let at = (at[0].as_f64().unwrap_or(0.0), at[1].as_f64().unwrap_or(0.0));
-                match seen {
-                    Some((t0, before)) if t0 != t && before == at => break at,
-                    Some((t0, _)) if t0 == t => {}
-                    _ => seen = Some((t, at)),
-                }
-            }
-            assert!(Instant::now() < deadline, "the game menu shows no steady `{name}`: {s}");
-            std::thread::sleep(Duration::from_millis(200));
-        };
+        let at = self.widget_at(dump, name);
         xdotool(&self.display, &["mousemove", "--window", window, &format!("{:.0}", at.0), &format!("{:.0}", at.1)]);
         std::thread::sleep(Duration::from_millis(300));
         self.click("1");

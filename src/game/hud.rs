@@ -190,72 +190,73 @@ pub fn draw(
         );
     }
     if settings_open {
-        egui::Window::new("Settings").anchor(egui::Align2::RIGHT_TOP, egui::vec2(-8.0, 8.0)).resizable(false).show(
-            ctx,
-            |ui| {
-                let mut r = d.render_distance;
-                if ui
-                    .add(egui::Slider::new(&mut r, MIN_RENDER_DISTANCE..=MAX_RENDER_DISTANCE).text("render distance"))
-                    .changed()
-                {
-                    change.render_distance = Some(r);
-                }
-                let mut fov = d.fov_degrees;
-                if ui.add(egui::Slider::new(&mut fov, FOV_RANGE).text("field of view (°)")).changed() {
-                    change.fov_degrees = Some(fov);
-                }
-                let mut k = d.mouse_sensitivity;
-                if ui
-                    .add(
-                        egui::Slider::new(&mut k, SENSITIVITY_RANGE).logarithmic(true).text("mouse sensitivity (°/px)"),
-                    )
-                    .changed()
-                {
-                    change.mouse_sensitivity = Some(k);
-                }
-                let mut t = d.time_of_day;
-                if ui
-                    .add(egui::Slider::new(&mut t, 0.0..=1.0).text("time of day (0.5 noon; hold T to speed up)"))
-                    .changed()
-                {
-                    change.time_of_day = Some(t);
-                }
-                let mut full = d.fullscreen;
-                if ui.checkbox(&mut full, "fullscreen (F11)").changed() {
-                    change.fullscreen = Some(full);
-                }
-                ui.horizontal(|ui| {
-                    ui.label("generate on");
-                    for (e, name) in [(Engine::Cpu, "CPU"), (Engine::Gpu, "GPU"), (Engine::Hybrid, "both (hybrid)")] {
-                        let chosen = if e == Engine::Gpu { d.engine.is_device() } else { d.engine == e };
-                        if ui.radio(chosen, name).clicked() && !chosen {
-                            change.engine = Some(e);
-                        }
-                    }
-                });
-                let mut fly = d.mode == Mode::Fly;
-                if ui.checkbox(&mut fly, "fly").changed() {
-                    change.fly = Some(fly);
-                }
-                ui.separator();
-                ui.label("Hotbar");
-                for slot in 0..SLOTS {
-                    let current = d.hotbar.slots[slot];
-                    egui::ComboBox::from_id_salt(("hotbar", slot))
-                        .selected_text(format!("{}: {}", slot + 1, current.name()))
-                        .show_ui(ui, |ui| {
-                            for b in placeable() {
-                                if ui.selectable_label(b == current, b.name()).clicked() {
-                                    change.hotbar_slot = Some((slot, b));
-                                }
-                            }
-                        });
-                }
-                ui.label("Tab closes this panel.");
-            },
-        );
+        settings_panel(ctx, d, &mut change);
     }
     change
+}
+
+/// The settings panel (Tab); what the player changed goes into `change`.
+fn settings_panel(ctx: &egui::Context, d: &HudData, change: &mut SettingsChange) {
+    egui::Window::new("Settings").anchor(egui::Align2::RIGHT_TOP, egui::vec2(-8.0, 8.0)).resizable(false).show(
+        ctx,
+        |ui| {
+            let mut r = d.render_distance;
+            if ui
+                .add(egui::Slider::new(&mut r, MIN_RENDER_DISTANCE..=MAX_RENDER_DISTANCE).text("render distance"))
+                .changed()
+            {
+                change.render_distance = Some(r);
+            }
+            let mut fov = d.fov_degrees;
+            if ui.add(egui::Slider::new(&mut fov, FOV_RANGE).text("field of view (°)")).changed() {
+                change.fov_degrees = Some(fov);
+            }
+            let mut k = d.mouse_sensitivity;
+            if ui
+                .add(egui::Slider::new(&mut k, SENSITIVITY_RANGE).logarithmic(true).text("mouse sensitivity (°/px)"))
+                .changed()
+            {
+                change.mouse_sensitivity = Some(k);
+            }
+            let mut t = d.time_of_day;
+            if ui.add(egui::Slider::new(&mut t, 0.0..=1.0).text("time of day (0.5 noon; hold T to speed up)")).changed()
+            {
+                change.time_of_day = Some(t);
+            }
+            let mut full = d.fullscreen;
+            if ui.checkbox(&mut full, "fullscreen (F11)").changed() {
+                change.fullscreen = Some(full);
+            }
+            ui.horizontal(|ui| {
+                ui.label("generate on");
+                for (e, name) in [(Engine::Cpu, "CPU"), (Engine::Gpu, "GPU"), (Engine::Hybrid, "both (hybrid)")] {
+                    let chosen = if e == Engine::Gpu { d.engine.is_device() } else { d.engine == e };
+                    if ui.radio(chosen, name).clicked() && !chosen {
+                        change.engine = Some(e);
+                    }
+                }
+            });
+            let mut fly = d.mode == Mode::Fly;
+            if ui.checkbox(&mut fly, "fly").changed() {
+                change.fly = Some(fly);
+            }
+            ui.separator();
+            ui.label("Hotbar");
+            for slot in 0..SLOTS {
+                let current = d.hotbar.slots[slot];
+                egui::ComboBox::from_id_salt(("hotbar", slot))
+                    .selected_text(format!("{}: {}", slot + 1, current.name()))
+                    .show_ui(ui, |ui| {
+                        for b in placeable() {
+                            if ui.selectable_label(b == current, b.name()).clicked() {
+                                change.hotbar_slot = Some((slot, b));
+                            }
+                        }
+                    });
+            }
+            ui.label("Tab closes this panel.");
+        },
+    );
 }
 
 /// F3's overlay in the top left corner.
