@@ -5,7 +5,7 @@ use blockworld::light::{BlockSource, Light, LightMap};
 use blockworld::world::block::BlockId;
 use blockworld::world::chunk::Chunk;
 use blockworld::world::coords::{block_index, ChunkPos};
-use blockworld::world::edits::{set_in_chunk, BlockPos};
+use blockworld::world::edits::BlockPos;
 use std::collections::HashMap;
 
 /// Chunks in a box; sky falls into the top of the box or not at all.
@@ -41,7 +41,7 @@ impl World {
         let p = BlockPos::new(x, y, z);
         let [lx, ly, lz] = p.local();
         let chunk = self.chunks.get_mut(&p.chunk().unwrap()).expect("inside the box");
-        set_in_chunk(chunk, block_index(lx, ly, lz), b);
+        chunk.set(block_index(lx, ly, lz), b);
     }
 
     fn fill(&mut self, from: [i64; 3], to: [i64; 3], b: BlockId) {

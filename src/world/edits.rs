@@ -70,7 +70,7 @@ impl ChunkEdits {
     /// Applies the edits to a generated chunk, keeping its counts right.
     pub fn apply(&self, chunk: &mut Chunk) {
         for (&i, &b) in &self.0 {
-            set_in_chunk(chunk, i as usize, b);
+            chunk.set(i as usize, b);
         }
     }
 
@@ -104,11 +104,6 @@ impl ChunkEdits {
     }
 }
 
-/// Sets one block of a chunk (see [`Chunk::set`]); returns the block that was there.
-pub fn set_in_chunk(chunk: &mut Chunk, index: usize, block: BlockId) -> BlockId {
-    chunk.set(index, block)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -137,16 +132,16 @@ mod tests {
     #[test]
     fn setting_blocks_keeps_counts_and_storage_right() {
         let mut c = Chunk::uniform(ChunkPos::new(0, 0, 0), BlockId::STONE);
-        assert_eq!(set_in_chunk(&mut c, 5, BlockId::AIR), BlockId::STONE);
+        assert_eq!(c.set(5, BlockId::AIR), BlockId::STONE);
         assert!(c.blocks().uniform().is_none());
         assert_eq!(*c.counts(), BlockCounts::tally(c.blocks()));
-        set_in_chunk(&mut c, 5, BlockId::STONE);
+        c.set(5, BlockId::STONE);
         assert_eq!(*c.blocks(), ChunkBlocks::Uniform(BlockId::STONE), "back to one type, back to one value");
 
-        set_in_chunk(&mut c, 5, BlockId::AIR);
+        c.set(5, BlockId::AIR);
         c.compact();
         assert!(matches!(c.blocks(), ChunkBlocks::Packed(_)));
-        assert_eq!(set_in_chunk(&mut c, 100, BlockId::LAVA), BlockId::STONE);
+        assert_eq!(c.set(100, BlockId::LAVA), BlockId::STONE);
         assert!(matches!(c.blocks(), ChunkBlocks::Dense(_)), "an edited chunk is dense");
         assert_eq!([5, 100, 6].map(|i| c.blocks().get_index(i)), [BlockId::AIR, BlockId::LAVA, BlockId::STONE]);
         assert_eq!(*c.counts(), BlockCounts::tally(c.blocks()));

@@ -253,14 +253,12 @@ impl MeshPipeline {
 
     /// Takes in finished meshes and hands them to `show` (an empty one as
     /// `None`: the chunk has nothing to draw) within `max_bytes` of quads
-    /// and by `deadline` (at least one either way); calls `done` for every
-    /// chunk handed out.
+    /// and by `deadline` (at least one either way).
     pub fn hand_out(
         &mut self,
         (centre, r): (ChunkPos, i32),
         (max_bytes, deadline): (u64, Instant),
         mut show: impl FnMut(ChunkPos, Option<ChunkMesh>),
-        mut done: impl FnMut(ChunkPos),
     ) {
         while let Ok(finished) = self.done.try_recv() {
             if self.versions.get(&finished.pos).copied().unwrap_or(0) != finished.version {
@@ -290,7 +288,6 @@ impl MeshPipeline {
             self.asked_at.remove(&pos);
             self.meshed.insert(pos);
             self.drawn.insert(pos);
-            done(pos);
         }
     }
 

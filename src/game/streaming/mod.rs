@@ -513,12 +513,9 @@ impl ChunkStreamer {
             Self::mesh_input(store, light, p, within_light(p, centre, r))
         });
         let changes = &mut self.view_changes;
-        self.meshes.hand_out(
-            (centre, r),
-            (budget.upload_bytes, deadline),
-            |p, mesh| changes.push(mesh.map_or(ViewChange::Gone(p), |m| ViewChange::Mesh(p, m))),
-            |_| {},
-        );
+        self.meshes.hand_out((centre, r), (budget.upload_bytes, deadline), |p, mesh| {
+            changes.push(mesh.map_or(ViewChange::Gone(p), |m| ViewChange::Mesh(p, m)))
+        });
     }
 
     /// Consumes the store's change set: new chunks in the lit range go to
