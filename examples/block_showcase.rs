@@ -55,7 +55,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
     let view = ViewParams { fog_end: 150.0, sky: sky_at(NOON), seconds: 0.0 };
-    renderer.render(&gpu, &mut encoder, &target.view, size, &camera, &view);
+    renderer.render(&gpu, &mut encoder, &target.view, size, &camera, &view, None);
     target.copy_out(&mut encoder);
     gpu.queue.submit([encoder.finish()]);
     offscreen::write_png(std::path::Path::new(&out), size, &target.read_rgba(&gpu)?)?;

@@ -145,6 +145,9 @@ enum Command {
         /// Time of day, 0..1: 0 midnight, 0.25 sunrise, 0.5 noon, 0.75 sunset.
         #[arg(long, default_value_t = 0.5, value_parser = parse_time_of_day)]
         time: f64,
+        /// Visibility culling, on or off (off draws every chunk in the view).
+        #[arg(long, value_parser = parse_on_off, default_value = "on", action = clap::ArgAction::Set)]
+        culling: bool,
     },
     /// A top-down map of a world from its heightmaps (biomes, relief, water), as a PNG.
     Map {
@@ -303,6 +306,14 @@ fn flight_rows(backend: EngineOrAll, alpha: Option<f64>) -> Result<Vec<blockworl
     })
 }
 
+fn parse_on_off(s: &str) -> Result<bool, String> {
+    match s {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        _ => Err(format!("`{s}` is neither on nor off")),
+    }
+}
+
 fn parse_pitch(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(p) if (-89.0..=89.0).contains(&p) => Ok(p),
@@ -342,6 +353,9 @@ enum BenchCommand {
         /// Time of day, 0..1: 0 midnight, 0.25 sunrise, 0.5 noon, 0.75 sunset.
         #[arg(long, default_value_t = 0.5, value_parser = parse_time_of_day)]
         time: f64,
+        /// Visibility culling, on or off (off draws every chunk in the view).
+        #[arg(long, value_parser = parse_on_off, default_value = "on", action = clap::ArgAction::Set)]
+        culling: bool,
     },
     /// The Bologna thesis's Tables 5.2/5.3 as the thesis measured them: the cost per
     /// frame of the streaming update while the range for each N loads, with
@@ -588,6 +602,7 @@ fn run() -> Result<()> {
             timeout,
             world_dir,
             time,
+            culling,
         }) => {
             let opts = ScreenshotOptions {
                 out,
@@ -601,6 +616,7 @@ fn run() -> Result<()> {
                 timeout: std::time::Duration::from_secs(timeout),
                 edits: Default::default(),
                 time_of_day: time,
+                culling,
             };
             screenshot_command(&world, world_dir.as_deref(), opts)
         }
@@ -679,7 +695,7 @@ fn screenshot_command(
     };
     let r = screenshot(w, &opts)?;
     println!(
-        "wrote {} ({}x{}) — loaded {} chunks, {} meshes in {:.0} ms on {}; eye at {:.1},{:.1},{:.1}",
+        "wrote {} ({}x{}) — loaded {} chunks, {} meshes in {:.0} ms on {}; drew {} chunks, {} quads; eye at {:.1},{:.1},{:.1}",
         opts.out.display(),
         opts.size.0,
         opts.size.1,
@@ -687,6 +703,8 @@ fn screenshot_command(
         r.meshes,
         r.load_time.as_secs_f64() * 1e3,
         r.adapter,
+        r.drawn,
+        r.quads,
         r.eye.x,
         r.eye.y,
         r.eye.z
@@ -745,8 +763,8 @@ fn bench_command(which: BenchCommand) -> Result<()> {
             let r = blockworld::bench::edit::run(load_world(&world)?, render_distance, count as usize)?;
             print_reports(&[r], json)
         }
-        BenchCommand::Flight { world, seconds, render_distance, backend, alpha, size, json, time } => {
-            bench_flight(&world, (seconds, render_distance, size, time), backend, alpha, json)
+        BenchCommand::Flight { world, seconds, render_distance, backend, alpha, size, json, time, culling } => {
+            bench_flight(&world, (seconds, render_distance, size, time), (backend, alpha, culling), json)
         }
         BenchCommand::Gen { world, backend, chunks, repeat, json, csv, plot } => {
             bench_gen(&world, backend, chunks.0, repeat as usize, json, (csv, plot))
@@ -757,8 +775,7 @@ fn bench_command(which: BenchCommand) -> Result<()> {
 fn bench_flight(
     world: &WorldArgs,
     (seconds, render_distance, size, time): (f64, i32, (u32, u32), f64),
-    backend: EngineOrAll,
-    alpha: Option<f64>,
+    (backend, alpha, culling): (EngineOrAll, Option<f64>, bool),
     json: bool,
 ) -> Result<()> {
     if !(seconds.is_finite() && seconds > 0.0 && seconds <= 3600.0) {
@@ -776,6 +793,7 @@ fn bench_flight(
             serial_cpu: row.serial_cpu,
             alpha: row.alpha,
             time_of_day: time,
+            culling,
         };
         match blockworld::bench::flight::fly(load_world(world)?, &opts) {
             Ok(r) => reports.push(r),

@@ -18,10 +18,11 @@ use crate::game::frame_stats::CpuClock;
 use crate::game::spawn::spawn_point;
 use crate::game::streaming::rings::within;
 use crate::game::streaming::{Budget, ChunkStreamer};
+use crate::game::view::with_visibility;
 use crate::render::camera::{Camera, DEFAULT_FOV_DEGREES};
 use crate::render::gpu::Gpu;
 use crate::render::offscreen::OffscreenTarget;
-use crate::render::world_renderer::{ViewParams, WorldRenderer};
+use crate::render::world_renderer::{DrawStats, ViewParams, WorldRenderer};
 use crate::world::coords::ChunkPos;
 use crate::worldgen::WorldGen;
 use anyhow::Result;
@@ -78,6 +79,26 @@ pub struct CpuPart {
     /// Of the CPU time: the streaming update and its uploads.
     pub update_ms: Spread,
 }
+
+/// What the frames drew: chunks with a mesh in range, drawn, and culled
+/// by the frustum or by visibility (those two sampled every
+/// [`SPLIT_EVERY`] frames outside the timing), quads and draw calls, and
+/// the game thread's time choosing and encoding them.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Drawing {
+    pub culling: bool,
+    pub in_range: Spread,
+    pub drawn: Spread,
+    pub frustum_culled: Spread,
+    pub visibility_culled: Spread,
+    pub quads: Spread,
+    pub draw_calls: Spread,
+    pub cull_ms: Spread,
+    pub encode_ms: Spread,
+}
+
+/// How often the flight counts how the culled chunks split.
+pub const SPLIT_EVERY: usize = 8;
 
 /// The view once everything in range was first ready.
 #[derive(Clone, Copy, Debug, Serialize)]
@@ -137,6 +158,7 @@ pub struct FlightReport {
     pub frame_ms: Spread,
     pub fps: Fps,
     pub cpu_part: CpuPart,
+    pub drawing: Drawing,
     pub first_view: FirstView,
     pub holes: Holes,
     /// From a chunk coming into range to its mesh on the GPU.
@@ -220,6 +242,8 @@ pub struct FlightOptions {
     pub alpha: Option<f64>,
     /// 0..1, 0.5 is noon; time stands still during the flight.
     pub time_of_day: f64,
+    /// Visibility culling (off: every chunk in the frustum is drawn).
+    pub culling: bool,
 }
 
 pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
@@ -262,10 +286,16 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
         let camera = Camera::for_view(eye, yaw, pitch, DEFAULT_FOV_DEGREES, opts.size, opts.render_distance);
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
         let view = ViewParams::new(opts.render_distance, opts.time_of_day as f32, t0.elapsed().as_secs_f32());
-        session.renderer.render(&gpu, &mut encoder, &target.view, opts.size, &camera, &view);
+        let HeadlessSession { renderer, streamer, .. } = &mut session;
+        let stats = with_visibility(streamer, opts.culling, |v| {
+            renderer.render(&gpu, &mut encoder, &target.view, opts.size, &camera, &view, Some(v))
+        });
         let index = gpu.queue.submit([encoder.finish()]);
         rec.cpu_frames.push(cpu_start.ms());
         rec.cpu_frames_wall.push(frame_start.elapsed().as_secs_f64() * 1e3);
+        let in_frustum =
+            rec.draws.len().is_multiple_of(SPLIT_EVERY).then(|| session.renderer.in_frustum(&camera, view.fog_end));
+        rec.draws.push((stats, in_frustum));
         gpu.device
             .poll(wgpu::PollType::Wait { submission_index: Some(index), timeout: None })
             .map_err(|e| anyhow::anyhow!("waiting for the GPU: {e}"))?;
@@ -283,6 +313,8 @@ struct Recorder {
     cpu_frames: Vec<f64>,
     cpu_frames_wall: Vec<f64>,
     updates: Vec<f64>,
+    /// Each frame's draw figures, and every few frames the meshes in the frustum.
+    draws: Vec<(DrawStats, Option<usize>)>,
     near: i32,
     near_holes: Vec<usize>,
     range_holes: Vec<f64>,
@@ -300,6 +332,7 @@ impl Recorder {
             cpu_frames: Vec::new(),
             cpu_frames_wall: Vec::new(),
             updates: Vec::new(),
+            draws: Vec::new(),
             near,
             near_holes: Vec::new(),
             range_holes: Vec::new(),
@@ -308,6 +341,24 @@ impl Recorder {
             rss_at_2_min: None,
             generated_before,
             flown: 0.0,
+        }
+    }
+
+    fn drawing(&self, culling: bool) -> Drawing {
+        let all = |f: fn(&DrawStats) -> f64| Spread::of(self.draws.iter().map(|(s, _)| f(s)).collect());
+        let split = |f: fn(&DrawStats, f64) -> f64| {
+            Spread::of(self.draws.iter().filter_map(|(s, n)| n.map(|n| f(s, n as f64))).collect())
+        };
+        Drawing {
+            culling,
+            in_range: all(|s| s.in_range as f64),
+            drawn: all(|s| s.drawn as f64),
+            frustum_culled: split(|s, n| s.in_range as f64 - n),
+            visibility_culled: split(|s, n| (n - s.drawn as f64).max(0.0)),
+            quads: all(|s| s.quads_drawn as f64),
+            draw_calls: all(|s| s.draw_calls as f64),
+            cull_ms: all(|s| s.cull_us / 1e3),
+            encode_ms: all(|s| s.encode_us / 1e3),
         }
     }
 
@@ -355,6 +406,7 @@ impl Recorder {
         renderer: &WorldRenderer,
         adapter: String,
     ) -> FlightReport {
+        let drawing = self.drawing(opts.culling);
         let frames = self.frames.len();
         let frame_ms = Spread::of(self.frames.clone());
         let mut sorted = self.frames;
@@ -381,6 +433,7 @@ impl Recorder {
                 wall_ms: Spread::of(self.cpu_frames_wall),
                 update_ms: Spread::of(self.updates),
             },
+            drawing,
             first_view,
             holes: Holes {
                 near_view_distance: self.near,
@@ -440,6 +493,14 @@ impl fmt::Display for FlightReport {
             f,
             "{pad:<28} CPU part of the frame (update, upload, culling, encoding; no GPU wait): median {:.2} / p99 {:.2} / max {:.2} ms",
             cpu.median, cpu.p99, cpu.max
+        )?;
+        let d = &r.drawing;
+        writeln!(
+            f,
+            "{pad:<28} drawn (culling {}): median {:.0} of {:.0} chunks with a mesh ({:.0} outside the frustum, {:.0} hidden), {:.0} quads, {:.0} draw calls; culling ms median {:.2} / p99 {:.2}, encoding ms median {:.2} / p99 {:.2}",
+            if d.culling { "on" } else { "off" },
+            d.drawn.median, d.in_range.median, d.frustum_culled.median, d.visibility_culled.median, d.quads.median,
+            d.draw_calls.median, d.cull_ms.median, d.cull_ms.p99, d.encode_ms.median, d.encode_ms.p99
         )?;
         let h = &r.holes;
         let nearest = h.nearest_chunks.map_or_else(|| "none".to_string(), |d| format!("{d:.1} chunks away"));

@@ -4,6 +4,7 @@
 use crate::backend::{Device, Engine};
 use crate::bench::session::{HeadlessSession, SessionOptions};
 use crate::game::spawn::spawn_point;
+use crate::game::view::with_visibility;
 use crate::render::camera::{Camera, DEFAULT_FOV_DEGREES};
 use crate::render::gpu::Gpu;
 use crate::render::offscreen::{self, OffscreenTarget};
@@ -32,12 +33,17 @@ pub struct ScreenshotOptions {
     pub edits: HashMap<ChunkPos, ChunkEdits>,
     /// 0..1, 0.5 is noon.
     pub time_of_day: f64,
+    /// Visibility culling (off: every chunk in the frustum is drawn).
+    pub culling: bool,
 }
 
 pub struct ScreenshotReport {
     pub load_time: Duration,
     pub chunks: usize,
     pub meshes: usize,
+    /// Chunks and quads the frame drew.
+    pub drawn: usize,
+    pub quads: u64,
     pub adapter: String,
     pub eye: DVec3,
 }
@@ -62,7 +68,9 @@ pub fn screenshot(world: Arc<WorldGen>, opts: &ScreenshotOptions) -> Result<Scre
         Camera::for_view(eye, opts.yaw, opts.pitch, DEFAULT_FOV_DEGREES, opts.size, streamer.render_distance());
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
     let view = ViewParams::new(streamer.render_distance(), opts.time_of_day as f32, 0.0);
-    renderer.render(&gpu, &mut encoder, &target.view, opts.size, &camera, &view);
+    let stats = with_visibility(streamer, opts.culling, |v| {
+        renderer.render(&gpu, &mut encoder, &target.view, opts.size, &camera, &view, Some(v))
+    });
     target.copy_out(&mut encoder);
     gpu.queue.submit([encoder.finish()]);
     let rgba = target.read_rgba(&gpu)?;
@@ -72,6 +80,8 @@ pub fn screenshot(world: Arc<WorldGen>, opts: &ScreenshotOptions) -> Result<Scre
         load_time,
         chunks: streamer.counts().loaded,
         meshes: renderer.mesh_count(),
+        drawn: stats.drawn,
+        quads: stats.quads_drawn,
         adapter: gpu.adapter_name(),
         eye,
     })

@@ -5,7 +5,7 @@ use super::clock::{self, DayClock};
 use super::engine::Switch;
 use super::frame_stats::FrameStats;
 use super::game_loop::{FixedStep, TICK};
-use super::hud::{self, HudData, Icons};
+use super::hud::{self, DrawFigures, HudData, Icons};
 use super::input::{Action, InputState};
 use super::player::{LoadedChunks, Mode, Player};
 use super::saving::{SettingsFile, WorldSaving};
@@ -443,9 +443,15 @@ impl Running {
             self.clock.time() as f32,
             self.frames.started.elapsed().as_secs_f32(),
         );
-        screen.renderer.render(&screen.gpu, &mut encoder, &view, size, &camera, &params);
+        let (renderer, gpu) = (&mut screen.renderer, &screen.gpu);
+        let stats = view::with_visibility(&self.streamer, self.settings.culling, |v| {
+            renderer.render(gpu, &mut encoder, &view, size, &camera, &params, Some(v))
+        });
+        // The split costs a pass over every mesh: only while F3 shows it.
+        let in_frustum = self.panels.debug.then(|| renderer.in_frustum(&camera, params.fog_end));
+        let draw = DrawFigures { stats, in_frustum, culling: self.settings.culling };
 
-        let data = self.hud_data(outline);
+        let data = self.hud_data(outline, draw);
         let (grabbed, panels) = (self.screen.grabbed(), &mut self.panels);
         let settings_open = panels.settings_open;
         let mut change = hud::SettingsChange::default();
@@ -524,7 +530,7 @@ impl Running {
     }
 
     /// What the overlay shows this frame.
-    fn hud_data(&mut self, outline: Vec<[egui::Pos2; 2]>) -> HudData {
+    fn hud_data(&mut self, outline: Vec<[egui::Pos2; 2]>, draw: DrawFigures) -> HudData {
         if self.panels.message.as_ref().map(|(_, t)| t.elapsed() > Duration::from_secs(6)).unwrap_or(false) {
             self.panels.message = None;
         }
@@ -537,7 +543,7 @@ impl Running {
             pitch: self.player.pitch,
             mode: self.player.mode,
             counts: self.streamer.counts(),
-            meshes: self.screen.renderer.mesh_count(),
+            draw,
             backend: self.streamer.backend_label(),
             engine: self.streamer.wanted_engine(),
             balance: self.streamer.balance(),
@@ -552,6 +558,7 @@ impl Running {
             fov_degrees: self.settings.fov_degrees,
             mouse_sensitivity: self.settings.mouse_sensitivity,
             fullscreen: self.settings.fullscreen,
+            culling: self.settings.culling,
             time_of_day: self.clock.time(),
         }
     }
@@ -569,6 +576,9 @@ impl Running {
         }
         if let Some(k) = change.mouse_sensitivity {
             self.settings.edit().mouse_sensitivity = k;
+        }
+        if let Some(c) = change.culling {
+            self.settings.edit().culling = c;
         }
         if let Some(f) = change.fullscreen {
             if f != self.settings.fullscreen {
@@ -592,7 +602,7 @@ impl Running {
             balance: data.balance,
             render_distance: data.render_distance,
             loaded_chunks: data.counts.loaded,
-            meshes: data.meshes,
+            meshes: data.draw.stats.in_range,
             complete: data.counts.complete,
             wanted: data.counts.wanted,
             fps: data.fps,

@@ -9,6 +9,7 @@ use super::world_menu::{MenuChoice, Widget, WorldMenu};
 use crate::backend::service::{Balance, LaneReport};
 use crate::backend::Engine;
 use crate::render::atlas;
+use crate::render::world_renderer::DrawStats;
 use crate::world::block::{BlockId, Shape};
 use std::path::Path;
 
@@ -20,7 +21,8 @@ pub struct HudData {
     pub pitch: f64,
     pub mode: Mode,
     pub counts: StreamCounts,
-    pub meshes: usize,
+    /// What the last frame drew.
+    pub draw: DrawFigures,
     pub backend: String,
     /// The engine the player chose (CPU, the device, hybrid).
     pub engine: Engine,
@@ -41,6 +43,7 @@ pub struct HudData {
     pub fov_degrees: f64,
     pub mouse_sensitivity: f64,
     pub fullscreen: bool,
+    pub culling: bool,
     /// 0..1, 0.5 is noon.
     pub time_of_day: f64,
 }
@@ -83,6 +86,7 @@ pub struct SettingsChange {
     pub fov_degrees: Option<f64>,
     pub mouse_sensitivity: Option<f64>,
     pub fullscreen: Option<bool>,
+    pub culling: Option<bool>,
     pub time_of_day: Option<f64>,
     /// What the player chose in the game menu.
     pub menu_choice: Option<MenuChoice>,
@@ -227,6 +231,10 @@ fn settings_panel(ctx: &egui::Context, d: &HudData, change: &mut SettingsChange)
             if ui.checkbox(&mut full, "fullscreen (F11)").changed() {
                 change.fullscreen = Some(full);
             }
+            let mut culling = d.culling;
+            if ui.checkbox(&mut culling, "skip what cannot be seen (culling)").changed() {
+                change.culling = Some(culling);
+            }
             ui.horizontal(|ui| {
                 ui.label("generate on");
                 for (e, name) in [(Engine::Cpu, "CPU"), (Engine::Gpu, "GPU"), (Engine::Hybrid, "both (hybrid)")] {
@@ -259,6 +267,25 @@ fn settings_panel(ctx: &egui::Context, d: &HudData, change: &mut SettingsChange)
     );
 }
 
+/// A frame's draw figures, and the meshes in the frustum (the split of
+/// what was culled), counted only while the overlay shows them.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct DrawFigures {
+    pub stats: DrawStats,
+    pub in_frustum: Option<usize>,
+    pub culling: bool,
+}
+
+fn draw_line(d: &DrawFigures) -> String {
+    let s = &d.stats;
+    let split = match d.in_frustum {
+        Some(n) => format!("{} by the frustum, {} hidden", s.in_range.saturating_sub(n), n.saturating_sub(s.drawn)),
+        None => format!("{} culled", s.in_range.saturating_sub(s.drawn)),
+    };
+    let culling = if d.culling { "" } else { " (visibility culling off)" };
+    format!("drawn {} of {} meshed chunks: {split}{culling}", s.drawn, s.in_range)
+}
+
 /// F3's overlay in the top left corner.
 fn debug_overlay(ctx: &egui::Context, d: &HudData) {
     egui::Area::new(egui::Id::unique("hud")).fixed_pos(egui::pos2(8.0, 8.0)).show(ctx, |ui| {
@@ -275,8 +302,19 @@ fn debug_overlay(ctx: &egui::Context, d: &HudData) {
                 line(
                     ui,
                     format!(
-                        "chunks: {} loaded, {} queued, {} generating, {} meshing, {} drawn",
-                        c.loaded, c.queued, c.generating, c.meshing, d.meshes
+                        "chunks: {} loaded, {} queued, {} generating, {} meshing",
+                        c.loaded, c.queued, c.generating, c.meshing
+                    ),
+                );
+                line(ui, draw_line(&d.draw));
+                line(
+                    ui,
+                    format!(
+                        "{} quads, {} draw calls; culling {:.2} ms, encoding {:.2} ms",
+                        d.draw.stats.quads_drawn,
+                        d.draw.stats.draw_calls,
+                        d.draw.stats.cull_us / 1e3,
+                        d.draw.stats.encode_us / 1e3
                     ),
                 );
                 line(

@@ -1,5 +1,5 @@
 //! The player's settings: field of view, mouse sensitivity, render
-//! distance, fullscreen and the hotbar, kept in `settings.ron` under the
+//! distance, fullscreen, visibility culling and the hotbar, kept in `settings.ron` under the
 //! user's config directory (`directories`). A broken or half-valid file
 //! never stops the game: what cannot be read is replaced by its default and
 //! the player is told why.
@@ -21,6 +21,9 @@ pub struct Settings {
     pub mouse_sensitivity: f64,
     pub render_distance: i32,
     pub fullscreen: bool,
+    /// Skip chunks the eye cannot see (sealed caves, rock): on by default;
+    /// off draws every chunk in the view, for comparison.
+    pub culling: bool,
     pub hotbar: Hotbar,
 }
 
@@ -31,6 +34,7 @@ impl Default for Settings {
             mouse_sensitivity: 0.12,
             render_distance: 8,
             fullscreen: false,
+            culling: true,
             hotbar: Hotbar::default(),
         }
     }
@@ -45,6 +49,7 @@ struct SettingsFile {
     mouse_sensitivity: f64,
     render_distance: i32,
     fullscreen: bool,
+    culling: bool,
     hotbar: Vec<String>,
     hotbar_selected: usize,
 }
@@ -117,6 +122,7 @@ impl Settings {
                 &mut warnings,
             ),
             fullscreen: file.fullscreen,
+            culling: file.culling,
             hotbar,
         };
         (settings, warnings)
@@ -141,6 +147,7 @@ impl Settings {
             mouse_sensitivity: self.mouse_sensitivity,
             render_distance: self.render_distance,
             fullscreen: self.fullscreen,
+            culling: self.culling,
             hotbar: self.hotbar.slots.iter().map(|b| b.name().to_string()).collect(),
             hotbar_selected: self.hotbar.selected,
         }
@@ -172,6 +179,7 @@ mod tests {
     fn settings_survive_a_round_trip() {
         let mut s = Settings { fov_degrees: 90.0, mouse_sensitivity: 0.3, render_distance: 12, ..Default::default() };
         s.fullscreen = true;
+        s.culling = false;
         s.hotbar.slots[3] = BlockId::ROSE;
         s.hotbar.selected = 3;
         let (back, warnings) = Settings::parse(&s.to_text());

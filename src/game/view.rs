@@ -1,9 +1,10 @@
 //! Where streaming meets the GPU: the view changes streaming decided,
 //! applied to the renderer.
 
-use super::streaming::{rings::within, Budget, ChunkStreamer, ViewChange};
+use super::streaming::{rings::within, vertical, Budget, ChunkStreamer, ViewChange};
+use crate::render::culling::CullBox;
 use crate::render::gpu::Gpu;
-use crate::render::world_renderer::WorldRenderer;
+use crate::render::world_renderer::{Visibility, WorldRenderer};
 use crate::world::block::BlockId;
 use crate::world::coords::ChunkPos;
 use crate::world::edits::BlockPos;
@@ -44,4 +45,18 @@ pub fn set_block(
     streamer.set_block(pos, block)?;
     show_changes(streamer, gpu, renderer);
     Ok(())
+}
+
+/// Runs `draw` with what the renderer needs to cull by visibility: the
+/// streaming range, and the store's face links (`culling` off: frustum only).
+pub fn with_visibility<R>(streamer: &ChunkStreamer, culling: bool, draw: impl FnOnce(&Visibility) -> R) -> R {
+    let (centre, r) = (streamer.centre(), streamer.render_distance());
+    let in_range = |p: ChunkPos| within(p, centre, r);
+    let links = |p: ChunkPos| streamer.links(p);
+    draw(&Visibility {
+        culling,
+        bounds: CullBox { centre, radius: r, vertical: vertical(r) },
+        in_range: &in_range,
+        links: &links,
+    })
 }

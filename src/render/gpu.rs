@@ -49,14 +49,26 @@ impl Gpu {
             ..Default::default()
         }))
         .map_err(|e| RenderError::NoAdapter(e.to_string()))?;
+        // Chunk draws are multi-draws whose first instance picks the
+        // chunk's origin; where the adapter lacks it, draws go one by one.
+        let required_features = adapter.features() & wgpu::Features::INDIRECT_FIRST_INSTANCE;
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("blockworld"),
-            required_features: wgpu::Features::empty(),
+            required_features,
             required_limits: wgpu::Limits::downlevel_defaults().using_resolution(adapter.limits()),
             ..Default::default()
         }))
         .map_err(|e| RenderError::Device(e.to_string()))?;
         Ok(Gpu { instance, adapter, device, queue })
+    }
+
+    /// Whether chunk draws can be multi-draw-indirect: indirect draws run
+    /// (not on WebGL2 and some GL ES), and honour a first instance. On
+    /// Vulkan and DX12 a multi-draw is one driver command; Metal and GL run
+    /// it as a loop of indirect draws inside wgpu, still one call here.
+    pub fn multi_draw(&self) -> bool {
+        self.device.features().contains(wgpu::Features::INDIRECT_FIRST_INSTANCE)
+            && self.adapter.get_downlevel_capabilities().flags.contains(wgpu::DownlevelFlags::INDIRECT_EXECUTION)
     }
 
     pub fn adapter_name(&self) -> String {

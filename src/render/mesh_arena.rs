@@ -144,9 +144,9 @@ impl MeshArena {
         }
     }
 
-    /// The bind group of the page a slot lives in.
-    pub fn bind_group(&self, slot: &Slot) -> Option<&wgpu::BindGroup> {
-        self.buffers.get(slot.page)?.as_ref().map(|(_, g)| g)
+    /// The bind group of page `page`, if it is open.
+    pub fn page_group(&self, page: usize) -> Option<&wgpu::BindGroup> {
+        self.buffers.get(page)?.as_ref().map(|(_, g)| g)
     }
 
     /// Bytes of vertex memory held, used or not.

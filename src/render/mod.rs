@@ -1,6 +1,7 @@
 //! Rendering with wgpu: one pipeline per file, shaders in `assets/shaders/`.
 pub mod atlas;
 pub mod camera;
+pub mod culling;
 pub mod gpu;
 pub mod mesh_arena;
 pub mod offscreen;

@@ -4,6 +4,7 @@
 
 use super::atlas::{self, TILE};
 use super::camera::Camera;
+use super::culling::{CullBox, Culler, Steps};
 use super::gpu::{Gpu, RenderError};
 use super::mesh_arena::{MeshArena, Slot};
 use super::sky::SkyState;
@@ -14,9 +15,11 @@ use crate::mesh::greedy::ChunkMesh;
 use crate::mesh::quad::Quad;
 use crate::world::block::BlockId;
 use crate::world::coords::{ChunkPos, CHUNK_SIZE};
+use crate::world::visibility::FaceLinks;
 use bytemuck::{Pod, Zeroable};
 use glam::{DVec3, Vec3};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
+use std::time::Instant;
 use wgpu::util::DeviceExt;
 
 /// Quads are read by the vertex shader from the mesh page bound here
@@ -106,12 +109,42 @@ impl ViewParams {
     }
 }
 
+/// What a frame drew, and what it cost the game thread.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct DrawStats {
-    pub chunks_drawn: usize,
-    pub chunks_culled: usize,
+    /// Chunks with a mesh (all in the streaming range).
+    pub in_range: usize,
+    pub drawn: usize,
     pub quads_drawn: u64,
+    /// The sky's, plus one per multi-draw (or per chunk and pass where a
+    /// backend cannot draw indirectly).
+    pub draw_calls: usize,
+    /// Microseconds choosing the chunks (the walk, or the frustum pass).
+    pub cull_us: f64,
+    /// Microseconds writing the draws and recording the pass.
+    pub encode_us: f64,
 }
+
+/// What the renderer needs to know to skip chunks the eye cannot see.
+pub struct Visibility<'a> {
+    /// Off: every chunk in the frustum is drawn (for comparisons).
+    pub culling: bool,
+    /// The streaming range's box, which the walk stays inside.
+    pub bounds: CullBox,
+    /// Whether a chunk is inside the streaming range.
+    pub in_range: &'a dyn Fn(ChunkPos) -> bool,
+    /// The chunk's face links (open when not known).
+    pub links: &'a dyn Fn(ChunkPos) -> FaceLinks,
+}
+
+/// Consecutive draws of one pass from one mesh page: one multi-draw.
+struct DrawRun {
+    pass: TerrainPass,
+    page: usize,
+    draws: Vec<wgpu::util::DrawIndexedIndirectArgs>,
+}
+
+const INDIRECT_BYTES: usize = std::mem::size_of::<wgpu::util::DrawIndexedIndirectArgs>();
 
 pub struct WorldRenderer {
     sky: wgpu::RenderPipeline,
@@ -129,11 +162,17 @@ pub struct WorldRenderer {
     page_layout: wgpu::BindGroupLayout,
     indices: wgpu::Buffer,
     index_quads: usize,
-    meshes: HashMap<ChunkPos, GpuMesh>,
+    meshes: FxHashMap<ChunkPos, GpuMesh>,
     arena: MeshArena,
     /// `emissive_layers()`, built once from the registry.
     emissive: [u32; 8],
     depth: Option<(wgpu::TextureView, (u32, u32))>,
+    culler: Culler,
+    /// Draw arguments for the multi-draws, and the buffer's bytes.
+    indirect: Option<(wgpu::Buffer, u64)>,
+    /// Whether the device draws indirectly with a first instance (else a
+    /// draw call per chunk and pass).
+    multi_draw: bool,
     pub format: wgpu::TextureFormat,
     pub gpu_bytes: u64,
 }
@@ -269,10 +308,13 @@ impl WorldRenderer {
             page_layout,
             indices: Self::index_buffer(device, 4096),
             index_quads: 4096,
-            meshes: HashMap::new(),
+            meshes: FxHashMap::default(),
             arena: MeshArena::default(),
             emissive: emissive_layers(),
             depth: None,
+            culler: Culler::default(),
+            indirect: None,
+            multi_draw: gpu.multi_draw(),
             format,
             gpu_bytes: 0,
         })
@@ -384,38 +426,77 @@ impl WorldRenderer {
         }
     }
 
-    /// Records the sky and the world into `target`.
-    pub fn render(
-        &mut self,
-        gpu: &Gpu,
-        encoder: &mut wgpu::CommandEncoder,
-        target: &wgpu::TextureView,
-        size: (u32, u32),
-        camera: &Camera,
-        view: &ViewParams,
-    ) -> DrawStats {
-        let fog_end = view.fog_end;
-        self.ensure_depth(gpu, size);
+    /// The chunks to draw this frame: the visibility walk's, or every
+    /// mesh in the frustum when culling is off (or the eye is outside the
+    /// range), each with its camera-relative origin and squared distance.
+    fn select(&mut self, camera: &Camera, fog_end: f32, visibility: Option<&Visibility>) -> Vec<(ChunkPos, Vec3, f32)> {
         let frustum = camera.frustum();
         let eye = camera.eye;
-        let mut visible: Vec<(ChunkPos, Vec3, f32)> = Vec::new();
-        let mut culled = 0;
         let reach = fog_end + CHUNK_SIZE as f32 * 1.8;
-        for pos in self.meshes.keys() {
+        let place = |pos: ChunkPos| {
             let o = pos.origin();
             let rel = (DVec3::new(o[0] as f64, o[1] as f64, o[2] as f64) - eye).as_vec3();
-            let size = Vec3::splat(CHUNK_SIZE as f32);
-            let centre = rel + size * 0.5;
-            if centre.x.hypot(centre.z) > reach || !frustum.intersects_box(rel, rel + size) {
-                culled += 1;
-                continue;
+            let centre = rel + Vec3::splat(CHUNK_SIZE as f32 * 0.5);
+            (rel, centre)
+        };
+        let in_fog = |centre: Vec3| centre.x.hypot(centre.z) <= reach;
+        if let Some(v) = visibility.filter(|v| v.culling) {
+            let meshes = &self.meshes;
+            let walked = self.culler.walk(
+                eye,
+                Some(&frustum),
+                v.bounds,
+                Steps::Straight,
+                |p| in_fog(place(p).1) && (v.in_range)(p),
+                |p| (v.links)(p),
+            );
+            if let Some(chunks) = walked {
+                return chunks
+                    .into_iter()
+                    .filter(|p| meshes.contains_key(p))
+                    .map(|p| {
+                        let (rel, centre) = place(p);
+                        (p, rel, centre.length_squared())
+                    })
+                    .collect();
             }
-            visible.push((*pos, rel, centre.length_squared()));
         }
+        let size = Vec3::splat(CHUNK_SIZE as f32);
+        let mut chosen: Vec<(ChunkPos, Vec3, f32)> = self
+            .meshes
+            .keys()
+            .filter_map(|&p| {
+                let (rel, centre) = place(p);
+                (in_fog(centre) && frustum.intersects_box(rel, rel + size)).then(|| (p, rel, centre.length_squared()))
+            })
+            .collect();
         // Front to back for the opaque pass (early depth rejection).
-        visible.sort_by(|a, b| a.2.total_cmp(&b.2));
-        if visible.len() > self.origins_capacity {
-            self.origins_capacity = visible.len().next_power_of_two();
+        chosen.sort_by(|a, b| a.2.total_cmp(&b.2));
+        chosen
+    }
+
+    /// Meshes in the frustum and the fog, whatever culling hides: with
+    /// [`DrawStats::drawn`], how the culled chunks split between the
+    /// frustum and visibility. A pass over every mesh, so it is asked for
+    /// (the F3 overlay, the benchmarks' samples), not run every frame.
+    pub fn in_frustum(&self, camera: &Camera, fog_end: f32) -> usize {
+        let frustum = camera.frustum();
+        let reach = fog_end + CHUNK_SIZE as f32 * 1.8;
+        let size = Vec3::splat(CHUNK_SIZE as f32);
+        self.meshes
+            .keys()
+            .filter(|p| {
+                let o = p.origin();
+                let rel = (DVec3::new(o[0] as f64, o[1] as f64, o[2] as f64) - camera.eye).as_vec3();
+                let centre = rel + size * 0.5;
+                centre.x.hypot(centre.z) <= reach && frustum.intersects_box(rel, rel + size)
+            })
+            .count()
+    }
+
+    fn ensure_origins(&mut self, gpu: &Gpu, count: usize) {
+        if count > self.origins_capacity {
+            self.origins_capacity = count.next_power_of_two();
             self.origins = Self::origins_buffer(&gpu.device, self.origins_capacity);
             self.bind_group = Self::bind_group(
                 &gpu.device,
@@ -426,10 +507,9 @@ impl WorldRenderer {
                 &self.sampler,
             );
         }
-        let origins: Vec<[f32; 4]> = visible.iter().map(|(_, r, _)| [r.x, r.y, r.z, 0.0]).collect();
-        if !origins.is_empty() {
-            gpu.queue.write_buffer(&self.origins, 0, bytemuck::cast_slice(&origins));
-        }
+    }
+
+    fn write_globals(&self, gpu: &Gpu, camera: &Camera, view: &ViewParams) {
         let sky = &view.sky;
         let v4 = |v: Vec3, w: f32| [v.x, v.y, v.z, w];
         let view_proj = camera.view_proj();
@@ -441,16 +521,99 @@ impl WorldRenderer {
             zenith: v4(sky.zenith, 1.0),
             horizon: v4(sky.horizon, 1.0),
             glow: v4(sky.glow, 1.0),
-            fog: [fog_end * 0.55, fog_end, view.seconds, 0.0],
+            fog: [view.fog_end * 0.55, view.fog_end, view.seconds, 0.0],
             emissive: self.emissive,
         };
         gpu.queue.write_buffer(&self.globals, 0, bytemuck::bytes_of(&globals));
+    }
 
-        let Some((depth_view, _)) = &self.depth else { return DrawStats::default() };
+    /// Each pass's draws, as runs that share a mesh page: opaque and
+    /// cutout grouped by page (their order only helps early depth
+    /// rejection), water kept back to front (it blends), so a run ends
+    /// wherever the page changes.
+    fn draw_runs(&self, chosen: &[(ChunkPos, Vec3, f32)]) -> Vec<DrawRun> {
+        let mut runs = Vec::new();
+        let back_to_front = {
+            let mut order: Vec<usize> = (0..chosen.len()).collect();
+            order.sort_by(|&a, &b| chosen[b].2.total_cmp(&chosen[a].2));
+            order
+        };
+        let front_to_back: Vec<usize> = (0..chosen.len()).collect();
+        let passes: [(TerrainPass, MeshPart, &[usize], bool); 3] = [
+            (TerrainPass::Opaque, |m| m.opaque.as_ref(), &front_to_back, true),
+            (TerrainPass::Cutout, |m| m.cutout.as_ref(), &front_to_back, true),
+            (TerrainPass::Water, |m| m.water.as_ref(), &back_to_front, false),
+        ];
+        for (pass, part, order, by_page) in passes {
+            let mut draws: Vec<(usize, wgpu::util::DrawIndexedIndirectArgs)> = order
+                .iter()
+                .filter_map(|&i| {
+                    let (slot, quads) = self.meshes.get(&chosen[i].0).and_then(part)?;
+                    Some((
+                        slot.page,
+                        wgpu::util::DrawIndexedIndirectArgs {
+                            index_count: quads * 6,
+                            instance_count: 1,
+                            first_index: 0,
+                            // Vertex index / 4 is the quad's index in its page.
+                            base_vertex: (slot.range.start / QUAD_BYTES) as i32 * 4,
+                            first_instance: i as u32,
+                        },
+                    ))
+                })
+                .collect();
+            if by_page {
+                draws.sort_by_key(|d| d.0);
+            }
+            for (page, args) in draws {
+                match runs.last_mut() {
+                    Some(DrawRun { pass: p, page: g, draws }) if *p == pass && *g == page => draws.push(args),
+                    _ => runs.push(DrawRun { pass, page, draws: vec![args] }),
+                }
+            }
+        }
+        runs
+    }
+
+    /// Records the sky and the world into `target`. `visibility` (None:
+    /// frustum culling only) lets the renderer skip what the eye cannot see.
+    #[allow(clippy::too_many_arguments)]
+    pub fn render(
+        &mut self,
+        gpu: &Gpu,
+        encoder: &mut wgpu::CommandEncoder,
+        target: &wgpu::TextureView,
+        size: (u32, u32),
+        camera: &Camera,
+        view: &ViewParams,
+        visibility: Option<&Visibility>,
+    ) -> DrawStats {
+        let cull_start = Instant::now();
+        self.ensure_depth(gpu, size);
+        let chosen = self.select(camera, view.fog_end, visibility);
+        let cull_us = cull_start.elapsed().as_secs_f64() * 1e6;
+        let encode_start = Instant::now();
+        self.ensure_origins(gpu, chosen.len());
+        let origins: Vec<[f32; 4]> = chosen.iter().map(|(_, r, _)| [r.x, r.y, r.z, 0.0]).collect();
+        if !origins.is_empty() {
+            gpu.queue.write_buffer(&self.origins, 0, bytemuck::cast_slice(&origins));
+        }
+        self.write_globals(gpu, camera, view);
+        let runs = self.draw_runs(&chosen);
+        let mut stats = DrawStats {
+            in_range: self.meshes.len(),
+            drawn: chosen.len(),
+            quads_drawn: runs.iter().flat_map(|r| &r.draws).map(|d| d.index_count as u64 / 6).sum(),
+            cull_us,
+            ..DrawStats::default()
+        };
+        if self.multi_draw {
+            self.write_indirect(gpu, &runs);
+        }
+        let Some((depth_view, _)) = &self.depth else { return stats };
         // The sky pass covers every pixel; the clear only keeps the first
         // frame's undefined contents out of any blending.
         let clear = wgpu::Color::BLACK;
-        let mut stats = DrawStats { chunks_drawn: visible.len(), chunks_culled: culled, quads_drawn: 0 };
         let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
             label: Some("world"),
             color_attachments: &[Some(wgpu::RenderPassColorAttachment {
@@ -471,28 +634,64 @@ impl WorldRenderer {
         pass.set_bind_group(0, &self.bind_group, &[]);
         pass.set_pipeline(&self.sky);
         pass.draw(0..3, 0..1);
+        stats.draw_calls += 1;
         pass.set_index_buffer(self.indices.slice(..), wgpu::IndexFormat::Uint32);
-        // Opaque and cutout front to back, water back to front over them.
-        let front_to_back: Vec<usize> = (0..visible.len()).collect();
-        let back_to_front: Vec<usize> = front_to_back.iter().rev().copied().collect();
-        let passes: [(&wgpu::RenderPipeline, MeshPart, &[usize]); 3] = [
-            (&self.opaque, |m| m.opaque.as_ref(), &front_to_back),
-            (&self.cutout, |m| m.cutout.as_ref(), &front_to_back),
-            (&self.water, |m| m.water.as_ref(), &back_to_front),
-        ];
-        for (pipeline, part, order) in passes {
-            pass.set_pipeline(pipeline);
-            for &i in order {
-                let Some((slot, quads)) = self.meshes.get(&visible[i].0).and_then(part) else { continue };
-                if let Some(page) = self.arena.bind_group(slot) {
-                    // Vertex index / 4 is the quad's index in its page.
-                    let first = (slot.range.start / QUAD_BYTES) as i32;
-                    pass.set_bind_group(1, page, &[]);
-                    pass.draw_indexed(0..quads * 6, first * 4, i as u32..i as u32 + 1);
-                    stats.quads_drawn += *quads as u64;
+        let mut offset = 0u64;
+        let mut current = None;
+        for run in &runs {
+            if current != Some(run.pass) {
+                pass.set_pipeline(match run.pass {
+                    TerrainPass::Opaque => &self.opaque,
+                    TerrainPass::Cutout => &self.cutout,
+                    TerrainPass::Water => &self.water,
+                });
+                current = Some(run.pass);
+            }
+            let Some(page) = self.arena.page_group(run.page) else {
+                offset += (run.draws.len() * INDIRECT_BYTES) as u64;
+                continue;
+            };
+            pass.set_bind_group(1, page, &[]);
+            match &self.indirect {
+                Some((buffer, _)) if self.multi_draw => {
+                    pass.multi_draw_indexed_indirect(buffer, offset, run.draws.len() as u32);
+                    offset += (run.draws.len() * INDIRECT_BYTES) as u64;
+                    stats.draw_calls += 1;
+                }
+                _ => {
+                    for d in &run.draws {
+                        let i = d.first_instance;
+                        pass.draw_indexed(0..d.index_count, d.base_vertex, i..i + 1);
+                        stats.draw_calls += 1;
+                    }
                 }
             }
         }
+        drop(pass);
+        stats.encode_us = encode_start.elapsed().as_secs_f64() * 1e6;
         stats
+    }
+
+    /// Writes every run's draws, in order, to the indirect buffer.
+    fn write_indirect(&mut self, gpu: &Gpu, runs: &[DrawRun]) {
+        let args: Vec<wgpu::util::DrawIndexedIndirectArgs> =
+            runs.iter().flat_map(|r| r.draws.iter().copied()).collect();
+        if args.is_empty() {
+            return;
+        }
+        let bytes = (args.len() * INDIRECT_BYTES) as u64;
+        if self.indirect.as_ref().is_none_or(|(_, cap)| *cap < bytes) {
+            let cap = bytes.next_power_of_two().max(4096);
+            let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("chunk-draws"),
+                size: cap,
+                usage: wgpu::BufferUsages::INDIRECT | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            self.indirect = Some((buffer, cap));
+        }
+        if let Some((buffer, _)) = &self.indirect {
+            gpu.queue.write_buffer(buffer, 0, bytemuck::cast_slice(&args));
+        }
     }
 }

@@ -8,3 +8,4 @@ pub mod packed;
 pub mod palette;
 pub mod reach;
 pub mod store;
+pub mod visibility;

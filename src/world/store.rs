@@ -14,6 +14,8 @@ use super::block::BlockId;
 use super::chunk::Chunk;
 use super::coords::{block_index, ChunkPos, CHUNK_SIZE};
 use super::edits::{BlockPos, ChunkEdits};
+use super::visibility::FaceLinks;
+use rustc_hash::FxHashMap;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
@@ -23,6 +25,10 @@ pub struct ChunkRecord {
     /// Bumped by every change to the chunk's blocks (an edit, or a new
     /// copy generated after an eviction); unique across the store's life.
     pub version: u64,
+    /// Which of its faces see each other (for visibility culling): known
+    /// at once for uniform chunks and after an edit, and from the mesher
+    /// for the rest; None (open) until then.
+    pub links: Option<FaceLinks>,
 }
 
 /// What changed in the store since the last [`ChunkStore::take_changes`],
@@ -51,7 +57,9 @@ pub enum StoreError {
 
 #[derive(Default)]
 pub struct ChunkStore {
-    loaded: HashMap<ChunkPos, ChunkRecord>,
+    /// Fx-hashed: the renderer's visibility walk reads a record per chunk
+    /// it reaches, every frame.
+    loaded: FxHashMap<ChunkPos, ChunkRecord>,
     edits: HashMap<ChunkPos, ChunkEdits>,
     /// Chunks whose edits changed since the last `take_unsaved`.
     unsaved: HashSet<ChunkPos>,
@@ -95,7 +103,8 @@ impl ChunkStore {
         let chunk = Arc::new(chunk);
         self.touch(chunk.pos);
         let version = self.version();
-        self.loaded.insert(chunk.pos, ChunkRecord { chunk: chunk.clone(), version });
+        let links = chunk.blocks().uniform().map(|_| FaceLinks::of(&chunk));
+        self.loaded.insert(chunk.pos, ChunkRecord { chunk: chunk.clone(), version, links });
         chunk
     }
 
@@ -105,6 +114,18 @@ impl ChunkStore {
 
     pub fn record(&self, pos: ChunkPos) -> Option<&ChunkRecord> {
         self.loaded.get(&pos)
+    }
+
+    /// The face links of `pos` (open when not loaded or not known yet).
+    pub fn links(&self, pos: ChunkPos) -> FaceLinks {
+        self.loaded.get(&pos).and_then(|r| r.links).unwrap_or(FaceLinks::ALL)
+    }
+
+    /// Records the links the mesher found for the chunk's current blocks.
+    pub fn set_links(&mut self, pos: ChunkPos, links: FaceLinks) {
+        if let Some(r) = self.loaded.get_mut(&pos) {
+            r.links = Some(links);
+        }
     }
 
     pub fn contains(&self, pos: ChunkPos) -> bool {
@@ -150,6 +171,7 @@ impl ChunkStore {
                 // Copy on write: meshers may still hold the old version.
                 Arc::make_mut(&mut record.chunk).set(index, block);
                 record.version = version;
+                record.links = Some(FaceLinks::of(&record.chunk));
             }
         }
         let offsets = |l: usize| -> &'static [i32] {

@@ -16,6 +16,7 @@ use crate::light::ChunkLight;
 use crate::mesh::{mesh_chunk, ChunkMesh, Neighbourhood};
 use crate::world::chunk::Chunk;
 use crate::world::coords::ChunkPos;
+use crate::world::visibility::FaceLinks;
 use crossbeam_channel::{Receiver, Sender};
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
@@ -85,6 +86,8 @@ struct MeshDone {
     pos: ChunkPos,
     version: u64,
     mesh: ChunkMesh,
+    /// The chunk's face links, found beside its mesh off the game thread.
+    links: FaceLinks,
 }
 
 /// Meshes the centre of a 3×3×3 block of chunks.
@@ -105,7 +108,8 @@ fn spawn_mesher(rx: Receiver<MeshJob>, tx: Sender<MeshDone>) -> std::thread::Joi
         .spawn(move || {
             while let Ok(job) = rx.recv() {
                 let mesh = mesh_of(&job.input);
-                if tx.send(MeshDone { pos: job.pos, version: job.version, mesh }).is_err() {
+                let links = FaceLinks::of(&job.input.chunks[13]);
+                if tx.send(MeshDone { pos: job.pos, version: job.version, mesh, links }).is_err() {
                     return;
                 }
             }
@@ -258,7 +262,7 @@ impl MeshPipeline {
         &mut self,
         (centre, r): (ChunkPos, i32),
         (max_bytes, deadline): (u64, Instant),
-        mut show: impl FnMut(ChunkPos, Option<ChunkMesh>),
+        mut show: impl FnMut(ChunkPos, Option<ChunkMesh>, FaceLinks),
     ) {
         while let Ok(finished) = self.done.try_recv() {
             if self.versions.get(&finished.pos).copied().unwrap_or(0) != finished.version {
@@ -277,13 +281,13 @@ impl MeshPipeline {
             let Some(finished) = self.uploads.pop_front() else { break };
             let pos = finished.pos;
             if finished.mesh.is_empty() {
-                show(pos, None);
+                show(pos, None, finished.links);
             } else {
                 bytes += (finished.mesh.quads() * std::mem::size_of::<crate::mesh::quad::Quad>()) as u64;
                 if let Some(t) = self.asked_at.get(&pos) {
                     self.ready_latencies.push(t.elapsed());
                 }
-                show(pos, Some(finished.mesh));
+                show(pos, Some(finished.mesh), finished.links);
             }
             self.asked_at.remove(&pos);
             self.meshed.insert(pos);

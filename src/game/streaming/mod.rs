@@ -26,6 +26,7 @@ use crate::world::chunk::{Chunk, ChunkBlocks};
 use crate::world::coords::{block_index, ChunkPos};
 use crate::world::edits::{BlockPos, ChunkEdits};
 use crate::world::store::{ChunkStore, StoreError};
+use crate::world::visibility::FaceLinks;
 use crate::worldgen::WorldGen;
 use lighting::LightStage;
 use mesh_pipeline::{mesh_of, MeshInput, MeshPipeline, MAX_IN_PIPELINE};
@@ -218,6 +219,11 @@ impl ChunkStreamer {
     /// The longest the game thread spent in one engine-switch call.
     pub fn longest_switch_call(&self) -> Duration {
         self.switch.longest_call()
+    }
+
+    /// The chunk the streaming range is centred on.
+    pub fn centre(&self) -> ChunkPos {
+        self.centre
     }
 
     pub fn render_distance(&self) -> i32 {
@@ -512,8 +518,9 @@ impl ChunkStreamer {
         self.meshes.dispatch(MAX_IN_PIPELINE * scale, deadline, |p| {
             Self::mesh_input(store, light, p, within_light(p, centre, r))
         });
-        let changes = &mut self.view_changes;
-        self.meshes.hand_out((centre, r), (budget.upload_bytes, deadline), |p, mesh| {
+        let (changes, store) = (&mut self.view_changes, &mut self.store);
+        self.meshes.hand_out((centre, r), (budget.upload_bytes, deadline), |p, mesh, links| {
+            store.set_links(p, links);
             changes.push(mesh.map_or(ViewChange::Gone(p), |m| ViewChange::Mesh(p, m)))
         });
     }
@@ -623,6 +630,12 @@ impl ChunkStreamer {
 
     pub fn generated_total(&self) -> u64 {
         self.generated_total
+    }
+
+    /// Which faces of `pos` see each other, for visibility culling (open
+    /// while not known).
+    pub fn links(&self, pos: ChunkPos) -> FaceLinks {
+        self.store.links(pos)
     }
 
     pub fn chunk(&self, pos: ChunkPos) -> Option<&Arc<Chunk>> {

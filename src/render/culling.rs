@@ -1,0 +1,202 @@
+//! Which chunks the eye can see: a walk outward from the eye's chunk
+//! through the faces each chunk links ([`FaceLinks`]), inside the frustum,
+//! never stepping back toward the eye.
+//!
+//! Why it never hides a visible face: a line of sight is straight, so the
+//! chunks it crosses step along each axis one way only, and every step
+//! after the first leaves a chunk through a face that the face it came in
+//! by sees (the line runs through open blocks between them). The walk
+//! follows every such step sequence: a chunk reached along several paths
+//! keeps the union of the faces it was entered by and only the directions
+//! all those paths travelled, which allows at least every step any one of
+//! them allows. A face on a chunk's border is drawn by the chunk behind
+//! it, which the walk enters from the open side. A chunk whose links are
+//! not known (not yet meshed) counts as open, so culling never hides what
+//! is still loading.
+//!
+//! This is the established "cave culling" of block games; the frustum
+//! test is skipped next to the eye, where the near plane could cut a line
+//! of sight's first few centimetres.
+
+use super::camera::Frustum;
+use crate::world::coords::{ChunkPos, CHUNK_SIZE, FACE_STEPS};
+use crate::world::visibility::{FaceLinks, FACES};
+use glam::{DVec3, Vec3};
+use std::collections::VecDeque;
+
+/// The box of chunks a walk may visit: `radius` columns and `vertical`
+/// levels each side of `centre` (the streaming range's box).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CullBox {
+    pub centre: ChunkPos,
+    pub radius: i32,
+    pub vertical: i32,
+}
+
+impl CullBox {
+    fn side(&self) -> (usize, usize) {
+        ((2 * self.radius + 1) as usize, (2 * self.vertical + 1) as usize)
+    }
+
+    fn index(&self, p: ChunkPos) -> Option<usize> {
+        let (dx, dy, dz) =
+            (p.x as i64 - self.centre.x as i64, p.y as i64 - self.centre.y as i64, p.z as i64 - self.centre.z as i64);
+        let (r, v) = (self.radius as i64, self.vertical as i64);
+        if dx.abs() > r || dz.abs() > r || dy.abs() > v {
+            return None;
+        }
+        let (side, levels) = self.side();
+        Some((((dz + r) as usize * side) + (dx + r) as usize) * levels + (dy + v) as usize)
+    }
+
+    fn cells(&self) -> usize {
+        let (side, levels) = self.side();
+        side * side * levels
+    }
+}
+
+/// How the walk may step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Steps {
+    /// Outward only, as lines of sight go (the game's culling).
+    Straight,
+    /// Any way through linked faces: a chunk-level flood, as wide as
+    /// [`crate::world::reach::Reach`] (used to check the links).
+    Any,
+}
+
+/// Per-cell walk state: entered faces (bits 0–5), directions travelled
+/// by every path so far (bits 6–11), visited (bit 15).
+const VISITED: u16 = 1 << 15;
+
+/// Reusable walk memory (a cell per chunk of the box, cleared per walk).
+#[derive(Default)]
+pub struct Culler {
+    cells: Vec<u16>,
+    queue: VecDeque<(ChunkPos, usize)>,
+}
+
+/// The opposite of each direction in a 6-bit mask (+x ↔ −x, …).
+fn opposite(mask: u8) -> u8 {
+    ((mask & 0b01_0101) << 1) | ((mask >> 1) & 0b01_0101)
+}
+
+impl Culler {
+    /// The chunks reached from `eye` (world blocks), in the order first
+    /// reached (outward, so roughly front to back). `in_range` bounds the
+    /// walk inside `bounds`; `frustum` (camera-relative) is skipped when
+    /// None. Returns None when the eye's chunk is outside `bounds`.
+    pub fn walk(
+        &mut self,
+        eye: DVec3,
+        frustum: Option<&Frustum>,
+        bounds: CullBox,
+        steps: Steps,
+        in_range: impl Fn(ChunkPos) -> bool,
+        links: impl Fn(ChunkPos) -> FaceLinks,
+    ) -> Option<Vec<ChunkPos>> {
+        let start = ChunkPos::containing([eye.x.floor() as i64, eye.y.floor() as i64, eye.z.floor() as i64]);
+        let first = bounds.index(start)?;
+        self.cells.clear();
+        self.cells.resize(bounds.cells(), 0);
+        self.queue.clear();
+        let mut reached = Vec::new();
+        self.cells[first] = VISITED;
+        reached.push(start);
+        self.queue.push_back((start, first));
+        let size = Vec3::splat(CHUNK_SIZE as f32);
+        let seen = |p: ChunkPos| {
+            let near = (p.x - start.x).abs() <= 1 && (p.y - start.y).abs() <= 1 && (p.z - start.z).abs() <= 1;
+            near || frustum.is_none_or(|f| {
+                let o = p.origin();
+                let rel = (DVec3::new(o[0] as f64, o[1] as f64, o[2] as f64) - eye).as_vec3();
+                f.intersects_box(rel, rel + size)
+            })
+        };
+        while let Some((pos, cell)) = self.queue.pop_front() {
+            let state = self.cells[cell];
+            let (entered, travelled) = ((state & 0x3f) as u8, (state >> 6 & 0x3f) as u8);
+            let mut out = if pos == start { 0x3f } else { links(pos).seen_from(entered) };
+            if steps == Steps::Straight {
+                out &= !opposite(travelled);
+            }
+            for (d, s) in FACE_STEPS.iter().enumerate().take(FACES) {
+                if out >> d & 1 == 0 {
+                    continue;
+                }
+                let next = ChunkPos::new(pos.x + s[0], pos.y + s[1], pos.z + s[2]);
+                let Some(i) = bounds.index(next) else { continue };
+                let old = self.cells[i];
+                let (e, t) = (1u16 << (d ^ 1), (travelled as u16 | 1 << d) << 6);
+                let new = if old & VISITED == 0 {
+                    if !in_range(next) || !seen(next) {
+                        continue;
+                    }
+                    reached.push(next);
+                    VISITED | e | t
+                } else {
+                    // Merged: more faces in, fewer directions travelled.
+                    (old & 0x3f) | e | ((old & t) & (0x3f << 6)) | VISITED
+                };
+                if new != old {
+                    self.cells[i] = new;
+                    self.queue.push_back((next, i));
+                }
+            }
+        }
+        Some(reached)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn opposite_swaps_pairs() {
+        assert_eq!(opposite(0b000001), 0b000010);
+        assert_eq!(opposite(0b100100), 0b011000);
+        assert_eq!(opposite(0x3f), 0x3f);
+    }
+
+    fn bounds(r: i32) -> CullBox {
+        CullBox { centre: ChunkPos::new(0, 0, 0), radius: r, vertical: r }
+    }
+
+    #[test]
+    fn open_space_is_reached_everywhere_and_rock_stops_the_walk() {
+        let mut culler = Culler::default();
+        let eye = DVec3::new(16.0, 16.0, 16.0);
+        let all = culler.walk(eye, None, bounds(2), Steps::Straight, |_| true, |_| FaceLinks::ALL).unwrap();
+        assert_eq!(all.len(), 125, "every chunk of the box, each once");
+        assert_eq!(all[0], ChunkPos::new(0, 0, 0));
+        // Rock all round: the eye's chunk and its six neighbours (their
+        // faces toward the eye can show).
+        let rock = culler.walk(eye, None, bounds(2), Steps::Straight, |_| true, |_| FaceLinks::NONE).unwrap();
+        assert_eq!(rock.len(), 7);
+        assert!(culler
+            .walk(DVec3::new(500.0, 0.0, 0.0), None, bounds(2), Steps::Straight, |_| true, |_| FaceLinks::ALL)
+            .is_none());
+    }
+
+    #[test]
+    fn a_bent_tunnel_is_seen_round_one_corner_but_never_back() {
+        // Tunnel chunks along +x from the eye, then one turning +z, then
+        // one turning back −x: a sight line can bend +x then +z (it may
+        // cross the corner chunk diagonally), but not come back along −x.
+        let tunnel = |p: ChunkPos| match (p.x, p.y, p.z) {
+            (1 | 2, 0, 0) => FaceLinks::NONE.with(0, 1, true),
+            (3, 0, 0) => FaceLinks::NONE.with(1, 4, true),
+            (3, 0, 1) => FaceLinks::NONE.with(5, 1, true),
+            (2, 0, 1) => FaceLinks::NONE.with(0, 1, true),
+            _ => FaceLinks::NONE,
+        };
+        let mut culler = Culler::default();
+        let eye = DVec3::new(16.0, 16.0, 16.0);
+        let straight = culler.walk(eye, None, bounds(4), Steps::Straight, |_| true, tunnel).unwrap();
+        assert!(straight.contains(&ChunkPos::new(3, 0, 1)));
+        assert!(!straight.contains(&ChunkPos::new(2, 0, 1)), "reached only by stepping back along −x");
+        let any = culler.walk(eye, None, bounds(4), Steps::Any, |_| true, tunnel).unwrap();
+        assert!(any.contains(&ChunkPos::new(2, 0, 1)) && any.contains(&ChunkPos::new(1, 0, 1)));
+    }
+}

@@ -1,0 +1,339 @@
+//! Which faces of a chunk see each other: for each of the 15 pairs of its
+//! six faces, whether a path of non-opaque blocks inside the chunk joins a
+//! block on one face to a block on the other.
+//!
+//! Why: a line of sight that enters a chunk through one face and leaves
+//! through another crosses only open blocks, so it runs along such a path.
+//! The renderer walks chunks outward from the eye through linked faces
+//! (`render::culling`), and a chunk no walk reaches shows the eye nothing:
+//! sealed caves and the rock around them are not drawn.
+//!
+//! The flood runs on column bitmasks (bit y of column (x, z), as the
+//! mesher's visibility does), 32 blocks a step.
+
+use super::block::{BlockId, MAX_BLOCK_TYPES};
+use super::chunk::Chunk;
+use super::coords::{CHUNK_AREA, CHUNK_SIZE};
+
+/// Face `d` is the chunk side that step `d` of
+/// [`FACE_STEPS`](super::coords::FACE_STEPS) leaves through: 0 +x, 1 −x,
+/// 2 +y, 3 −y, 4 +z, 5 −z. `d ^ 1` is the opposite face.
+pub const FACES: usize = 6;
+
+/// The 15 face pairs of one chunk, one bit each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FaceLinks(u16);
+
+/// Bit of the pair (a, b), a ≠ b, in a triangle of the 6 × 6 pairs.
+const fn pair_bit(a: usize, b: usize) -> u16 {
+    let (a, b) = if a < b { (a, b) } else { (b, a) };
+    1 << (a * (11 - a) / 2 + b - a - 1)
+}
+
+impl FaceLinks {
+    /// No face sees another (solid rock, or open pockets that touch at
+    /// most one face).
+    pub const NONE: FaceLinks = FaceLinks(0);
+    /// Every face sees every other (air, water, or not known yet).
+    pub const ALL: FaceLinks = FaceLinks((1 << 15) - 1);
+
+    /// Whether faces `a` and `b` see each other. A face is not linked to
+    /// itself: a sight line never leaves through the face it came in by.
+    pub fn sees(self, a: usize, b: usize) -> bool {
+        a != b && self.0 & pair_bit(a, b) != 0
+    }
+
+    /// These links with (a, b) set (or cleared).
+    pub fn with(self, a: usize, b: usize, linked: bool) -> FaceLinks {
+        if a == b {
+            return self;
+        }
+        FaceLinks(if linked { self.0 | pair_bit(a, b) } else { self.0 & !pair_bit(a, b) })
+    }
+
+    /// Faces any face in `from` sees, as a 6-bit mask.
+    pub fn seen_from(self, from: u8) -> u8 {
+        let mut seen = 0;
+        for a in (0..FACES).filter(|a| from >> a & 1 != 0) {
+            for b in 0..FACES {
+                if self.sees(a, b) {
+                    seen |= 1 << b;
+                }
+            }
+        }
+        seen
+    }
+
+    pub fn bits(self) -> u16 {
+        self.0
+    }
+
+    pub fn from_bits(bits: u16) -> FaceLinks {
+        FaceLinks(bits & FaceLinks::ALL.0)
+    }
+
+    /// The links of a chunk's blocks.
+    pub fn of(chunk: &Chunk) -> FaceLinks {
+        if let Some(b) = chunk.blocks().uniform() {
+            return if b.info().opaque() { FaceLinks::NONE } else { FaceLinks::ALL };
+        }
+        let open = open_columns(chunk);
+        let mut flood = Flood { open: &open, visited: [0; CHUNK_AREA], stack: Vec::new() };
+        let mut links = FaceLinks::NONE;
+        const TOP_BOTTOM: u32 = 1 | 1 << (CHUNK_SIZE - 1);
+        for (c, &column) in open.iter().enumerate() {
+            let (x, z) = (c % CHUNK_SIZE, c / CHUNK_SIZE);
+            let side = x == 0 || x == CHUNK_SIZE - 1 || z == 0 || z == CHUNK_SIZE - 1;
+            let border = if side { u32::MAX } else { TOP_BOTTOM };
+            loop {
+                let seeds = border & column & !flood.visited[c];
+                if seeds == 0 {
+                    break;
+                }
+                let faces = flood.component(c, seeds & seeds.wrapping_neg());
+                for a in 0..FACES {
+                    for b in a + 1..FACES {
+                        if faces >> a & 1 != 0 && faces >> b & 1 != 0 {
+                            links = links.with(a, b, true);
+                        }
+                    }
+                }
+            }
+        }
+        links
+    }
+}
+
+/// Bit y of column z·32 + x is set where the block is not opaque.
+fn open_columns(chunk: &Chunk) -> [u32; CHUNK_AREA] {
+    let mut opaque = [false; MAX_BLOCK_TYPES];
+    for b in BlockId::all() {
+        opaque[b.0 as usize] = b.info().opaque();
+    }
+    let mut open = [0u32; CHUNK_AREA];
+    let mut index = 0;
+    // Block index (z·32 + x)·32 + y: the ids come column by column.
+    chunk.blocks().for_each_run(|run| {
+        for &b in run {
+            if !opaque[b.0 as usize] {
+                open[index / CHUNK_SIZE] |= 1 << (index % CHUNK_SIZE);
+            }
+            index += 1;
+        }
+    });
+    open
+}
+
+struct Flood<'a> {
+    open: &'a [u32; CHUNK_AREA],
+    visited: [u32; CHUNK_AREA],
+    stack: Vec<(usize, u32)>,
+}
+
+/// The open blocks of a column reachable along y from `seeds` (a
+/// Kogge–Stone fill each way through the open run).
+fn fill_column(seeds: u32, open: u32) -> u32 {
+    let (mut up, mut pu) = (seeds, open);
+    let (mut down, mut pd) = (seeds, open);
+    for shift in [1, 2, 4, 8, 16] {
+        up |= pu & (up << shift);
+        pu &= pu << shift;
+        down |= pd & (down >> shift);
+        pd &= pd >> shift;
+    }
+    (up | down) & open
+}
+
+impl Flood<'_> {
+    /// Floods the open component holding `seed` (one bit of column `c`),
+    /// marks it visited, and returns the faces it touches as a 6-bit mask.
+    fn component(&mut self, c: usize, seed: u32) -> u8 {
+        let mut faces = 0u8;
+        self.stack.push((c, seed));
+        while let Some((c, seeds)) = self.stack.pop() {
+            let fresh = fill_column(seeds, self.open[c]) & !self.visited[c];
+            if fresh == 0 {
+                continue;
+            }
+            self.visited[c] |= fresh;
+            let (x, z) = (c % CHUNK_SIZE, c / CHUNK_SIZE);
+            const LAST: usize = CHUNK_SIZE - 1;
+            faces |= u8::from(x == LAST)
+                | u8::from(x == 0) << 1
+                | u8::from(fresh >> LAST != 0) << 2
+                | u8::from(fresh & 1 != 0) << 3
+                | u8::from(z == LAST) << 4
+                | u8::from(z == 0) << 5;
+            let mut spread = |n: usize| {
+                let next = fresh & self.open[n] & !self.visited[n];
+                if next != 0 {
+                    self.stack.push((n, next));
+                }
+            };
+            if x > 0 {
+                spread(c - 1);
+            }
+            if x < LAST {
+                spread(c + 1);
+            }
+            if z > 0 {
+                spread(c - CHUNK_SIZE);
+            }
+            if z < LAST {
+                spread(c + CHUNK_SIZE);
+            }
+        }
+        faces
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::world::chunk::ChunkBlocks;
+    use crate::world::coords::{block_index, ChunkPos, CHUNK_VOLUME};
+
+    fn chunk(f: impl Fn(usize, usize, usize) -> BlockId) -> Chunk {
+        let mut ids = vec![BlockId::STONE; CHUNK_VOLUME].into_boxed_slice();
+        for z in 0..CHUNK_SIZE {
+            for x in 0..CHUNK_SIZE {
+                for y in 0..CHUNK_SIZE {
+                    ids[block_index(x, y, z)] = f(x, y, z);
+                }
+            }
+        }
+        Chunk::from_blocks(ChunkPos::new(0, 0, 0), ChunkBlocks::Dense(ids))
+    }
+
+    /// The faces linked, as pairs, by a plain block-by-block flood.
+    fn reference(c: &Chunk) -> FaceLinks {
+        const L: usize = CHUNK_SIZE - 1;
+        let open = |i: usize| !c.blocks().get_index(i).info().opaque();
+        let mut seen = vec![false; CHUNK_VOLUME];
+        let mut links = FaceLinks::NONE;
+        for start in 0..CHUNK_VOLUME {
+            if seen[start] || !open(start) {
+                continue;
+            }
+            seen[start] = true;
+            let mut stack = vec![start];
+            let mut faces = 0u8;
+            while let Some(i) = stack.pop() {
+                let (z, x, y) = (i / (CHUNK_SIZE * CHUNK_SIZE), (i / CHUNK_SIZE) % CHUNK_SIZE, i % CHUNK_SIZE);
+                let on = [x == L, x == 0, y == L, y == 0, z == L, z == 0];
+                for (f, &o) in on.iter().enumerate() {
+                    faces |= u8::from(o) << f;
+                }
+                let p = [x as i32, y as i32, z as i32];
+                for s in crate::world::coords::FACE_STEPS {
+                    let q = [p[0] + s[0], p[1] + s[1], p[2] + s[2]];
+                    if q.iter().any(|&v| !(0..CHUNK_SIZE as i32).contains(&v)) {
+                        continue;
+                    }
+                    let j = block_index(q[0] as usize, q[1] as usize, q[2] as usize);
+                    if !seen[j] && open(j) {
+                        seen[j] = true;
+                        stack.push(j);
+                    }
+                }
+            }
+            for a in 0..FACES {
+                for b in 0..FACES {
+                    if faces >> a & 1 != 0 && faces >> b & 1 != 0 {
+                        links = links.with(a, b, true);
+                    }
+                }
+            }
+        }
+        links
+    }
+
+    #[test]
+    fn pairs_have_distinct_bits_and_read_back() {
+        let mut all = 0u16;
+        for a in 0..FACES {
+            for b in a + 1..FACES {
+                assert_eq!(all & pair_bit(a, b), 0);
+                all |= pair_bit(a, b);
+                assert_eq!(pair_bit(a, b), pair_bit(b, a));
+                let one = FaceLinks::NONE.with(a, b, true);
+                assert!(one.sees(a, b) && one.sees(b, a));
+                assert_eq!(one.seen_from(1 << a), 1 << b);
+            }
+        }
+        assert_eq!(all, FaceLinks::ALL.bits());
+        assert!(!FaceLinks::ALL.sees(2, 2));
+    }
+
+    #[test]
+    fn shapes_link_the_faces_they_open() {
+        let air = Chunk::uniform(ChunkPos::new(0, 0, 0), BlockId::AIR);
+        assert_eq!(FaceLinks::of(&air), FaceLinks::ALL);
+        let rock = Chunk::uniform(ChunkPos::new(0, 0, 0), BlockId::STONE);
+        assert_eq!(FaceLinks::of(&rock), FaceLinks::NONE);
+        // A tunnel along x at y = z = 10 joins +x and −x only.
+        let tunnel = chunk(|_, y, z| if y == 10 && z == 10 { BlockId::AIR } else { BlockId::STONE });
+        assert_eq!(FaceLinks::of(&tunnel), FaceLinks::NONE.with(0, 1, true));
+        // A sealed pocket links nothing; an L-shaped bend links its ends.
+        let pocket = chunk(|x, y, z| {
+            if (5..9).contains(&x) && (5..9).contains(&y) && (5..9).contains(&z) {
+                BlockId::AIR
+            } else {
+                BlockId::STONE
+            }
+        });
+        assert_eq!(FaceLinks::of(&pocket), FaceLinks::NONE);
+        let bend = chunk(|x, y, z| {
+            if (z == 4 && y == 4 && x <= 4) || (x == 4 && z == 4 && y >= 4) {
+                BlockId::AIR
+            } else {
+                BlockId::STONE
+            }
+        });
+        assert_eq!(FaceLinks::of(&bend), FaceLinks::NONE.with(1, 2, true));
+        // Ground with air above: the sides and the top see each other, the
+        // bottom sees nothing; water and leaves are seen through.
+        let ground = chunk(|_, y, _| match y {
+            0..=11 => BlockId::STONE,
+            12..=14 => BlockId::WATER,
+            15 => BlockId::LEAVES,
+            _ => BlockId::AIR,
+        });
+        let links = FaceLinks::of(&ground);
+        assert!(links.sees(0, 2) && links.sees(4, 5) && links.sees(1, 4));
+        assert_eq!(links.seen_from(1 << 3), 0, "the bottom is rock");
+    }
+
+    #[test]
+    fn column_flood_agrees_with_a_block_flood() {
+        // Random caves: noise-like open blocks at several densities.
+        let mut seed = 0x9e37_79b9_u32;
+        for density in [30u32, 45, 55, 65] {
+            for _ in 0..4 {
+                seed = seed.wrapping_mul(747_796_405).wrapping_add(2_891_336_453);
+                let s = seed;
+                let c = chunk(|x, y, z| {
+                    let h = (x as u32).wrapping_mul(73_856_093)
+                        ^ (y as u32).wrapping_mul(19_349_663)
+                        ^ (z as u32).wrapping_mul(83_492_791)
+                        ^ s;
+                    let h = h.wrapping_mul(0x2c1b_3c6d) >> 7;
+                    if h % 100 < density {
+                        BlockId::AIR
+                    } else {
+                        BlockId::STONE
+                    }
+                });
+                assert_eq!(FaceLinks::of(&c), reference(&c), "density {density}");
+            }
+        }
+    }
+
+    #[test]
+    fn fill_stops_at_closed_blocks() {
+        assert_eq!(fill_column(1 << 4, 0b0111_1100), 0b0111_1100);
+        assert_eq!(fill_column(1 << 4 | 1 << 2, 0b0111_1100), 0b0111_1100);
+        assert_eq!(fill_column(1 << 9, 0b1110_0111_0000_0000), 0b0000_0111_0000_0000);
+        assert_eq!(fill_column(1 << 31, u32::MAX), u32::MAX);
+    }
+}
