@@ -159,3 +159,29 @@ fn a_torch_lights_a_cave_and_the_rest_stays_dark() {
     assert!(bright(&lit) > 0.03, "bright pixels around the torch: {:.3}", bright(&lit));
     assert!(lit_top < 12.0, "beyond the torch's reach the cave stays dark: top quarter {lit_top:.1}");
 }
+
+/// Visibility culling changes what is drawn, never the picture: five
+/// views, each with culling on and off, match to within one level per
+/// channel (the spawn view over the sea, a cave mouth, inside a tunnel, a
+/// dark chamber, under the sea). A culled chunk that showed anything
+/// would leave a hole of sky or fog behind.
+#[test]
+fn culling_on_and_off_draw_the_same_pictures() {
+    let views: [(&str, &[&str]); 5] = [
+        ("spawn", &["--render-distance", "5"]),
+        (
+            "cave-mouth",
+            &["--seed", "42", "--render-distance", "6", "--pos=-193,39,-309", "--yaw", "0", "--pitch", "-5"],
+        ),
+        ("tunnel", &["--seed", "42", "--render-distance", "6", "--pos=-192,36,-275", "--yaw", "180", "--pitch", "-5"]),
+        ("chamber", &["--seed", "42", "--render-distance", "5", "--pos=-1,-32,-305", "--yaw", "30", "--pitch", "-15"]),
+        ("under-the-sea", &["--render-distance", "5", "--pos=160,-2,40", "--yaw", "60", "--pitch", "-5"]),
+    ];
+    for (name, args) in views {
+        let on = shot(&format!("{name}-on"), &[args, &["--culling", "on"]].concat());
+        let off = shot(&format!("{name}-off"), &[args, &["--culling", "off"]].concat());
+        assert_eq!((on.0, on.1), (off.0, off.1));
+        let worst = on.2.iter().zip(&off.2).map(|(a, b)| (0..3).map(|k| (a[k] - b[k]).abs()).max().unwrap_or(0)).max();
+        assert!(worst.unwrap_or(0) <= 1, "{name}: culling changed a pixel by {worst:?} levels");
+    }
+}

@@ -85,7 +85,13 @@ fn vs_main(@builtin(vertex_index) vi: u32, @builtin(instance_index) chunk: u32) 
     let w = f32(((q.x >> 21u) & 31u) + 1u);
     let h = f32(((q.x >> 26u) & 31u) + 1u);
     let origin = vec3<f32>(f32(q.x & 63u), f32((q.x >> 6u) & 63u), f32((q.x >> 12u) & 63u));
-    let local = origin + corner_offset(face, k, w, h);
+    // Cube faces grow a hair past their edges (more with distance), so a
+    // quad corner on a bigger quad's edge (a T-junction of greedy meshing)
+    // leaves no pixel-wide crack: with visibility culling, nothing hidden
+    // is drawn behind the wall to fill one, and the sky showed through.
+    let exact = origin + corner_offset(face, k, w, h);
+    let grow = select(0.0, 1e-3 + 2e-4 * length(chunk_origins[chunk].xyz + exact), face < 6u);
+    let local = origin + corner_offset(face, k, w + 2.0 * grow, h + 2.0 * grow) - corner_offset(face, 2u, grow, grow);
     let ao = f32((q.y >> (8u + 2u * k)) & 3u) / 3.0;
     let l16 = (select(q.z, q.w, k >= 2u) >> (16u * (k % 2u))) & 0xFFFFu;
     let sky_l = level(l16 >> 12u);

@@ -82,8 +82,8 @@ fn opposite(mask: u8) -> u8 {
 }
 
 impl Culler {
-    /// The chunks reached from `eye` (world blocks), in the order first
-    /// reached (outward, so roughly front to back). `in_range` bounds the
+    /// The chunks reached from `eye` (world blocks) that meet the frustum,
+    /// in the order first reached (outward, so roughly front to back). `in_range` bounds the
     /// walk inside `bounds`; `frustum` (camera-relative) is skipped when
     /// None. Returns None when the eye's chunk is outside `bounds`.
     pub fn walk(
@@ -102,17 +102,19 @@ impl Culler {
         self.queue.clear();
         let mut reached = Vec::new();
         self.cells[first] = VISITED;
-        reached.push(start);
-        self.queue.push_back((start, first));
         let size = Vec3::splat(CHUNK_SIZE as f32);
-        let seen = |p: ChunkPos| {
-            let near = (p.x - start.x).abs() <= 1 && (p.y - start.y).abs() <= 1 && (p.z - start.z).abs() <= 1;
-            near || frustum.is_none_or(|f| {
+        let in_frustum = |p: ChunkPos| {
+            frustum.is_none_or(|f| {
                 let o = p.origin();
                 let rel = (DVec3::new(o[0] as f64, o[1] as f64, o[2] as f64) - eye).as_vec3();
                 f.intersects_box(rel, rel + size)
             })
         };
+        let near = |p: ChunkPos| (p.x - start.x).abs() <= 1 && (p.y - start.y).abs() <= 1 && (p.z - start.z).abs() <= 1;
+        if in_frustum(start) {
+            reached.push(start);
+        }
+        self.queue.push_back((start, first));
         while let Some((pos, cell)) = self.queue.pop_front() {
             let state = self.cells[cell];
             let (entered, travelled) = ((state & 0x3f) as u8, (state >> 6 & 0x3f) as u8);
@@ -129,10 +131,18 @@ impl Culler {
                 let old = self.cells[i];
                 let (e, t) = (1u16 << (d ^ 1), (travelled as u16 | 1 << d) << 6);
                 let new = if old & VISITED == 0 {
-                    if !in_range(next) || !seen(next) {
+                    if !in_range(next) {
                         continue;
                     }
-                    reached.push(next);
+                    // Next to the eye the walk goes on outside the frustum,
+                    // but what it reports is inside (a seen point is).
+                    let inside = in_frustum(next);
+                    if !inside && !near(next) {
+                        continue;
+                    }
+                    if inside {
+                        reached.push(next);
+                    }
                     VISITED | e | t
                 } else {
                     // Merged: more faces in, fewer directions travelled.
