@@ -629,3 +629,74 @@ fn overlay_screenshots_and_quitting() {
     assert_eq!(block_at(&world, &target), "air", "the block broken just before SIGTERM came back");
     assert_eq!(block_at(&world, &broken), "air");
 }
+
+/// Visibility culling follows an edit at once. Over the sky at spawn: a
+/// stone slab over a whole chunk, the player hovering on it, and a
+/// glowstone floor two chunks below, which the slab hides (the walk never
+/// gets past the slab's chunk, so the floor's chunk is not drawn). Breaking
+/// the slab's block under the player opens a sight line: the next frames
+/// show the glowstone through the hole, not the sky.
+#[test]
+fn breaking_into_a_sealed_space_shows_it_at_once() {
+    if skip() {
+        return;
+    }
+    let mut s = Session::start("culling");
+    let world = s.dir.join("world");
+    let bin = env!("CARGO_BIN_EXE_blockworld");
+    let run = |args: &[&str]| {
+        let o = Command::new(bin).args(args).output().unwrap();
+        assert!(o.status.success(), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
+    };
+    run(&["world", "new", world.to_str().unwrap(), "--seed", "42"]);
+    let mut script = String::new();
+    for x in 0..32 {
+        for z in 0..32 {
+            script.push_str(&format!("set {x} 255 {z} stone\n"));
+        }
+    }
+    for x in 10..23 {
+        for z in 10..23 {
+            script.push_str(&format!("set {x} 192 {z} glowstone\n"));
+        }
+    }
+    let script_path = s.dir.join("sealed.txt");
+    std::fs::write(&script_path, script).unwrap();
+    run(&["world", "edit", world.to_str().unwrap(), "--script", script_path.to_str().unwrap()]);
+    let player =
+        blockworld::save::world_file::SavedPlayer { pos: [16.5, 256.0, 16.5], yaw: 0.0, pitch: -89.0, flying: true };
+    blockworld::save::world_file::WorldFile::open(&world).unwrap().save_player(&player).unwrap();
+
+    let dump = s.dir.join("state.jsonl");
+    let args = ["--world", world.to_str().unwrap(), "--render-distance", "3", "--size", "640x400", "--time", "0.5"];
+    let (_game, _window) = s.play(&[&args[..], &["--exit-after", "90"]].concat(), &[], &dump);
+    let centre = |path: &Path| {
+        let (w, h, rgba) = png_rgba(path);
+        let (mut r, mut b, mut n) = (0.0, 0.0, 0.0);
+        for y in h / 2 - 6..h / 2 + 6 {
+            for x in w / 2 - 6..w / 2 + 6 {
+                let i = ((y * w + x) * 4) as usize;
+                r += rgba[i] as f64;
+                b += rgba[i + 2] as f64;
+                n += 1.0;
+            }
+        }
+        (r / n, b / n)
+    };
+    s.key("F2");
+    let before = s.wait_for(&dump, "F2 wrote no screenshot", |v| v["screenshot"].is_string());
+    let before = PathBuf::from(before["screenshot"].as_str().unwrap());
+    let target = s.wait_for(&dump, "the slab is not under the crosshair", |v| v["target"].is_array())["target"].clone();
+    assert_eq!(target, serde_json::json!([16, 255, 16]), "looking at the wrong block");
+    s.click("1");
+    s.wait_for(&dump, "the left click broke nothing", |v| v["last_break"].is_array());
+    s.key("F2");
+    let after = s.wait_for(&dump, "the second F2 wrote no screenshot", |v| {
+        v["screenshot"].as_str().is_some_and(|p| Path::new(p) != before)
+    });
+    let after = PathBuf::from(after["screenshot"].as_str().unwrap());
+    let ((r0, b0), (r1, b1)) = (centre(&before), centre(&after));
+    eprintln!("centre red/blue: {r0:.0}/{b0:.0} on the slab, {r1:.0}/{b1:.0} through the hole");
+    assert!((r0 - b0).abs() < 30.0, "before the break the centre is grey stone: {r0:.0}/{b0:.0}");
+    assert!(r1 > b1 + 40.0, "through the hole the glowstone shows, not the sky: {r1:.0}/{b1:.0}");
+}

@@ -6,9 +6,10 @@ use crate::backend::{Device, Engine};
 use crate::game::engine::Switch;
 use crate::game::streaming::{Budget, ChunkStreamer};
 use crate::game::view;
+use crate::render::camera::Camera;
 use crate::render::gpu::Gpu;
-use crate::render::offscreen;
-use crate::render::world_renderer::WorldRenderer;
+use crate::render::offscreen::{self, OffscreenTarget};
+use crate::render::world_renderer::{DrawStats, ViewParams, WorldRenderer};
 use crate::world::block::BlockId;
 use crate::world::coords::ChunkPos;
 use crate::world::edits::{BlockPos, ChunkEdits};
@@ -16,7 +17,7 @@ use crate::worldgen::WorldGen;
 use anyhow::{bail, Result};
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// How long a device may take to open, and a range to load, before a driver gives up.
 pub const PATIENCE: Duration = Duration::from_secs(600);
@@ -83,6 +84,29 @@ impl<'g> HeadlessSession<'g> {
     /// One frame of streaming around `centre`, its meshes uploaded.
     pub fn update(&mut self, centre: ChunkPos, budget: Budget) {
         view::update(&mut self.streamer, centre, budget, self.gpu, &mut self.renderer);
+    }
+
+    /// Draws one frame of `camera` into `target` and waits for the GPU:
+    /// what it drew, and the whole frame's milliseconds.
+    pub fn draw(
+        &mut self,
+        target: &OffscreenTarget,
+        camera: &Camera,
+        view: &ViewParams,
+        culling: bool,
+    ) -> Result<(DrawStats, f64)> {
+        let start = Instant::now();
+        let gpu = self.gpu;
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        let renderer = &mut self.renderer;
+        let stats = view::with_visibility(&self.streamer, culling, |v| {
+            renderer.render(gpu, &mut encoder, &target.view, target.size, camera, view, Some(v))
+        });
+        let index = gpu.queue.submit([encoder.finish()]);
+        gpu.device
+            .poll(wgpu::PollType::Wait { submission_index: Some(index), timeout: None })
+            .map_err(|e| anyhow::anyhow!("waiting for the GPU: {e}"))?;
+        Ok((stats, start.elapsed().as_secs_f64() * 1e3))
     }
 
     /// An edit, its meshes uploaded.

@@ -23,10 +23,13 @@ use crate::bench::median;
 use crate::game::spawn::spawn_point;
 use crate::game::streaming::rings::{edge_offsets, neighbourhood, offset, within};
 use crate::game::streaming::{rings, ChunkStreamer, StreamCounts};
+use crate::render::camera::{Camera, DEFAULT_FOV_DEGREES};
 use crate::render::gpu::Gpu;
-use crate::render::world_renderer::WorldRenderer;
+use crate::render::offscreen::OffscreenTarget;
+use crate::render::world_renderer::{ViewParams, WorldRenderer};
 use crate::world::block::BlockId;
 use crate::world::coords::ChunkPos;
+use crate::world::edits::BlockPos;
 use crate::world::reach::Reach;
 use crate::worldgen::{Preset, WorldGen};
 use anyhow::{bail, Result};
@@ -56,7 +59,46 @@ pub struct ViewRun {
     pub mesh_bytes: u64,
     /// What the eye can reach (the first run of each variant only).
     pub reach: Option<ViewReach>,
+    /// Frames drawn from the loaded view (the first run of each variant only).
+    pub frames: Option<ViewFrames>,
 }
+
+/// What frames of the loaded view draw, with visibility culling and
+/// without: from the eye turned to four headings on the surface, and from
+/// a cave underground.
+#[derive(Clone, Debug, Serialize)]
+pub struct ViewFrames {
+    pub surface_culling_on: Drawn,
+    pub surface_culling_off: Drawn,
+    /// None where no cave lies under the eye's columns.
+    pub underground: Option<Underground>,
+}
+
+/// Summed over the headings; frame times are the median frame.
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct Drawn {
+    pub chunks: usize,
+    pub quads: u64,
+    pub draw_calls: usize,
+    pub frame_ms: f64,
+    pub cull_ms: f64,
+}
+
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Underground {
+    pub eye: [i64; 3],
+    /// Chunks with a mesh in range.
+    pub meshed: usize,
+    /// Drawn with culling on (at the heading that drew most).
+    pub drawn: usize,
+    /// Drawn with culling off, frustum only, at that heading.
+    pub drawn_without_culling: usize,
+}
+
+/// Frames per heading and setting; the median is reported.
+const FRAMES: usize = 3;
+const HEADINGS: [f64; 4] = [35.0, 125.0, 215.0, 305.0];
+const FRAME_SIZE: (u32, u32) = (1280, 720);
 
 /// The loaded view against the open space the eye reaches.
 #[derive(Clone, Debug, Serialize)]
@@ -96,6 +138,11 @@ pub struct ViewReport {
     /// Median wall time with caves over the median without (goal ≤ 1.5). None when the preset has no caves.
     pub ratio_wall: Option<f64>,
     pub ratio_cpu: Option<f64>,
+    /// Surface views, with caves over without: quads drawn with culling on
+    /// (goal ≤ 1.1), and the frame with culling on and off (goal ≤ 1.1 on).
+    pub ratio_quads: Option<f64>,
+    pub ratio_frame_culling_on: Option<f64>,
+    pub ratio_frame_culling_off: Option<f64>,
 }
 
 /// CPU time of every thread of this process so far.
@@ -157,8 +204,20 @@ pub fn run(opts: &ViewOptions) -> Result<ViewReport> {
         adapter: gpu.adapter_name(),
         ratio_wall: ratio(|v| v.wall_ms_median),
         ratio_cpu: ratio(|v| v.cpu_ms_median),
+        ratio_quads: frames_ratio(&variants, |f| f.surface_culling_on.quads as f64),
+        ratio_frame_culling_on: frames_ratio(&variants, |f| f.surface_culling_on.frame_ms),
+        ratio_frame_culling_off: frames_ratio(&variants, |f| f.surface_culling_off.frame_ms),
         variants,
     })
+}
+
+/// A figure of the first run's frames, with caves over without.
+fn frames_ratio(variants: &[ViewVariant], f: fn(&ViewFrames) -> f64) -> Option<f64> {
+    let of = |v: &ViewVariant| v.runs.first().and_then(|r| r.frames.as_ref()).map(f);
+    match variants {
+        [caves, plain] => Some(of(caves)? / of(plain)?),
+        _ => None,
+    }
 }
 
 /// One cold load of the range around the screenshot's default eye, and
@@ -184,8 +243,74 @@ fn run_one(world: Arc<WorldGen>, gpu: &Gpu, opts: &ViewOptions, reach: bool) -> 
         meshes: renderer.mesh_count(),
         mesh_bytes: renderer.gpu_bytes,
         reach: reach.then(|| view_reach(streamer, renderer, eye, centre, opts.render_distance)),
+        frames: None,
     };
-    Ok((run, streamer.backend_label()))
+    let frames = if reach { Some(view_frames(&mut session, eye, opts.render_distance)?) } else { None };
+    Ok((ViewRun { frames, ..run }, session.streamer.backend_label()))
+}
+
+/// Frames from `eye` at each heading, culling on and off, then from a
+/// cave below the eye's chunk if there is one.
+fn view_frames(session: &mut HeadlessSession, eye: [i64; 3], r: i32) -> Result<ViewFrames> {
+    let target = OffscreenTarget::new(session.gpu, FRAME_SIZE);
+    let view = ViewParams::new(r, 0.5, 0.0);
+    let at = |p: [i64; 3]| DVec3::new(p[0] as f64 + 0.5, p[1] as f64 + 0.5, p[2] as f64 + 0.5);
+    let mut surface = [Drawn::default(); 2];
+    for (k, culling) in [true, false].into_iter().enumerate() {
+        let mut times = Vec::new();
+        for yaw in HEADINGS {
+            let camera = Camera::for_view(at(eye), yaw, -18.0, DEFAULT_FOV_DEGREES, FRAME_SIZE, r);
+            for f in 0..FRAMES {
+                let (stats, ms) = session.draw(&target, &camera, &view, culling)?;
+                times.push(ms);
+                if f == 0 {
+                    let d = &mut surface[k];
+                    d.chunks += stats.drawn;
+                    d.quads += stats.quads_drawn;
+                    d.draw_calls += stats.draw_calls;
+                    d.cull_ms += stats.cull_us / 1e3;
+                }
+            }
+        }
+        surface[k].frame_ms = median(times);
+    }
+    let underground = match find_cave(&session.streamer, eye) {
+        Some(cave) => {
+            let mut best = (0, 0);
+            for yaw in HEADINGS {
+                let camera = Camera::for_view(at(cave), yaw, -10.0, DEFAULT_FOV_DEGREES, FRAME_SIZE, r);
+                let (on, _) = session.draw(&target, &camera, &view, true)?;
+                let (off, _) = session.draw(&target, &camera, &view, false)?;
+                best = best.max((on.drawn, off.drawn));
+            }
+            Some(Underground {
+                eye: cave,
+                meshed: session.renderer.mesh_count(),
+                drawn: best.0,
+                drawn_without_culling: best.1,
+            })
+        }
+        None => None,
+    };
+    Ok(ViewFrames { surface_culling_on: surface[0], surface_culling_off: surface[1], underground })
+}
+
+/// An air block in a cave near the eye's column: rock for at least 8
+/// blocks above it, at least two chunks below the eye.
+fn find_cave(streamer: &ChunkStreamer, eye: [i64; 3]) -> Option<[i64; 3]> {
+    let opaque = |p: [i64; 3]| streamer.block(BlockPos::new(p[0], p[1], p[2])).is_some_and(|b| b.info().opaque());
+    let air = |p: [i64; 3]| streamer.block(BlockPos::new(p[0], p[1], p[2])) == Some(BlockId::AIR);
+    for d in (0..96i64).step_by(4) {
+        for (dx, dz) in [(d, 0), (0, d), (-d, 0), (0, -d), (d, d), (-d, -d)] {
+            for y in (eye[1] - 160..eye[1] - 64).rev() {
+                let p = [eye[0] + dx, y, eye[2] + dz];
+                if air(p) && (1..=8).all(|k| opaque([p[0], p[1] + k, p[2]])) {
+                    return Some(p);
+                }
+            }
+        }
+    }
+    None
 }
 
 fn view_reach(
@@ -260,6 +385,36 @@ impl fmt::Display for ViewReport {
                     x.stored_chunks
                 )?;
             }
+        }
+        for v in &r.variants {
+            let Some(fr) = v.runs.first().and_then(|x| x.frames.as_ref()) else { continue };
+            for (label, d) in [("culling on", &fr.surface_culling_on), ("culling off", &fr.surface_culling_off)] {
+                writeln!(
+                    f,
+                    "  {:<14} surface, 4 headings, {label}: {} chunks, {} quads, {} draw calls drawn; frame median {:.1} ms; culling {:.2} ms",
+                    v.variant, d.chunks, d.quads, d.draw_calls, d.frame_ms, d.cull_ms
+                )?;
+            }
+            if let Some(u) = &fr.underground {
+                writeln!(
+                    f,
+                    "  {:<14} in a cave at {},{},{}: {} of {} meshed chunks drawn ({:.0} %), {} without culling",
+                    v.variant,
+                    u.eye[0],
+                    u.eye[1],
+                    u.eye[2],
+                    u.drawn,
+                    u.meshed,
+                    100.0 * u.drawn as f64 / u.meshed.max(1) as f64,
+                    u.drawn_without_culling
+                )?;
+            }
+        }
+        if let (Some(q), Some(on), Some(off)) = (r.ratio_quads, r.ratio_frame_culling_on, r.ratio_frame_culling_off) {
+            writeln!(
+                f,
+                "  caves / no caves at the surface: {q:.2}x quads (goal 1.1x); frame {on:.2}x with culling (goal 1.1x), {off:.2}x without"
+            )?;
         }
         if let (Some(w), Some(c)) = (r.ratio_wall, r.ratio_cpu) {
             writeln!(f, "  caves / no caves: {w:.2}x wall, {c:.2}x CPU (goal: 1.5x wall)")?;
