@@ -69,10 +69,26 @@ pub enum Steps {
 /// by every path so far (bits 6–11), visited (bit 15).
 const VISITED: u16 = 1 << 15;
 
-/// Reusable walk memory (a cell per chunk of the box, cleared per walk).
+/// One chunk of the box during a walk. A cell belongs to the walk whose
+/// `epoch` it carries, so nothing is cleared between walks.
+#[derive(Clone, Copy, Default)]
+struct Cell {
+    epoch: u32,
+    state: u16,
+    /// The chunk's links, fetched once per walk.
+    links: u16,
+    /// Directions already stepped out of the cell, and the travelled set
+    /// they were stepped with: a merge that only adds entry faces needs
+    /// only the new directions.
+    done: u8,
+    done_travelled: u8,
+}
+
+/// Reusable walk memory: a cell per chunk of the box.
 #[derive(Default)]
 pub struct Culler {
-    cells: Vec<u16>,
+    cells: Vec<Cell>,
+    epoch: u32,
     queue: VecDeque<(ChunkPos, usize)>,
 }
 
@@ -97,11 +113,14 @@ impl Culler {
     ) -> Option<Vec<ChunkPos>> {
         let start = ChunkPos::containing([eye.x.floor() as i64, eye.y.floor() as i64, eye.z.floor() as i64]);
         let first = bounds.index(start)?;
-        self.cells.clear();
-        self.cells.resize(bounds.cells(), 0);
+        if self.cells.len() != bounds.cells() || self.epoch == u32::MAX {
+            self.cells = vec![Cell::default(); bounds.cells()];
+            self.epoch = 0;
+        }
+        self.epoch += 1;
+        let epoch = self.epoch;
         self.queue.clear();
         let mut reached = Vec::new();
-        self.cells[first] = VISITED;
         let size = Vec3::splat(CHUNK_SIZE as f32);
         let in_frustum = |p: ChunkPos| {
             frustum.is_none_or(|f| {
@@ -114,14 +133,20 @@ impl Culler {
         if in_frustum(start) {
             reached.push(start);
         }
+        self.cells[first] = Cell { epoch, state: VISITED, links: FaceLinks::ALL.bits(), done: 0, done_travelled: 0 };
         self.queue.push_back((start, first));
-        while let Some((pos, cell)) = self.queue.pop_front() {
-            let state = self.cells[cell];
-            let (entered, travelled) = ((state & 0x3f) as u8, (state >> 6 & 0x3f) as u8);
-            let mut out = if pos == start { 0x3f } else { links(pos).seen_from(entered) };
+        while let Some((pos, at)) = self.queue.pop_front() {
+            let cell = self.cells[at];
+            let (entered, travelled) = ((cell.state & 0x3f) as u8, (cell.state >> 6 & 0x3f) as u8);
+            let mut out = if pos == start { 0x3f } else { FaceLinks::from_bits(cell.links).seen_from(entered) };
             if steps == Steps::Straight {
                 out &= !opposite(travelled);
             }
+            if cell.done_travelled == travelled {
+                out &= !cell.done;
+            }
+            self.cells[at].done = if cell.done_travelled == travelled { cell.done | out } else { out };
+            self.cells[at].done_travelled = travelled;
             for (d, s) in FACE_STEPS.iter().enumerate().take(FACES) {
                 if out >> d & 1 == 0 {
                     continue;
@@ -130,7 +155,7 @@ impl Culler {
                 let Some(i) = bounds.index(next) else { continue };
                 let old = self.cells[i];
                 let (e, t) = (1u16 << (d ^ 1), (travelled as u16 | 1 << d) << 6);
-                let new = if old & VISITED == 0 {
+                let new = if old.epoch != epoch {
                     if !in_range(next) {
                         continue;
                     }
@@ -143,13 +168,15 @@ impl Culler {
                     if inside {
                         reached.push(next);
                     }
+                    let links = links(next).bits();
+                    self.cells[i] = Cell { epoch, state: 0, links, done: 0, done_travelled: 0 };
                     VISITED | e | t
                 } else {
                     // Merged: more faces in, fewer directions travelled.
-                    (old & 0x3f) | e | ((old & t) & (0x3f << 6)) | VISITED
+                    (old.state & 0x3f) | e | ((old.state & t) & (0x3f << 6)) | VISITED
                 };
-                if new != old {
-                    self.cells[i] = new;
+                if new != self.cells[i].state {
+                    self.cells[i].state = new;
                     self.queue.push_back((next, i));
                 }
             }

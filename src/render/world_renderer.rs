@@ -79,9 +79,6 @@ fn emissive_layers() -> [u32; 8] {
     mask
 }
 
-/// One pass's part of a chunk's mesh: where its vertices are and its quad count.
-type MeshPart = fn(&GpuMesh) -> Option<&(Slot, u32)>;
-
 struct GpuMesh {
     opaque: Option<(Slot, u32)>,
     cutout: Option<(Slot, u32)>,
@@ -532,40 +529,36 @@ impl WorldRenderer {
     /// rejection), water kept back to front (it blends), so a run ends
     /// wherever the page changes.
     fn draw_runs(&self, chosen: &[(ChunkPos, Vec3, f32)]) -> Vec<DrawRun> {
-        let mut runs = Vec::new();
-        let back_to_front = {
-            let mut order: Vec<usize> = (0..chosen.len()).collect();
-            order.sort_by(|&a, &b| chosen[b].2.total_cmp(&chosen[a].2));
-            order
-        };
-        let front_to_back: Vec<usize> = (0..chosen.len()).collect();
-        let passes: [(TerrainPass, MeshPart, &[usize], bool); 3] = [
-            (TerrainPass::Opaque, |m| m.opaque.as_ref(), &front_to_back, true),
-            (TerrainPass::Cutout, |m| m.cutout.as_ref(), &front_to_back, true),
-            (TerrainPass::Water, |m| m.water.as_ref(), &back_to_front, false),
-        ];
-        for (pass, part, order, by_page) in passes {
-            let mut draws: Vec<(usize, wgpu::util::DrawIndexedIndirectArgs)> = order
-                .iter()
-                .filter_map(|&i| {
-                    let (slot, quads) = self.meshes.get(&chosen[i].0).and_then(part)?;
-                    Some((
-                        slot.page,
-                        wgpu::util::DrawIndexedIndirectArgs {
-                            index_count: quads * 6,
-                            instance_count: 1,
-                            first_index: 0,
-                            // Vertex index / 4 is the quad's index in its page.
-                            base_vertex: (slot.range.start / QUAD_BYTES) as i32 * 4,
-                            first_instance: i as u32,
-                        },
-                    ))
-                })
-                .collect();
-            if by_page {
+        type Draw = (usize, f32, wgpu::util::DrawIndexedIndirectArgs);
+        let mut passes: [(TerrainPass, Vec<Draw>); 3] =
+            [(TerrainPass::Opaque, Vec::new()), (TerrainPass::Cutout, Vec::new()), (TerrainPass::Water, Vec::new())];
+        for (i, (pos, _, distance)) in chosen.iter().enumerate() {
+            let Some(mesh) = self.meshes.get(pos) else { continue };
+            for (part, (_, draws)) in [&mesh.opaque, &mesh.cutout, &mesh.water].into_iter().zip(passes.iter_mut()) {
+                let Some((slot, quads)) = part else { continue };
+                draws.push((
+                    slot.page,
+                    *distance,
+                    wgpu::util::DrawIndexedIndirectArgs {
+                        index_count: quads * 6,
+                        instance_count: 1,
+                        first_index: 0,
+                        // Vertex index / 4 is the quad's index in its page.
+                        base_vertex: (slot.range.start / QUAD_BYTES) as i32 * 4,
+                        first_instance: i as u32,
+                    },
+                ));
+            }
+        }
+        let mut runs: Vec<DrawRun> = Vec::new();
+        for (pass, mut draws) in passes {
+            if pass == TerrainPass::Water {
+                draws.sort_by(|a, b| b.1.total_cmp(&a.1));
+            } else {
+                // Stable: front to back within a page.
                 draws.sort_by_key(|d| d.0);
             }
-            for (page, args) in draws {
+            for (page, _, args) in draws {
                 match runs.last_mut() {
                     Some(DrawRun { pass: p, page: g, draws }) if *p == pass && *g == page => draws.push(args),
                     _ => runs.push(DrawRun { pass, page, draws: vec![args] }),

@@ -14,7 +14,7 @@ use super::block::BlockId;
 use super::chunk::Chunk;
 use super::coords::{block_index, ChunkPos, CHUNK_SIZE};
 use super::edits::{BlockPos, ChunkEdits};
-use super::visibility::FaceLinks;
+use super::visibility::{FaceLinks, LinkIndex};
 use rustc_hash::FxHashMap;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -60,6 +60,8 @@ pub struct ChunkStore {
     /// Fx-hashed: the renderer's visibility walk reads a record per chunk
     /// it reaches, every frame.
     loaded: FxHashMap<ChunkPos, ChunkRecord>,
+    /// The records' links again, by position, for the renderer's walk.
+    link_index: LinkIndex,
     edits: HashMap<ChunkPos, ChunkEdits>,
     /// Chunks whose edits changed since the last `take_unsaved`.
     unsaved: HashSet<ChunkPos>,
@@ -104,6 +106,7 @@ impl ChunkStore {
         self.touch(chunk.pos);
         let version = self.version();
         let links = chunk.blocks().uniform().map(|_| FaceLinks::of(&chunk));
+        self.link_index.set(chunk.pos, links);
         self.loaded.insert(chunk.pos, ChunkRecord { chunk: chunk.clone(), version, links });
         chunk
     }
@@ -118,13 +121,14 @@ impl ChunkStore {
 
     /// The face links of `pos` (open when not loaded or not known yet).
     pub fn links(&self, pos: ChunkPos) -> FaceLinks {
-        self.loaded.get(&pos).and_then(|r| r.links).unwrap_or(FaceLinks::ALL)
+        self.link_index.get(pos)
     }
 
     /// Records the links the mesher found for the chunk's current blocks.
     pub fn set_links(&mut self, pos: ChunkPos, links: FaceLinks) {
         if let Some(r) = self.loaded.get_mut(&pos) {
             r.links = Some(links);
+            self.link_index.set(pos, r.links);
         }
     }
 
@@ -137,12 +141,13 @@ impl ChunkStore {
     }
 
     /// Bytes of chunk data held: each loaded chunk's record and its blocks
-    /// (uniform chunks have none), not counting the map itself.
+    /// (uniform chunks have none), and the link index, not counting the map itself.
     pub fn data_bytes(&self) -> usize {
         self.loaded
             .values()
             .map(|r| std::mem::size_of::<ChunkRecord>() + std::mem::size_of::<Chunk>() + r.chunk.blocks().heap_bytes())
-            .sum()
+            .sum::<usize>()
+            + self.link_index.heap_bytes()
     }
 
     /// The block at `pos`, if its chunk is loaded.
@@ -172,6 +177,7 @@ impl ChunkStore {
                 Arc::make_mut(&mut record.chunk).set(index, block);
                 record.version = version;
                 record.links = Some(FaceLinks::of(&record.chunk));
+                self.link_index.set(cpos, record.links);
             }
         }
         let offsets = |l: usize| -> &'static [i32] {
@@ -201,6 +207,7 @@ impl ChunkStore {
         for p in gone {
             self.touch(p);
             self.loaded.remove(&p);
+            self.link_index.remove(p);
         }
     }
 
