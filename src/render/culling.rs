@@ -20,7 +20,7 @@
 
 use super::camera::Frustum;
 use crate::world::coords::{ChunkPos, CHUNK_SIZE, FACE_STEPS};
-use crate::world::visibility::{FaceLinks, FACES};
+use crate::world::visibility::FaceLinks;
 use glam::{DVec3, Vec3};
 use std::collections::VecDeque;
 
@@ -49,6 +49,23 @@ impl CullBox {
         Some((((dz + r) as usize * side) + (dx + r) as usize) * levels + (dy + v) as usize)
     }
 
+    /// The index of `next`, one step `d` from the cell at `from`, if
+    /// it is inside the box (cells run y fastest, then x, then z).
+    #[inline]
+    fn step(&self, from: usize, next: ChunkPos, d: usize) -> Option<usize> {
+        let (side, levels) = self.side();
+        let (c, r, v) = (self.centre, self.radius as i64, self.vertical as i64);
+        let (value, centre, limit, stride) = match d / 2 {
+            0 => (next.x, c.x, r, levels),
+            1 => (next.y, c.y, v, 1),
+            _ => (next.z, c.z, r, levels * side),
+        };
+        if (value as i64 - centre as i64).abs() > limit {
+            return None;
+        }
+        Some(if d % 2 == 0 { from + stride } else { from - stride })
+    }
+
     fn cells(&self) -> usize {
         let (side, levels) = self.side();
         side * side * levels
@@ -68,6 +85,10 @@ pub enum Steps {
 /// Per-cell walk state: entered faces (bits 0–5), directions travelled
 /// by every path so far (bits 6–11), visited (bit 15).
 const VISITED: u16 = 1 << 15;
+/// Out of range or out of the frustum: never entered.
+const SHUT: u16 = 1 << 14;
+/// Waiting in the queue.
+const QUEUED: u16 = 1 << 13;
 
 /// One chunk of the box during a walk. A cell belongs to the walk whose
 /// `epoch` it carries, so nothing is cleared between walks.
@@ -122,10 +143,16 @@ impl Culler {
         self.queue.clear();
         let mut reached = Vec::new();
         let size = Vec3::splat(CHUNK_SIZE as f32);
+        // Chunk origins relative to the eye, from the start chunk's in f64
+        // and small integer steps from it in f32 (exact).
+        let base = {
+            let o = start.origin();
+            (DVec3::new(o[0] as f64, o[1] as f64, o[2] as f64) - eye).as_vec3()
+        };
         let in_frustum = |p: ChunkPos| {
             frustum.is_none_or(|f| {
-                let o = p.origin();
-                let rel = (DVec3::new(o[0] as f64, o[1] as f64, o[2] as f64) - eye).as_vec3();
+                let steps = Vec3::new((p.x - start.x) as f32, (p.y - start.y) as f32, (p.z - start.z) as f32);
+                let rel = base + steps * CHUNK_SIZE as f32;
                 f.intersects_box(rel, rel + size)
             })
         };
@@ -136,6 +163,7 @@ impl Culler {
         self.cells[first] = Cell { epoch, state: VISITED, links: FaceLinks::ALL.bits(), done: 0, done_travelled: 0 };
         self.queue.push_back((start, first));
         while let Some((pos, at)) = self.queue.pop_front() {
+            self.cells[at].state &= !QUEUED;
             let cell = self.cells[at];
             let (entered, travelled) = ((cell.state & 0x3f) as u8, (cell.state >> 6 & 0x3f) as u8);
             let mut out = if pos == start { 0x3f } else { FaceLinks::from_bits(cell.links).seen_from(entered) };
@@ -147,22 +175,25 @@ impl Culler {
             }
             self.cells[at].done = if cell.done_travelled == travelled { cell.done | out } else { out };
             self.cells[at].done_travelled = travelled;
-            for (d, s) in FACE_STEPS.iter().enumerate().take(FACES) {
-                if out >> d & 1 == 0 {
-                    continue;
-                }
+            let mut rest = out;
+            while rest != 0 {
+                let d = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                let s = FACE_STEPS[d];
                 let next = ChunkPos::new(pos.x + s[0], pos.y + s[1], pos.z + s[2]);
-                let Some(i) = bounds.index(next) else { continue };
+                let Some(i) = bounds.step(at, next, d) else { continue };
                 let old = self.cells[i];
                 let (e, t) = (1u16 << (d ^ 1), (travelled as u16 | 1 << d) << 6);
+                if old.epoch == epoch && old.state & SHUT != 0 {
+                    continue;
+                }
                 let new = if old.epoch != epoch {
-                    if !in_range(next) {
-                        continue;
-                    }
                     // Next to the eye the walk goes on outside the frustum,
                     // but what it reports is inside (a seen point is).
-                    let inside = in_frustum(next);
-                    if !inside && !near(next) {
+                    let inside = in_range(next) && in_frustum(next);
+                    if !inside && !(near(next) && in_range(next)) {
+                        // Tested once per walk, however many paths lead here.
+                        self.cells[i] = Cell { epoch, state: SHUT, ..Cell::default() };
                         continue;
                     }
                     if inside {
@@ -175,10 +206,27 @@ impl Culler {
                     // Merged: more faces in, fewer directions travelled.
                     (old.state & 0x3f) | e | ((old.state & t) & (0x3f << 6)) | VISITED
                 };
-                if new != self.cells[i].state {
-                    self.cells[i].state = new;
-                    self.queue.push_back((next, i));
+                let c = &mut self.cells[i];
+                if new & !QUEUED == c.state & !QUEUED {
+                    continue;
                 }
+                // A cell waiting in the queue reads its state when it is
+                // taken; one already taken goes back only if the merge lets
+                // it step somewhere new.
+                let queued = c.state & QUEUED != 0;
+                c.state = new | (c.state & QUEUED);
+                if queued {
+                    continue;
+                }
+                let travelled = (new >> 6 & 0x3f) as u8;
+                if c.done != 0 && c.done_travelled == travelled && steps == Steps::Straight {
+                    let allowed = FaceLinks::from_bits(c.links).seen_from((new & 0x3f) as u8) & !opposite(travelled);
+                    if allowed & !c.done == 0 {
+                        continue;
+                    }
+                }
+                c.state |= QUEUED;
+                self.queue.push_back((next, i));
             }
         }
         Some(reached)

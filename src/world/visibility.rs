@@ -30,6 +30,23 @@ const fn pair_bit(a: usize, b: usize) -> u16 {
     1 << (a * (11 - a) / 2 + b - a - 1)
 }
 
+/// The bit of each pair, 0 on the diagonal.
+const PAIRS: [[u16; FACES]; FACES] = {
+    let mut t = [[0; FACES]; FACES];
+    let mut a = 0;
+    while a < FACES {
+        let mut b = 0;
+        while b < FACES {
+            if a != b {
+                t[a][b] = pair_bit(a, b);
+            }
+            b += 1;
+        }
+        a += 1;
+    }
+    t
+};
+
 impl FaceLinks {
     /// No face sees another (solid rock, or open pockets that touch at
     /// most one face).
@@ -53,10 +70,23 @@ impl FaceLinks {
 
     /// Faces any face in `from` sees, as a 6-bit mask.
     pub fn seen_from(self, from: u8) -> u8 {
+        if self == FaceLinks::ALL {
+            // Every face but the one entered by, if it is the only one.
+            return if from.count_ones() == 1 {
+                0x3f & !from
+            } else if from == 0 {
+                0
+            } else {
+                0x3f
+            };
+        }
         let mut seen = 0;
-        for a in (0..FACES).filter(|a| from >> a & 1 != 0) {
-            for b in 0..FACES {
-                if self.sees(a, b) {
+        let mut rest = from;
+        while rest != 0 {
+            let a = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            for (b, &bit) in PAIRS[a].iter().enumerate() {
+                if self.0 & bit != 0 {
                     seen |= 1 << b;
                 }
             }
@@ -109,57 +139,59 @@ impl FaceLinks {
 /// hashing: at render distance 32 the renderer's walk reads ~20 000 a
 /// frame, and lookups in the store's map missed the cache on most.
 ///
-/// The grid is wider than any loaded range (67 columns, 23 levels), so
-/// loaded chunks do not share a slot; should two ever meet, the later one
-/// wins and the other reads as open, which culls less, never more.
+/// A slot is four bytes: the links, and a tag of the position's next bits
+/// up (5 of x and z, 6 of y). The grid is wider than any loaded range (67
+/// columns, 23 levels) and a tag tells apart positions up to 4 096 chunks
+/// apart, far beyond it, so a slot answers only for the chunk last set in
+/// it. Should two loaded chunks ever share a slot, the later one wins and
+/// the other reads as open, which culls less, never more.
+#[derive(Default)]
 pub struct LinkIndex {
-    slots: Vec<(ChunkPos, FaceLinks)>,
+    slots: Vec<u32>,
 }
 
 const INDEX_XZ: i32 = 128;
 const INDEX_Y: i32 = 32;
-
-impl Default for LinkIndex {
-    fn default() -> Self {
-        LinkIndex { slots: Vec::new() }
-    }
-}
+/// A slot no chunk was set in: open, and a tag no position has (bit 15).
+const EMPTY: u32 = (FaceLinks::ALL.0 as u32) | 0x8000 << 16;
 
 impl LinkIndex {
-    fn slot(p: ChunkPos) -> usize {
+    /// The slot (y fastest: the walk steps up and down most) and the tag.
+    fn slot(p: ChunkPos) -> (usize, u32) {
         let (x, y, z) = (p.x.rem_euclid(INDEX_XZ), p.y.rem_euclid(INDEX_Y), p.z.rem_euclid(INDEX_XZ));
-        ((z * INDEX_Y + y) * INDEX_XZ + x) as usize
+        let (tx, ty, tz) = (p.x.div_euclid(INDEX_XZ) & 31, p.y.div_euclid(INDEX_Y) & 63, p.z.div_euclid(INDEX_XZ) & 31);
+        (((z * INDEX_XZ + x) * INDEX_Y + y) as usize, (tx | ty << 5 | tz << 11) as u32)
     }
 
     /// The links of `pos`; open when not recorded.
     pub fn get(&self, pos: ChunkPos) -> FaceLinks {
-        match self.slots.get(Self::slot(pos)) {
-            Some(&(p, links)) if p == pos => links,
+        let (i, tag) = Self::slot(pos);
+        match self.slots.get(i) {
+            Some(&v) if v >> 16 == tag => FaceLinks(v as u16),
             _ => FaceLinks::ALL,
         }
     }
 
     pub fn set(&mut self, pos: ChunkPos, links: Option<FaceLinks>) {
         if self.slots.is_empty() {
-            // A position no chunk has: i32::MIN is beyond the world's range.
-            let none = ChunkPos::new(i32::MIN, i32::MIN, i32::MIN);
-            self.slots = vec![(none, FaceLinks::ALL); (INDEX_XZ * INDEX_XZ * INDEX_Y) as usize];
+            self.slots = vec![EMPTY; (INDEX_XZ * INDEX_XZ * INDEX_Y) as usize];
         }
-        let slot = &mut self.slots[Self::slot(pos)];
-        *slot = (pos, links.unwrap_or(FaceLinks::ALL));
+        let (i, tag) = Self::slot(pos);
+        self.slots[i] = tag << 16 | links.unwrap_or(FaceLinks::ALL).0 as u32;
     }
 
     pub fn remove(&mut self, pos: ChunkPos) {
-        if let Some(slot) = self.slots.get_mut(Self::slot(pos)) {
-            if slot.0 == pos {
-                slot.1 = FaceLinks::ALL;
+        let (i, tag) = Self::slot(pos);
+        if let Some(v) = self.slots.get_mut(i) {
+            if *v >> 16 == tag {
+                *v = EMPTY;
             }
         }
     }
 
     /// Bytes held.
     pub fn heap_bytes(&self) -> usize {
-        self.slots.capacity() * std::mem::size_of::<(ChunkPos, FaceLinks)>()
+        self.slots.capacity() * std::mem::size_of::<u32>()
     }
 }
 
