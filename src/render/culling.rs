@@ -63,7 +63,7 @@ impl CullBox {
         if (value as i64 - centre as i64).abs() > limit {
             return None;
         }
-        Some(if d % 2 == 0 { from + stride } else { from - stride })
+        Some(if d.is_multiple_of(2) { from + stride } else { from - stride })
     }
 
     fn cells(&self) -> usize {
@@ -190,8 +190,9 @@ impl Culler {
                 let new = if old.epoch != epoch {
                     // Next to the eye the walk goes on outside the frustum,
                     // but what it reports is inside (a seen point is).
-                    let inside = in_range(next) && in_frustum(next);
-                    if !inside && !(near(next) && in_range(next)) {
+                    let ranged = in_range(next);
+                    let inside = ranged && in_frustum(next);
+                    if !inside && !(ranged && near(next)) {
                         // Tested once per walk, however many paths lead here.
                         self.cells[i] = Cell { epoch, state: SHUT, ..Cell::default() };
                         continue;
