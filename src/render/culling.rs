@@ -192,7 +192,7 @@ impl Culler {
                     // but what it reports is inside (a seen point is).
                     let ranged = in_range(next);
                     let inside = ranged && in_frustum(next);
-                    if !inside && !(ranged && near(next)) {
+                    if !(inside || ranged && near(next)) {
                         // Tested once per walk, however many paths lead here.
                         self.cells[i] = Cell { epoch, state: SHUT, ..Cell::default() };
                         continue;
