@@ -18,6 +18,7 @@ use crate::light::Light;
 use crate::world::block::{BlockId, Shape, BLOCKS};
 use crate::world::chunk::{ChunkBlocks, Column};
 use crate::world::coords::{block_index, CHUNK_SIZE, CHUNK_VOLUME};
+use crate::world::visibility::FaceLinks;
 
 /// One render pass's quads each.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -82,16 +83,33 @@ pub fn mesh_chunk(n: &Neighbourhood) -> ChunkMesh {
     MESHER.with(|m| m.borrow_mut().mesh(n))
 }
 
+/// Meshes the centre chunk of `n` and finds which of its faces see each
+/// other, from the column masks the mesher builds anyway (a flood over
+/// the chunk's own ids cost as much as the meshing).
+pub fn mesh_chunk_and_links(n: &Neighbourhood) -> (ChunkMesh, FaceLinks) {
+    MESHER.with(|m| m.borrow_mut().mesh_and_links(n))
+}
+
 impl Mesher {
     pub fn mesh(&mut self, n: &Neighbourhood) -> ChunkMesh {
         if n.centre.blocks().uniform() == Some(BlockId::AIR) || buried(n) {
             return ChunkMesh::default();
         }
-        self.mesh_all(n)
+        self.mesh_all(n, |_| {})
     }
 
-    /// The whole mesher, without the buried-chunk shortcut.
-    fn mesh_all(&mut self, n: &Neighbourhood) -> ChunkMesh {
+    pub fn mesh_and_links(&mut self, n: &Neighbourhood) -> (ChunkMesh, FaceLinks) {
+        if n.centre.blocks().uniform() == Some(BlockId::AIR) || buried(n) {
+            return (ChunkMesh::default(), FaceLinks::of(n.centre));
+        }
+        let mut links = FaceLinks::ALL;
+        let mesh = self.mesh_all(n, |vol| links = FaceLinks::from_open(&vol.centre_open()));
+        (mesh, links)
+    }
+
+    /// The whole mesher, without the buried-chunk shortcut; `volume` sees
+    /// the column masks.
+    fn mesh_all(&mut self, n: &Neighbourhood, volume: impl FnOnce(&Volume)) -> ChunkMesh {
         let mut out = ChunkMesh::default();
         let mut ids = std::mem::take(&mut self.ids);
         let unpacked = match n.centre.blocks() {
@@ -103,6 +121,7 @@ impl Mesher {
             _ => None,
         };
         let vol = Volume::build_with_centre(n, unpacked);
+        volume(&vol);
         let light = LightVolume::gather(n.light.as_ref());
         for face in Face::ALL {
             self.mesh_face(n, unpacked, &vol, &light, face, &mut out);
@@ -422,7 +441,7 @@ mod tests {
             neighbours[Neighbourhood::index(dx, dy, dz)] = &blocks;
             neighbours[Neighbourhood::index(0, 0, 0)] = rock.blocks();
             let n = Neighbourhood { centre: &rock, neighbours, light: None };
-            let whole = Mesher::default().mesh_all(&n);
+            let whole = Mesher::default().mesh_all(&n, |_| {});
             assert_eq!(!whole.is_empty(), shows, "({dx}, {dy}, {dz}): the mesher");
             assert_eq!(buried(&n), !shows, "({dx}, {dy}, {dz}): the shortcut");
             assert_eq!(mesh_chunk(&n), whole, "({dx}, {dy}, {dz})");
@@ -432,6 +451,23 @@ mod tests {
         let open = Chunk::from_blocks(rock.pos, holed([16, 16, 16]));
         let n = Neighbourhood { centre: &open, neighbours: [&stone; 27], light: None };
         assert!(!buried(&n) && !mesh_chunk(&n).is_empty());
+    }
+
+    #[test]
+    fn links_from_the_meshers_masks_match_the_chunks_own() {
+        let world = crate::worldgen::WorldGen::new(crate::worldgen::Preset::classic(), 42);
+        for (x, y, z) in [(0, -1, 0), (0, 0, 0), (0, 1, 0), (3, -2, 1), (-2, 0, 5), (-6, -1, -10)] {
+            let chunks: Vec<Chunk> = (-1..=1)
+                .flat_map(|dz| (-1..=1).flat_map(move |dy| (-1..=1).map(move |dx| (dx, dy, dz))))
+                .map(|(dx, dy, dz)| world.generate(ChunkPos::new(x + dx, y + dy, z + dz)))
+                .collect();
+            let centre = &chunks[13];
+            let neighbours = std::array::from_fn(|i| chunks[i].blocks());
+            let n = Neighbourhood { centre, neighbours, light: None };
+            let (mesh, links) = Mesher::default().mesh_and_links(&n);
+            assert_eq!(links, FaceLinks::of(centre), "chunk {x},{y},{z}");
+            assert_eq!(mesh, mesh_chunk(&n), "chunk {x},{y},{z}");
+        }
     }
 
     #[test]

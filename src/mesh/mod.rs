@@ -9,5 +9,5 @@ pub mod light;
 pub mod quad;
 pub mod volume;
 
-pub use greedy::{mesh_chunk, ChunkMesh};
+pub use greedy::{mesh_chunk, mesh_chunk_and_links, ChunkMesh};
 pub use volume::Neighbourhood;

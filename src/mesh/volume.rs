@@ -6,7 +6,7 @@
 use crate::light::ChunkLight;
 use crate::world::block::{BlockId, Layer, Shape, MAX_BLOCK_TYPES};
 use crate::world::chunk::{Chunk, ChunkBlocks};
-use crate::world::coords::{block_index, CHUNK_SIZE, CHUNK_VOLUME};
+use crate::world::coords::{block_index, CHUNK_AREA, CHUNK_SIZE, CHUNK_VOLUME};
 
 pub const PADDED: usize = CHUNK_SIZE + 2;
 
@@ -248,6 +248,14 @@ impl Volume {
     }
 
     #[inline(always)]
+    /// The centre chunk's non-opaque blocks: bit y of column z·32 + x.
+    pub fn centre_open(&self) -> [u32; CHUNK_AREA] {
+        std::array::from_fn(|c| {
+            let (x, z) = (c % CHUNK_SIZE, c / CHUNK_SIZE);
+            !(self.opaque[(z + 1) * PADDED + x + 1] >> 1) as u32
+        })
+    }
+
     pub fn opaque_at(&self, xp: usize, yp: usize, zp: usize) -> bool {
         (self.opaque[zp * PADDED + xp] >> yp) & 1 != 0
     }

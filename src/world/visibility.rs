@@ -107,8 +107,13 @@ impl FaceLinks {
         if let Some(b) = chunk.blocks().uniform() {
             return if b.info().opaque() { FaceLinks::NONE } else { FaceLinks::ALL };
         }
-        let open = open_columns(chunk);
-        let mut flood = Flood { open: &open, visited: [0; CHUNK_AREA], stack: Vec::new() };
+        FaceLinks::from_open(&open_columns(chunk))
+    }
+
+    /// The links of a chunk whose open blocks are `open`: bit y of
+    /// column z·32 + x (the mesher has these masks at hand).
+    pub fn from_open(open: &[u32; CHUNK_AREA]) -> FaceLinks {
+        let mut flood = Flood { open, visited: [0; CHUNK_AREA], stack: Vec::new() };
         let mut links = FaceLinks::NONE;
         const TOP_BOTTOM: u32 = 1 | 1 << (CHUNK_SIZE - 1);
         for (c, &column) in open.iter().enumerate() {

@@ -13,7 +13,7 @@
 
 use super::rings::within;
 use crate::light::ChunkLight;
-use crate::mesh::{mesh_chunk, ChunkMesh, Neighbourhood};
+use crate::mesh::{mesh_chunk, mesh_chunk_and_links, ChunkMesh, Neighbourhood};
 use crate::world::chunk::Chunk;
 use crate::world::coords::ChunkPos;
 use crate::world::visibility::FaceLinks;
@@ -92,6 +92,15 @@ struct MeshDone {
 
 /// Meshes the centre of a 3×3×3 block of chunks.
 pub fn mesh_of(input: &MeshInput) -> ChunkMesh {
+    with_neighbourhood(input, mesh_chunk)
+}
+
+/// Meshes the centre and finds its face links.
+fn mesh_and_links_of(input: &MeshInput) -> (ChunkMesh, FaceLinks) {
+    with_neighbourhood(input, mesh_chunk_and_links)
+}
+
+fn with_neighbourhood<T>(input: &MeshInput, f: impl FnOnce(&Neighbourhood) -> T) -> T {
     let chunks = &input.chunks;
     let centre = &chunks[13];
     let mut neighbours = [centre.blocks(); 27];
@@ -99,7 +108,7 @@ pub fn mesh_of(input: &MeshInput) -> ChunkMesh {
         neighbours[i] = c.blocks();
     }
     let light = input.light.as_ref().filter(|l| l.len() == 27).map(|l| std::array::from_fn(|i| &l[i]));
-    mesh_chunk(&Neighbourhood { centre, neighbours, light })
+    f(&Neighbourhood { centre, neighbours, light })
 }
 
 fn spawn_mesher(rx: Receiver<MeshJob>, tx: Sender<MeshDone>) -> std::thread::JoinHandle<()> {
@@ -107,8 +116,7 @@ fn spawn_mesher(rx: Receiver<MeshJob>, tx: Sender<MeshDone>) -> std::thread::Joi
         .name("mesher".into())
         .spawn(move || {
             while let Ok(job) = rx.recv() {
-                let mesh = mesh_of(&job.input);
-                let links = FaceLinks::of(&job.input.chunks[13]);
+                let (mesh, links) = mesh_and_links_of(&job.input);
                 if tx.send(MeshDone { pos: job.pos, version: job.version, mesh, links }).is_err() {
                     return;
                 }
