@@ -16,7 +16,7 @@ use crate::backend::{Device, Engine};
 use crate::bench::{percentile, rss};
 use crate::game::frame_stats::CpuClock;
 use crate::game::spawn::spawn_point;
-use crate::game::streaming::rings::within;
+use crate::game::streaming::rings::{self, within};
 use crate::game::streaming::{Budget, ChunkStreamer};
 use crate::game::view::with_visibility;
 use crate::render::camera::{Camera, DEFAULT_FOV_DEGREES};
@@ -97,6 +97,9 @@ pub struct Drawing {
     pub encode_ms: Spread,
 }
 
+/// The near view the flight's goals are stated for, in chunks.
+pub const NEAR_CHUNKS: i32 = 8;
+
 /// How often the flight counts how the culled chunks split.
 pub const SPLIT_EVERY: usize = 8;
 
@@ -121,6 +124,8 @@ pub struct Holes {
     pub near_view_distance: i32,
     pub frames_with_near_holes: usize,
     pub near_most: usize,
+    /// Frames with a hole within [`NEAR_CHUNKS`] of the eye's chunk.
+    pub frames_with_holes_within_near_chunks: usize,
     /// Holes in the whole range: median and most over the flight (the
     /// edge a moving eye streams into).
     pub range_median: f64,
@@ -163,6 +168,9 @@ pub struct FlightReport {
     pub holes: Holes,
     /// From a chunk coming into range to its mesh on the GPU.
     pub chunk_ready_ms: Spread,
+    /// The same for chunks within [`NEAR_CHUNKS`] of the eye's chunk when
+    /// their mesh came up: the part of the view a player notices first.
+    pub near_chunk_ready_ms: Spread,
     pub chunks_generated: u64,
     pub distance_flown_blocks: f64,
     pub memory: Memory,
@@ -317,6 +325,8 @@ struct Recorder {
     draws: Vec<(DrawStats, Option<usize>)>,
     near: i32,
     near_holes: Vec<usize>,
+    /// Holes within NEAR_CHUNKS, per frame.
+    nearest_holes: Vec<usize>,
     range_holes: Vec<f64>,
     nearest_hole: f64,
     samples: Vec<MemorySample>,
@@ -335,6 +345,7 @@ impl Recorder {
             draws: Vec::new(),
             near,
             near_holes: Vec::new(),
+            nearest_holes: Vec::new(),
             range_holes: Vec::new(),
             nearest_hole: f64::INFINITY,
             samples: Vec::new(),
@@ -364,13 +375,15 @@ impl Recorder {
 
     /// One walk over the range gives all three hole figures.
     fn count_holes(&mut self, streamer: &ChunkStreamer) {
-        let (mut holes, mut in_near, mut nearest) = (0usize, 0usize, f64::INFINITY);
+        let (mut holes, mut in_near, mut in_goal, mut nearest) = (0usize, 0usize, 0usize, f64::INFINITY);
         for (dx, dy, dz) in streamer.holes() {
             holes += 1;
             in_near += within(ChunkPos::new(dx, dy, dz), ChunkPos::new(0, 0, 0), self.near) as usize;
+            in_goal += within(ChunkPos::new(dx, dy, dz), ChunkPos::new(0, 0, 0), NEAR_CHUNKS) as usize;
             nearest = nearest.min(((dx * dx + dy * dy + dz * dz) as f64).sqrt());
         }
         self.near_holes.push(in_near);
+        self.nearest_holes.push(in_goal);
         self.range_holes.push(holes as f64);
         self.nearest_hole = self.nearest_hole.min(nearest);
     }
@@ -412,7 +425,11 @@ impl Recorder {
         let mut sorted = self.frames;
         sorted.sort_by(|a, b| a.total_cmp(b));
         let slowest = &sorted[sorted.len() - (sorted.len() / 100).max(1).min(sorted.len())..];
-        let latencies = streamer.ready_latencies().iter().map(|d| d.as_secs_f64() * 1e3).collect();
+        let latencies = streamer.ready_latencies().iter().map(|(d, _)| d.as_secs_f64() * 1e3).collect();
+        let near =
+            |&(dx, dy, dz): &rings::Offset| within(ChunkPos::new(dx, dy, dz), ChunkPos::new(0, 0, 0), NEAR_CHUNKS);
+        let near_latencies =
+            streamer.ready_latencies().iter().filter(|(_, o)| near(o)).map(|(d, _)| d.as_secs_f64() * 1e3).collect();
         let range_most = self.range_holes.iter().fold(0.0f64, |a, &b| a.max(b)) as usize;
         FlightReport {
             row: opts.row.clone(),
@@ -439,11 +456,13 @@ impl Recorder {
                 near_view_distance: self.near,
                 frames_with_near_holes: self.near_holes.iter().filter(|&&n| n > 0).count(),
                 near_most: self.near_holes.iter().copied().max().unwrap_or(0),
+                frames_with_holes_within_near_chunks: self.nearest_holes.iter().filter(|&&n| n > 0).count(),
                 range_median: Spread::of(self.range_holes).median,
                 range_most,
                 nearest_chunks: self.nearest_hole.is_finite().then_some(self.nearest_hole),
             },
             chunk_ready_ms: Spread::of(latencies),
+            near_chunk_ready_ms: Spread::of(near_latencies),
             chunks_generated: streamer.generated_total() - self.generated_before,
             distance_flown_blocks: self.flown,
             memory: Memory {
@@ -488,6 +507,11 @@ impl fmt::Display for FlightReport {
             "{:<28} {} frames in {:.0} s on {}: frame ms min {:.1} / median {:.1} / p99 {:.1} / max {:.1}; first complete view {:.0} ms; chunk ready latency median {:.0} ms, p99 {:.0} ms; {} chunks generated, {:.0} blocks flown",
             r.backend, r.frames, r.seconds, r.adapter, fr.min, fr.median, fr.p99, fr.max, r.first_view.ms,
             r.chunk_ready_ms.median, r.chunk_ready_ms.p99, r.chunks_generated, r.distance_flown_blocks
+        )?;
+        writeln!(
+            f,
+            "{pad:<28} within {NEAR_CHUNKS} chunks of the eye: chunk ready latency median {:.0} ms, p99 {:.0} ms; {} of {} frames with a hole",
+            r.near_chunk_ready_ms.median, r.near_chunk_ready_ms.p99, r.holes.frames_with_holes_within_near_chunks, r.frames
         )?;
         writeln!(
             f,

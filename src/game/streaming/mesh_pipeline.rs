@@ -141,8 +141,9 @@ pub struct MeshPipeline {
     uploads: VecDeque<MeshDone>,
     /// When each chunk was first wanted, until its mesh is up (latency).
     asked_at: HashMap<ChunkPos, Instant>,
-    /// Wanted (in range) → mesh on the GPU, per chunk with a mesh.
-    pub ready_latencies: Vec<Duration>,
+    /// Wanted (in range) → mesh on the GPU, per chunk with a mesh, with
+    /// the chunk's offset from the range's centre when it came up.
+    pub ready_latencies: Vec<(Duration, super::rings::Offset)>,
     /// Jobs sent to the mesher threads so far.
     pub jobs_sent: u64,
     jobs: Option<Sender<MeshJob>>,
@@ -293,7 +294,7 @@ impl MeshPipeline {
             } else {
                 bytes += (finished.mesh.quads() * std::mem::size_of::<crate::mesh::quad::Quad>()) as u64;
                 if let Some(t) = self.asked_at.get(&pos) {
-                    self.ready_latencies.push(t.elapsed());
+                    self.ready_latencies.push((t.elapsed(), (pos.x - centre.x, pos.y - centre.y, pos.z - centre.z)));
                 }
                 show(pos, Some(finished.mesh), finished.links);
             }

@@ -652,7 +652,7 @@ impl ChunkStreamer {
     }
 
     /// Wanted (in range) → mesh on the GPU, per chunk with a mesh.
-    pub fn ready_latencies(&mut self) -> &mut Vec<Duration> {
+    pub fn ready_latencies(&mut self) -> &mut Vec<(Duration, rings::Offset)> {
         &mut self.meshes.ready_latencies
     }
 }
