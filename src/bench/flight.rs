@@ -508,10 +508,16 @@ impl fmt::Display for FlightReport {
             r.backend, r.frames, r.seconds, r.adapter, fr.min, fr.median, fr.p99, fr.max, r.first_view.ms,
             r.chunk_ready_ms.median, r.chunk_ready_ms.p99, r.chunks_generated, r.distance_flown_blocks
         )?;
+        let near = &r.near_chunk_ready_ms;
+        let latency = if near.median.is_nan() {
+            "no mesh came up there (each was ready before the eye came that close)".to_string()
+        } else {
+            format!("chunk ready latency median {:.0} ms, p99 {:.0} ms", near.median, near.p99)
+        };
         writeln!(
             f,
-            "{pad:<28} within {NEAR_CHUNKS} chunks of the eye: chunk ready latency median {:.0} ms, p99 {:.0} ms; {} of {} frames with a hole",
-            r.near_chunk_ready_ms.median, r.near_chunk_ready_ms.p99, r.holes.frames_with_holes_within_near_chunks, r.frames
+            "{pad:<28} within {NEAR_CHUNKS} chunks of the eye: {latency}; {} of {} frames with a hole",
+            r.holes.frames_with_holes_within_near_chunks, r.frames
         )?;
         writeln!(
             f,
