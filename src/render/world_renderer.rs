@@ -3,7 +3,7 @@
 //! front), with fog that fades the streaming edge into the sky behind it.
 
 use super::atlas::{self, TILE};
-use super::camera::Camera;
+use super::camera::{Camera, Frustum};
 use super::culling::{CullBox, Culler, Steps};
 use super::gpu::{Gpu, RenderError};
 use super::mesh_arena::{MeshArena, Slot};
@@ -84,6 +84,38 @@ struct GpuMesh {
     cutout: Option<(Slot, u32)>,
     water: Option<(Slot, u32)>,
     bytes: u64,
+}
+
+const HALF_CHUNK: Vec3 = Vec3::splat(CHUNK_SIZE as f32 * 0.5);
+
+/// Where chunks lie from the eye, and whether the frustum and the fog
+/// (half a chunk's diagonal past it) leave them in view.
+struct ChunkView {
+    frustum: Frustum,
+    eye: DVec3,
+    reach: f32,
+}
+
+impl ChunkView {
+    fn new(camera: &Camera, fog_end: f32) -> ChunkView {
+        ChunkView { frustum: camera.frustum(), eye: camera.eye, reach: fog_end + CHUNK_SIZE as f32 * 1.8 }
+    }
+
+    /// The chunk's origin, camera-relative.
+    fn relative(&self, pos: ChunkPos) -> Vec3 {
+        let o = pos.origin();
+        (DVec3::new(o[0] as f64, o[1] as f64, o[2] as f64) - self.eye).as_vec3()
+    }
+
+    fn in_fog(&self, pos: ChunkPos) -> bool {
+        let centre = self.relative(pos) + HALF_CHUNK;
+        centre.x.hypot(centre.z) <= self.reach
+    }
+
+    fn shows(&self, pos: ChunkPos) -> bool {
+        let rel = self.relative(pos);
+        self.in_fog(pos) && self.frustum.intersects_box(rel, rel + 2.0 * HALF_CHUNK)
+    }
 }
 
 /// What a frame's view needs besides the camera.
@@ -427,24 +459,15 @@ impl WorldRenderer {
     /// mesh in the frustum when culling is off (or the eye is outside the
     /// range), each with its camera-relative origin and squared distance.
     fn select(&mut self, camera: &Camera, fog_end: f32, visibility: Option<&Visibility>) -> Vec<(ChunkPos, Vec3, f32)> {
-        let frustum = camera.frustum();
-        let eye = camera.eye;
-        let reach = fog_end + CHUNK_SIZE as f32 * 1.8;
-        let place = |pos: ChunkPos| {
-            let o = pos.origin();
-            let rel = (DVec3::new(o[0] as f64, o[1] as f64, o[2] as f64) - eye).as_vec3();
-            let centre = rel + Vec3::splat(CHUNK_SIZE as f32 * 0.5);
-            (rel, centre)
-        };
-        let in_fog = |centre: Vec3| centre.x.hypot(centre.z) <= reach;
+        let view = ChunkView::new(camera, fog_end);
         if let Some(v) = visibility.filter(|v| v.culling) {
             let meshes = &self.meshes;
             let walked = self.culler.walk(
-                eye,
-                Some(&frustum),
+                camera.eye,
+                Some(&view.frustum),
                 v.bounds,
                 Steps::Straight,
-                |p| in_fog(place(p).1) && (v.in_range)(p),
+                |p| view.in_fog(p) && (v.in_range)(p),
                 |p| (v.links)(p),
             );
             if let Some(chunks) = walked {
@@ -452,19 +475,19 @@ impl WorldRenderer {
                     .into_iter()
                     .filter(|p| meshes.contains_key(p))
                     .map(|p| {
-                        let (rel, centre) = place(p);
-                        (p, rel, centre.length_squared())
+                        let rel = view.relative(p);
+                        (p, rel, (rel + HALF_CHUNK).length_squared())
                     })
                     .collect();
             }
         }
-        let size = Vec3::splat(CHUNK_SIZE as f32);
         let mut chosen: Vec<(ChunkPos, Vec3, f32)> = self
             .meshes
             .keys()
-            .filter_map(|&p| {
-                let (rel, centre) = place(p);
-                (in_fog(centre) && frustum.intersects_box(rel, rel + size)).then(|| (p, rel, centre.length_squared()))
+            .filter(|&&p| view.shows(p))
+            .map(|&p| {
+                let rel = view.relative(p);
+                (p, rel, (rel + HALF_CHUNK).length_squared())
             })
             .collect();
         // Front to back for the opaque pass (early depth rejection).
@@ -477,18 +500,8 @@ impl WorldRenderer {
     /// frustum and visibility. A pass over every mesh, so it is asked for
     /// (the F3 overlay, the benchmarks' samples), not run every frame.
     pub fn in_frustum(&self, camera: &Camera, fog_end: f32) -> usize {
-        let frustum = camera.frustum();
-        let reach = fog_end + CHUNK_SIZE as f32 * 1.8;
-        let size = Vec3::splat(CHUNK_SIZE as f32);
-        self.meshes
-            .keys()
-            .filter(|p| {
-                let o = p.origin();
-                let rel = (DVec3::new(o[0] as f64, o[1] as f64, o[2] as f64) - camera.eye).as_vec3();
-                let centre = rel + size * 0.5;
-                centre.x.hypot(centre.z) <= reach && frustum.intersects_box(rel, rel + size)
-            })
-            .count()
+        let view = ChunkView::new(camera, fog_end);
+        self.meshes.keys().filter(|&&p| view.shows(p)).count()
     }
 
     fn ensure_origins(&mut self, gpu: &Gpu, count: usize) {
