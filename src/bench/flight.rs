@@ -17,8 +17,8 @@ use crate::bench::{percentile, rss};
 use crate::game::frame_stats::CpuClock;
 use crate::game::spawn::spawn_point;
 use crate::game::streaming::rings::{self, within};
-use crate::game::streaming::{Budget, ChunkStreamer};
-use crate::game::view::with_visibility;
+use crate::game::streaming::{Budget, ChunkStreamer, UpdateParts};
+use crate::game::view::{show_changes, with_visibility};
 use crate::render::camera::{Camera, DEFAULT_FOV_DEGREES};
 use crate::render::gpu::Gpu;
 use crate::render::offscreen::OffscreenTarget;
@@ -68,7 +68,7 @@ pub struct Fps {
 /// The part of each frame this project controls: streaming update and
 /// uploads, culling, encoding and submission, without the wait for the
 /// GPU (software rasterisation dominates the whole frame under lavapipe).
-#[derive(Clone, Copy, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize)]
 pub struct CpuPart {
     /// The game thread's CPU time (wall time where the platform has no
     /// per-thread clock).
@@ -78,6 +78,9 @@ pub struct CpuPart {
     pub wall_ms: Spread,
     /// Of the CPU time: the streaming update and its uploads.
     pub update_ms: Spread,
+    /// The update's parts ([`UpdateParts`], in the order they run), then
+    /// the uploads as "upload".
+    pub update_parts_ms: Vec<(&'static str, Spread)>,
 }
 
 /// What the frames drew: chunks with a mesh in range, drawn, and culled
@@ -289,8 +292,12 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
         last = eye;
         let chunk = ChunkPos::containing([eye.x.floor() as i64, eye.y.floor() as i64, eye.z.floor() as i64]);
         let update_start = CpuClock::now();
-        session.update(chunk, Budget::default());
+        session.streamer.update(chunk, Budget::default());
+        let upload_start = CpuClock::now();
+        show_changes(&mut session.streamer, &gpu, &mut session.renderer);
+        let (upload, parts) = (upload_start.ms(), session.streamer.update_parts());
         rec.updates.push(update_start.ms());
+        rec.update_parts.push((parts, upload));
         let camera = Camera::for_view(eye, yaw, pitch, DEFAULT_FOV_DEGREES, opts.size, opts.render_distance);
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
         let view = ViewParams::new(opts.render_distance, opts.time_of_day as f32, t0.elapsed().as_secs_f32());
@@ -321,6 +328,8 @@ struct Recorder {
     cpu_frames: Vec<f64>,
     cpu_frames_wall: Vec<f64>,
     updates: Vec<f64>,
+    /// Each frame's update parts and upload milliseconds.
+    update_parts: Vec<(UpdateParts, f64)>,
     /// Each frame's draw figures, and every few frames the meshes in the frustum.
     draws: Vec<(DrawStats, Option<usize>)>,
     near: i32,
@@ -342,6 +351,7 @@ impl Recorder {
             cpu_frames: Vec::new(),
             cpu_frames_wall: Vec::new(),
             updates: Vec::new(),
+            update_parts: Vec::new(),
             draws: Vec::new(),
             near,
             near_holes: Vec::new(),
@@ -371,6 +381,16 @@ impl Recorder {
             cull_ms: all(|s| s.cull_us / 1e3),
             encode_ms: all(|s| s.encode_us / 1e3),
         }
+    }
+
+    fn update_parts_ms(&self) -> Vec<(&'static str, Spread)> {
+        let mut out: Vec<_> = UpdateParts::NAMES
+            .iter()
+            .enumerate()
+            .map(|(i, &name)| (name, Spread::of(self.update_parts.iter().map(|(p, _)| p.values()[i]).collect())))
+            .collect();
+        out.push(("upload", Spread::of(self.update_parts.iter().map(|&(_, u)| u).collect())));
+        out
     }
 
     /// One walk over the range gives all three hole figures.
@@ -420,6 +440,7 @@ impl Recorder {
         adapter: String,
     ) -> FlightReport {
         let drawing = self.drawing(opts.culling);
+        let update_parts_ms = self.update_parts_ms();
         let frames = self.frames.len();
         let frame_ms = Spread::of(self.frames.clone());
         let mut sorted = self.frames;
@@ -449,6 +470,7 @@ impl Recorder {
                 cpu_ms: Spread::of(self.cpu_frames),
                 wall_ms: Spread::of(self.cpu_frames_wall),
                 update_ms: Spread::of(self.updates),
+                update_parts_ms,
             },
             drawing,
             first_view,
@@ -523,6 +545,19 @@ impl fmt::Display for FlightReport {
             f,
             "{pad:<28} CPU part of the frame (update, upload, culling, encoding; no GPU wait): median {:.2} / p99 {:.2} / max {:.2} ms",
             cpu.median, cpu.p99, cpu.max
+        )?;
+        let parts: Vec<String> = r
+            .cpu_part
+            .update_parts_ms
+            .iter()
+            .map(|(name, s)| format!("{name} {:.2} / {:.2}", s.median, s.p99))
+            .collect();
+        writeln!(
+            f,
+            "{pad:<28} of it, streaming update and upload median {:.2} / p99 {:.2} ms; by part, median / p99 ms: {}",
+            r.cpu_part.update_ms.median,
+            r.cpu_part.update_ms.p99,
+            parts.join(", ")
         )?;
         let d = &r.drawing;
         writeln!(

@@ -17,6 +17,7 @@ pub mod requests;
 pub mod rings;
 
 use super::engine::{EngineSwitch, Switch};
+use super::frame_stats::CpuClock;
 use crate::backend::service::{Balance, Command, Event, GenerationService, DEFAULT_BATCH, MAX_BATCH};
 use crate::backend::{Device, Engine};
 use crate::light::Light;
@@ -59,6 +60,58 @@ pub enum ViewChange {
     Range { centre: ChunkPos, radius: i32 },
 }
 
+/// The game thread's CPU milliseconds in each part of the last
+/// [`ChunkStreamer::update`], in the order they run.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct UpdateParts {
+    /// Following the player across a chunk border: the range's owners
+    /// trimmed, light moved, chunks that entered listed.
+    pub recentre: f64,
+    /// The light thread's results taken in and their neighbours tried.
+    pub light: f64,
+    /// Loaded chunks that came into range tried for meshing.
+    pub entered: f64,
+    /// Generated chunks taken into the store.
+    pub arrivals: f64,
+    /// The store's change set: light sent, neighbourhoods tried.
+    pub changes: f64,
+    /// New generation requests chosen and sent.
+    pub requests: f64,
+    /// Mesh jobs sent to the mesher threads.
+    pub dispatch: f64,
+    /// Finished meshes taken back within the upload budget.
+    pub hand_out: f64,
+}
+
+impl UpdateParts {
+    pub const NAMES: [&'static str; 8] =
+        ["recentre", "light", "entered", "arrivals", "changes", "requests", "dispatch", "hand_out"];
+
+    pub fn values(&self) -> [f64; 8] {
+        [
+            self.recentre,
+            self.light,
+            self.entered,
+            self.arrivals,
+            self.changes,
+            self.requests,
+            self.dispatch,
+            self.hand_out,
+        ]
+    }
+}
+
+/// Successive laps of the thread's CPU clock.
+struct Laps(CpuClock);
+
+impl Laps {
+    fn lap(&mut self) -> f64 {
+        let ms = self.0.ms();
+        self.0 = CpuClock::now();
+        ms
+    }
+}
+
 #[derive(Clone, Copy, Debug, Default)]
 pub struct StreamCounts {
     pub loaded: usize,
@@ -92,6 +145,7 @@ pub struct ChunkStreamer {
     last_update: Option<Instant>,
     /// What the view must change since the last [`ChunkStreamer::take_view_changes`].
     view_changes: Vec<ViewChange>,
+    parts: UpdateParts,
 }
 
 /// Streaming work is handed out once a frame, so each frame must hand out
@@ -157,6 +211,7 @@ impl ChunkStreamer {
             entered: VecDeque::new(),
             last_update: None,
             view_changes: Vec::new(),
+            parts: UpdateParts::default(),
         };
         s.set_engine(engine);
         s
@@ -470,6 +525,8 @@ impl ChunkStreamer {
         // chunk border, the light thread's results) takes first is not
         // left to the elastic work.
         let deadline = now + budget.time;
+        let mut laps = Laps(CpuClock::now());
+        let mut parts = UpdateParts::default();
         self.recentre(player_chunk, !self.started);
         self.started = true;
         self.requests.set_max_in_flight(4 * DEFAULT_BATCH * scale);
@@ -477,10 +534,13 @@ impl ChunkStreamer {
             self.notice = Some(n);
         }
 
+        parts.recentre = laps.lap();
         self.take_light();
+        parts.light = laps.lap();
         // Chunks already here come first: they need no generation, only a
         // look at their neighbours.
         self.try_entered(deadline);
+        parts.entered = laps.lap();
         let mut arrivals = 0;
         while arrivals < budget.max_arrivals {
             // A burst beyond the time budget waits in the channel (its
@@ -503,7 +563,9 @@ impl ChunkStreamer {
                 Event::Cancelled(pos) => self.requests.returned(pos),
             }
         }
+        parts.arrivals = laps.lap();
         self.take_terrain_changes();
+        parts.changes = laps.lap();
 
         let store = &self.store;
         let batch = self.requests.next_batch(scale, |p| store.contains(p));
@@ -512,17 +574,26 @@ impl ChunkStreamer {
         }
         let complete = self.is_complete();
         self.requests.rewind_if_stalled(complete);
+        parts.requests = laps.lap();
 
         let (store, light) = (&self.store, &self.light);
         let (centre, r) = (self.centre, self.render_distance);
         self.meshes.dispatch(MAX_IN_PIPELINE * scale, deadline, |p| {
             Self::mesh_input(store, light, p, within_light(p, centre, r))
         });
+        parts.dispatch = laps.lap();
         let (changes, store) = (&mut self.view_changes, &mut self.store);
         self.meshes.hand_out((centre, r), (budget.upload_bytes, deadline), |p, mesh, links| {
             store.set_links(p, links);
             changes.push(mesh.map_or(ViewChange::Gone(p), |m| ViewChange::Mesh(p, m)))
         });
+        parts.hand_out = laps.lap();
+        self.parts = parts;
+    }
+
+    /// Where the last update's time went.
+    pub fn update_parts(&self) -> UpdateParts {
+        self.parts
     }
 
     /// Consumes the store's change set: new chunks in the lit range go to
