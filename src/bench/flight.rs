@@ -17,7 +17,7 @@ use crate::bench::{percentile, rss};
 use crate::game::frame_stats::CpuClock;
 use crate::game::spawn::spawn_point;
 use crate::game::streaming::rings::{self, within};
-use crate::game::streaming::{Budget, ChunkStreamer, UpdateParts};
+use crate::game::streaming::{Budget, ChunkStreamer, ReadyStages, UpdateParts};
 use crate::game::view::{show_changes, with_visibility};
 use crate::render::camera::{Camera, DEFAULT_FOV_DEGREES};
 use crate::render::gpu::Gpu;
@@ -174,6 +174,10 @@ pub struct FlightReport {
     /// The same for chunks within [`NEAR_CHUNKS`] of the eye's chunk when
     /// their mesh came up: the part of the view a player notices first.
     pub near_chunk_ready_ms: Spread,
+    /// Where that latency went, stage by stage ([`ReadyStages`]): the
+    /// whole range's chunks, then the near view's.
+    pub ready_stages_ms: Vec<(&'static str, Spread)>,
+    pub near_ready_stages_ms: Vec<(&'static str, Spread)>,
     pub chunks_generated: u64,
     pub distance_flown_blocks: f64,
     pub memory: Memory,
@@ -322,6 +326,15 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
     Ok(rec.report(opts, elapsed, first_view, &mut session.streamer, &session.renderer, gpu.adapter_name()))
 }
 
+/// Each stage's spread of milliseconds over `ready`.
+fn stage_spreads(ready: &[&ReadyStages]) -> Vec<(&'static str, Spread)> {
+    ReadyStages::NAMES
+        .iter()
+        .enumerate()
+        .map(|(i, &name)| (name, Spread::of(ready.iter().map(|s| s.stages()[i].as_secs_f64() * 1e3).collect())))
+        .collect()
+}
+
 /// What the flight records frame by frame.
 struct Recorder {
     frames: Vec<f64>,
@@ -446,11 +459,14 @@ impl Recorder {
         let mut sorted = self.frames;
         sorted.sort_by(|a, b| a.total_cmp(b));
         let slowest = &sorted[sorted.len() - (sorted.len() / 100).max(1).min(sorted.len())..];
-        let latencies = streamer.ready_latencies().iter().map(|(d, _)| d.as_secs_f64() * 1e3).collect();
+        let ready = streamer.ready_latencies();
         let near =
             |&(dx, dy, dz): &rings::Offset| within(ChunkPos::new(dx, dy, dz), ChunkPos::new(0, 0, 0), NEAR_CHUNKS);
-        let near_latencies =
-            streamer.ready_latencies().iter().filter(|(_, o)| near(o)).map(|(d, _)| d.as_secs_f64() * 1e3).collect();
+        let all: Vec<&ReadyStages> = ready.iter().map(|(s, _)| s).collect();
+        let near_ready: Vec<&ReadyStages> = ready.iter().filter(|(_, o)| near(o)).map(|(s, _)| s).collect();
+        let total_ms = |v: &[&ReadyStages]| Spread::of(v.iter().map(|s| s.total.as_secs_f64() * 1e3).collect());
+        let (chunk_ready_ms, near_chunk_ready_ms) = (total_ms(&all), total_ms(&near_ready));
+        let (ready_stages_ms, near_ready_stages_ms) = (stage_spreads(&all), stage_spreads(&near_ready));
         let range_most = self.range_holes.iter().fold(0.0f64, |a, &b| a.max(b)) as usize;
         FlightReport {
             row: opts.row.clone(),
@@ -483,8 +499,10 @@ impl Recorder {
                 range_most,
                 nearest_chunks: self.nearest_hole.is_finite().then_some(self.nearest_hole),
             },
-            chunk_ready_ms: Spread::of(latencies),
-            near_chunk_ready_ms: Spread::of(near_latencies),
+            chunk_ready_ms,
+            near_chunk_ready_ms,
+            ready_stages_ms,
+            near_ready_stages_ms,
             chunks_generated: streamer.generated_total() - self.generated_before,
             distance_flown_blocks: self.flown,
             memory: Memory {
@@ -541,6 +559,13 @@ impl fmt::Display for FlightReport {
             "{pad:<28} within {NEAR_CHUNKS} chunks of the eye: {latency}; {} of {} frames with a hole",
             r.holes.frames_with_holes_within_near_chunks, r.frames
         )?;
+        let stages = |v: &[(&str, Spread)]| {
+            v.iter().map(|(n, s)| format!("{n} {:.0} / {:.0}", s.median, s.p99)).collect::<Vec<_>>().join(", ")
+        };
+        writeln!(f, "{pad:<28} ready latency by stage, median / p99 ms: {}", stages(&r.ready_stages_ms))?;
+        if !r.near_chunk_ready_ms.median.is_nan() {
+            writeln!(f, "{pad:<28} the same within {NEAR_CHUNKS} chunks: {}", stages(&r.near_ready_stages_ms))?;
+        }
         writeln!(
             f,
             "{pad:<28} CPU part of the frame (update, upload, culling, encoding; no GPU wait): median {:.2} / p99 {:.2} / max {:.2} ms",

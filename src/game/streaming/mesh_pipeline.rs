@@ -125,6 +125,67 @@ fn spawn_mesher(rx: Receiver<MeshJob>, tx: Sender<MeshDone>) -> std::thread::Joi
         .expect("spawning a mesher thread")
 }
 
+/// When a chunk passed each stage on its way to the screen; a stage not
+/// stamped took no time.
+#[derive(Clone, Copy, Debug)]
+struct Stamps {
+    wanted: Instant,
+    /// It and its 26 neighbours in the store.
+    loaded: Option<Instant>,
+    /// Light settled around it: queued for a mesher.
+    queued: Option<Instant>,
+    sent: Option<Instant>,
+    /// Its mesh back from the mesher.
+    back: Option<Instant>,
+}
+
+/// How long a chunk waited in each stage between being wanted and its
+/// mesh going up; the stages add up to `total`.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ReadyStages {
+    pub total: Duration,
+    /// Until it and its neighbours were generated and in the store.
+    pub generate: Duration,
+    /// Until the light around it (and above it) settled.
+    pub light: Duration,
+    /// In the queue for a mesher.
+    pub queue: Duration,
+    /// On a mesher.
+    pub mesh: Duration,
+    /// Waiting for the upload budget.
+    pub upload: Duration,
+}
+
+impl ReadyStages {
+    pub const NAMES: [&'static str; 5] = ["generate", "light", "queue", "mesh", "upload"];
+
+    pub fn stages(&self) -> [Duration; 5] {
+        [self.generate, self.light, self.queue, self.mesh, self.upload]
+    }
+}
+
+impl Stamps {
+    fn new(wanted: Instant) -> Stamps {
+        Stamps { wanted, loaded: None, queued: None, sent: None, back: None }
+    }
+
+    /// The stages up to `up`; a missing stamp is taken to be the one
+    /// before it, and a stamp older than the one before (a stage passed
+    /// again after a re-mesh) counts from it.
+    fn stages(&self, up: Instant) -> ReadyStages {
+        let mut last = self.wanted;
+        let mut step = |t: Option<Instant>| {
+            let t = t.unwrap_or(last).max(last);
+            let d = t - last;
+            last = t;
+            d
+        };
+        let (generate, light, queue, mesh) = (step(self.loaded), step(self.queued), step(self.sent), step(self.back));
+        let upload = step(Some(up));
+        ReadyStages { total: up.saturating_duration_since(self.wanted), generate, light, queue, mesh, upload }
+    }
+}
+
 pub struct MeshPipeline {
     /// Bumped by every edit of a chunk.
     versions: HashMap<ChunkPos, u64>,
@@ -139,11 +200,12 @@ pub struct MeshPipeline {
     /// but not this: its older mesh is still drawn meanwhile.
     drawn: HashSet<ChunkPos>,
     uploads: VecDeque<MeshDone>,
-    /// When each chunk was first wanted, until its mesh is up (latency).
-    asked_at: HashMap<ChunkPos, Instant>,
-    /// Wanted (in range) → mesh on the GPU, per chunk with a mesh, with
-    /// the chunk's offset from the range's centre when it came up.
-    pub ready_latencies: Vec<(Duration, super::rings::Offset)>,
+    /// When each chunk was first wanted and passed each stage, until its
+    /// mesh is up (latency).
+    stamps: HashMap<ChunkPos, Stamps>,
+    /// Wanted (in range) → mesh on the GPU, per chunk with a mesh, by
+    /// stage, with the chunk's offset from the range's centre when it came up.
+    pub ready_latencies: Vec<(ReadyStages, super::rings::Offset)>,
     /// Jobs sent to the mesher threads so far.
     pub jobs_sent: u64,
     jobs: Option<Sender<MeshJob>>,
@@ -166,7 +228,7 @@ impl MeshPipeline {
             meshed: HashSet::new(),
             drawn: HashSet::new(),
             uploads: VecDeque::new(),
-            asked_at: HashMap::new(),
+            stamps: HashMap::new(),
             ready_latencies: Vec::new(),
             jobs_sent: 0,
             jobs: Some(jobs),
@@ -182,12 +244,25 @@ impl MeshPipeline {
         self.queue.retain(|p| within(*p, centre, r));
         self.queued.retain(|p| within(*p, centre, r));
         self.uploads.retain(|m| within(m.pos, centre, r));
-        self.asked_at.retain(|p, _| within(*p, centre, r));
+        self.stamps.retain(|p, _| within(*p, centre, r));
     }
 
     /// Latency runs from the moment a chunk is wanted to its mesh on the GPU.
     pub fn wanted_since(&mut self, pos: ChunkPos, t: Instant) {
-        self.asked_at.entry(pos).or_insert(t);
+        self.stamps.entry(pos).or_insert_with(|| Stamps::new(t));
+    }
+
+    /// `pos` and its 26 neighbours are in the store (the first time counts).
+    pub fn loaded(&mut self, pos: ChunkPos) {
+        if let Some(s) = self.stamps.get_mut(&pos) {
+            s.loaded.get_or_insert_with(Instant::now);
+        }
+    }
+
+    fn stamp(&mut self, pos: ChunkPos, stage: fn(&mut Stamps) -> &mut Option<Instant>) {
+        if let Some(s) = self.stamps.get_mut(&pos) {
+            *stage(s) = Some(Instant::now());
+        }
     }
 
     /// Meshed, waiting to be sent, on the mesher threads, or queued for upload.
@@ -215,6 +290,7 @@ impl MeshPipeline {
     pub fn enqueue(&mut self, pos: ChunkPos) {
         if self.queued.insert(pos) {
             self.queue.push_back(pos);
+            self.stamp(pos, |s| &mut s.queued);
         }
     }
 
@@ -241,6 +317,7 @@ impl MeshPipeline {
                     sent += 1;
                     self.jobs_sent += 1;
                     self.meshing.insert(pos);
+                    self.stamp(pos, |s| &mut s.sent);
                 }
             }
         }
@@ -278,6 +355,7 @@ impl MeshPipeline {
                 continue; // made from blocks an edit has since changed
             }
             self.meshing.remove(&finished.pos);
+            self.stamp(finished.pos, |s| &mut s.back);
             if within(finished.pos, centre, r) {
                 self.uploads.push_back(finished);
             }
@@ -293,12 +371,13 @@ impl MeshPipeline {
                 show(pos, None, finished.links);
             } else {
                 bytes += (finished.mesh.quads() * std::mem::size_of::<crate::mesh::quad::Quad>()) as u64;
-                if let Some(t) = self.asked_at.get(&pos) {
-                    self.ready_latencies.push((t.elapsed(), (pos.x - centre.x, pos.y - centre.y, pos.z - centre.z)));
+                if let Some(s) = self.stamps.get(&pos) {
+                    let offset = (pos.x - centre.x, pos.y - centre.y, pos.z - centre.z);
+                    self.ready_latencies.push((s.stages(Instant::now()), offset));
                 }
                 show(pos, Some(finished.mesh), finished.links);
             }
-            self.asked_at.remove(&pos);
+            self.stamps.remove(&pos);
             self.meshed.insert(pos);
             self.drawn.insert(pos);
         }

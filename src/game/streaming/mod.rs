@@ -31,6 +31,7 @@ use crate::world::visibility::FaceLinks;
 use crate::worldgen::WorldGen;
 use lighting::LightStage;
 use mesh_pipeline::{mesh_of, MeshInput, MeshPipeline, MAX_IN_PIPELINE};
+pub use mesh_pipeline::ReadyStages;
 use requests::Requests;
 use rings::{
     light_data_offsets, neighbourhood, offset, within, within_data, within_light, within_light_data, LIGHT_VERTICAL,
@@ -426,6 +427,7 @@ impl ChunkStreamer {
         if !neighbourhood(pos).all(|p| self.store.contains(p)) {
             return;
         }
+        self.meshes.loaded(pos);
         let opaque = |p: ChunkPos| {
             self.store.get(p).is_some_and(|c| matches!(c.blocks(), ChunkBlocks::Uniform(b) if b.info().opaque()))
         };
@@ -723,7 +725,7 @@ impl ChunkStreamer {
     }
 
     /// Wanted (in range) → mesh on the GPU, per chunk with a mesh.
-    pub fn ready_latencies(&mut self) -> &mut Vec<(Duration, rings::Offset)> {
+    pub fn ready_latencies(&mut self) -> &mut Vec<(ReadyStages, rings::Offset)> {
         &mut self.meshes.ready_latencies
     }
 }
