@@ -18,7 +18,7 @@ use crate::game::frame_stats::CpuClock;
 use crate::game::spawn::spawn_point;
 use crate::game::streaming::rings::{self, within};
 use crate::game::streaming::{Budget, ChunkStreamer, ReadyStages, UpdateParts};
-use crate::game::view::{show_changes, with_visibility};
+use crate::game::view::with_visibility;
 use crate::render::camera::{Camera, DEFAULT_FOV_DEGREES};
 use crate::render::gpu::Gpu;
 use crate::render::offscreen::OffscreenTarget;
@@ -78,8 +78,8 @@ pub struct CpuPart {
     pub wall_ms: Spread,
     /// Of the CPU time: the streaming update and its uploads.
     pub update_ms: Spread,
-    /// The update's parts ([`UpdateParts`], in the order they run), then
-    /// the uploads as "upload".
+    /// The update's parts ([`UpdateParts`], in the order they run; the
+    /// uploads are in "hand_out").
     pub update_parts_ms: Vec<(&'static str, Spread)>,
 }
 
@@ -296,12 +296,9 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
         last = eye;
         let chunk = ChunkPos::containing([eye.x.floor() as i64, eye.y.floor() as i64, eye.z.floor() as i64]);
         let update_start = CpuClock::now();
-        session.streamer.update(chunk, Budget::default());
-        let upload_start = CpuClock::now();
-        show_changes(&mut session.streamer, &gpu, &mut session.renderer);
-        let (upload, parts) = (upload_start.ms(), session.streamer.update_parts());
+        session.update(chunk, Budget::default());
         rec.updates.push(update_start.ms());
-        rec.update_parts.push((parts, upload));
+        rec.update_parts.push(session.streamer.update_parts());
         let camera = Camera::for_view(eye, yaw, pitch, DEFAULT_FOV_DEGREES, opts.size, opts.render_distance);
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
         let view = ViewParams::new(opts.render_distance, opts.time_of_day as f32, t0.elapsed().as_secs_f32());
@@ -341,8 +338,8 @@ struct Recorder {
     cpu_frames: Vec<f64>,
     cpu_frames_wall: Vec<f64>,
     updates: Vec<f64>,
-    /// Each frame's update parts and upload milliseconds.
-    update_parts: Vec<(UpdateParts, f64)>,
+    /// Each frame's update parts.
+    update_parts: Vec<UpdateParts>,
     /// Each frame's draw figures, and every few frames the meshes in the frustum.
     draws: Vec<(DrawStats, Option<usize>)>,
     near: i32,
@@ -397,13 +394,11 @@ impl Recorder {
     }
 
     fn update_parts_ms(&self) -> Vec<(&'static str, Spread)> {
-        let mut out: Vec<_> = UpdateParts::NAMES
+        UpdateParts::NAMES
             .iter()
             .enumerate()
-            .map(|(i, &name)| (name, Spread::of(self.update_parts.iter().map(|(p, _)| p.values()[i]).collect())))
-            .collect();
-        out.push(("upload", Spread::of(self.update_parts.iter().map(|&(_, u)| u).collect())));
-        out
+            .map(|(i, &name)| (name, Spread::of(self.update_parts.iter().map(|p| p.values()[i]).collect())))
+            .collect()
     }
 
     /// One walk over the range gives all three hole figures.

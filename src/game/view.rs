@@ -13,13 +13,17 @@ use crate::world::store::StoreError;
 /// Uploads, removes and drops meshes as `changes` say, in order.
 pub fn show(changes: Vec<ViewChange>, gpu: &Gpu, renderer: &mut WorldRenderer) {
     for change in changes {
-        match change {
-            ViewChange::Mesh(pos, mesh) => {
-                renderer.upload(gpu, pos, &mesh);
-            }
-            ViewChange::Gone(pos) => renderer.remove(pos),
-            ViewChange::Range { centre, radius } => renderer.retain(|p| within(p, centre, radius)),
+        show_one(change, gpu, renderer);
+    }
+}
+
+fn show_one(change: ViewChange, gpu: &Gpu, renderer: &mut WorldRenderer) {
+    match change {
+        ViewChange::Mesh(pos, mesh) => {
+            renderer.upload(gpu, pos, &mesh);
         }
+        ViewChange::Gone(pos) => renderer.remove(pos),
+        ViewChange::Range { centre, radius } => renderer.retain(|p| within(p, centre, radius)),
     }
 }
 
@@ -28,10 +32,10 @@ pub fn show_changes(streamer: &mut ChunkStreamer, gpu: &Gpu, renderer: &mut Worl
     show(streamer.take_view_changes(), gpu, renderer);
 }
 
-/// One frame of streaming, and its changes shown.
+/// One frame of streaming, its changes shown as they are decided (so the
+/// uploads count in the frame's streaming budget).
 pub fn update(streamer: &mut ChunkStreamer, centre: ChunkPos, budget: Budget, gpu: &Gpu, renderer: &mut WorldRenderer) {
-    streamer.update(centre, budget);
-    show_changes(streamer, gpu, renderer);
+    streamer.update_showing(centre, budget, &mut |change| show_one(change, gpu, renderer));
 }
 
 /// An edit, and the meshes it changed shown (they are drawn in the next frame).

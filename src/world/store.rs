@@ -204,10 +204,17 @@ impl ChunkStore {
     /// Drops loaded chunks `keep` rejects. Their edits stay.
     pub fn evict(&mut self, mut keep: impl FnMut(ChunkPos) -> bool) {
         let gone: Vec<ChunkPos> = self.loaded.keys().copied().filter(|&p| !keep(p)).collect();
-        for p in gone {
-            self.touch(p);
-            self.loaded.remove(&p);
-            self.link_index.remove(p);
+        self.evict_these(&gone);
+    }
+
+    /// Drops the chunks at `gone` that are loaded (their edits stay).
+    pub fn evict_these(&mut self, gone: &[ChunkPos]) {
+        for &p in gone {
+            if self.loaded.contains_key(&p) {
+                self.touch(p);
+                self.loaded.remove(&p);
+                self.link_index.remove(p);
+            }
         }
     }
 

@@ -18,7 +18,8 @@ use crate::world::chunk::Chunk;
 use crate::world::coords::ChunkPos;
 use crate::world::visibility::FaceLinks;
 use crossbeam_channel::{Receiver, Sender};
-use std::collections::{HashMap, HashSet, VecDeque};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -221,20 +222,35 @@ impl MeshPipeline {
         let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2).saturating_sub(1).max(1);
         let workers = (0..threads).map(|_| spawn_mesher(job_rx.clone(), done_tx.clone())).collect();
         MeshPipeline {
-            versions: HashMap::new(),
-            meshing: HashSet::new(),
+            versions: HashMap::default(),
+            meshing: HashSet::default(),
             queue: VecDeque::new(),
-            queued: HashSet::new(),
-            meshed: HashSet::new(),
-            drawn: HashSet::new(),
+            queued: HashSet::default(),
+            meshed: HashSet::default(),
+            drawn: HashSet::default(),
             uploads: VecDeque::new(),
-            stamps: HashMap::new(),
+            stamps: HashMap::default(),
             ready_latencies: Vec::new(),
             jobs_sent: 0,
             jobs: Some(jobs),
             done,
             workers,
         }
+    }
+
+    /// Forgets `gone`, chunks that left render range `r` of `centre`:
+    /// cheaper than [`MeshPipeline::retain`] when few left, as on a step
+    /// across a chunk border.
+    pub fn forget(&mut self, gone: &[ChunkPos], centre: ChunkPos, r: i32) {
+        for p in gone {
+            self.meshed.remove(p);
+            self.drawn.remove(p);
+            self.queued.remove(p);
+            self.stamps.remove(p);
+        }
+        // Both are short: work waiting for the next frames.
+        self.queue.retain(|p| within(*p, centre, r));
+        self.uploads.retain(|m| within(m.pos, centre, r));
     }
 
     /// Forgets everything outside render range `r` of `centre`.

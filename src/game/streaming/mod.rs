@@ -36,6 +36,7 @@ use requests::Requests;
 use rings::{
     light_data_offsets, neighbourhood, offset, within, within_data, within_light, within_light_data, LIGHT_VERTICAL,
 };
+use rustc_hash::FxHashSet;
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -70,34 +71,39 @@ pub struct UpdateParts {
     pub recentre: f64,
     /// The light thread's results taken in and their neighbours tried.
     pub light: f64,
-    /// Loaded chunks that came into range tried for meshing.
-    pub entered: f64,
     /// Generated chunks taken into the store.
     pub arrivals: f64,
-    /// The store's change set: light sent, neighbourhoods tried.
+    /// The store's change set: light sent, neighbourhoods listed to try.
     pub changes: f64,
+    /// Chunks that came into range, arrived or changed, tried for meshing.
+    pub tries: f64,
     /// New generation requests chosen and sent.
     pub requests: f64,
     /// Mesh jobs sent to the mesher threads.
     pub dispatch: f64,
-    /// Finished meshes taken back within the upload budget.
+    /// Finished meshes taken back within the upload budget, and uploaded
+    /// where the caller shows them as they come
+    /// ([`ChunkStreamer::update_showing`]).
     pub hand_out: f64,
+    /// Chunks that left the range dropped from the store.
+    pub evict: f64,
 }
 
 impl UpdateParts {
-    pub const NAMES: [&'static str; 8] =
-        ["recentre", "light", "entered", "arrivals", "changes", "requests", "dispatch", "hand_out"];
+    pub const NAMES: [&'static str; 9] =
+        ["recentre", "light", "arrivals", "changes", "tries", "requests", "dispatch", "hand_out", "evict"];
 
-    pub fn values(&self) -> [f64; 8] {
+    pub fn values(&self) -> [f64; 9] {
         [
             self.recentre,
             self.light,
-            self.entered,
             self.arrivals,
             self.changes,
+            self.tries,
             self.requests,
             self.dispatch,
             self.hand_out,
+            self.evict,
         ]
     }
 }
@@ -141,8 +147,10 @@ pub struct ChunkStreamer {
     started: bool,
     /// The render distance the current meshed set was built for.
     meshed_distance: i32,
-    /// Loaded chunks that came into range, to be tried for meshing.
-    entered: VecDeque<ChunkPos>,
+    /// Chunks to try for meshing.
+    to_try: TryQueue,
+    /// Chunks that left the data range, to be dropped from the store.
+    leaving: Vec<ChunkPos>,
     last_update: Option<Instant>,
     /// What the view must change since the last [`ChunkStreamer::take_view_changes`].
     view_changes: Vec<ViewChange>,
@@ -161,9 +169,34 @@ const MAX_FRAME_SCALE: usize = 16;
 /// this many.
 const ARRIVALS_PER_CLOCK_READ: usize = 16;
 
-/// Chunks that came into range tried per frame whatever the time: on a
-/// slow frame the range's face still fills in a few frames.
-const MIN_ENTERED_PER_FRAME: usize = 256;
+/// Handing out meshes gets at least this share of a frame's time budget.
+const UPLOAD_SHARE: u32 = 3;
+
+/// Chunks tried for meshing per frame whatever the time (a try that
+/// fails, the common case, takes well under a microsecond): on a slow
+/// frame the range's face still fills in a few frames.
+const MIN_TRIED_PER_FRAME: usize = 2048;
+
+/// Chunks waiting to be tried for meshing, each once, oldest first.
+#[derive(Default)]
+struct TryQueue {
+    order: VecDeque<ChunkPos>,
+    queued: FxHashSet<ChunkPos>,
+}
+
+impl TryQueue {
+    fn push(&mut self, p: ChunkPos) {
+        if self.queued.insert(p) {
+            self.order.push_back(p);
+        }
+    }
+
+    fn pop(&mut self) -> Option<ChunkPos> {
+        let p = self.order.pop_front()?;
+        self.queued.remove(&p);
+        Some(p)
+    }
+}
 
 fn frame_scale(frame: Duration) -> usize {
     ((frame.as_millis() / 16) as usize).clamp(1, MAX_FRAME_SCALE)
@@ -209,7 +242,8 @@ impl ChunkStreamer {
             generated_total: 0,
             started: false,
             meshed_distance: 0,
-            entered: VecDeque::new(),
+            to_try: TryQueue::default(),
+            leaving: Vec::new(),
             last_update: None,
             view_changes: Vec::new(),
             parts: UpdateParts::default(),
@@ -332,13 +366,41 @@ impl ChunkStreamer {
         self.centre = centre;
         let r = self.render_distance;
         self.meshed_distance = r;
+        let mut tl = Laps(CpuClock::now());
+        // The range's lists still hold the old centre: what left is found
+        // among them, far cheaper than a look at everything held. Every
+        // owner only ever holds what is in range, so that is all that left.
+        let same_range = self.started && !force && self.requests.render_distance() == r && old_r == r;
+        let left = same_range.then(|| {
+            let (wanted, edge) = (self.requests.wanted(), self.requests.edge());
+            let render: Vec<ChunkPos> = wanted.iter().copied().filter(|&p| !within(p, centre, r)).collect();
+            let data: Vec<ChunkPos> =
+                wanted.iter().chain(edge).copied().filter(|&p| !within_data(p, centre, r)).collect();
+            (render, data)
+        });
         self.requests.recentre(centre, r);
+        let t_req = tl.lap();
         self.service.send(Command::Retain { center: centre, radius: r + 1 });
         // Keep one extra ring of data so meshes at the edge keep their neighbours.
-        self.store.evict(|p| within_data(p, centre, r));
-        self.meshes.retain(centre, r);
+        match left.as_ref() {
+            // Freeing a face of the range (thousands of chunks at render
+            // distance 32) is spread over the next frames.
+            Some((_, data)) => self.leaving.extend_from_slice(data),
+            None => {
+                self.leaving.clear();
+                self.store.evict(|p| within_data(p, centre, r));
+            }
+        }
+        let t_evict = tl.lap();
+        match &left {
+            Some((render, _)) => self.meshes.forget(render, centre, r),
+            None => self.meshes.retain(centre, r),
+        }
+        let t_retain = tl.lap();
         self.view_changes.push(ViewChange::Range { centre, radius: r });
         self.relight_range(old_centre, old_r);
+        let t_relight = tl.lap();
+        if std::env::var_os("BW_TRACE").is_some() { eprintln!("RECENTRE req {t_req:.2} evict {t_evict:.2} retain {t_retain:.2} relight {t_relight:.2}"); }
         // Chunks that just came into range may already have all their
         // neighbours: no arrival will trigger them, so try them now.
         let now = Instant::now();
@@ -348,22 +410,40 @@ impl ChunkStreamer {
             if !self.meshes.is_meshed(p) {
                 self.meshes.wanted_since(p, now);
                 if self.store.contains(p) {
-                    self.entered.push_back(p);
+                    self.to_try.push(p);
                 }
             }
         }
     }
 
-    /// Tries the chunks that came into range already loaded, within the
-    /// frame's time: a step across a chunk border brings a whole face of
-    /// the range in at once (600 chunks at render distance 12, a few
-    /// milliseconds of neighbour and light checks).
-    fn try_entered(&mut self, deadline: Instant) {
+    /// Drops chunks that left the range from the store, within the frame's
+    /// time but at least an eighth of those waiting (so the list stays
+    /// short however slow the frames); one that came back stays.
+    fn evict_leaving(&mut self, deadline: Instant) {
+        let least = (self.leaving.len() / 8).max(MIN_TRIED_PER_FRAME / 8);
+        let (centre, r) = (self.centre, self.render_distance);
+        let mut done = 0;
+        while let Some(p) = self.leaving.pop() {
+            if !within_data(p, centre, r) {
+                self.store.evict_these(&[p]);
+            }
+            done += 1;
+            if done >= least && done % ARRIVALS_PER_CLOCK_READ == 0 && Instant::now() >= deadline {
+                break;
+            }
+        }
+    }
+
+    /// Tries the waiting chunks for meshing within the frame's time: a
+    /// step across a chunk border brings a whole face of the range in at
+    /// once (2 000 chunks at render distance 32), and a slow frame's
+    /// arrivals bring thousands of neighbourhoods.
+    fn try_waiting(&mut self, deadline: Instant) {
         let mut tried = 0;
-        while let Some(p) = self.entered.pop_front() {
+        while let Some(p) = self.to_try.pop() {
             self.try_mesh(p);
             tried += 1;
-            if tried >= MIN_ENTERED_PER_FRAME && tried % ARRIVALS_PER_CLOCK_READ == 0 && Instant::now() >= deadline {
+            if tried >= MIN_TRIED_PER_FRAME && tried % ARRIVALS_PER_CLOCK_READ == 0 && Instant::now() >= deadline {
                 break;
             }
         }
@@ -519,6 +599,15 @@ impl ChunkStreamer {
     /// One frame of streaming: take in generated chunks and finished meshes,
     /// issue new requests, hand meshes out within `budget`.
     pub fn update(&mut self, player_chunk: ChunkPos, budget: Budget) {
+        let mut changes = Vec::new();
+        self.update_showing(player_chunk, budget, &mut |c| changes.push(c));
+        self.view_changes = changes;
+    }
+
+    /// [`ChunkStreamer::update`], handing each view change to `show` as it
+    /// is decided: the meshes handed out stop at the frame's deadline with
+    /// the time `show` took to upload them counted.
+    pub fn update_showing(&mut self, player_chunk: ChunkPos, budget: Budget, show: &mut dyn FnMut(ViewChange)) {
         let now = Instant::now();
         let frame = self.last_update.replace(now).map_or(Duration::ZERO, |last| now - last);
         let scale = frame_scale(frame);
@@ -539,10 +628,6 @@ impl ChunkStreamer {
         parts.recentre = laps.lap();
         self.take_light();
         parts.light = laps.lap();
-        // Chunks already here come first: they need no generation, only a
-        // look at their neighbours.
-        self.try_entered(deadline);
-        parts.entered = laps.lap();
         let mut arrivals = 0;
         while arrivals < budget.max_arrivals {
             // A burst beyond the time budget waits in the channel (its
@@ -568,6 +653,8 @@ impl ChunkStreamer {
         parts.arrivals = laps.lap();
         self.take_terrain_changes();
         parts.changes = laps.lap();
+        self.try_waiting(deadline);
+        parts.tries = laps.lap();
 
         let store = &self.store;
         let batch = self.requests.next_batch(scale, |p| store.contains(p));
@@ -584,13 +671,22 @@ impl ChunkStreamer {
             Self::mesh_input(store, light, p, within_light(p, centre, r))
         });
         parts.dispatch = laps.lap();
-        let (changes, store) = (&mut self.view_changes, &mut self.store);
-        self.meshes.hand_out((centre, r), (budget.upload_bytes, deadline), |p, mesh, links| {
+        for change in std::mem::take(&mut self.view_changes) {
+            show(change);
+        }
+        // Uploads get a share of the budget even when the work before them
+        // took it all, so meshes keep going up on a slow frame.
+        let upload_deadline = deadline.max(Instant::now() + budget.time / UPLOAD_SHARE);
+        let store = &mut self.store;
+        self.meshes.hand_out((centre, r), (budget.upload_bytes, upload_deadline), |p, mesh, links| {
             store.set_links(p, links);
-            changes.push(mesh.map_or(ViewChange::Gone(p), |m| ViewChange::Mesh(p, m)))
+            show(mesh.map_or(ViewChange::Gone(p), |m| ViewChange::Mesh(p, m)))
         });
         parts.hand_out = laps.lap();
+        self.evict_leaving(deadline);
+        parts.evict = laps.lap();
         self.parts = parts;
+        if std::env::var_os("BW_TRACE").is_some() { eprintln!("PARTS {:?} arrivals {arrivals}", parts.values()); }
     }
 
     /// Where the last update's time went.
@@ -604,6 +700,7 @@ impl ChunkStreamer {
     /// range, which the mesh pipeline and the light stage follow too.
     fn take_terrain_changes(&mut self) {
         let changes = self.store.take_changes();
+        if std::env::var_os("BW_TRACE").is_some() { eprintln!("CHANGES new {} modified {}", changes.new.len(), changes.modified.len()); }
         let (centre, r) = (self.centre, self.render_distance);
         for &pos in &changes.new {
             if within_light_data(pos, centre, r) {
@@ -612,9 +709,11 @@ impl ChunkStreamer {
                 }
             }
         }
+        // Neighbourhoods of neighbours overlap: a block of arrivals asks
+        // for each position many times, and it is tried once.
         for &pos in changes.new.iter().chain(&changes.modified) {
             for p in neighbourhood(pos) {
-                self.try_mesh(p);
+                self.to_try.push(p);
             }
         }
     }

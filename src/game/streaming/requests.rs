@@ -4,7 +4,7 @@
 
 use super::rings::{edge_offsets, offset, ring_offsets, vertical, Offset};
 use crate::world::coords::ChunkPos;
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 /// Positions looked at per call and per 16 ms of frame at most: after a
 /// step across a chunk border the walk starts over, and most of the range
@@ -27,7 +27,7 @@ pub struct Requests {
 impl Requests {
     pub fn new(max_in_flight: usize) -> Requests {
         Requests {
-            in_flight: HashSet::new(),
+            in_flight: HashSet::default(),
             wanted: Vec::new(),
             cursor: 0,
             edge: Vec::new(),
@@ -56,6 +56,16 @@ impl Requests {
     /// The chunks in render range, nearest first.
     pub fn wanted(&self) -> &[ChunkPos] {
         &self.wanted
+    }
+
+    /// The ring just outside the render range (the rest of the data range).
+    pub fn edge(&self) -> &[ChunkPos] {
+        &self.edge
+    }
+
+    /// The render distance the lists were made for (-1 before the first).
+    pub fn render_distance(&self) -> i32 {
+        self.offsets.0
     }
 
     /// A request came back (generated or cancelled).
