@@ -8,7 +8,7 @@ use blockworld::backend::Engine;
 use blockworld::game::engine::Switch;
 use blockworld::game::player::{Intent, LoadedChunks, Mode, Player, SolidQuery, HEIGHT, WIDTH};
 use blockworld::game::spawn::spawn_point;
-use blockworld::game::streaming::rings::within;
+use blockworld::game::streaming::rings::{within, within_data};
 use blockworld::game::streaming::{ChunkStreamer, ViewChange};
 use blockworld::world::coords::ChunkPos;
 use blockworld::worldgen::{Preset, WorldGen};
@@ -234,4 +234,38 @@ fn holes_are_counted_until_the_view_is_complete() {
     assert!(before > 0, "a range that was just asked for has no holes");
     load_all(&mut streamer, centre, &mut renderer, LOAD).expect("the world loads");
     assert_eq!(streamer.holes_within(3), 0, "holes in a complete view");
+}
+
+/// Stepping across chunk borders frees exactly what left the range: the
+/// streamer finds it among the old range's positions instead of looking at
+/// everything held, and drops it over the next frames.
+#[test]
+fn stepping_across_borders_frees_what_left_the_range() {
+    let (world, mut view) = setup(5);
+    let r = 3;
+    let mut s = ChunkStreamer::new(world, Engine::Cpu, Engine::Gpu, r);
+    let path = [(0, 0, 0), (1, 0, 0), (2, 0, 0), (2, 0, 1), (2, 1, 1), (1, 1, 1), (1, 0, 1), (0, 0, 1), (-3, 0, 1)];
+    for (x, y, z) in path {
+        let centre = ChunkPos::new(x, y, z);
+        load_all(&mut s, centre, &mut view, LOAD).unwrap();
+        for _ in 0..8 {
+            s.update(centre, Default::default());
+            view.apply(s.take_view_changes());
+        }
+        let held = |p: &ChunkPos| s.chunk(*p).is_some();
+        let reach = r + 8;
+        let mut inside = 0;
+        for dz in -reach..=reach {
+            for dy in -reach..=reach {
+                for dx in -reach..=reach {
+                    let p = ChunkPos::new(x + dx, y + dy, z + dz);
+                    if held(&p) {
+                        assert!(within_data(p, centre, r), "chunk {p} left the range around {centre} and is still held");
+                        inside += 1;
+                    }
+                }
+            }
+        }
+        assert_eq!(s.counts().loaded, inside, "chunks held far from {centre}");
+    }
 }

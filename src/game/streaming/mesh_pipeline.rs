@@ -455,4 +455,21 @@ mod tests {
         m.retain(ChunkPos::new(0, 0, 0), 2);
         assert!(m.pending() <= MAX_IN_PIPELINE + 3, "{}", m.pending());
     }
+
+    #[test]
+    fn the_stages_of_a_chunks_latency_add_up_to_the_whole() {
+        let t0 = Instant::now();
+        let ms = |n: u64| t0 + Duration::from_millis(n);
+        let s = Stamps { wanted: t0, loaded: Some(ms(40)), queued: Some(ms(50)), sent: Some(ms(80)), back: Some(ms(95)) };
+        let r = s.stages(ms(100));
+        let d = Duration::from_millis;
+        assert_eq!(r.stages(), [d(40), d(10), d(30), d(15), d(5)]);
+        assert_eq!(r.total, d(100));
+        // A stage never stamped took no time; one stamped before the stage
+        // ahead of it (passed again after a re-mesh) counts from that one.
+        let s = Stamps { wanted: t0, loaded: None, queued: Some(ms(30)), sent: Some(ms(20)), back: Some(ms(60)) };
+        let r = s.stages(ms(70));
+        assert_eq!(r.stages(), [d(0), d(30), d(0), d(30), d(10)]);
+        assert_eq!(r.stages().iter().sum::<Duration>(), r.total);
+    }
 }

@@ -169,8 +169,11 @@ const MAX_FRAME_SCALE: usize = 16;
 /// this many.
 const ARRIVALS_PER_CLOCK_READ: usize = 16;
 
-/// Handing out meshes gets at least this share of a frame's time budget.
-const UPLOAD_SHARE: u32 = 3;
+/// Sending mesh jobs and handing out meshes each get at least this share
+/// of a frame's time budget, whatever the work before them took: with the
+/// budget spent on arrivals, one mesh a frame went up and one job a frame
+/// went to the meshers, and chunks waited seconds at those two stages.
+const SHARE: u32 = 4;
 
 /// Chunks tried for meshing per frame whatever the time (a try that
 /// fails, the common case, takes well under a microsecond): on a slow
@@ -366,7 +369,6 @@ impl ChunkStreamer {
         self.centre = centre;
         let r = self.render_distance;
         self.meshed_distance = r;
-        let mut tl = Laps(CpuClock::now());
         // The range's lists still hold the old centre: what left is found
         // among them, far cheaper than a look at everything held. Every
         // owner only ever holds what is in range, so that is all that left.
@@ -379,7 +381,6 @@ impl ChunkStreamer {
             (render, data)
         });
         self.requests.recentre(centre, r);
-        let t_req = tl.lap();
         self.service.send(Command::Retain { center: centre, radius: r + 1 });
         // Keep one extra ring of data so meshes at the edge keep their neighbours.
         match left.as_ref() {
@@ -391,16 +392,12 @@ impl ChunkStreamer {
                 self.store.evict(|p| within_data(p, centre, r));
             }
         }
-        let t_evict = tl.lap();
         match &left {
             Some((render, _)) => self.meshes.forget(render, centre, r),
             None => self.meshes.retain(centre, r),
         }
-        let t_retain = tl.lap();
         self.view_changes.push(ViewChange::Range { centre, radius: r });
         self.relight_range(old_centre, old_r);
-        let t_relight = tl.lap();
-        if std::env::var_os("BW_TRACE").is_some() { eprintln!("RECENTRE req {t_req:.2} evict {t_evict:.2} retain {t_retain:.2} relight {t_relight:.2}"); }
         // Chunks that just came into range may already have all their
         // neighbours: no arrival will trigger them, so try them now.
         let now = Instant::now();
@@ -667,7 +664,8 @@ impl ChunkStreamer {
 
         let (store, light) = (&self.store, &self.light);
         let (centre, r) = (self.centre, self.render_distance);
-        self.meshes.dispatch(MAX_IN_PIPELINE * scale, deadline, |p| {
+        let dispatch_deadline = deadline.max(Instant::now() + budget.time / SHARE);
+        self.meshes.dispatch(MAX_IN_PIPELINE * scale, dispatch_deadline, |p| {
             Self::mesh_input(store, light, p, within_light(p, centre, r))
         });
         parts.dispatch = laps.lap();
@@ -676,7 +674,7 @@ impl ChunkStreamer {
         }
         // Uploads get a share of the budget even when the work before them
         // took it all, so meshes keep going up on a slow frame.
-        let upload_deadline = deadline.max(Instant::now() + budget.time / UPLOAD_SHARE);
+        let upload_deadline = deadline.max(Instant::now() + budget.time / SHARE);
         let store = &mut self.store;
         self.meshes.hand_out((centre, r), (budget.upload_bytes, upload_deadline), |p, mesh, links| {
             store.set_links(p, links);
@@ -686,7 +684,6 @@ impl ChunkStreamer {
         self.evict_leaving(deadline);
         parts.evict = laps.lap();
         self.parts = parts;
-        if std::env::var_os("BW_TRACE").is_some() { eprintln!("PARTS {:?} arrivals {arrivals}", parts.values()); }
     }
 
     /// Where the last update's time went.
@@ -700,7 +697,6 @@ impl ChunkStreamer {
     /// range, which the mesh pipeline and the light stage follow too.
     fn take_terrain_changes(&mut self) {
         let changes = self.store.take_changes();
-        if std::env::var_os("BW_TRACE").is_some() { eprintln!("CHANGES new {} modified {}", changes.new.len(), changes.modified.len()); }
         let (centre, r) = (self.centre, self.render_distance);
         for &pos in &changes.new {
             if within_light_data(pos, centre, r) {
@@ -837,6 +833,18 @@ fn gather(store: &ChunkStore, pos: ChunkPos) -> Option<Vec<Arc<Chunk>>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_position_waits_to_be_tried_once() {
+        let mut q = TryQueue::default();
+        let (a, b) = (ChunkPos::new(0, 0, 0), ChunkPos::new(1, 0, 0));
+        for p in [a, b, a, a, b] {
+            q.push(p);
+        }
+        assert_eq!((q.pop(), q.pop(), q.pop()), (Some(a), Some(b), None));
+        q.push(a);
+        assert_eq!(q.pop(), Some(a), "a position tried can wait again");
+    }
 
     #[test]
     fn slow_frames_hand_out_more_work() {
