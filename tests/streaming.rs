@@ -260,7 +260,10 @@ fn stepping_across_borders_frees_what_left_the_range() {
                 for dx in -reach..=reach {
                     let p = ChunkPos::new(x + dx, y + dy, z + dz);
                     if held(&p) {
-                        assert!(within_data(p, centre, r), "chunk {p} left the range around {centre} and is still held");
+                        assert!(
+                            within_data(p, centre, r),
+                            "chunk {p} left the range around {centre} and is still held"
+                        );
                         inside += 1;
                     }
                 }

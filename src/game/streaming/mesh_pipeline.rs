@@ -460,7 +460,8 @@ mod tests {
     fn the_stages_of_a_chunks_latency_add_up_to_the_whole() {
         let t0 = Instant::now();
         let ms = |n: u64| t0 + Duration::from_millis(n);
-        let s = Stamps { wanted: t0, loaded: Some(ms(40)), queued: Some(ms(50)), sent: Some(ms(80)), back: Some(ms(95)) };
+        let s =
+            Stamps { wanted: t0, loaded: Some(ms(40)), queued: Some(ms(50)), sent: Some(ms(80)), back: Some(ms(95)) };
         let r = s.stages(ms(100));
         let d = Duration::from_millis;
         assert_eq!(r.stages(), [d(40), d(10), d(30), d(15), d(5)]);

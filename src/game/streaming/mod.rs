@@ -30,8 +30,8 @@ use crate::world::store::{ChunkStore, StoreError};
 use crate::world::visibility::FaceLinks;
 use crate::worldgen::WorldGen;
 use lighting::LightStage;
-use mesh_pipeline::{mesh_of, MeshInput, MeshPipeline, MAX_IN_PIPELINE};
 pub use mesh_pipeline::ReadyStages;
+use mesh_pipeline::{mesh_of, MeshInput, MeshPipeline, MAX_IN_PIPELINE};
 use requests::Requests;
 use rings::{
     light_data_offsets, neighbourhood, offset, within, within_data, within_light, within_light_data, LIGHT_VERTICAL,
