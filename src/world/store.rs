@@ -136,6 +136,15 @@ impl ChunkStore {
         self.loaded.contains_key(&pos)
     }
 
+    /// [`ChunkStore::contains`] from the link index's dense grid where it
+    /// can say: streaming asks this of every position in range after each
+    /// step across a chunk border, and most are held. The grid answers
+    /// only for the chunk last set in a slot, so a miss asks the map; a hit
+    /// is exact for positions less than 2 048 chunks from every chunk held.
+    pub fn contains_near(&self, pos: ChunkPos) -> bool {
+        self.link_index.holds(pos) || self.loaded.contains_key(&pos)
+    }
+
     pub fn loaded_count(&self) -> usize {
         self.loaded.len()
     }

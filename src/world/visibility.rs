@@ -145,10 +145,10 @@ impl FaceLinks {
 /// frame, and lookups in the store's map missed the cache on most.
 ///
 /// A slot is four bytes: the links, and a tag of the position's next bits
-/// up (5 of x and z, 6 of y). The grid is wider than any loaded range (67
-/// columns, 23 levels) and a tag tells apart positions up to 4 096 chunks
-/// apart, far beyond it, so a slot answers only for the chunk last set in
-/// it. Should two loaded chunks ever share a slot, the later one wins and
+/// up (5 of x, 6 of y, 4 of z; the 16th bit marks an empty slot). The grid
+/// is wider than any loaded range (67 columns, 23 levels) and a tag tells
+/// apart positions up to 2 048 chunks apart, far beyond it, so a slot
+/// answers only for the chunk last set in it. Should two loaded chunks ever share a slot, the later one wins and
 /// the other reads as open, which culls less, never more.
 #[derive(Default)]
 pub struct LinkIndex {
@@ -157,14 +157,15 @@ pub struct LinkIndex {
 
 const INDEX_XZ: i32 = 128;
 const INDEX_Y: i32 = 32;
-/// A slot no chunk was set in: open, and a tag no position has (bit 15).
+/// A slot no chunk was set in: open, and a tag no position has (bit 15,
+/// above the 15 bits of a position's tag).
 const EMPTY: u32 = (FaceLinks::ALL.0 as u32) | 0x8000 << 16;
 
 impl LinkIndex {
     /// The slot (y fastest: the walk steps up and down most) and the tag.
     fn slot(p: ChunkPos) -> (usize, u32) {
         let (x, y, z) = (p.x.rem_euclid(INDEX_XZ), p.y.rem_euclid(INDEX_Y), p.z.rem_euclid(INDEX_XZ));
-        let (tx, ty, tz) = (p.x.div_euclid(INDEX_XZ) & 31, p.y.div_euclid(INDEX_Y) & 63, p.z.div_euclid(INDEX_XZ) & 31);
+        let (tx, ty, tz) = (p.x.div_euclid(INDEX_XZ) & 31, p.y.div_euclid(INDEX_Y) & 63, p.z.div_euclid(INDEX_XZ) & 15);
         (((z * INDEX_XZ + x) * INDEX_Y + y) as usize, (tx | ty << 5 | tz << 11) as u32)
     }
 
@@ -175,6 +176,13 @@ impl LinkIndex {
             Some(&v) if v >> 16 == tag => FaceLinks(v as u16),
             _ => FaceLinks::ALL,
         }
+    }
+
+    /// Whether `pos` itself was set last in its slot and not removed
+    /// since: a loaded chunk, up to positions 2 048 chunks apart.
+    pub fn holds(&self, pos: ChunkPos) -> bool {
+        let (i, tag) = Self::slot(pos);
+        self.slots.get(i).is_some_and(|&v| v >> 16 == tag)
     }
 
     pub fn set(&mut self, pos: ChunkPos, links: Option<FaceLinks>) {
@@ -439,6 +447,25 @@ mod tests {
         assert_eq!(index.get(b), FaceLinks::NONE.with(0, 1, true), "removing another chunk leaves the slot");
         index.remove(b);
         assert_eq!(index.get(b), FaceLinks::ALL);
+    }
+
+    #[test]
+    fn the_index_holds_exactly_the_chunks_set_in_it() {
+        let mut index = LinkIndex::default();
+        let a = ChunkPos::new(5, -1, 9);
+        assert!(!index.holds(a), "an empty index holds nothing");
+        index.set(a, None);
+        assert!(index.holds(a));
+        // Every slot untouched, at positions whose high bits vary: none
+        // may read as held (an empty slot's tag is no position's).
+        for &(x, y, z) in &[(0, 0, 2048), (0, 0, 2100), (-4096, -64, -2048), (4095, 63, 2047), (127, 31, 127)] {
+            assert!(!index.holds(ChunkPos::new(x, y, z)), "({x}, {y}, {z}) was never set");
+        }
+        let b = ChunkPos::new(5 + 128, -1, 9);
+        index.set(b, None);
+        assert!(index.holds(b) && !index.holds(a), "the same slot answers for the chunk set last");
+        index.remove(b);
+        assert!(!index.holds(b));
     }
 
     #[test]

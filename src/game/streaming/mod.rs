@@ -654,7 +654,7 @@ impl ChunkStreamer {
         parts.tries = laps.lap();
 
         let store = &self.store;
-        let batch = self.requests.next_batch(scale, |p| store.contains(p));
+        let batch = self.requests.next_batch(scale, |p| store.contains_near(p));
         if !batch.is_empty() {
             self.service.send(Command::Generate(batch));
         }
