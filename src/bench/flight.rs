@@ -323,13 +323,15 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
     Ok(rec.report(opts, elapsed, first_view, &mut session.streamer, &session.renderer, gpu.adapter_name()))
 }
 
+/// One spread per name, the `i`th over every row's `i`th value.
+fn named_spreads<const N: usize>(names: [&'static str; N], rows: &[[f64; N]]) -> Vec<(&'static str, Spread)> {
+    names.iter().enumerate().map(|(i, &name)| (name, Spread::of(rows.iter().map(|r| r[i]).collect()))).collect()
+}
+
 /// Each stage's spread of milliseconds over `ready`.
 fn stage_spreads(ready: &[&ReadyStages]) -> Vec<(&'static str, Spread)> {
-    ReadyStages::NAMES
-        .iter()
-        .enumerate()
-        .map(|(i, &name)| (name, Spread::of(ready.iter().map(|s| s.stages()[i].as_secs_f64() * 1e3).collect())))
-        .collect()
+    let rows: Vec<[f64; 5]> = ready.iter().map(|s| s.stages().map(|d| d.as_secs_f64() * 1e3)).collect();
+    named_spreads(ReadyStages::NAMES, &rows)
 }
 
 /// What the flight records frame by frame.
@@ -394,11 +396,8 @@ impl Recorder {
     }
 
     fn update_parts_ms(&self) -> Vec<(&'static str, Spread)> {
-        UpdateParts::NAMES
-            .iter()
-            .enumerate()
-            .map(|(i, &name)| (name, Spread::of(self.update_parts.iter().map(|p| p.values()[i]).collect())))
-            .collect()
+        let rows: Vec<[f64; 9]> = self.update_parts.iter().map(UpdateParts::values).collect();
+        named_spreads(UpdateParts::NAMES, &rows)
     }
 
     /// One walk over the range gives all three hole figures.
