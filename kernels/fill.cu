@@ -1,10 +1,24 @@
-// The block fill on the device: one thread per block writes its id (the
+// The block fill on the device: one thread per block finds its id (the
 // terrain, carved where bw_density marked a cave, then what the column's
-// trees and plants claim there), a block
-// histogram counts the ids, and thread t < 32 adds the thread block's count
-// of block type t to the chunk's totals. Rust twins: src/worldgen/fill.rs
-// and src/worldgen/decorate.rs (apply).
+// trees and plants claim there), a block histogram counts the ids, and
+// thread t < 32 adds the thread block's count of block type t to the
+// chunk's totals. Rust twins: src/worldgen/fill.rs and
+// src/worldgen/decorate.rs (apply).
+//
+// The ids leave the device as vertical runs, not as 32 KiB per chunk: a
+// column of 32 blocks is a few runs (stone, dirt, grass, air), so the copy
+// back and the host's work shrink with it. Each thread block (16 columns)
+// reserves one segment of the launch's run stream with one atomic:
+//   header, 4 bytes little-endian: group (bits 0-5, the thread block's
+//     index in the chunk), chunk (bits 6-15, index in the launch), run
+//     count (bits 16-25);
+//   then 2 bytes per run, column by column, bottom first: the id and the
+//     height its run starts at (0 starts the next column).
+// Segments land in whatever order the atomics ran; each names its place,
+// so the decoded blocks never depend on that order. Rust reader:
+// src/backend/runs.rs.
 #include "block_histogram.cuh"
+#include "block_scan.cuh"
 #include "decorations.cuh"
 
 // The block at height y of column (lx, lz) of chunk column `col` whose
@@ -42,14 +56,19 @@ __device__ __forceinline__ unsigned int bw_decorate_block(const WorldParams* p, 
 }
 
 // Grid (BW_FILL_BLOCKS_PER_CHUNK, chunk_count), block BW_FILL_THREADS.
-// `counts` (BW_MAX_BLOCK_TYPES per chunk) must be zeroed before the launch;
-// every byte of `blocks` for the launched chunks is written. `caves` holds
+// `counts` (BW_MAX_BLOCK_TYPES per chunk) and `*runs_used` must be zeroed
+// before the launch; `runs` receives the segments described above, and
+// `*runs_used` ends as the bytes they take (a total above `runs_capacity`
+// means segments were dropped: the host refuses the launch). `caves` holds
 // bw_density's masks for the same chunks (read only in worlds with caves).
 extern "C" __global__ void __launch_bounds__(BW_FILL_THREADS)
     bw_fill(const ChunkJob* jobs, unsigned int chunk_count, const int* heights, const unsigned char* biomes,
-            const PlacedTree* trees, const unsigned int* tree_counts, const unsigned char* caves, unsigned char* blocks,
-            unsigned int* counts) {
+            const PlacedTree* trees, const unsigned int* tree_counts, const unsigned char* caves, unsigned char* runs,
+            unsigned int* runs_used, unsigned int runs_capacity, unsigned int* counts) {
     __shared__ unsigned int s_counts[BW_MAX_BLOCK_TYPES];
+    __shared__ unsigned char s_ids[BW_FILL_THREADS];
+    __shared__ unsigned int s_scan[2 * BW_FILL_THREADS];
+    __shared__ unsigned int s_base;
     const WorldParams* params = &bw_world;
 
     const unsigned int chunk = blockIdx.y;
@@ -82,7 +101,6 @@ extern "C" __global__ void __launch_bounds__(BW_FILL_THREADS)
                                       block, trees + (size_t)job.column * BW_MAX_TREES_PER_COLUMN,
                                       tree_counts[job.column]);
         }
-        blocks[(size_t)chunk * BW_CHUNK_VOLUME + index] = (unsigned char)block;
     }
 
     bw_block_histogram<BW_MAX_BLOCK_TYPES>(block, active && block < BW_MAX_BLOCK_TYPES, s_counts);
@@ -90,5 +108,29 @@ extern "C" __global__ void __launch_bounds__(BW_FILL_THREADS)
     if (active && threadIdx.x < BW_MAX_BLOCK_TYPES) {
         const unsigned int n = s_counts[threadIdx.x];
         if (n != 0) atomicAdd(&counts[chunk * BW_MAX_BLOCK_TYPES + threadIdx.x], n);
+    }
+
+    // Runs: a thread starts one where its id differs from the one below it
+    // in the column (the bottom of a column always starts one). Every
+    // thread takes part in the scan, active or not: it holds barriers.
+    s_ids[threadIdx.x] = (unsigned char)block;
+    __syncthreads();
+    const bool starts = ly == 0 || s_ids[threadIdx.x - 1] != (unsigned char)block;
+    unsigned int total = 0;
+    const unsigned int rank = bw_block_exclusive_sum<BW_FILL_THREADS>(starts ? 1u : 0u, s_scan, &total);
+    const unsigned int bytes = BW_RUN_HEADER_BYTES + BW_RUN_BYTES * total;
+    if (threadIdx.x == 0) s_base = active ? atomicAdd(runs_used, bytes) : 0u;
+    __syncthreads();
+    const unsigned int base = s_base;
+    if (active && base <= runs_capacity && bytes <= runs_capacity - base) {
+        if (threadIdx.x == 0) {
+            const unsigned int header = blockIdx.x | (chunk << 6) | (total << 16);
+            for (unsigned int b = 0; b < BW_RUN_HEADER_BYTES; ++b) runs[base + b] = (unsigned char)(header >> (8 * b));
+        }
+        if (starts) {
+            unsigned char* run = runs + base + BW_RUN_HEADER_BYTES + BW_RUN_BYTES * rank;
+            run[0] = (unsigned char)block;
+            run[1] = (unsigned char)ly;
+        }
     }
 }

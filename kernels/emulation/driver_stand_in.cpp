@@ -546,7 +546,7 @@ static const KernelDef kKernels[] = {
                    arg<unsigned char*>(a, 3), arg<unsigned>(a, 4));
      }},
     {"bw_fill",
-     {8, 4, 8, 8, 8, 8, 8, 8, 8},
+     {8, 4, 8, 8, 8, 8, 8, 8, 8, 4, 8},
      [](void** a, dim3, std::string& why) {
          unsigned n = arg<unsigned>(a, 1), cols = 0;
          return reach_chunk_jobs(a, n, &cols, why) &&
@@ -555,13 +555,15 @@ static const KernelDef kKernels[] = {
                 reach(arg<void*>(a, 5), sizeof(unsigned) * cols, "tree_counts", why) &&
                 (bw_world.cave_layer_count == 0 ||
                  reach(arg<void*>(a, 6), size_t(BW_CAVE_MASK_BYTES) * n, "caves", why)) &&
-                reach(arg<void*>(a, 7), size_t(BW_CHUNK_VOLUME) * n, "blocks", why) &&
-                reach(arg<void*>(a, 8), sizeof(unsigned) * BW_MAX_BLOCK_TYPES * n, "counts", why);
+                reach(arg<void*>(a, 7), size_t(arg<unsigned>(a, 9)), "runs", why) &&
+                reach(arg<void*>(a, 8), sizeof(unsigned), "runs_used", why) &&
+                reach(arg<void*>(a, 10), sizeof(unsigned) * BW_MAX_BLOCK_TYPES * n, "counts", why);
      },
      [](void** a, dim3 g, dim3 b) {
          BW_LAUNCH(bw_fill, g, b, arg<const ChunkJob*>(a, 0), arg<unsigned>(a, 1), arg<const int*>(a, 2),
                    arg<const unsigned char*>(a, 3), arg<const PlacedTree*>(a, 4), arg<const unsigned*>(a, 5),
-                   arg<const unsigned char*>(a, 6), arg<unsigned char*>(a, 7), arg<unsigned*>(a, 8));
+                   arg<const unsigned char*>(a, 6), arg<unsigned char*>(a, 7), arg<unsigned*>(a, 8),
+                   arg<unsigned>(a, 9), arg<unsigned*>(a, 10));
      }},
 };
 

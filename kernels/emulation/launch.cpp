@@ -54,12 +54,14 @@ void bw_emu_density(const WorldParams* params, const ChunkJob* jobs, unsigned in
 
 void bw_emu_fill(const WorldParams* params, const ChunkJob* jobs, unsigned int chunk_count, const int* heights,
                  const unsigned char* biomes, const PlacedTree* trees, const unsigned int* tree_counts,
-                 const unsigned char* caves, unsigned char* blocks, unsigned int* counts) {
+                 const unsigned char* caves, unsigned char* runs, unsigned int* runs_used,
+                 unsigned int runs_capacity, unsigned int* counts) {
+    *runs_used = 0;
     if (chunk_count == 0) return;
     std::memset(counts, 0, sizeof(unsigned int) * BW_MAX_BLOCK_TYPES * chunk_count);
     bw_world = *params;
     BW_LAUNCH(bw_fill, dim3(BW_FILL_BLOCKS_PER_CHUNK, chunk_count), dim3(BW_FILL_THREADS), jobs, chunk_count, heights,
-              biomes, trees, tree_counts, caves, blocks, counts);
+              biomes, trees, tree_counts, caves, runs, runs_used, runs_capacity, counts);
 }
 
 unsigned int bw_emu_sizeof_noise_object_ptr() { return sizeof(NoiseObject*); }

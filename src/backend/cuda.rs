@@ -20,13 +20,13 @@
 //! description sits in `__constant__` memory.
 
 use super::kernel::{
-    ChunkJob, ColumnJob, DensityVariant, DeviceClock, KernelDevice, KernelPath, TakeChunk, MAX_BATCH_CHUNKS,
+    ChunkJob, ColumnJob, DensityVariant, DeviceClock, KernelDevice, KernelPath, TakeFill, MAX_BATCH_CHUNKS,
     MAX_BATCH_COLUMNS,
 };
 use super::nvrtc::{Nvrtc, Output};
 use super::twins::{
     DECORATE_THREADS, DENSITY_GROUPS_PER_CHUNK, DENSITY_THREADS, FILL_BLOCKS_PER_CHUNK, FILL_THREADS,
-    HEIGHTMAP_THREADS, MAX_TREES_PER_COLUMN,
+    HEIGHTMAP_THREADS, MAX_TREES_PER_COLUMN, RUNS_BYTES_PER_CHUNK,
 };
 use super::BackendError;
 use super::DeviceOptions;
@@ -321,13 +321,17 @@ struct Slot {
     tree_counts: CudaSlice<u32>,
     /// bw_density's masks (read by bw_fill only in worlds with caves).
     caves: CudaSlice<u8>,
-    blocks: CudaSlice<u8>,
+    /// The fill's run stream and the bytes it took (kernels/fill.cu).
+    runs: CudaSlice<u8>,
+    runs_used: CudaSlice<u32>,
     counts: CudaSlice<u32>,
     staged_min_max: PinnedHostSlice<i32>,
-    staged_blocks: PinnedHostSlice<u8>,
+    staged_runs: PinnedHostSlice<u8>,
+    staged_used: PinnedHostSlice<u32>,
     staged_counts: PinnedHostSlice<u32>,
-    /// heightmap start/end, fill start/end, extremes copied, fill copied.
-    events: [CudaEvent; 6],
+    /// heightmap start/end, fill start/end, extremes copied, counts copied,
+    /// run copy start, runs copied.
+    events: [CudaEvent; 8],
     filling: usize,
 }
 
@@ -336,7 +340,9 @@ const EV_HM_END: usize = 1;
 const EV_FILL_START: usize = 2;
 const EV_FILL_END: usize = 3;
 const EV_EXTREMES: usize = 4;
-const EV_DONE: usize = 5;
+const EV_COUNTED: usize = 5;
+const EV_RUNS_START: usize = 6;
+const EV_DONE: usize = 7;
 
 impl Slot {
     fn new(ctx: &Arc<CudaContext>) -> Result<Slot, BackendError> {
@@ -357,12 +363,14 @@ impl Slot {
                 trees: stream.alloc::<PlacedTree>(MAX_BATCH_COLUMNS * MAX_TREES_PER_COLUMN).map_err(&e)?,
                 tree_counts: stream.alloc::<u32>(MAX_BATCH_COLUMNS).map_err(&e)?,
                 caves: stream.alloc::<u8>(MAX_BATCH_CHUNKS * CHUNK_VOLUME / 8).map_err(&e)?,
-                blocks: stream.alloc::<u8>(MAX_BATCH_CHUNKS * CHUNK_VOLUME).map_err(&e)?,
+                runs: stream.alloc::<u8>(MAX_BATCH_CHUNKS * RUNS_BYTES_PER_CHUNK).map_err(&e)?,
+                runs_used: stream.alloc::<u32>(1).map_err(&e)?,
                 counts: stream.alloc::<u32>(MAX_BATCH_CHUNKS * MAX_BLOCK_TYPES).map_err(&e)?,
                 staged_min_max: ctx.alloc_pinned_with_flags::<i32>(MAX_BATCH_COLUMNS * 3, 0).map_err(&e)?,
-                staged_blocks: ctx.alloc_pinned_with_flags::<u8>(MAX_BATCH_CHUNKS * CHUNK_VOLUME, 0).map_err(&e)?,
+                staged_runs: ctx.alloc_pinned_with_flags::<u8>(MAX_BATCH_CHUNKS * RUNS_BYTES_PER_CHUNK, 0).map_err(&e)?,
+                staged_used: ctx.alloc_pinned_with_flags::<u32>(1, 0).map_err(&e)?,
                 staged_counts: ctx.alloc_pinned_with_flags::<u32>(MAX_BATCH_CHUNKS * MAX_BLOCK_TYPES, 0).map_err(&e)?,
-                events: [event()?, event()?, event()?, event()?, event()?, event()?],
+                events: [event()?, event()?, event()?, event()?, event()?, event()?, event()?, event()?],
                 filling: 0,
                 stream,
             })
@@ -603,9 +611,10 @@ impl KernelDevice for CudaDevice {
             return Ok(());
         }
         s.stream.memcpy_htod(chunks, &mut s.chunk_jobs.slice_mut(..n)).map_err(&e)?;
-        // The kernel adds its per-block counts: only the counts start at zero;
-        // every block id is overwritten.
+        // The kernel adds to the counts and the stream's length: they start
+        // at zero; only the stream's written prefix is ever read.
         s.stream.memset_zeros(&mut s.counts.slice_mut(..n * MAX_BLOCK_TYPES)).map_err(&e)?;
+        s.stream.memset_zeros(&mut s.runs_used).map_err(&e)?;
         s.events[EV_FILL_START].record(&s.stream).map_err(&e)?;
         let count = n as u32;
         if self.caves {
@@ -627,21 +636,24 @@ impl KernelDevice for CudaDevice {
         };
         let mut launch = s.stream.launch_builder(&self.fill_fn);
         launch.arg(&s.chunk_jobs).arg(&count).arg(&s.heights).arg(&s.biomes).arg(&s.trees).arg(&s.tree_counts);
-        launch.arg(&s.caves).arg(&mut s.blocks).arg(&mut s.counts);
-        // SAFETY: matches bw_fill's parameters; the buffers hold MAX_BATCH_CHUNKS ≥ n chunks.
+        let capacity = (n * RUNS_BYTES_PER_CHUNK) as u32;
+        launch.arg(&s.caves).arg(&mut s.runs).arg(&mut s.runs_used).arg(&capacity).arg(&mut s.counts);
+        // SAFETY: matches bw_fill's parameters; the buffers hold MAX_BATCH_CHUNKS ≥ n chunks,
+        // and `capacity` is what `runs` holds for n of them.
         unsafe { launch.launch(cfg) }.map_err(&e)?;
         s.events[EV_FILL_END].record(&s.stream).map_err(&e)?;
-        // Exactly the filled prefix comes back (cudarc copies the length of
-        // the destination, so both sides are cut to it).
-        let staged = s.staged_blocks.as_mut_slice().map_err(&e)?;
-        s.stream.memcpy_dtoh(&s.blocks.slice(..n * CHUNK_VOLUME), &mut staged[..n * CHUNK_VOLUME]).map_err(&e)?;
+        // The counts and the stream's length come back now (cudarc copies
+        // the length of the destination, so both sides are cut to it); the
+        // stream itself once its length is known.
         let staged = s.staged_counts.as_mut_slice().map_err(&e)?;
         s.stream.memcpy_dtoh(&s.counts.slice(..n * MAX_BLOCK_TYPES), &mut staged[..n * MAX_BLOCK_TYPES]).map_err(&e)?;
-        s.events[EV_DONE].record(&s.stream).map_err(&e)?;
+        let staged = s.staged_used.as_mut_slice().map_err(&e)?;
+        s.stream.memcpy_dtoh(&s.runs_used, staged).map_err(&e)?;
+        s.events[EV_COUNTED].record(&s.stream).map_err(&e)?;
         Ok(())
     }
 
-    fn finish_fill(&mut self, slot: usize, take: &mut TakeChunk) -> Result<(), BackendError> {
+    fn finish_fill(&mut self, slot: usize, take: &mut TakeFill) -> Result<(), BackendError> {
         let stage = "copying blocks";
         let e = device_err(stage);
         let s =
@@ -650,19 +662,27 @@ impl KernelDevice for CudaDevice {
         if n == 0 {
             return Ok(());
         }
+        Self::wait(&mut self.clock, &s.events[EV_COUNTED], stage)?;
+        let used = s.staged_used.as_slice().map_err(&e)?[0] as usize;
+        if used > n * RUNS_BYTES_PER_CHUNK {
+            return Err(BackendError::Device {
+                stage,
+                message: format!("the fill's run stream claims {used} bytes, more than its {}", n * RUNS_BYTES_PER_CHUNK),
+            });
+        }
+        s.events[EV_RUNS_START].record(&s.stream).map_err(&e)?;
+        if used > 0 {
+            let staged = s.staged_runs.as_mut_slice().map_err(&e)?;
+            s.stream.memcpy_dtoh(&s.runs.slice(..used), &mut staged[..used]).map_err(&e)?;
+        }
+        s.events[EV_DONE].record(&s.stream).map_err(&e)?;
         Self::wait(&mut self.clock, &s.events[EV_DONE], stage)?;
         self.clock.kernel_ms += s.events[EV_FILL_START].elapsed_ms(&s.events[EV_FILL_END]).map_err(&e)? as f64;
-        self.clock.device_ms += s.events[EV_FILL_START].elapsed_ms(&s.events[EV_DONE]).map_err(&e)? as f64;
-        let blocks = s.staged_blocks.as_slice().map_err(&e)?;
-        let counts = s.staged_counts.as_slice().map_err(&e)?;
-        for i in 0..n {
-            take(
-                i,
-                &blocks[i * CHUNK_VOLUME..(i + 1) * CHUNK_VOLUME],
-                &counts[i * MAX_BLOCK_TYPES..(i + 1) * MAX_BLOCK_TYPES],
-            );
-        }
-        Ok(())
+        self.clock.device_ms += s.events[EV_FILL_START].elapsed_ms(&s.events[EV_COUNTED]).map_err(&e)? as f64
+            + s.events[EV_RUNS_START].elapsed_ms(&s.events[EV_DONE]).map_err(&e)? as f64;
+        let runs = &s.staged_runs.as_slice().map_err(&e)?[..used];
+        let counts = &s.staged_counts.as_slice().map_err(&e)?[..n * MAX_BLOCK_TYPES];
+        take(runs, counts)
     }
 
     fn take_clock(&mut self) -> DeviceClock {

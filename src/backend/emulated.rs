@@ -2,8 +2,8 @@
 //! Its output must equal the Rust CPU path bit for bit; that is how the
 //! kernels are proven right on machines without a GPU.
 
-use super::kernel::{ChunkJob, ColumnJob, DensityVariant, DeviceClock, KernelDevice, KernelPath, TakeChunk};
-use super::twins::MAX_TREES_PER_COLUMN;
+use super::kernel::{ChunkJob, ColumnJob, DensityVariant, DeviceClock, KernelDevice, KernelPath, TakeFill};
+use super::twins::{MAX_TREES_PER_COLUMN, RUNS_BYTES_PER_CHUNK};
 use super::{BackendError, Engine};
 use crate::world::block::MAX_BLOCK_TYPES;
 use crate::world::coords::{CHUNK_AREA, CHUNK_VOLUME};
@@ -59,7 +59,9 @@ extern "C" {
         trees: *const PlacedTree,
         tree_counts: *const u32,
         caves: *const u8,
-        blocks: *mut u8,
+        runs: *mut u8,
+        runs_used: *mut u32,
+        runs_capacity: u32,
         counts: *mut u32,
     );
 }
@@ -82,7 +84,8 @@ pub struct EmulatedDevice {
     fail_after_launches: Option<usize>,
     launches: usize,
     /// The last fill's output, handed out by `finish_fill`.
-    blocks: Vec<u8>,
+    runs: Vec<u8>,
+    runs_used: u32,
     counts: Vec<u32>,
     filled: usize,
     clock: DeviceClock,
@@ -118,7 +121,8 @@ impl EmulatedDevice {
             caves: Vec::new(),
             fail_after_launches: None,
             launches: 0,
-            blocks: Vec::new(),
+            runs: Vec::new(),
+            runs_used: 0,
             counts: Vec::new(),
             filled: 0,
             clock: DeviceClock::default(),
@@ -234,10 +238,11 @@ impl KernelDevice for EmulatedDevice {
                 message: format!("chunk job refers to column {} of {columns}", bad.column),
             });
         }
-        self.blocks.resize(chunks.len() * CHUNK_VOLUME, 0);
+        self.runs.resize(chunks.len() * RUNS_BYTES_PER_CHUNK, 0);
+        self.runs_used = 0;
         self.counts.resize(chunks.len() * MAX_BLOCK_TYPES, 0);
         self.caves.resize(chunks.len() * CHUNK_VOLUME / 8, 0);
-        let (blocks, counts, caves) = (&mut self.blocks, &mut self.counts, &mut self.caves);
+        let (runs, counts, caves) = (&mut self.runs, &mut self.counts, &mut self.caves);
         let _guard = LAUNCH_LOCK.lock().unwrap_or_else(|e| e.into_inner());
         if self.params.has_caves() {
             // SAFETY: buffers sized per chunk job; column indices checked above.
@@ -263,7 +268,9 @@ impl KernelDevice for EmulatedDevice {
                 self.trees.as_ptr(),
                 self.tree_counts.as_ptr(),
                 caves.as_ptr(),
-                blocks.as_mut_ptr(),
+                runs.as_mut_ptr(),
+                &mut self.runs_used,
+                runs.len() as u32,
                 counts.as_mut_ptr(),
             )
         };
@@ -272,15 +279,17 @@ impl KernelDevice for EmulatedDevice {
         Ok(())
     }
 
-    fn finish_fill(&mut self, _slot: usize, take: &mut TakeChunk) -> Result<(), BackendError> {
-        for i in 0..std::mem::take(&mut self.filled) {
-            take(
-                i,
-                &self.blocks[i * CHUNK_VOLUME..(i + 1) * CHUNK_VOLUME],
-                &self.counts[i * MAX_BLOCK_TYPES..(i + 1) * MAX_BLOCK_TYPES],
-            );
+    fn finish_fill(&mut self, _slot: usize, take: &mut TakeFill) -> Result<(), BackendError> {
+        let n = std::mem::take(&mut self.filled);
+        if n == 0 {
+            return Ok(());
         }
-        Ok(())
+        let used = self.runs_used as usize;
+        let runs = self.runs.get(..used).ok_or_else(|| BackendError::Device {
+            stage: "copying blocks",
+            message: format!("the fill's run stream claims {used} bytes, more than its {}", self.runs.len()),
+        })?;
+        take(runs, &self.counts[..n * MAX_BLOCK_TYPES])
     }
 
     fn take_clock(&mut self) -> DeviceClock {

@@ -9,10 +9,13 @@
 //! come back and the chunks known to be uniform (air above the terrain and
 //! its trees, stone deep below) are settled on the host exactly as the CPU
 //! path settles them; one fill launch covers the rest, and its copy back
-//! runs while the next sub-batch's heightmaps compute. Chunks are built
-//! straight from the page-locked staging buffer.
+//! runs while the next sub-batch's heightmaps compute. The fill comes back
+//! as a stream of vertical runs (`super::runs`), which the decode pool turns
+//! into each chunk's storage while this thread drives the next launch's
+//! copies; this thread only walks the stream's headers.
 
 use super::cpu::distinct_columns;
+use super::runs;
 pub use super::twins::{ChunkJob, ColumnJob};
 use super::{BackendError, ChunkBackend, DeviceTimings, Engine};
 use crate::world::block::{BlockId, MAX_BLOCK_TYPES};
@@ -23,6 +26,7 @@ use crate::worldgen::fill::known_uniform;
 use crate::worldgen::heightmap::Heightmap;
 use crate::worldgen::params::WorldParams;
 use crate::worldgen::WorldGen;
+use rayon::prelude::*;
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -91,8 +95,11 @@ impl DensityVariant {
 
 /// Most chunk columns in one heightmap launch (enough blocks to fill a large GPU).
 pub const MAX_BATCH_COLUMNS: usize = 1024;
-/// Most chunks in one fill launch (32 KiB each on the device and in page-locked memory, per slot).
+/// Most chunks in one fill launch (room for `RUNS_BYTES_PER_CHUNK` each on
+/// the device and in page-locked memory, per slot).
 pub const MAX_BATCH_CHUNKS: usize = 512;
+// The run stream's header holds a chunk's index in 10 bits.
+const _: () = assert!(MAX_BATCH_CHUNKS <= 1024);
 
 /// Device-side time and host waiting time, accumulated since the last
 /// [`KernelDevice::take_clock`].
@@ -106,8 +113,9 @@ pub struct DeviceClock {
     pub device_ms: f64,
 }
 
-/// Receives one chunk of a finished fill: (index in the sub-batch, block ids, counts).
-pub type TakeChunk<'a> = dyn FnMut(usize, &[u8], &[u32]) + 'a;
+/// Receives a finished fill: its run stream and the counts
+/// (`MAX_BLOCK_TYPES` per chunk, in the sub-batch's order).
+pub type TakeFill<'a> = dyn FnMut(&[u8], &[u32]) -> Result<(), BackendError> + 'a;
 
 /// A place that runs the kernels.
 pub trait KernelDevice: Send {
@@ -128,9 +136,9 @@ pub trait KernelDevice: Send {
     fn download_heightmaps(&mut self, slot: usize, n: usize) -> Result<(Vec<i32>, Vec<u8>), BackendError>;
     /// Starts the fill of `chunks` on `slot`'s heightmaps and the copy back.
     fn start_fill(&mut self, slot: usize, chunks: &[ChunkJob]) -> Result<(), BackendError>;
-    /// Waits for `slot`'s fill and hands each chunk's block ids
-    /// (`CHUNK_VOLUME`) and counts (`MAX_BLOCK_TYPES`) to `take`, in order.
-    fn finish_fill(&mut self, slot: usize, take: &mut TakeChunk) -> Result<(), BackendError>;
+    /// Waits for `slot`'s fill, copies back the bytes its run stream took,
+    /// and hands the stream and the counts to `take`.
+    fn finish_fill(&mut self, slot: usize, take: &mut TakeFill) -> Result<(), BackendError>;
     /// Device time and waiting time since the last call.
     fn take_clock(&mut self) -> DeviceClock;
 }
@@ -192,41 +200,62 @@ impl<D: KernelDevice> KernelBackend<D> {
         flight: InFlight,
         positions: &[ChunkPos],
         out: &mut [Option<Chunk>],
-        copying: &mut Duration,
+        tally: &mut HostTally,
     ) -> Result<(), BackendError> {
         if flight.slots.is_empty() {
             return Ok(());
         }
-        let mut foreign = None;
-        device.finish_fill(slot, &mut |i, blocks, counts| {
-            let t = Instant::now();
-            let at = flight.slots[i];
-            let mut c = [0u32; MAX_BLOCK_TYPES];
-            c.copy_from_slice(counts);
-            let counts = BlockCounts(c);
-            // Every block of the chunk counted, and only registered ones:
-            // the ids can be trusted as far as the device's own tally goes
-            // (region-hash checks that tally against the blocks).
-            if !counts_are_registered(&counts) {
-                foreign.get_or_insert(positions[at]);
-                return;
+        let n = flight.slots.len();
+        device.finish_fill(slot, &mut |stream, counts| {
+            let wrong = |message: String| BackendError::Device { stage: "reading the fill back", message };
+            if counts.len() != n * MAX_BLOCK_TYPES {
+                return Err(wrong(format!("{} counts for {n} chunks", counts.len())));
             }
-            let blocks = match counts.single_type() {
-                Some(b) => ChunkBlocks::Uniform(b),
-                // The one copy out of the staging buffer.
-                None => ChunkBlocks::Dense(bytemuck::cast_slice::<u8, BlockId>(blocks).into()),
+            tally.bytes_back += (stream.len() + std::mem::size_of_val(counts)) as u64;
+            tally.filled += n as u64;
+            let segments = runs::index(stream, n).map_err(wrong)?;
+            let build = |i: usize| -> Result<(Chunk, Duration), BackendError> {
+                let t = Instant::now();
+                let pos = positions[flight.slots[i]];
+                let mut c = [0u32; MAX_BLOCK_TYPES];
+                c.copy_from_slice(&counts[i * MAX_BLOCK_TYPES..(i + 1) * MAX_BLOCK_TYPES]);
+                let counts = BlockCounts(c);
+                // Every block of the chunk counted, and only registered
+                // ones: the decoder then holds the runs to that tally.
+                if !counts_are_registered(&counts) {
+                    return Err(wrong(format!("chunk {pos} holds block ids outside the registry")));
+                }
+                let blocks = match counts.single_type() {
+                    Some(b) => ChunkBlocks::Uniform(b),
+                    None => ChunkBlocks::Dense(
+                        runs::decode(stream, &segments[i], &counts).map_err(|m| wrong(format!("chunk {pos}: {m}")))?,
+                    ),
+                };
+                Ok((Chunk::new(pos, blocks, counts), t.elapsed()))
             };
-            out[at] = Some(Chunk::new(positions[at], blocks, counts));
-            *copying += t.elapsed();
-        })?;
-        match foreign {
-            Some(pos) => Err(BackendError::Device {
-                stage: "reading the fill back",
-                message: format!("chunk {pos} holds block ids outside the registry"),
-            }),
-            None => Ok(()),
-        }
+            let built: Vec<_> = match runs::pool() {
+                Some(pool) => pool.install(|| (0..n).into_par_iter().map(build).collect()),
+                None => (0..n).map(build).collect(),
+            };
+            for (i, b) in built.into_iter().enumerate() {
+                let (chunk, took) = b?;
+                tally.decoding += took;
+                out[flight.slots[i]] = Some(chunk);
+            }
+            Ok(())
+        })
     }
+}
+
+/// What the host did with the fills of one request.
+#[derive(Default)]
+struct HostTally {
+    /// Decode time summed over the pool's threads.
+    decoding: Duration,
+    /// Bytes copied back from the fills (run streams and counts).
+    bytes_back: u64,
+    /// Chunks that went through a fill.
+    filled: u64,
 }
 
 /// The counts cover a whole chunk with registered block types alone.
@@ -270,13 +299,13 @@ impl<D: KernelDevice> ChunkBackend for KernelBackend<D> {
         let slots = device.slots().max(1);
         let mut out: Vec<Option<Chunk>> = vec![None; positions.len()];
         let mut in_flight: Vec<Option<InFlight>> = (0..slots).map(|_| None).collect();
-        let mut copying = Duration::ZERO;
+        let mut tally = HostTally::default();
         let batches = sub_batches(positions);
         let count = batches.len();
         for (k, range) in batches.into_iter().enumerate() {
             let slot = k % slots;
             if let Some(f) = in_flight[slot].take() {
-                Self::finish(&mut device, slot, f, positions, &mut out, &mut copying)?;
+                Self::finish(&mut device, slot, f, positions, &mut out, &mut tally)?;
             }
             let first = range.start;
             in_flight[slot] = Some(self.start(&mut device, slot, &positions[range], first, &mut out)?);
@@ -285,7 +314,7 @@ impl<D: KernelDevice> ChunkBackend for KernelBackend<D> {
         for i in 0..slots {
             let slot = (count + i) % slots;
             if let Some(f) = in_flight[slot].take() {
-                Self::finish(&mut device, slot, f, positions, &mut out, &mut copying)?;
+                Self::finish(&mut device, slot, f, positions, &mut out, &mut tally)?;
             }
         }
         let clock = device.take_clock();
@@ -297,7 +326,9 @@ impl<D: KernelDevice> ChunkBackend for KernelBackend<D> {
             end_to_end_ms,
             host_ms: (end_to_end_ms - clock.wait_ms).max(0.0),
             host_cpu_ms,
-            chunk_copy_ms: copying.as_secs_f64() * 1e3,
+            decode_ms: tally.decoding.as_secs_f64() * 1e3,
+            bytes_back: tally.bytes_back,
+            filled: tally.filled,
             wait_ms: clock.wait_ms,
             device_ms: clock.device_ms,
         });

@@ -18,6 +18,7 @@ pub mod engine;
 pub mod fallback;
 pub mod kernel;
 pub mod nvrtc;
+pub mod runs;
 pub mod service;
 pub mod twins;
 
@@ -54,9 +55,13 @@ pub struct DeviceTimings {
     /// without a GPU, the emulated kernels) is not counted. None where the
     /// platform has no per-thread clock.
     pub host_cpu_ms: Option<f64>,
-    /// Of the host time: building each chunk's own block storage from the
-    /// staging buffer (one 32 KiB copy per non-uniform chunk).
-    pub chunk_copy_ms: f64,
+    /// Decoding the fills' run streams into each chunk's own storage,
+    /// summed over the decode pool's threads (not the calling thread's).
+    pub decode_ms: f64,
+    /// Bytes the fills sent back: run streams and block counts.
+    pub bytes_back: u64,
+    /// Chunks that went through a fill (the rest were known uniform).
+    pub filled: u64,
     /// Time the host was blocked waiting for the device.
     pub wait_ms: f64,
     /// The device's busy time: kernels and the copies back (CUDA events on

@@ -32,6 +32,14 @@ pub const FILL_THREADS: u32 = 512;
 /// Thread blocks per chunk of `bw_fill` (grid x).
 pub const FILL_BLOCKS_PER_CHUNK: u32 = CHUNK_VOLUME as u32 / FILL_THREADS;
 const _: () = assert!((CHUNK_VOLUME as u32).is_multiple_of(FILL_THREADS));
+/// Bytes of a run-stream segment's header (see kernels/fill.cu).
+pub const RUN_HEADER_BYTES: u32 = 4;
+/// Bytes of one run: the id and the height it starts at.
+pub const RUN_BYTES: u32 = 2;
+/// The most run-stream bytes one chunk can take: every block its own run.
+pub const RUNS_BYTES_PER_CHUNK: usize = (FILL_BLOCKS_PER_CHUNK * (RUN_HEADER_BYTES + RUN_BYTES * FILL_THREADS)) as usize;
+// The header's fields: group in 6 bits, run count (at most FILL_THREADS) in 10.
+const _: () = assert!(FILL_BLOCKS_PER_CHUNK <= 64 && FILL_THREADS <= 1023);
 
 /// Threads per thread block of `bw_density`: one 8×8×8 group of blocks,
 /// which shares one lattice cell per octave (the Brno project's work group).
@@ -237,6 +245,8 @@ pub fn constants() -> Vec<(&'static str, i64)> {
         ("BW_HEIGHTMAP_THREADS", HEIGHTMAP_THREADS as i64),
         ("BW_FILL_THREADS", FILL_THREADS as i64),
         ("BW_FILL_BLOCKS_PER_CHUNK", FILL_BLOCKS_PER_CHUNK as i64),
+        ("BW_RUN_HEADER_BYTES", RUN_HEADER_BYTES as i64),
+        ("BW_RUN_BYTES", RUN_BYTES as i64),
         ("BW_MAX_TREE_KINDS", MAX_TREE_KINDS as i64),
         ("BW_MAX_CANOPY_LAYERS", MAX_CANOPY_LAYERS as i64),
         ("BW_MAX_BIOME_LAYERS", MAX_BIOME_LAYERS as i64),

@@ -41,9 +41,16 @@ pub struct WorldRow {
     /// The same as CPU time of the orchestrating thread.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host_cpu_ms: Option<f64>,
-    /// Of the host time: copying blocks into each chunk's own storage.
+    /// Decoding the fills' run streams into each chunk's own storage,
+    /// summed over the decode pool's threads (not the orchestrating thread).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub chunk_copy_ms: Option<f64>,
+    pub decode_ms: Option<f64>,
+    /// Bytes the fills sent back (run streams and counts).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bytes_back: Option<u64>,
+    /// Chunks that went through a fill (the rest were known uniform).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub filled: Option<u64>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -98,10 +105,17 @@ pub struct GenReport {
     /// counts the time the host thread was preempted by the kernels.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host_wall_us_per_chunk: Option<f64>,
-    /// Of `host_us_per_chunk`: the one copy from the staging buffer into
-    /// each chunk's own block storage (memory bandwidth, not driver work).
+    /// Decoding the run streams per chunk of the largest world, summed over
+    /// the decode pool's threads (device backends).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub chunk_copy_us_per_chunk: Option<f64>,
+    pub decode_us_per_chunk: Option<f64>,
+    /// Bytes copied back from the device per chunk of the largest world,
+    /// chunks known uniform (which send none) included.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transfer_bytes_per_chunk: Option<f64>,
+    /// The same per chunk that went through a fill.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transfer_bytes_per_filled_chunk: Option<f64>,
 }
 
 /// The N chunks of the benchmark world (see the module docs).
@@ -245,7 +259,8 @@ pub fn run(
         let mut kernel = Vec::new();
         let mut host = Vec::new();
         let mut host_cpu = Vec::new();
-        let mut copy = Vec::new();
+        let mut decode = Vec::new();
+        let mut back = None;
         for _ in 0..repeat {
             world.clear_cache();
             let t = Instant::now();
@@ -255,7 +270,9 @@ pub fn run(
                 kernel.push(tm.kernel_ms);
                 host.push(tm.host_ms);
                 host_cpu.extend(tm.host_cpu_ms);
-                copy.push(tm.chunk_copy_ms);
+                decode.push(tm.decode_ms);
+                // The same world sends the same bytes every time.
+                back = Some((tm.bytes_back, tm.filled));
             }
         }
         rows.push(WorldRow {
@@ -264,14 +281,19 @@ pub fn run(
             kernel_ms: (!kernel.is_empty()).then(|| median(kernel)),
             host_ms: (!host.is_empty()).then(|| median(host)),
             host_cpu_ms: (!host_cpu.is_empty()).then(|| median(host_cpu)),
-            chunk_copy_ms: (!copy.is_empty()).then(|| median(copy)),
+            decode_ms: (!decode.is_empty()).then(|| median(decode)),
+            bytes_back: back.map(|b| b.0),
+            filled: back.map(|b| b.1),
         });
     }
     let largest = rows.iter().max_by_key(|r| r.chunks);
     let per_chunk = |ms: Option<f64>, n: usize| ms.map(|h| h * 1e3 / n.max(1) as f64);
     let host_us_per_chunk = largest.and_then(|r| per_chunk(r.host_cpu_ms.or(r.host_ms), r.chunks));
     let host_wall_us_per_chunk = largest.and_then(|r| per_chunk(r.host_ms, r.chunks));
-    let chunk_copy_us_per_chunk = largest.and_then(|r| per_chunk(r.chunk_copy_ms, r.chunks));
+    let decode_us_per_chunk = largest.and_then(|r| per_chunk(r.decode_ms, r.chunks));
+    let transfer_bytes_per_chunk = largest.and_then(|r| Some(r.bytes_back? as f64 / r.chunks.max(1) as f64));
+    let transfer_bytes_per_filled_chunk =
+        largest.and_then(|r| Some(r.bytes_back? as f64 / r.filled.filter(|&f| f > 0)? as f64));
     let device_errors = fallback.as_ref().map(|f| f.failure().is_some() as u64).unwrap_or(0);
 
     Ok(GenReport {
@@ -298,7 +320,9 @@ pub fn run(
         device_errors,
         host_us_per_chunk,
         host_wall_us_per_chunk,
-        chunk_copy_us_per_chunk,
+        decode_us_per_chunk,
+        transfer_bytes_per_chunk,
+        transfer_bytes_per_filled_chunk,
     })
 }
 
