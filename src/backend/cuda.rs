@@ -367,7 +367,9 @@ impl Slot {
                 runs_used: stream.alloc::<u32>(1).map_err(&e)?,
                 counts: stream.alloc::<u32>(MAX_BATCH_CHUNKS * MAX_BLOCK_TYPES).map_err(&e)?,
                 staged_min_max: ctx.alloc_pinned_with_flags::<i32>(MAX_BATCH_COLUMNS * 3, 0).map_err(&e)?,
-                staged_runs: ctx.alloc_pinned_with_flags::<u8>(MAX_BATCH_CHUNKS * RUNS_BYTES_PER_CHUNK, 0).map_err(&e)?,
+                staged_runs: ctx
+                    .alloc_pinned_with_flags::<u8>(MAX_BATCH_CHUNKS * RUNS_BYTES_PER_CHUNK, 0)
+                    .map_err(&e)?,
                 staged_used: ctx.alloc_pinned_with_flags::<u32>(1, 0).map_err(&e)?,
                 staged_counts: ctx.alloc_pinned_with_flags::<u32>(MAX_BATCH_CHUNKS * MAX_BLOCK_TYPES, 0).map_err(&e)?,
                 events: [event()?, event()?, event()?, event()?, event()?, event()?, event()?, event()?],
@@ -667,7 +669,10 @@ impl KernelDevice for CudaDevice {
         if used > n * RUNS_BYTES_PER_CHUNK {
             return Err(BackendError::Device {
                 stage,
-                message: format!("the fill's run stream claims {used} bytes, more than its {}", n * RUNS_BYTES_PER_CHUNK),
+                message: format!(
+                    "the fill's run stream claims {used} bytes, more than its {}",
+                    n * RUNS_BYTES_PER_CHUNK
+                ),
             });
         }
         s.events[EV_RUNS_START].record(&s.stream).map_err(&e)?;

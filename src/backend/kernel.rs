@@ -215,7 +215,9 @@ impl<D: KernelDevice> KernelBackend<D> {
             tally.filled += n as u64;
             let segments = runs::index(stream, n).map_err(wrong)?;
             let build = |i: usize| -> Result<(Chunk, Duration), BackendError> {
-                let t = Instant::now();
+                // CPU time, so a decode thread preempted by others (the
+                // emulated kernels, where there is no GPU) is not charged.
+                let t = super::thread_cpu_time();
                 let pos = positions[flight.slots[i]];
                 let mut c = [0u32; MAX_BLOCK_TYPES];
                 c.copy_from_slice(&counts[i * MAX_BLOCK_TYPES..(i + 1) * MAX_BLOCK_TYPES]);
@@ -231,7 +233,8 @@ impl<D: KernelDevice> KernelBackend<D> {
                         runs::decode(stream, &segments[i], &counts).map_err(|m| wrong(format!("chunk {pos}: {m}")))?,
                     ),
                 };
-                Ok((Chunk::new(pos, blocks, counts), t.elapsed()))
+                let took = t.zip(super::thread_cpu_time()).map_or(Duration::ZERO, |(a, b)| b.saturating_sub(a));
+                Ok((Chunk::new(pos, blocks, counts), took))
             };
             let built: Vec<_> = match runs::pool() {
                 Some(pool) => pool.install(|| (0..n).into_par_iter().map(build).collect()),
@@ -250,7 +253,7 @@ impl<D: KernelDevice> KernelBackend<D> {
 /// What the host did with the fills of one request.
 #[derive(Default)]
 struct HostTally {
-    /// Decode time summed over the pool's threads.
+    /// Decode CPU time summed over the pool's threads.
     decoding: Duration,
     /// Bytes copied back from the fills (run streams and counts).
     bytes_back: u64,

@@ -59,32 +59,43 @@ pub fn index(stream: &[u8], chunks: usize) -> Result<Vec<Segments>, String> {
 /// Decodes one chunk (`CHUNK_VOLUME` ids in `block_index` order) from its
 /// segments, checking the runs against the device's `counts`.
 pub fn decode(stream: &[u8], segments: &Segments, counts: &BlockCounts) -> Result<Box<[BlockId]>, String> {
-    let mut ids = vec![BlockId(0); CHUNK_VOLUME].into_boxed_slice();
+    thread_local! {
+        static SCRATCH: std::cell::RefCell<Vec<BlockId>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    SCRATCH.with_borrow_mut(|scratch| {
+        // Every run is written as a whole column's worth of its id, which
+        // is one vector store instead of a short fill: the runs above it,
+        // and the columns after it, overwrite the excess (groups and runs
+        // are walked bottom up, columns in order), and the last column's
+        // spills into the slack.
+        scratch.resize(CHUNK_VOLUME + CHUNK_SIZE, BlockId(0));
+        decode_into(stream, segments, counts, scratch)?;
+        Ok(scratch[..CHUNK_VOLUME].into())
+    })
+}
+
+fn decode_into(stream: &[u8], segments: &Segments, counts: &BlockCounts, ids: &mut [BlockId]) -> Result<(), String> {
     let mut tally = [0u32; MAX_BLOCK_TYPES];
     for (group, &at) in segments.iter().enumerate() {
         let at = at as usize;
         let (_, _, n) = header_at(stream, at).ok_or("a run segment lies outside the stream")?;
         let runs = stream.get(at + HEADER..at + HEADER + RUN * n).ok_or("a run segment lies outside the stream")?;
         let first = group * COLUMNS_PER_GROUP;
-        // Columns begun so far in this segment.
+        // Columns begun so far in this segment. The checks are gathered
+        // into one flag so the loop has no branch on the data.
         let mut begun = 0;
-        for (i, run) in runs.chunks_exact(RUN).enumerate() {
-            let (id, y) = (run[0] as usize, run[1] as usize);
-            if y == 0 {
-                begun += 1;
+        let mut bad = false;
+        for i in 0..n {
+            let (id, y) = (runs[RUN * i] as usize, runs[RUN * i + 1] as usize);
+            let next = if i + 1 < n { runs[RUN * (i + 1) + 1] as usize } else { 0 };
+            let end = if next == 0 { CHUNK_SIZE } else { next };
+            begun += (y == 0) as usize;
+            bad |= begun == 0 || begun > COLUMNS_PER_GROUP || id >= MAX_BLOCK_TYPES || y >= end || end > CHUNK_SIZE;
+            if bad {
+                return Err(format!("group {group} holds a run out of place (id {id}, height {y} to {end})"));
             }
-            if begun == 0 || begun > COLUMNS_PER_GROUP || id >= MAX_BLOCK_TYPES {
-                return Err(format!("group {group} holds a run out of place (id {id}, height {y})"));
-            }
-            let end = match runs.get((i + 1) * RUN + 1) {
-                Some(&next) if next != 0 => next as usize,
-                _ => CHUNK_SIZE,
-            };
-            if y >= end || end > CHUNK_SIZE {
-                return Err(format!("group {group} holds runs out of order (height {y} then {end})"));
-            }
-            let column = first + begun - 1;
-            ids[column * CHUNK_SIZE + y..column * CHUNK_SIZE + end].fill(BlockId(id as u8));
+            let at = (first + begun - 1) * CHUNK_SIZE + y;
+            ids[at..at + CHUNK_SIZE].fill(BlockId(id as u8));
             tally[id] += (end - y) as u32;
         }
         if begun != COLUMNS_PER_GROUP {
@@ -94,7 +105,7 @@ pub fn decode(stream: &[u8], segments: &Segments, counts: &BlockCounts) -> Resul
     if tally != counts.0 {
         return Err("the runs disagree with the device's block counts".into());
     }
-    Ok(ids)
+    Ok(())
 }
 
 /// The pool decoding runs in: a quarter of the cores (at least two, at
@@ -212,7 +223,7 @@ mod tests {
         let mut bad = stream.clone();
         bad[HEADER] = MAX_BLOCK_TYPES as u8;
         assert!(decode(&bad, &good[0], &c).is_err());
-        let mut off = c.clone();
+        let mut off = c;
         off.0[BlockId::STONE.0 as usize] -= 1;
         off.0[BlockId::AIR.0 as usize] += 1;
         assert!(decode(&stream, &good[0], &off).is_err());

@@ -37,7 +37,8 @@ pub const RUN_HEADER_BYTES: u32 = 4;
 /// Bytes of one run: the id and the height it starts at.
 pub const RUN_BYTES: u32 = 2;
 /// The most run-stream bytes one chunk can take: every block its own run.
-pub const RUNS_BYTES_PER_CHUNK: usize = (FILL_BLOCKS_PER_CHUNK * (RUN_HEADER_BYTES + RUN_BYTES * FILL_THREADS)) as usize;
+pub const RUNS_BYTES_PER_CHUNK: usize =
+    (FILL_BLOCKS_PER_CHUNK * (RUN_HEADER_BYTES + RUN_BYTES * FILL_THREADS)) as usize;
 // The header's fields: group in 6 bits, run count (at most FILL_THREADS) in 10.
 const _: () = assert!(FILL_BLOCKS_PER_CHUNK <= 64 && FILL_THREADS <= 1023);
 
