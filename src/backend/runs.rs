@@ -111,8 +111,14 @@ fn decode_into(stream: &[u8], segments: &Segments, counts: &BlockCounts, ids: &m
 /// The pool decoding runs in: a quarter of the cores (at least two, at
 /// most eight), apart from the CPU generation pool so a busy CPU lane
 /// never holds a finished GPU batch. None if no thread could be started
-/// (the caller then decodes on its own thread).
+/// (the caller then decodes on its own thread), and in the ThreadSanitizer
+/// build: only the C++ emulation is instrumented there, so the pool's
+/// hand-offs, synchronised in uninstrumented Rust, would read as races
+/// that hide the kernels' own.
 pub fn pool() -> Option<&'static rayon::ThreadPool> {
+    if cfg!(feature = "kernel-emulation-tsan") {
+        return None;
+    }
     static POOL: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
     POOL.get_or_init(|| {
         let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
