@@ -310,3 +310,22 @@ fn the_map_is_the_same_on_every_backend() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Every command that takes a position refuses one past the accepted range
+/// (±2²⁴ blocks) at once, with the reason, instead of loading a world its
+/// noise cannot resolve (a screenshot at 10¹² used to run until its
+/// timeout). The last positions inside are taken: see `cli::args`' tests.
+#[test]
+fn positions_past_the_accepted_range_are_refused_with_the_reason() {
+    let out = std::env::temp_dir().join(format!("blockworld-far-{}.png", std::process::id()));
+    let out = out.to_str().unwrap();
+    let why = "beyond the accepted range";
+    assert_clean_failure(&run(&["screenshot", "--pos", "1e12,100,0", "--out", out]), why);
+    assert_clean_failure(&run(&["screenshot", "--pos", "0,100,-16777216", "--out", out]), why);
+    assert_clean_failure(&run(&["region-hash", "--from", "0,0,0", "--to", "524288,0,0"]), why);
+    assert_clean_failure(&run(&["map", "--center", "20000000,0", "--out", out]), why);
+    // The centre is inside; the area's far edge is not.
+    assert_clean_failure(&run(&["map", "--center", "16777000,0", "--size", "4096", "--out", out]), why);
+    assert_clean_failure(&run(&["world", "get", "/nonexistent", "0,70,-99999999999"]), why);
+    assert!(!std::path::Path::new(out).exists(), "nothing was written");
+}

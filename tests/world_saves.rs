@@ -281,3 +281,21 @@ fn the_time_of_day_is_kept_with_the_world() {
     assert_eq!(WorldFile::open(&w).unwrap().time_of_day().unwrap(), None);
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// A saved player position past the accepted range (a damaged or hand-made
+/// file) is refused when the world opens, with the reason, not played.
+#[test]
+fn a_saved_player_past_the_accepted_range_is_refused() {
+    let dir = scratch("far-player");
+    new_world(&dir, "7");
+    let d = dir.to_str().unwrap();
+    ok(&["world", "info", d]);
+    let mut w = WorldFile::open(&dir).unwrap();
+    let far = blockworld::save::world_file::SavedPlayer { pos: [3.0e9, 80.0, 0.0], yaw: 0.0, pitch: 0.0, flying: true };
+    w.save_player(&far).unwrap();
+    drop(w);
+    let o = run(&["world", "info", d]);
+    assert!(!o.status.success(), "a far player was accepted: {}", text(&o.stdout));
+    let err = text(&o.stderr);
+    assert!(err.contains("accepted range") && !err.contains("panicked"), "{err}");
+}

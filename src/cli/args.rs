@@ -1,6 +1,6 @@
 //! Argument parsers with clear errors.
 
-use crate::world::coords::ChunkPos;
+use crate::world::coords::{check_accepted, ChunkPos};
 use crate::world::edits::BlockPos;
 
 /// Three comma-separated integers, named `what` in errors.
@@ -19,15 +19,16 @@ where
 /// Parses `X,Y,Z` chunk coordinates.
 pub fn parse_chunk_pos(s: &str) -> Result<ChunkPos, String> {
     let [x, y, z] = parse_triple::<i32>(s, "chunk coordinate")?;
-    Ok(ChunkPos::new(x, y, z))
+    let pos = ChunkPos::new(x, y, z);
+    pos.check_accepted().map_err(|e| format!("`{s}`: {e}"))?;
+    Ok(pos)
 }
 
 /// Parses `X,Y,Z` block coordinates.
 pub fn parse_block_pos(s: &str) -> Result<BlockPos, String> {
     let [x, y, z] = parse_triple::<i64>(s, "block coordinate")?;
-    let pos = BlockPos::new(x, y, z);
-    pos.chunk().ok_or_else(|| format!("`{s}` is beyond the world's range"))?;
-    Ok(pos)
+    check_accepted([x, y, z].map(|v| v as f64)).map_err(|e| format!("`{s}`: {e}"))?;
+    Ok(BlockPos::new(x, y, z))
 }
 
 /// Parses `X,Y,Z` world coordinates (blocks, may be fractional).
@@ -43,6 +44,7 @@ pub fn parse_vec3(s: &str) -> Result<[f64; 3], String> {
             return Err(format!("`{p}` in `{s}` is not finite"));
         }
     }
+    check_accepted(v).map_err(|e| format!("`{s}`: {e}"))?;
     Ok(v)
 }
 
@@ -66,7 +68,9 @@ pub fn parse_counts(s: &str) -> Result<Vec<usize>, String> {
 pub fn parse_xz(s: &str) -> Result<[i64; 2], String> {
     let (x, z) = s.split_once(',').ok_or_else(|| format!("`{s}` is not X,Z (two integers separated by a comma)"))?;
     let n = |p: &str| p.trim().parse::<i64>().map_err(|e| format!("`{p}` in `{s}` is not an integer: {e}"));
-    Ok([n(x)?, n(z)?])
+    let (x, z) = (n(x)?, n(z)?);
+    check_accepted([x as f64, 0.0, z as f64]).map_err(|e| format!("`{s}`: {e}"))?;
+    Ok([x, z])
 }
 
 pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
@@ -82,6 +86,7 @@ pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::world::coords::{ACCEPTED_BLOCKS, ACCEPTED_CHUNKS};
 
     #[test]
     fn parsers_accept_good_and_explain_bad_input() {
@@ -97,5 +102,24 @@ mod tests {
         assert_eq!(parse_size("640x480").unwrap(), (640, 480));
         assert!(parse_size("640").is_err());
         assert!(parse_vec3("1,nan,2").is_err());
+    }
+
+    #[test]
+    fn positions_past_the_accepted_range_are_refused_and_the_last_ones_inside_kept() {
+        let edge = (ACCEPTED_BLOCKS - 1).to_string();
+        let past = ACCEPTED_BLOCKS.to_string();
+        let chunk_edge = (ACCEPTED_CHUNKS - 1).to_string();
+        let chunk_past = ACCEPTED_CHUNKS.to_string();
+        assert!(parse_vec3(&format!("{edge},100,-{edge}")).is_ok());
+        assert!(parse_vec3(&format!("-{past},100,0")).unwrap_err().contains("beyond the accepted range"));
+        assert!(parse_vec3("1e12,100,0").unwrap_err().contains("beyond the accepted range"));
+        assert!(parse_vec3("0,16777215.5,0").is_ok());
+        assert!(parse_vec3("0,-16777216.5,0").is_err());
+        assert!(parse_block_pos(&format!("0,0,-{edge}")).is_ok());
+        assert!(parse_block_pos(&format!("0,0,-{past}")).is_err());
+        assert!(parse_xz(&format!("{edge},0")).is_ok());
+        assert!(parse_xz(&format!("0,{past}")).is_err());
+        assert!(parse_chunk_pos(&format!("-{chunk_edge},0,{chunk_edge}")).is_ok());
+        assert!(parse_chunk_pos(&format!("0,{chunk_past},0")).unwrap_err().contains("beyond the accepted range"));
     }
 }

@@ -76,7 +76,7 @@ pub fn parse_script(text: &str, file: &str) -> Result<Vec<SetBlock>, WorldCmdErr
         };
         let coord = |s: &str| s.parse::<i64>().map_err(|e| bad(format!("`{s}` is not a block coordinate: {e}")));
         let pos = BlockPos::new(coord(x)?, coord(y)?, coord(z)?);
-        pos.chunk().ok_or_else(|| bad(format!("{pos} is beyond the world's range")))?;
+        crate::world::coords::check_accepted([pos.x, pos.y, pos.z].map(|v| v as f64)).map_err(bad)?;
         let block = BlockId::by_name(name).ok_or_else(|| bad(format!("unknown block `{name}`")))?;
         out.push(SetBlock { pos, block });
     }
@@ -148,6 +148,7 @@ mod tests {
         assert_eq!(ok[1], SetBlock { pos: BlockPos::new(-5, 70, 1_000_000), block: BlockId::TORCH });
         for (text, needle) in [
             ("set 1 2 3 obsidian", "line 1: unknown block `obsidian`"),
+            ("set 1 2 16777216 glass", "line 1: 16777216 is beyond the accepted range"),
             ("set 1 2 stone", "is not `set X Y Z BLOCK`"),
             ("set 1 2 x stone", "`x` is not a block coordinate"),
             ("\nput 1 2 3 stone", "line 2"),

@@ -11,7 +11,7 @@ pub mod colour;
 
 use crate::backend::{BackendError, ChunkBackend};
 use crate::world::block::BlockId;
-use crate::world::coords::{column_index, ColumnPos, CHUNK_SIZE_I64};
+use crate::world::coords::{check_accepted, column_index, ColumnPos, CHUNK_SIZE_I64};
 use crate::worldgen::heightmap::{sample_columns, Heightmap};
 use crate::worldgen::WorldGen;
 use colour::Palette;
@@ -61,8 +61,8 @@ pub enum MapError {
     ZeroScale,
     #[error("the map would be {0} pixels wide; the limit is {MAX_PIXELS} (raise --scale)")]
     TooLarge(u32),
-    #[error("--center {0},{1} is out of the world's range (±2³⁰ blocks)")]
-    OutOfRange(i64, i64),
+    #[error("the map reaches past the accepted range: {0}")]
+    OutOfRange(String),
     #[error("the backend could not make the heightmaps: {0}")]
     Backend(String),
 }
@@ -106,8 +106,6 @@ struct Sample {
     biome: u8,
 }
 
-const WORLD_LIMIT: i64 = 1 << 30;
-
 /// [`render_on`] on the CPU, sampling lone columns at coarse scales.
 pub fn render(world: &WorldGen, opts: &MapOptions) -> Result<Map, MapError> {
     render_on(world, None, opts)
@@ -123,8 +121,10 @@ pub fn render_on(world: &WorldGen, backend: Option<&dyn ChunkBackend>, opts: &Ma
         return Err(MapError::ZeroScale);
     }
     let [cx, cz] = opts.center;
-    if cx.abs() > WORLD_LIMIT || cz.abs() > WORLD_LIMIT {
-        return Err(MapError::OutOfRange(cx, cz));
+    // Both far corners of the area, not only its centre.
+    let reach = opts.size as f64 / 2.0 + 1.0;
+    for corner in [[cx as f64 - reach, 0.0, cz as f64 - reach], [cx as f64 + reach, 0.0, cz as f64 + reach]] {
+        check_accepted(corner).map_err(MapError::OutOfRange)?;
     }
     let px = opts.size.div_ceil(opts.scale);
     if px > MAX_PIXELS {
@@ -333,5 +333,9 @@ mod tests {
         assert_eq!(render(&w, &o(1 << 20, 1)).err(), Some(MapError::TooLarge(1 << 20)));
         let far = MapOptions { center: [i64::MAX, 0], size: 64, scale: 1, layer: Layer::Biome };
         assert!(matches!(render(&w, &far), Err(MapError::OutOfRange(..))));
+        let edge = MapOptions { center: [16_777_000, 0], size: 4096, scale: 64, layer: Layer::Biome };
+        assert!(matches!(render(&w, &edge), Err(MapError::OutOfRange(..))));
+        let inside = MapOptions { center: [16_000_000, 0], size: 4096, scale: 64, layer: Layer::Biome };
+        assert!(render(&w, &inside).is_ok());
     }
 }

@@ -238,8 +238,11 @@ impl WorldFile {
         Ok(())
     }
 
+    /// The saved player; a position outside the accepted range (see
+    /// `coords::check_accepted`) marks the record damaged.
     pub fn player(&self) -> Result<Option<SavedPlayer>, SaveError> {
-        self.conn
+        let player = self
+            .conn
             .query_row("SELECT x, y, z, yaw, pitch, mode FROM player WHERE id = 0", [], |r| {
                 Ok(SavedPlayer {
                     pos: [r.get(0)?, r.get(1)?, r.get(2)?],
@@ -249,7 +252,14 @@ impl WorldFile {
                 })
             })
             .optional()
-            .map_err(self.sql())
+            .map_err(self.sql())?;
+        if let Some(p) = &player {
+            crate::world::coords::check_accepted(p.pos).map_err(|e| SaveError::Corrupt {
+                path: self.path.clone(),
+                reason: format!("the saved player position: {e}"),
+            })?;
+        }
+        Ok(player)
     }
 
     pub fn save_player(&mut self, p: &SavedPlayer) -> Result<(), SaveError> {

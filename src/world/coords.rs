@@ -5,6 +5,11 @@
 //! every axis. Chunk (cx, cy, cz) covers blocks [32·cx, 32·cx + 32) on x, and
 //! likewise on y and z. A chunk column (cx, cz) is every chunk with that x and
 //! z; it shares one heightmap.
+//!
+//! Commands and saves accept positions within [`ACCEPTED_BLOCKS`] of the
+//! origin on every axis, a much smaller range than the types allow: the
+//! noise reads single-precision positions, which hold every whole block
+//! only up to 2²⁴, and past that neighbouring columns merge into stripes.
 
 use serde::Serialize;
 
@@ -12,6 +17,26 @@ pub const CHUNK_SIZE: usize = 32;
 pub const CHUNK_SIZE_I64: i64 = CHUNK_SIZE as i64;
 pub const CHUNK_AREA: usize = CHUNK_SIZE * CHUNK_SIZE;
 pub const CHUNK_VOLUME: usize = CHUNK_AREA * CHUNK_SIZE;
+
+/// Positions are accepted where every coordinate's magnitude is below
+/// this many blocks (2²⁴: the last whole block an f32 holds exactly).
+pub const ACCEPTED_BLOCKS: i64 = 1 << 24;
+/// The same in chunks.
+pub const ACCEPTED_CHUNKS: i64 = ACCEPTED_BLOCKS / CHUNK_SIZE_I64;
+
+/// Why a block position is refused, if it is: each coordinate must be a
+/// number whose magnitude is below [`ACCEPTED_BLOCKS`].
+pub fn check_accepted(pos: [f64; 3]) -> Result<(), String> {
+    match pos.iter().find(|v| !(v.abs() < ACCEPTED_BLOCKS as f64)) {
+        None => Ok(()),
+        Some(v) => Err(format!(
+            "{v} is beyond the accepted range: every coordinate within ±{} blocks (±{} chunks); \
+             farther out the terrain's single-precision noise loses whole blocks",
+            ACCEPTED_BLOCKS - 1,
+            ACCEPTED_CHUNKS - 1
+        )),
+    }
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct ChunkPos {
@@ -36,6 +61,18 @@ impl ChunkPos {
     /// World coordinate of the chunk's lowest corner.
     pub fn origin(self) -> [i64; 3] {
         [self.x as i64 * CHUNK_SIZE_I64, self.y as i64 * CHUNK_SIZE_I64, self.z as i64 * CHUNK_SIZE_I64]
+    }
+    /// Why the chunk is refused, if it is (see [`check_accepted`]).
+    pub fn check_accepted(self) -> Result<(), String> {
+        match [self.x, self.y, self.z].into_iter().find(|v| (*v as i64).abs() >= ACCEPTED_CHUNKS) {
+            None => Ok(()),
+            Some(v) => Err(format!(
+                "chunk coordinate {v} is beyond the accepted range: every coordinate within ±{} chunks \
+                 (±{} blocks); farther out the terrain's single-precision noise loses whole blocks",
+                ACCEPTED_CHUNKS - 1,
+                ACCEPTED_BLOCKS - 1
+            )),
+        }
     }
     /// The chunk containing a world block coordinate.
     pub fn containing(block: [i64; 3]) -> Self {
