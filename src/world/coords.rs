@@ -27,7 +27,8 @@ pub const ACCEPTED_CHUNKS: i64 = ACCEPTED_BLOCKS / CHUNK_SIZE_I64;
 /// Why a block position is refused, if it is: each coordinate must be a
 /// number whose magnitude is below [`ACCEPTED_BLOCKS`].
 pub fn check_accepted(pos: [f64; 3]) -> Result<(), String> {
-    match pos.iter().find(|v| !(v.abs() < ACCEPTED_BLOCKS as f64)) {
+    // NaN is never within the range.
+    match pos.iter().find(|v| v.is_nan() || v.abs() >= ACCEPTED_BLOCKS as f64) {
         None => Ok(()),
         Some(v) => Err(format!(
             "{v} is beyond the accepted range: every coordinate within ±{} blocks (±{} chunks); \
