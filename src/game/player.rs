@@ -117,7 +117,11 @@ impl Player {
         let (x0, x1) = ((p.x - h + eps).floor() as i64, (p.x + h - eps).floor() as i64);
         let (y0, y1) = ((p.y + eps).floor() as i64, (p.y + HEIGHT - eps).floor() as i64);
         let (z0, z1) = ((p.z - h + eps).floor() as i64, (p.z + h - eps).floor() as i64);
-        (x0..=x1).any(|x| (y0..=y1).any(|y| (z0..=z1).any(|z| world.solid(x, y, z))))
+        // The edge of the accepted range is a wall: no command or save
+        // takes a position past it, so nobody walks there either.
+        let edge = crate::world::coords::ACCEPTED_BLOCKS - 1;
+        [x0, x1, y0, y1, z0, z1].iter().any(|v| v.abs() >= edge)
+            || (x0..=x1).any(|x| (y0..=y1).any(|y| (z0..=z1).any(|z| world.solid(x, y, z))))
     }
 
     /// Moves along one axis in steps of at most half a block, stopping flush
@@ -196,6 +200,27 @@ mod tests {
         assert!(p.on_ground);
         assert!(p.pos.y.abs() < 0.01, "feet at {}", p.pos.y);
         assert!(p.pos.x < 5.0 - WIDTH / 2.0 + 1e-3 && p.pos.x > 4.0, "x = {}", p.pos.x);
+    }
+
+    /// Open air everywhere.
+    struct Air;
+    impl SolidQuery for Air {
+        fn solid(&self, _x: i64, _y: i64, _z: i64) -> bool {
+            false
+        }
+    }
+
+    #[test]
+    fn flight_stops_at_the_edge_of_the_accepted_range() {
+        let edge = crate::world::coords::ACCEPTED_BLOCKS as f64;
+        for (yaw, start) in [(90.0, DVec3::new(edge - 40.0, 70.0, 0.5)), (180.0, DVec3::new(0.5, 70.0, 40.0 - edge))] {
+            let mut p = Player::new(start, yaw, 0.0);
+            for _ in 0..240 {
+                p.step(1.0 / 60.0, Intent { forward: 1.0, sprint: true, ..Default::default() }, &Air);
+            }
+            let far = p.pos.x.abs().max(p.pos.z.abs());
+            assert!(far < edge - 1.0 && far > edge - 3.0, "stopped {} blocks from the edge", edge - far);
+        }
     }
 
     #[test]
