@@ -91,6 +91,9 @@ pub struct GenReport {
     pub world: Vec<WorldRow>,
     pub perlin3d_ns_per_point: f64,
     pub noise_crate_perlin3d_ns_per_point: f64,
+    /// Perlin 3D against the `noise` crate and fastnoise-lite, two point
+    /// sets (see `bench::perlin`).
+    pub perlin: super::perlin::PerlinFigures,
     /// Device errors seen during the run (0 on a clean run); after the first
     /// the device's work moved to the CPU, so its figures are not the device's.
     pub device_errors: u64,
@@ -156,51 +159,6 @@ fn surface_chunks(world: &WorldGen, columns: &[ColumnPos]) -> Vec<ChunkPos> {
         .collect()
 }
 
-/// Perlin 3D cost per point: ours and the noise crate's, same points.
-pub fn perlin_ns_per_point(repeat: usize) -> (f64, f64) {
-    use noise::NoiseFn;
-    const N: usize = 1 << 18;
-    let mut s = 0x9E37_79B9u32;
-    let mut next = || {
-        s ^= s << 13;
-        s ^= s >> 17;
-        s ^= s << 5;
-        (s as f32 / u32::MAX as f32) * 2000.0 - 1000.0
-    };
-    let (xs, ys, zs): (Vec<f32>, Vec<f32>, Vec<f32>) = (0..N).map(|_| (next(), next(), next())).fold(
-        (Vec::with_capacity(N), Vec::with_capacity(N), Vec::with_capacity(N)),
-        |(mut a, mut b, mut c), (x, y, z)| {
-            a.push(x);
-            b.push(y);
-            c.push(z);
-            (a, b, c)
-        },
-    );
-    let mut out = vec![0.0f32; N];
-    let ours = median(
-        (0..repeat)
-            .map(|_| time_ms(|| crate::worldgen::noise::perlin3_batch(1234, &xs, &ys, &zs, &mut out)) * 1e6 / N as f64)
-            .collect(),
-    );
-    std::hint::black_box(&out);
-    let crate_perlin = noise::Perlin::new(1234);
-    let theirs = median(
-        (0..repeat)
-            .map(|_| {
-                time_ms(|| {
-                    let mut acc = 0.0f64;
-                    for i in 0..N {
-                        acc += crate_perlin.get([xs[i] as f64, ys[i] as f64, zs[i] as f64]);
-                    }
-                    std::hint::black_box(acc);
-                }) * 1e6
-                    / N as f64
-            })
-            .collect(),
-    );
-    (ours, theirs)
-}
-
 pub struct GenOptions {
     pub seed: u64,
     pub preset: String,
@@ -216,7 +174,7 @@ pub fn run(
     kind: Engine,
     world: Arc<WorldGen>,
     opts: &GenOptions,
-    perlin: (f64, f64),
+    perlin: super::perlin::PerlinFigures,
 ) -> Result<GenReport, BackendError> {
     let device = backend::create(kind, world.clone(), &opts.device)?;
     // A device error is counted and the run goes on on the CPU, not aborted.
@@ -315,8 +273,9 @@ pub fn run(
         ms_per_chunk_light: light,
         ms_single_chunk: single,
         world: rows,
-        perlin3d_ns_per_point: perlin.0,
-        noise_crate_perlin3d_ns_per_point: perlin.1,
+        perlin3d_ns_per_point: perlin.ours_lanes,
+        noise_crate_perlin3d_ns_per_point: perlin.noise_crate,
+        perlin,
         device_errors,
         host_us_per_chunk,
         host_wall_us_per_chunk,

@@ -8,6 +8,7 @@ pub mod flight;
 pub mod frames;
 pub mod gen;
 pub mod light;
+pub mod perlin;
 pub mod report;
 pub mod rss;
 pub mod session;
