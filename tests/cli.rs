@@ -187,6 +187,17 @@ fn bench_gen_json_reports_every_field() {
     ] {
         assert!(v.get(field).is_some(), "missing {field}");
     }
+    for field in [
+        "ours_lanes",
+        "ours_scalar",
+        "noise_crate",
+        "fastnoise_lite_perlin",
+        "fastnoise_lite_opensimplex2",
+        "ours_scalar_line",
+        "noise_crate_line",
+    ] {
+        assert!(v["perlin"][field].as_f64().is_some_and(|ns| ns > 0.0), "perlin.{field} missing");
+    }
     assert_eq!(v["backend"], "cpu-serial");
     assert_eq!(v["world"].as_array().unwrap().len(), 2);
     assert!(v["ms_per_column_heightmap"].as_f64().unwrap() > 0.0);
