@@ -18,12 +18,19 @@ pub fn table(reports: &[GenReport]) -> String {
     for r in reports {
         let _ = writeln!(s, "  {:<14} {}", r.backend, r.device);
     }
+    let p = &first.perlin;
     let _ = writeln!(
         s,
-        "\nPerlin 3D: this project {:.2} ns/point, noise crate {:.2} ns/point ({:.1}× faster)",
-        first.perlin3d_ns_per_point,
-        first.noise_crate_perlin3d_ns_per_point,
-        first.noise_crate_perlin3d_ns_per_point / first.perlin3d_ns_per_point
+        "\nPerlin 3D, ns a point on one thread, random points (a line, 32 to a cell):\n  \
+         ours 8 lanes {:.2}, ours scalar {:.2} ({:.2}), fastnoise-lite Perlin {:.2}, \
+         fastnoise-lite OpenSimplex2 {:.2}, noise crate {:.2} ({:.2})",
+        p.ours_lanes,
+        p.ours_scalar,
+        p.ours_scalar_line,
+        p.fastnoise_lite_perlin,
+        p.fastnoise_lite_opensimplex2,
+        p.noise_crate,
+        p.noise_crate_line
     );
     let _ = writeln!(s, "\nTable 5.1 and stages (ms)");
     let _ = writeln!(s, "  {:<14} {:>14} {:>14} {:>14}", "backend", "one chunk", "heightmap/col", "fill/chunk");
