@@ -174,3 +174,39 @@ fn heights_stay_within_sane_bounds() {
         }
     }
 }
+
+/// Share of x-neighbour column pairs, over `n` chunk columns in a row from
+/// block (x, z), whose whole z-profile in the chunk is the same and not
+/// flat. Where f32 positions can no longer hold every whole block,
+/// neighbouring columns read the same noise position and come out
+/// identical: the far lands' stripes. Natural terrain almost never repeats
+/// a varying 32-column profile exactly.
+fn repeated_profiles(world: &WorldGen, x: i64, z: i64, n: i64) -> f64 {
+    let (mut repeated, mut pairs) = (0u32, 0u32);
+    for k in 0..n {
+        let col = ColumnPos { x: (x.div_euclid(32) + k) as i32, z: z.div_euclid(32) as i32 };
+        let h = world.compute_heightmap(col).heights;
+        let profile = |lx: usize| (0..32).map(|lz| h[column_index(lx, lz)]).collect::<Vec<i32>>();
+        for lx in 0..31 {
+            let (a, b) = (profile(lx), profile(lx + 1));
+            let flat = a.iter().all(|&v| v == a[0]);
+            pairs += 1;
+            repeated += (a == b && !flat) as u32;
+        }
+    }
+    repeated as f64 / pairs as f64
+}
+
+#[test]
+fn the_terrain_keeps_every_column_to_the_edge_of_the_accepted_range() {
+    use blockworld::world::coords::ACCEPTED_BLOCKS;
+    let world = WorldGen::new(Preset::classic(), 42);
+    let edge = ACCEPTED_BLOCKS - 32 * 16;
+    for (x, z) in [(0, 0), (edge, 0), (-edge, 3000), (5000, -edge), (edge, edge)] {
+        let r = repeated_profiles(&world, x, z, 16);
+        assert!(r < 0.02, "{r:.3} of column pairs repeat at ({x}, {z})");
+    }
+    // Negative control: past the range, at 2²⁶, columns come in fours.
+    let far = repeated_profiles(&world, 1 << 26, 0, 16);
+    assert!(far > 0.25, "only {far:.3} of column pairs repeat at 2^26: the detector misses the far lands");
+}
