@@ -425,4 +425,80 @@ mod tests {
         let d = graph_depth(&p);
         assert!((2..=crate::worldgen::preset::MAX_DEPTH).contains(&d), "depth {d}");
     }
+
+    /// The emulated device with its fill's run stream damaged on the way
+    /// back, as a bad copy or a device bug would damage it.
+    #[cfg(feature = "kernel-emulation")]
+    struct Damaging(super::super::emulated::EmulatedDevice);
+
+    #[cfg(feature = "kernel-emulation")]
+    impl KernelDevice for Damaging {
+        fn kind(&self) -> Engine {
+            self.0.kind()
+        }
+        fn describe(&self) -> String {
+            self.0.describe()
+        }
+        fn heightmaps(&mut self, slot: usize, columns: &[ColumnJob]) -> Result<Vec<[i32; 3]>, BackendError> {
+            self.0.heightmaps(slot, columns)
+        }
+        fn download_heightmaps(&mut self, slot: usize, n: usize) -> Result<(Vec<i32>, Vec<u8>), BackendError> {
+            self.0.download_heightmaps(slot, n)
+        }
+        fn start_fill(&mut self, slot: usize, chunks: &[ChunkJob]) -> Result<(), BackendError> {
+            self.0.start_fill(slot, chunks)
+        }
+        fn finish_fill(&mut self, slot: usize, take: &mut TakeFill) -> Result<(), BackendError> {
+            self.0.finish_fill(slot, &mut |runs, counts| {
+                // Every segment's first run changes type, so the runs no
+                // longer agree with the counts (a chunk the counts call
+                // uniform is never decoded, and needs no stream).
+                let mut bad = runs.to_vec();
+                let mut at = 0;
+                while at + 4 < bad.len() {
+                    bad[at + 4] ^= 1;
+                    at += 4 + 2 * (u32::from_le_bytes([bad[at], bad[at + 1], bad[at + 2], bad[at + 3]]) >> 16) as usize;
+                }
+                take(&bad, counts)
+            })
+        }
+        fn take_clock(&mut self) -> DeviceClock {
+            self.0.take_clock()
+        }
+    }
+
+    /// A damaged stream is an error, never a wrong chunk; behind the
+    /// fallback the request still comes back whole, with the CPU's blocks.
+    #[test]
+    #[cfg(feature = "kernel-emulation")]
+    fn a_damaged_run_stream_is_refused_and_the_cpu_makes_the_chunks() {
+        use crate::backend::cpu::CpuBackend;
+        use crate::backend::emulated::EmulatedDevice;
+        use crate::backend::fallback::FallbackBackend;
+        let world = std::sync::Arc::new(WorldGen::new(Preset::classic(), 42));
+        let positions: Vec<ChunkPos> = (-2..2).flat_map(|x| (0..4).map(move |y| ChunkPos::new(x, y, 0))).collect();
+        let damaged = KernelBackend::new(Damaging(EmulatedDevice::new(&world.params)), &world);
+        match damaged.generate(&positions) {
+            Err(BackendError::Device { stage, message }) => {
+                assert_eq!(stage, "reading the fill back");
+                assert!(message.contains("disagree") || message.contains("out of"), "{message}");
+            }
+            other => panic!("a damaged stream was taken: {:?}", other.map(|c| c.len())),
+        }
+        let fallback = FallbackBackend::new(
+            std::sync::Arc::new(KernelBackend::new(Damaging(EmulatedDevice::new(&world.params)), &world)),
+            CpuBackend::serial(world.clone()),
+        );
+        let got = fallback.generate(&positions).expect("the CPU takes over");
+        let cpu = CpuBackend::serial(world.clone()).generate(&positions).expect("the CPU generates");
+        let same = |a: &Chunk, b: &Chunk| {
+            a.pos == b.pos
+                && (0..crate::world::coords::CHUNK_VOLUME).all(|i| a.blocks().get_index(i) == b.blocks().get_index(i))
+        };
+        assert_eq!(got.len(), positions.len());
+        assert!(got.iter().zip(&cpu).all(|(a, b)| same(a, b)), "the fallback's chunks are the CPU's");
+        // The undamaged emulation decodes the same blocks as the CPU.
+        let clean = KernelBackend::new(EmulatedDevice::new(&world.params), &world).generate(&positions).unwrap();
+        assert!(clean.iter().zip(&cpu).all(|(a, b)| same(a, b)), "the clean stream decodes to the CPU's blocks");
+    }
 }
