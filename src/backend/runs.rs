@@ -59,19 +59,15 @@ pub fn index(stream: &[u8], chunks: usize) -> Result<Vec<Segments>, String> {
 /// Decodes one chunk (`CHUNK_VOLUME` ids in `block_index` order) from its
 /// segments, checking the runs against the device's `counts`.
 pub fn decode(stream: &[u8], segments: &Segments, counts: &BlockCounts) -> Result<Box<[BlockId]>, String> {
-    thread_local! {
-        static SCRATCH: std::cell::RefCell<Vec<BlockId>> = const { std::cell::RefCell::new(Vec::new()) };
-    }
-    SCRATCH.with_borrow_mut(|scratch| {
-        // Every run is written as a whole column's worth of its id, which
-        // is one vector store instead of a short fill: the runs above it,
-        // and the columns after it, overwrite the excess (groups and runs
-        // are walked bottom up, columns in order), and the last column's
-        // spills into the slack.
-        scratch.resize(CHUNK_VOLUME + CHUNK_SIZE, BlockId(0));
-        decode_into(stream, segments, counts, scratch)?;
-        Ok(scratch[..CHUNK_VOLUME].into())
-    })
+    // Every run is written as a whole column's worth of its id, which is
+    // one vector store instead of a short fill: the runs above it, and the
+    // columns after it, overwrite the excess (groups and runs are walked
+    // bottom up, columns in order), and the last column's spills into a
+    // column of slack that is cut off (in place: a shrink) at the end.
+    let mut ids = vec![BlockId(0); CHUNK_VOLUME + CHUNK_SIZE];
+    decode_into(stream, segments, counts, &mut ids)?;
+    ids.truncate(CHUNK_VOLUME);
+    Ok(ids.into_boxed_slice())
 }
 
 fn decode_into(stream: &[u8], segments: &Segments, counts: &BlockCounts, ids: &mut [BlockId]) -> Result<(), String> {
