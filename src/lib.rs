@@ -4,6 +4,7 @@
 pub mod backend;
 pub mod bench;
 pub mod cli;
+pub mod far;
 pub mod game;
 pub mod light;
 pub mod map;

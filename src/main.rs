@@ -5,7 +5,9 @@ use blockworld::backend::cpu::CpuBackend;
 use blockworld::backend::fallback::FallbackBackend;
 use blockworld::backend::{self, Device, DeviceOptions, Engine};
 use blockworld::bench::{gen, report};
-use blockworld::cli::args::{parse_block_pos, parse_chunk_pos, parse_counts, parse_size, parse_vec3, parse_xz};
+use blockworld::cli::args::{
+    parse_block_pos, parse_chunk_pos, parse_counts, parse_horizon, parse_size, parse_vec3, parse_xz,
+};
 use blockworld::cli::region_hash::region_hash;
 use blockworld::cli::screenshot::{screenshot, ScreenshotOptions};
 use blockworld::cli::world_cmd;
@@ -48,6 +50,10 @@ struct PlayArgs {
     /// or 8); +/- change it in game.
     #[arg(long, value_parser = clap::value_parser!(i32).range(2..=32))]
     render_distance: Option<i32>,
+    /// Far terrain out to this many metres past the chunks (0 off, at most
+    /// 32000; default: the saved setting).
+    #[arg(long, value_name = "METRES", value_parser = parse_horizon)]
+    horizon: Option<u32>,
     /// Generation engine at start: hybrid (the CPU and the GPU together;
     /// the CPU alone where no GPU opens), cpu, gpu or cuda-emulated. G
     /// cycles CPU, GPU and hybrid in game.
@@ -148,6 +154,9 @@ enum Command {
         /// Visibility culling, on or off (off draws every chunk in the view).
         #[arg(long, value_parser = parse_on_off, default_value = "on", action = clap::ArgAction::Set)]
         culling: bool,
+        /// Far terrain out to this many metres (0 off, at most 32000).
+        #[arg(long, value_name = "METRES", value_parser = parse_horizon, default_value_t = blockworld::game::settings::DEFAULT_HORIZON)]
+        horizon: u32,
     },
     /// A top-down map of a world from its heightmaps (biomes, relief, water), as a PNG.
     Map {
@@ -516,6 +525,9 @@ fn play(args: PlayArgs) -> Result<()> {
     if let Some(r) = args.render_distance {
         settings.render_distance = r;
     }
+    if let Some(h) = args.horizon {
+        settings.horizon = h;
+    }
     blockworld::game::app::play(blockworld::game::app::PlayOptions {
         world,
         save,
@@ -603,6 +615,7 @@ fn run() -> Result<()> {
             world_dir,
             time,
             culling,
+            horizon,
         }) => {
             let opts = ScreenshotOptions {
                 out,
@@ -617,6 +630,7 @@ fn run() -> Result<()> {
                 edits: Default::default(),
                 time_of_day: time,
                 culling,
+                horizon,
             };
             screenshot_command(&world, world_dir.as_deref(), opts)
         }

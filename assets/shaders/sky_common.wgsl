@@ -14,7 +14,8 @@ struct Globals {
     zenith: vec4<f32>,
     horizon: vec4<f32>,
     glow: vec4<f32>,
-    // x: fog start, y: fog end (blocks), z: time (s)
+    // x: fog start, y: fog end (blocks), z: time (s), w: where the chunks
+    // end (blocks; water turns opaque toward it)
     fog: vec4<f32>,
     // Bit i set: atlas layer i belongs to a block that emits light.
     emissive: array<vec4<u32>, 2>,

@@ -167,7 +167,7 @@ fn fs_water(in: VsOut) -> @location(0) vec4<f32> {
     // reflects more): far rays under the surface would leave the loaded
     // world and show the void as a pale curtain in the sea.
     let d = length(in.rel_pos.xz);
-    let far = smoothstep(0.3 * globals.fog.y, 0.55 * globals.fog.y, d);
+    let far = smoothstep(0.3 * globals.fog.w, 0.55 * globals.fog.w, d);
     let grazing = pow(1.0 - abs(normalize(in.rel_pos).y), 8.0);
     return vec4<f32>(fogged(lit, in.rel_pos), mix(0.72, 1.0, max(far, grazing)));
 }

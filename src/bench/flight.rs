@@ -301,7 +301,7 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
         rec.update_parts.push(session.streamer.update_parts());
         let camera = Camera::for_view(eye, yaw, pitch, DEFAULT_FOV_DEGREES, opts.size, opts.render_distance);
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
-        let view = ViewParams::new(opts.render_distance, opts.time_of_day as f32, t0.elapsed().as_secs_f32());
+        let view = ViewParams::new(opts.render_distance, 0, opts.time_of_day as f32, t0.elapsed().as_secs_f32());
         let HeadlessSession { renderer, streamer, .. } = &mut session;
         let stats = with_visibility(streamer, opts.culling, |v| {
             renderer.render(&gpu, &mut encoder, &target.view, opts.size, &camera, &view, Some(v))
@@ -310,7 +310,7 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
         rec.cpu_frames.push(cpu_start.ms());
         rec.cpu_frames_wall.push(frame_start.elapsed().as_secs_f64() * 1e3);
         let in_frustum =
-            rec.draws.len().is_multiple_of(SPLIT_EVERY).then(|| session.renderer.in_frustum(&camera, view.fog_end));
+            rec.draws.len().is_multiple_of(SPLIT_EVERY).then(|| session.renderer.in_frustum(&camera, view.range_end));
         rec.draws.push((stats, in_frustum));
         gpu.device
             .poll(wgpu::PollType::Wait { submission_index: Some(index), timeout: None })

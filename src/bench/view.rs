@@ -253,7 +253,7 @@ fn run_one(world: Arc<WorldGen>, gpu: &Gpu, opts: &ViewOptions, reach: bool) -> 
 /// cave below the eye's chunk if there is one.
 fn view_frames(session: &mut HeadlessSession, eye: [i64; 3], r: i32) -> Result<ViewFrames> {
     let target = OffscreenTarget::new(session.gpu, FRAME_SIZE);
-    let view = ViewParams::new(r, 0.5, 0.0);
+    let view = ViewParams::new(r, 0, 0.5, 0.0);
     let at = |p: [i64; 3]| DVec3::new(p[0] as f64 + 0.5, p[1] as f64 + 0.5, p[2] as f64 + 0.5);
     let mut surface = [Drawn::default(); 2];
     for (k, culling) in [true, false].into_iter().enumerate() {

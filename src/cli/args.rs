@@ -1,5 +1,6 @@
 //! Argument parsers with clear errors.
 
+use crate::far::clipmap::MAX_HORIZON;
 use crate::world::coords::{check_accepted, ChunkPos};
 use crate::world::edits::BlockPos;
 
@@ -63,7 +64,6 @@ pub fn parse_counts(s: &str) -> Result<Vec<usize>, String> {
     v
 }
 
-/// Parses `WxH`.
 /// `X,Z` block coordinates (a map centre).
 pub fn parse_xz(s: &str) -> Result<[i64; 2], String> {
     let (x, z) = s.split_once(',').ok_or_else(|| format!("`{s}` is not X,Z (two integers separated by a comma)"))?;
@@ -73,6 +73,17 @@ pub fn parse_xz(s: &str) -> Result<[i64; 2], String> {
     Ok([x, z])
 }
 
+/// A horizon distance in metres (blocks): 0 (no far terrain) up to
+/// [`MAX_HORIZON`].
+pub fn parse_horizon(s: &str) -> Result<u32, String> {
+    match s.trim().parse::<u32>() {
+        Ok(v) if v <= MAX_HORIZON => Ok(v),
+        Ok(v) => Err(format!("{v} is past the farthest horizon, {MAX_HORIZON} metres (0 turns far terrain off)")),
+        Err(e) => Err(format!("`{s}` is not a distance in metres: {e}")),
+    }
+}
+
+/// Parses `WxH`.
 pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
     let (w, h) = s.split_once(['x', 'X']).ok_or_else(|| format!("`{s}` is not WIDTHxHEIGHT"))?;
     let n = |p: &str| match p.trim().parse::<u32>() {
@@ -98,6 +109,10 @@ mod tests {
         assert!(parse_xz("12").unwrap_err().contains("X,Z"));
         assert!(parse_xz("1,z").unwrap_err().contains("`z`"));
         assert_eq!(parse_counts("16,24").unwrap(), vec![16, 24]);
+        assert_eq!(parse_horizon("0"), Ok(0));
+        assert_eq!(parse_horizon("32000"), Ok(32_000));
+        assert!(parse_horizon("32001").unwrap_err().contains("farthest"));
+        assert!(parse_horizon("-5").unwrap_err().contains("`-5`"));
         assert!(parse_counts("16,0").is_err());
         assert_eq!(parse_size("640x480").unwrap(), (640, 480));
         assert!(parse_size("640").is_err());

@@ -3,6 +3,7 @@
 
 use crate::backend::{Device, Engine};
 use crate::bench::session::{HeadlessSession, SessionOptions};
+use crate::game::far_view::FarView;
 use crate::game::spawn::spawn_point;
 use crate::game::view::with_visibility;
 use crate::render::camera::{Camera, DEFAULT_FOV_DEGREES};
@@ -17,7 +18,7 @@ use glam::DVec3;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 pub struct ScreenshotOptions {
     pub out: PathBuf,
@@ -35,6 +36,8 @@ pub struct ScreenshotOptions {
     pub time_of_day: f64,
     /// Visibility culling (off: every chunk in the frustum is drawn).
     pub culling: bool,
+    /// Far terrain out to this many blocks (0: none).
+    pub horizon: u32,
 }
 
 pub struct ScreenshotReport {
@@ -61,13 +64,26 @@ pub fn screenshot(world: Arc<WorldGen>, opts: &ScreenshotOptions) -> Result<Scre
         ..SessionOptions::new(opts.engine, opts.gpu_device.clone(), opts.render_distance)
     };
     let mut session = HeadlessSession::start(&gpu, world, session_opts)?;
-    let load_time = session.load(centre, opts.timeout)?;
+    let start = Instant::now();
+    session.load(centre, opts.timeout)?;
     let HeadlessSession { renderer, streamer, .. } = &mut session;
+    let mut far = FarView::new(
+        streamer.world().clone(),
+        opts.horizon,
+        std::thread::available_parallelism().map_or(1, |n| n.get()),
+    );
+    let mut changes = Vec::new();
+    far.update([eye.x, eye.z], streamer.centre(), streamer.render_distance(), &mut changes);
+    changes.into_iter().for_each(|c| renderer.show_far(&gpu, c));
+    if !far.finish(start + opts.timeout, &mut |c| renderer.show_far(&gpu, c)) {
+        anyhow::bail!("the far terrain was not made within {:?}", opts.timeout);
+    }
+    let load_time = start.elapsed();
     let target = OffscreenTarget::new(&gpu, opts.size);
     let camera =
         Camera::for_view(eye, opts.yaw, opts.pitch, DEFAULT_FOV_DEGREES, opts.size, streamer.render_distance());
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
-    let view = ViewParams::new(streamer.render_distance(), opts.time_of_day as f32, 0.0);
+    let view = ViewParams::new(streamer.render_distance(), opts.horizon, opts.time_of_day as f32, 0.0);
     let stats = with_visibility(streamer, opts.culling, |v| {
         renderer.render(&gpu, &mut encoder, &target.view, opts.size, &camera, &view, Some(v))
     });

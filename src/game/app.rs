@@ -3,6 +3,7 @@
 
 use super::clock::{self, DayClock};
 use super::engine::Switch;
+use super::far_view::{self, FarView};
 use super::frame_stats::FrameStats;
 use super::game_loop::{FixedStep, TICK};
 use super::hud::{self, DrawFigures, HudData, Icons};
@@ -98,6 +99,7 @@ fn outline(camera: &Camera, block: BlockPos, size: (u32, u32), scale: f64) -> Ve
 struct Running {
     screen: Screen,
     streamer: ChunkStreamer,
+    far: FarView,
     player: Player,
     previous: Player,
     input: InputState,
@@ -193,9 +195,11 @@ impl App {
             None => None,
         };
         eprintln!("blockworld: {} — generation {}", screen.gpu.adapter_name(), streamer.backend_label());
+        let far = FarView::new(self.opts.world.clone(), self.opts.settings.horizon, far_view::default_threads());
         let mut running = Running {
             screen,
             streamer,
+            far,
             player,
             previous: player,
             input: InputState::default(),
@@ -351,6 +355,8 @@ impl Running {
             edits,
         );
         self.screen.renderer.retain(|_| false);
+        self.screen.renderer.far.clear();
+        self.far = FarView::new(world.clone(), self.settings.horizon, far_view::default_threads());
         self.player = match saved_player {
             Some(p) => Player::new(DVec3::from_array(p.pos), p.yaw, p.pitch),
             None => Player::new(spawn_point(&world), 35.0, -10.0),
@@ -440,6 +446,7 @@ impl Running {
         let mut encoder = screen.gpu.device.create_command_encoder(&Default::default());
         let params = ViewParams::new(
             self.streamer.render_distance(),
+            self.far.horizon(),
             self.clock.time() as f32,
             self.frames.started.elapsed().as_secs_f32(),
         );
@@ -448,7 +455,7 @@ impl Running {
             renderer.render(gpu, &mut encoder, &view, size, &camera, &params, Some(v))
         });
         // The split costs a pass over every mesh: only while F3 shows it.
-        let in_frustum = self.panels.debug.then(|| renderer.in_frustum(&camera, params.fog_end));
+        let in_frustum = self.panels.debug.then(|| renderer.in_frustum(&camera, params.range_end));
         let draw = DrawFigures { stats, in_frustum, culling: self.settings.culling };
 
         let data = self.hud_data(outline, draw);
@@ -493,6 +500,10 @@ impl Running {
         if let Some(r) = change.render_distance {
             self.change_distance(r);
         }
+        if let Some(h) = change.horizon {
+            self.far.set_horizon(h);
+            self.settings.edit().horizon = h;
+        }
         if let Some(e) = change.engine {
             self.toggle_backend(Some(e));
         }
@@ -524,6 +535,10 @@ impl Running {
         }
         let screen = &mut self.screen;
         view::update(&mut self.streamer, self.player.chunk(), Budget::default(), &screen.gpu, &mut screen.renderer);
+        let eye = self.player.eye();
+        let mut far = Vec::new();
+        self.far.update([eye.x, eye.z], self.streamer.centre(), self.streamer.render_distance(), &mut far);
+        far.into_iter().for_each(|c| screen.renderer.show_far(&screen.gpu, c));
         if let Some(notice) = self.streamer.take_notice() {
             self.say(notice);
         }
@@ -550,6 +565,8 @@ impl Running {
             gpu_off: self.streamer.gpu_off_reason(),
             chunks_per_second: self.frames.chunks_per_second(self.streamer.generated_total()),
             render_distance: self.streamer.render_distance(),
+            horizon: self.far.horizon(),
+            far: self.far.counts(),
             message: self.panels.message.as_ref().map(|(m, _)| m.clone()),
             debug: self.panels.debug,
             crosshair: self.screen.grabbed(),

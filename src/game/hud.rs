@@ -8,6 +8,7 @@ use super::streaming::{StreamCounts, MAX_RENDER_DISTANCE, MIN_RENDER_DISTANCE};
 use super::world_menu::{MenuChoice, Widget, WorldMenu};
 use crate::backend::service::{Balance, LaneReport};
 use crate::backend::Engine;
+use crate::far::clipmap::MAX_HORIZON;
 use crate::render::atlas;
 use crate::render::world_renderer::DrawStats;
 use crate::world::block::{BlockId, Shape};
@@ -30,6 +31,9 @@ pub struct HudData {
     pub gpu_off: Option<String>,
     pub chunks_per_second: f64,
     pub render_distance: i32,
+    /// Far terrain's reach in metres (0 off), and what it holds.
+    pub horizon: u32,
+    pub far: crate::far::FarCounts,
     /// A short line for the player: what a key did, or what needs their
     /// attention (the GPU could not open, a save failed).
     pub message: Option<String>,
@@ -79,6 +83,7 @@ fn placeable() -> impl Iterator<Item = BlockId> {
 #[derive(Default)]
 pub struct SettingsChange {
     pub render_distance: Option<i32>,
+    pub horizon: Option<u32>,
     pub engine: Option<Engine>,
     pub fly: Option<bool>,
     /// A hotbar slot and the block chosen for it.
@@ -211,6 +216,11 @@ fn settings_panel(ctx: &egui::Context, d: &HudData, change: &mut SettingsChange)
             {
                 change.render_distance = Some(r);
             }
+            let mut h = d.horizon;
+            let slider = egui::Slider::new(&mut h, 0..=MAX_HORIZON).step_by(500.0).text("horizon (m, 0 off)");
+            if ui.add(slider).changed() {
+                change.horizon = Some(h);
+            }
             let mut fov = d.fov_degrees;
             if ui.add(egui::Slider::new(&mut fov, FOV_RANGE).text("field of view (°)")).changed() {
                 change.fov_degrees = Some(fov);
@@ -332,6 +342,19 @@ fn debug_overlay(ctx: &egui::Context, d: &HudData) {
                     line(ui, format!("GPU off: {why}"));
                 }
                 line(ui, format!("render distance {} chunks", d.render_distance));
+                if d.horizon > 0 {
+                    let f = &d.far;
+                    line(
+                        ui,
+                        format!(
+                            "horizon {} m: {} far tiles, {:.2} M quads, {} to make",
+                            d.horizon,
+                            f.tiles_shown,
+                            f.quads_shown as f64 / 1e6,
+                            f.tiles_pending
+                        ),
+                    );
+                }
             },
         );
     });

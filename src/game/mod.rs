@@ -2,6 +2,7 @@
 pub mod app;
 pub mod clock;
 pub mod engine;
+pub mod far_view;
 pub mod frame_stats;
 pub mod game_loop;
 pub mod hotbar;

@@ -1,11 +1,12 @@
 //! The player's settings: field of view, mouse sensitivity, render
-//! distance, fullscreen, visibility culling and the hotbar, kept in `settings.ron` under the
+//! distance, horizon, fullscreen, visibility culling and the hotbar, kept in `settings.ron` under the
 //! user's config directory (`directories`). A broken or half-valid file
 //! never stops the game: what cannot be read is replaced by its default and
 //! the player is told why.
 
 use super::hotbar::{Hotbar, SLOTS};
 use super::streaming::{MAX_RENDER_DISTANCE, MIN_RENDER_DISTANCE};
+use crate::far::clipmap::MAX_HORIZON;
 use crate::world::block::{BlockId, Shape};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -14,12 +15,17 @@ pub const FILE_NAME: &str = "settings.ron";
 pub const FOV_RANGE: std::ops::RangeInclusive<f64> = 40.0..=110.0;
 /// Degrees of turn per pixel of mouse motion.
 pub const SENSITIVITY_RANGE: std::ops::RangeInclusive<f64> = 0.02..=0.6;
+/// Far terrain out to this many metres unless the player chooses
+/// otherwise (docs/rendering.md gives the measurements behind it).
+pub const DEFAULT_HORIZON: u32 = 8000;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Settings {
     pub fov_degrees: f64,
     pub mouse_sensitivity: f64,
     pub render_distance: i32,
+    /// Far terrain out to this many metres (blocks); 0 draws none.
+    pub horizon: u32,
     pub fullscreen: bool,
     /// Skip chunks the eye cannot see (sealed caves, rock): on by default;
     /// off draws every chunk in the view, for comparison.
@@ -33,6 +39,7 @@ impl Default for Settings {
             fov_degrees: crate::render::camera::DEFAULT_FOV_DEGREES,
             mouse_sensitivity: 0.12,
             render_distance: 8,
+            horizon: DEFAULT_HORIZON,
             fullscreen: false,
             culling: true,
             hotbar: Hotbar::default(),
@@ -48,6 +55,7 @@ struct SettingsFile {
     fov_degrees: f64,
     mouse_sensitivity: f64,
     render_distance: i32,
+    horizon: u32,
     fullscreen: bool,
     culling: bool,
     hotbar: Vec<String>,
@@ -121,6 +129,7 @@ impl Settings {
                 d.render_distance,
                 &mut warnings,
             ),
+            horizon: in_range("horizon", file.horizon, 0..=MAX_HORIZON, d.horizon, &mut warnings),
             fullscreen: file.fullscreen,
             culling: file.culling,
             hotbar,
@@ -146,6 +155,7 @@ impl Settings {
             fov_degrees: self.fov_degrees,
             mouse_sensitivity: self.mouse_sensitivity,
             render_distance: self.render_distance,
+            horizon: self.horizon,
             fullscreen: self.fullscreen,
             culling: self.culling,
             hotbar: self.hotbar.slots.iter().map(|b| b.name().to_string()).collect(),
@@ -177,7 +187,13 @@ mod tests {
 
     #[test]
     fn settings_survive_a_round_trip() {
-        let mut s = Settings { fov_degrees: 90.0, mouse_sensitivity: 0.3, render_distance: 12, ..Default::default() };
+        let mut s = Settings {
+            fov_degrees: 90.0,
+            mouse_sensitivity: 0.3,
+            render_distance: 12,
+            horizon: 16_000,
+            ..Default::default()
+        };
         s.fullscreen = true;
         s.culling = false;
         s.hotbar.slots[3] = BlockId::ROSE;
@@ -199,14 +215,15 @@ mod tests {
     #[test]
     fn bad_values_fall_back_one_by_one() {
         let (s, w) = Settings::parse(
-            "(fov_degrees: 500.0, mouse_sensitivity: 0.2, render_distance: 99, hotbar: [\"stone\", \"unobtainium\", \"air\"])",
+            "(fov_degrees: 500.0, mouse_sensitivity: 0.2, render_distance: 99, horizon: 90000, hotbar: [\"stone\", \"unobtainium\", \"air\"])",
         );
         assert_eq!(s.fov_degrees, 70.0);
         assert_eq!(s.mouse_sensitivity, 0.2, "good values are kept");
         assert_eq!(s.render_distance, 8);
+        assert_eq!(s.horizon, DEFAULT_HORIZON);
         assert_eq!(s.hotbar.slots[0], BlockId::STONE);
         assert_eq!(s.hotbar.slots[1], Hotbar::default().slots[1]);
-        assert_eq!(w.len(), 5, "{w:?}");
+        assert_eq!(w.len(), 6, "{w:?}");
     }
 
     #[test]

@@ -2,6 +2,7 @@
 pub mod atlas;
 pub mod camera;
 pub mod culling;
+pub mod far_renderer;
 pub mod gpu;
 pub mod mesh_arena;
 pub mod offscreen;

@@ -5,12 +5,14 @@
 use super::atlas::{self, TILE};
 use super::camera::{Camera, Frustum};
 use super::culling::{CullBox, Culler, Steps};
+use super::far_renderer::{FarDraw, FarRenderer};
 use super::gpu::{Gpu, RenderError};
 use super::mesh_arena::{MeshArena, Slot};
 use super::sky::SkyState;
 use super::sky_pipeline;
 use super::terrain_passes::DEPTH_FORMAT;
 use super::terrain_passes::{self, TerrainPass};
+use crate::far::{mesh::FarQuad, FarChange, TileKey};
 use crate::mesh::greedy::ChunkMesh;
 use crate::mesh::quad::Quad;
 use crate::world::block::BlockId;
@@ -97,8 +99,8 @@ struct ChunkView {
 }
 
 impl ChunkView {
-    fn new(camera: &Camera, fog_end: f32) -> ChunkView {
-        ChunkView { frustum: camera.frustum(), eye: camera.eye, reach: fog_end + CHUNK_SIZE as f32 * 1.8 }
+    fn new(camera: &Camera, range_end: f32) -> ChunkView {
+        ChunkView { frustum: camera.frustum(), eye: camera.eye, reach: range_end + CHUNK_SIZE as f32 * 1.8 }
     }
 
     /// The chunk's origin, camera-relative.
@@ -122,16 +124,25 @@ impl ChunkView {
 pub struct ViewParams {
     /// Distance fog is full at this many blocks (horizontally).
     pub fog_end: f32,
+    /// Where the chunks end: half a chunk inside the render distance.
+    pub range_end: f32,
+    /// Far terrain is drawn out to this many blocks (0: none).
+    pub horizon: f32,
     pub sky: SkyState,
     /// Seconds of animation time (water).
     pub seconds: f32,
 }
 
 impl ViewParams {
-    /// Fog full half a chunk inside the render distance, the sky at `time_of_day`.
-    pub fn new(render_distance: i32, time_of_day: f32, seconds: f32) -> ViewParams {
+    /// Fog full at the horizon, or half a chunk inside the render distance
+    /// without one; the sky at `time_of_day`.
+    pub fn new(render_distance: i32, horizon: u32, time_of_day: f32, seconds: f32) -> ViewParams {
+        let range_end = (render_distance as f32 - 0.5) * CHUNK_SIZE as f32;
+        let horizon = horizon as f32;
         ViewParams {
-            fog_end: (render_distance as f32 - 0.5) * CHUNK_SIZE as f32,
+            fog_end: if horizon > 0.0 { horizon.max(range_end) } else { range_end },
+            range_end,
+            horizon,
             sky: super::sky::sky_at(time_of_day),
             seconds,
         }
@@ -148,6 +159,9 @@ pub struct DrawStats {
     /// The sky's, plus one per multi-draw (or per chunk and pass where a
     /// backend cannot draw indirectly).
     pub draw_calls: usize,
+    /// Far tiles and their quads drawn.
+    pub far_tiles_drawn: usize,
+    pub far_quads_drawn: u64,
     /// Microseconds choosing the chunks (the walk, or the frustum pass).
     pub cull_us: f64,
     /// Microseconds writing the draws and recording the pass.
@@ -164,6 +178,18 @@ pub struct Visibility<'a> {
     pub in_range: &'a dyn Fn(ChunkPos) -> bool,
     /// The chunk's face links (open when not known).
     pub links: &'a dyn Fn(ChunkPos) -> FaceLinks,
+}
+
+/// Far tiles' draws as runs that share a page (they arrive sorted by page).
+fn far_runs(draws: Vec<FarDraw>) -> Vec<DrawRun> {
+    let mut runs: Vec<DrawRun> = Vec::new();
+    for d in draws {
+        match runs.last_mut() {
+            Some(run) if run.page == d.page => run.draws.push(d.args),
+            _ => runs.push(DrawRun { pass: TerrainPass::Opaque, page: d.page, draws: vec![d.args] }),
+        }
+    }
+    runs
 }
 
 /// Consecutive draws of one pass from one mesh page: one multi-draw.
@@ -202,6 +228,8 @@ pub struct WorldRenderer {
     /// Whether the device draws indirectly with a first instance (else a
     /// draw call per chunk and pass).
     multi_draw: bool,
+    /// Far terrain, drawn before the chunks.
+    pub far: FarRenderer,
     pub format: wgpu::TextureFormat,
     pub gpu_bytes: u64,
 }
@@ -322,6 +350,7 @@ impl WorldRenderer {
         let origins_capacity = 1024;
         let origins = Self::origins_buffer(device, origins_capacity);
         let bind_group = Self::bind_group(device, &layout, &globals, &origins, &atlas_view, &sampler);
+        let far = FarRenderer::new(device, format, &globals, &page_layout, SKY_COMMON);
         Ok(WorldRenderer {
             sky,
             opaque,
@@ -344,6 +373,7 @@ impl WorldRenderer {
             culler: Culler::default(),
             indirect: None,
             multi_draw: gpu.multi_draw(),
+            far,
             format,
             gpu_bytes: 0,
         })
@@ -389,17 +419,13 @@ impl WorldRenderer {
     /// Uploads (or replaces) a chunk's mesh. Returns the bytes uploaded.
     pub fn upload(&mut self, gpu: &Gpu, pos: ChunkPos, mesh: &ChunkMesh) -> u64 {
         self.remove(pos);
+        self.ensure_indices(gpu, mesh.opaque.len().max(mesh.cutout.len()).max(mesh.water.len()));
         let (arena, page_layout) = (&mut self.arena, &self.page_layout);
         let mut store = |quads: &[Quad]| {
             (!quads.is_empty()).then(|| {
                 (arena.store(&gpu.device, &gpu.queue, page_layout, bytemuck::cast_slice(quads)), quads.len() as u32)
             })
         };
-        let most = mesh.opaque.len().max(mesh.cutout.len()).max(mesh.water.len());
-        if most > self.index_quads {
-            self.index_quads = most.next_power_of_two();
-            self.indices = Self::index_buffer(&gpu.device, self.index_quads);
-        }
         let bytes = mesh.bytes() as u64;
         self.gpu_bytes += bytes;
         self.meshes.insert(
@@ -407,6 +433,27 @@ impl WorldRenderer {
             GpuMesh { opaque: store(&mesh.opaque), cutout: store(&mesh.cutout), water: store(&mesh.water), bytes },
         );
         bytes
+    }
+
+    /// Grows the shared quad index buffer to draw `quads` quads at once.
+    fn ensure_indices(&mut self, gpu: &Gpu, quads: usize) {
+        if quads > self.index_quads {
+            self.index_quads = quads.next_power_of_two();
+            self.indices = Self::index_buffer(&gpu.device, self.index_quads);
+        }
+    }
+
+    /// Applies a change of the far view.
+    pub fn show_far(&mut self, gpu: &Gpu, change: FarChange) {
+        match change {
+            FarChange::Mesh(key, quads) => self.upload_far(gpu, key, &quads),
+            FarChange::Gone(key) => self.far.remove(key),
+        }
+    }
+
+    pub fn upload_far(&mut self, gpu: &Gpu, key: TileKey, quads: &[FarQuad]) {
+        self.ensure_indices(gpu, quads.len());
+        self.far.upload(&gpu.device, &gpu.queue, &self.page_layout, key, quads);
     }
 
     pub fn remove(&mut self, pos: ChunkPos) {
@@ -458,8 +505,13 @@ impl WorldRenderer {
     /// The chunks to draw this frame: the visibility walk's, or every
     /// mesh in the frustum when culling is off (or the eye is outside the
     /// range), each with its camera-relative origin and squared distance.
-    fn select(&mut self, camera: &Camera, fog_end: f32, visibility: Option<&Visibility>) -> Vec<(ChunkPos, Vec3, f32)> {
-        let view = ChunkView::new(camera, fog_end);
+    fn select(
+        &mut self,
+        camera: &Camera,
+        range_end: f32,
+        visibility: Option<&Visibility>,
+    ) -> Vec<(ChunkPos, Vec3, f32)> {
+        let view = ChunkView::new(camera, range_end);
         if let Some(v) = visibility.filter(|v| v.culling) {
             let meshes = &self.meshes;
             let walked = self.culler.walk(
@@ -499,8 +551,8 @@ impl WorldRenderer {
     /// [`DrawStats::drawn`], how the culled chunks split between the
     /// frustum and visibility. A pass over every mesh, so it is asked for
     /// (the F3 overlay, the benchmarks' samples), not run every frame.
-    pub fn in_frustum(&self, camera: &Camera, fog_end: f32) -> usize {
-        let view = ChunkView::new(camera, fog_end);
+    pub fn in_frustum(&self, camera: &Camera, range_end: f32) -> usize {
+        let view = ChunkView::new(camera, range_end);
         self.meshes.keys().filter(|&&p| view.shows(p)).count()
     }
 
@@ -531,7 +583,7 @@ impl WorldRenderer {
             zenith: v4(sky.zenith, 1.0),
             horizon: v4(sky.horizon, 1.0),
             glow: v4(sky.glow, 1.0),
-            fog: [view.fog_end * 0.55, view.fog_end, view.seconds, 0.0],
+            fog: [view.fog_end * 0.55, view.fog_end, view.seconds, view.range_end],
             emissive: self.emissive,
         };
         gpu.queue.write_buffer(&self.globals, 0, bytemuck::bytes_of(&globals));
@@ -583,6 +635,11 @@ impl WorldRenderer {
 
     /// Records the sky and the world into `target`. `visibility` (None:
     /// frustum culling only) lets the renderer skip what the eye cannot see.
+    ///
+    /// Two passes: the sky and far terrain (reversed depth, no far plane),
+    /// then the chunks over them with the depth cleared. Far terrain
+    /// outside the chunk range always lies farther than any chunk on the
+    /// same pixel, so the chunks need not test against it.
     #[allow(clippy::too_many_arguments)]
     pub fn render(
         &mut self,
@@ -596,7 +653,11 @@ impl WorldRenderer {
     ) -> DrawStats {
         let cull_start = Instant::now();
         self.ensure_depth(gpu, size);
-        let chosen = self.select(camera, view.fog_end, visibility);
+        let chosen = self.select(camera, view.range_end, visibility);
+        let far_draws = match view.horizon > 0.0 {
+            true => self.far.prepare(gpu, &self.globals, camera, view.fog_end, visibility.map(|v| v.bounds)),
+            false => Vec::new(),
+        };
         let cull_us = cull_start.elapsed().as_secs_f64() * 1e6;
         let encode_start = Instant::now();
         self.ensure_origins(gpu, chosen.len());
@@ -605,34 +666,39 @@ impl WorldRenderer {
             gpu.queue.write_buffer(&self.origins, 0, bytemuck::cast_slice(&origins));
         }
         self.write_globals(gpu, camera, view);
+        let far_runs = far_runs(far_draws);
         let runs = self.draw_runs(&chosen);
         let mut stats = DrawStats {
             in_range: self.meshes.len(),
             drawn: chosen.len(),
             quads_drawn: runs.iter().flat_map(|r| &r.draws).map(|d| d.index_count as u64 / 6).sum(),
+            far_tiles_drawn: far_runs.iter().map(|r| r.draws.len()).sum(),
+            far_quads_drawn: far_runs.iter().flat_map(|r| &r.draws).map(|d| d.index_count as u64 / 6).sum(),
             cull_us,
             ..DrawStats::default()
         };
         if self.multi_draw {
-            self.write_indirect(gpu, &runs);
+            self.write_indirect(gpu, far_runs.iter().chain(&runs));
         }
         let Some((depth_view, _)) = &self.depth else { return stats };
+        let colour = |load| wgpu::RenderPassColorAttachment {
+            view: target,
+            depth_slice: None,
+            resolve_target: None,
+            ops: wgpu::Operations { load, store: wgpu::StoreOp::Store },
+        };
+        let depth = |clear| wgpu::RenderPassDepthStencilAttachment {
+            view: depth_view,
+            depth_ops: Some(wgpu::Operations { load: wgpu::LoadOp::Clear(clear), store: wgpu::StoreOp::Store }),
+            stencil_ops: None,
+        };
         // The sky pass covers every pixel; the clear only keeps the first
-        // frame's undefined contents out of any blending.
-        let clear = wgpu::Color::BLACK;
+        // frame's undefined contents out of any blending. Far depth is
+        // reversed: cleared to 0, nearer is greater.
         let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-            label: Some("world"),
-            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                view: target,
-                depth_slice: None,
-                resolve_target: None,
-                ops: wgpu::Operations { load: wgpu::LoadOp::Clear(clear), store: wgpu::StoreOp::Store },
-            })],
-            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-                view: depth_view,
-                depth_ops: Some(wgpu::Operations { load: wgpu::LoadOp::Clear(1.0), store: wgpu::StoreOp::Store }),
-                stencil_ops: None,
-            }),
+            label: Some("sky-and-far"),
+            color_attachments: &[Some(colour(wgpu::LoadOp::Clear(wgpu::Color::BLACK)))],
+            depth_stencil_attachment: Some(depth(0.0)),
             timestamp_writes: None,
             occlusion_query_set: None,
             multiview_mask: None,
@@ -643,6 +709,24 @@ impl WorldRenderer {
         stats.draw_calls += 1;
         pass.set_index_buffer(self.indices.slice(..), wgpu::IndexFormat::Uint32);
         let mut offset = 0u64;
+        if !far_runs.is_empty() {
+            pass.set_pipeline(self.far.pipeline());
+            pass.set_bind_group(0, self.far.group(), &[]);
+            for run in &far_runs {
+                stats.draw_calls += self.record_run(&mut pass, self.far.page_group(run.page), &run.draws, &mut offset);
+            }
+        }
+        drop(pass);
+        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some("chunks"),
+            color_attachments: &[Some(colour(wgpu::LoadOp::Load))],
+            depth_stencil_attachment: Some(depth(1.0)),
+            timestamp_writes: None,
+            occlusion_query_set: None,
+            multiview_mask: None,
+        });
+        pass.set_bind_group(0, &self.bind_group, &[]);
+        pass.set_index_buffer(self.indices.slice(..), wgpu::IndexFormat::Uint32);
         let mut current = None;
         for run in &runs {
             if current != Some(run.pass) {
@@ -653,35 +737,48 @@ impl WorldRenderer {
                 });
                 current = Some(run.pass);
             }
-            let Some(page) = self.arena.page_group(run.page) else {
-                offset += (run.draws.len() * INDIRECT_BYTES) as u64;
-                continue;
-            };
-            pass.set_bind_group(1, page, &[]);
-            match &self.indirect {
-                Some((buffer, _)) if self.multi_draw => {
-                    pass.multi_draw_indexed_indirect(buffer, offset, run.draws.len() as u32);
-                    offset += (run.draws.len() * INDIRECT_BYTES) as u64;
-                    stats.draw_calls += 1;
-                }
-                _ => {
-                    for d in &run.draws {
-                        let i = d.first_instance;
-                        pass.draw_indexed(0..d.index_count, d.base_vertex, i..i + 1);
-                        stats.draw_calls += 1;
-                    }
-                }
-            }
+            stats.draw_calls += self.record_run(&mut pass, self.arena.page_group(run.page), &run.draws, &mut offset);
         }
         drop(pass);
         stats.encode_us = encode_start.elapsed().as_secs_f64() * 1e6;
         stats
     }
 
+    /// Records one run's draws from the page bound by `page` (skipped when
+    /// the page is gone), indirectly from `offset` in the indirect buffer
+    /// where the device can; returns the draw calls it made.
+    fn record_run(
+        &self,
+        pass: &mut wgpu::RenderPass,
+        page: Option<&wgpu::BindGroup>,
+        draws: &[wgpu::util::DrawIndexedIndirectArgs],
+        offset: &mut u64,
+    ) -> usize {
+        let bytes = (draws.len() * INDIRECT_BYTES) as u64;
+        let Some(page) = page else {
+            *offset += bytes;
+            return 0;
+        };
+        pass.set_bind_group(1, page, &[]);
+        match &self.indirect {
+            Some((buffer, _)) if self.multi_draw => {
+                pass.multi_draw_indexed_indirect(buffer, *offset, draws.len() as u32);
+                *offset += bytes;
+                1
+            }
+            _ => {
+                for d in draws {
+                    let i = d.first_instance;
+                    pass.draw_indexed(0..d.index_count, d.base_vertex, i..i + 1);
+                }
+                draws.len()
+            }
+        }
+    }
+
     /// Writes every run's draws, in order, to the indirect buffer.
-    fn write_indirect(&mut self, gpu: &Gpu, runs: &[DrawRun]) {
-        let args: Vec<wgpu::util::DrawIndexedIndirectArgs> =
-            runs.iter().flat_map(|r| r.draws.iter().copied()).collect();
+    fn write_indirect<'r>(&mut self, gpu: &Gpu, runs: impl Iterator<Item = &'r DrawRun>) {
+        let args: Vec<wgpu::util::DrawIndexedIndirectArgs> = runs.flat_map(|r| r.draws.iter().copied()).collect();
         if args.is_empty() {
             return;
         }

@@ -1,0 +1,75 @@
+//! The far view around the player: which far tiles the eye and the chunk
+//! range want (asked again when either moves), and the workers' tiles
+//! handed on as changes. Like streaming, it knows no GPU; `view.rs`
+//! applies its changes to the renderer.
+
+use super::streaming::rings::column_in_range;
+use crate::far::{FarChange, FarCounts, FarRange, FarTerrain};
+use crate::world::coords::ChunkPos;
+use crate::worldgen::WorldGen;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// The eye moves this many blocks before the wanted tiles are worked out
+/// again (the finest level's squares snap to 128 blocks).
+const STEP: i64 = 16;
+
+/// What the wanted tiles were last worked out for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Asked {
+    eye: [i64; 2],
+    centre: ChunkPos,
+    render_distance: i32,
+    horizon: u32,
+}
+
+pub struct FarView {
+    terrain: FarTerrain,
+    horizon: u32,
+    asked: Option<Asked>,
+}
+
+/// Far-terrain workers: one per four cores, at least one, so the chunk
+/// generators keep most of the machine.
+pub fn default_threads() -> usize {
+    std::thread::available_parallelism().map(|n| n.get() / 4).unwrap_or(1).max(1)
+}
+
+impl FarView {
+    pub fn new(world: Arc<WorldGen>, horizon: u32, threads: usize) -> FarView {
+        FarView { terrain: FarTerrain::new(world, threads), horizon, asked: None }
+    }
+
+    pub fn horizon(&self) -> u32 {
+        self.horizon
+    }
+
+    pub fn set_horizon(&mut self, horizon: u32) {
+        self.horizon = horizon;
+    }
+
+    /// Asks for the tiles this view wants if it moved (out: the tiles no
+    /// longer wanted), then hands on the tiles made since the last call.
+    pub fn update(&mut self, eye: [f64; 2], centre: ChunkPos, render_distance: i32, out: &mut Vec<FarChange>) {
+        let eye = eye.map(|v| v.floor() as i64);
+        let asked =
+            Asked { eye: eye.map(|v| v.div_euclid(STEP) * STEP), centre, render_distance, horizon: self.horizon };
+        if self.asked != Some(asked) {
+            self.asked = Some(asked);
+            let range = FarRange { eye, horizon: self.horizon };
+            let tiles = range.tiles(&|x, z| column_in_range(x - centre.x as i64, z - centre.z as i64, render_distance));
+            self.terrain.want(&tiles, out);
+        }
+        self.terrain.poll(out);
+    }
+
+    /// Waits until every wanted tile is made or `deadline` passes; whether
+    /// all were made.
+    pub fn finish(&mut self, deadline: Instant, apply: &mut dyn FnMut(FarChange)) -> bool {
+        self.terrain.finish(deadline, apply)
+    }
+
+    pub fn counts(&self) -> FarCounts {
+        self.terrain.counts()
+    }
+}

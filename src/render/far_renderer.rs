@@ -1,0 +1,294 @@
+//! Far terrain on the GPU: each tile's quads in mesh pages of their own
+//! (as chunk meshes are kept), a per-frame table of the tiles in view,
+//! and one pipeline (`assets/shaders/far.wgsl`) drawn by multi-draw-indirect
+//! before the chunks.
+
+use super::camera::{Camera, Frustum};
+use super::culling::CullBox;
+use super::mesh_arena::{MeshArena, Slot};
+use super::terrain_passes::DEPTH_FORMAT;
+use crate::far::mesh::FarQuad;
+use crate::far::TileKey;
+use bytemuck::{Pod, Zeroable};
+use glam::{DMat4, DVec3, Mat4};
+use rustc_hash::FxHashMap;
+
+/// The far pass's near plane, in blocks: far terrain never lies closer
+/// than the chunk range's edge except below or above its vertical reach.
+const NEAR: f64 = 1.0;
+
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+struct FarUniform {
+    view_proj: [[f32; 4]; 4],
+    hole: [f32; 4],
+    range: [f32; 4],
+}
+
+struct FarMesh {
+    slot: Slot,
+    quads: u32,
+    /// Lowest and highest heights of the tile's quads.
+    heights: [i32; 2],
+}
+
+/// One tile in view this frame: its page, draw and table row.
+pub struct FarDraw {
+    pub page: usize,
+    pub args: wgpu::util::DrawIndexedIndirectArgs,
+}
+
+pub struct FarRenderer {
+    pipeline: wgpu::RenderPipeline,
+    layout: wgpu::BindGroupLayout,
+    uniform: wgpu::Buffer,
+    table: wgpu::Buffer,
+    table_rows: usize,
+    bind_group: wgpu::BindGroup,
+    arena: MeshArena,
+    meshes: FxHashMap<TileKey, FarMesh>,
+    pub gpu_bytes: u64,
+}
+
+fn entry(binding: u32, visibility: wgpu::ShaderStages, ty: wgpu::BufferBindingType) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility,
+        ty: wgpu::BindingType::Buffer { ty, has_dynamic_offset: false, min_binding_size: None },
+        count: None,
+    }
+}
+
+impl FarRenderer {
+    /// `globals` is the world renderer's uniform (sky, fog); `page_layout`
+    /// the layout its mesh pages are bound with; `common` the WGSL shared
+    /// with the sky.
+    pub fn new(
+        device: &wgpu::Device,
+        format: wgpu::TextureFormat,
+        globals: &wgpu::Buffer,
+        page_layout: &wgpu::BindGroupLayout,
+        common: &str,
+    ) -> FarRenderer {
+        let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("far.wgsl"),
+            source: wgpu::ShaderSource::Wgsl([common, include_str!("../../assets/shaders/far.wgsl")].concat().into()),
+        });
+        let both = wgpu::ShaderStages::VERTEX_FRAGMENT;
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("far"),
+            entries: &[
+                entry(0, both, wgpu::BufferBindingType::Uniform),
+                entry(1, wgpu::ShaderStages::VERTEX, wgpu::BufferBindingType::Storage { read_only: true }),
+                entry(2, both, wgpu::BufferBindingType::Uniform),
+            ],
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("far"),
+            bind_group_layouts: &[Some(&layout), Some(page_layout)],
+            immediate_size: 0,
+        });
+        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some("far"),
+            layout: Some(&pipeline_layout),
+            vertex: wgpu::VertexState {
+                module: &shader,
+                entry_point: Some("vs_far"),
+                compilation_options: Default::default(),
+                buffers: &[],
+            },
+            primitive: wgpu::PrimitiveState { cull_mode: Some(wgpu::Face::Back), ..Default::default() },
+            // Reversed depth: 1 at the near plane, 0 at infinity.
+            depth_stencil: Some(wgpu::DepthStencilState {
+                format: DEPTH_FORMAT,
+                depth_write_enabled: Some(true),
+                depth_compare: Some(wgpu::CompareFunction::Greater),
+                stencil: Default::default(),
+                bias: Default::default(),
+            }),
+            multisample: Default::default(),
+            fragment: Some(wgpu::FragmentState {
+                module: &shader,
+                entry_point: Some("fs_far"),
+                compilation_options: Default::default(),
+                targets: &[Some(wgpu::ColorTargetState { format, blend: None, write_mask: wgpu::ColorWrites::ALL })],
+            }),
+            multiview_mask: None,
+            cache: None,
+        });
+        let uniform = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("far-uniform"),
+            size: std::mem::size_of::<FarUniform>() as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let table_rows = 256;
+        let table = Self::table_buffer(device, table_rows);
+        let bind_group = Self::make_bind_group(device, &layout, globals, &table, &uniform);
+        FarRenderer {
+            pipeline,
+            layout,
+            uniform,
+            table,
+            table_rows,
+            bind_group,
+            arena: MeshArena::default(),
+            meshes: FxHashMap::default(),
+            gpu_bytes: 0,
+        }
+    }
+
+    fn table_buffer(device: &wgpu::Device, rows: usize) -> wgpu::Buffer {
+        device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("far-tiles"),
+            size: (rows * 16) as u64,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        })
+    }
+
+    fn make_bind_group(
+        device: &wgpu::Device,
+        layout: &wgpu::BindGroupLayout,
+        globals: &wgpu::Buffer,
+        table: &wgpu::Buffer,
+        uniform: &wgpu::Buffer,
+    ) -> wgpu::BindGroup {
+        device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("far"),
+            layout,
+            entries: &[
+                wgpu::BindGroupEntry { binding: 0, resource: globals.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 1, resource: table.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 2, resource: uniform.as_entire_binding() },
+            ],
+        })
+    }
+
+    /// Stores a tile's quads (an empty tile is held as nothing).
+    pub fn upload(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        page_layout: &wgpu::BindGroupLayout,
+        key: TileKey,
+        quads: &[FarQuad],
+    ) {
+        self.remove(key);
+        if quads.is_empty() {
+            return;
+        }
+        let heights = quads.iter().fold([i32::MAX, i32::MIN], |[lo, hi], q| {
+            let [t, b] = q.heights();
+            [lo.min(b), hi.max(t)]
+        });
+        let slot = self.arena.store(device, queue, page_layout, bytemuck::cast_slice(quads));
+        self.gpu_bytes += std::mem::size_of_val(quads) as u64;
+        self.meshes.insert(key, FarMesh { slot, quads: quads.len() as u32, heights });
+    }
+
+    pub fn remove(&mut self, key: TileKey) {
+        if let Some(m) = self.meshes.remove(&key) {
+            self.gpu_bytes -= m.quads as u64 * std::mem::size_of::<FarQuad>() as u64;
+            self.arena.release(m.slot);
+        }
+    }
+
+    pub fn clear(&mut self) {
+        let keys: Vec<TileKey> = self.meshes.keys().copied().collect();
+        keys.into_iter().for_each(|k| self.remove(k));
+    }
+
+    pub fn tile_count(&self) -> usize {
+        self.meshes.len()
+    }
+
+    pub fn quad_count(&self) -> u64 {
+        self.meshes.values().map(|m| m.quads as u64).sum()
+    }
+
+    /// Bytes of vertex memory held in far pages, used or not.
+    pub fn arena_bytes(&self) -> u64 {
+        self.arena.capacity()
+    }
+
+    /// The projection far terrain is drawn with: the camera's, with its
+    /// near plane moved out and depth reversed, without a far plane.
+    fn view_proj(camera: &Camera) -> Mat4 {
+        let view = DMat4::look_to_rh(DVec3::ZERO, camera.forward(), DVec3::Y);
+        let proj = DMat4::perspective_infinite_reverse_rh(camera.fov_y_degrees.to_radians(), camera.aspect, NEAR);
+        (proj * view).as_mat4()
+    }
+
+    /// Writes this frame's table and uniform; the draws of the tiles in
+    /// the frustum out to `horizon` blocks, grouped by page. `hole` is the
+    /// chunk range, which hides far terrain where the chunks are drawn.
+    pub fn prepare(
+        &mut self,
+        gpu: &super::gpu::Gpu,
+        globals: &wgpu::Buffer,
+        camera: &Camera,
+        horizon: f32,
+        hole: Option<CullBox>,
+    ) -> Vec<FarDraw> {
+        let culling = Camera { far: horizon as f64 + 64.0, ..*camera };
+        let frustum = Frustum::from_matrix(culling.view_proj());
+        let eye = camera.eye;
+        let rel = |x: i64, y: f64, z: i64| (DVec3::new(x as f64, y, z as f64) - eye).as_vec3();
+        let mut rows: Vec<[f32; 4]> = Vec::new();
+        let mut draws: Vec<FarDraw> = Vec::new();
+        for (key, mesh) in &self.meshes {
+            let [x0, z0] = key.origin();
+            let b = key.blocks();
+            let lo = rel(x0, mesh.heights[0] as f64, z0);
+            let hi = rel(x0 + b, mesh.heights[1] as f64, z0 + b);
+            if !frustum.intersects_box(lo, hi) || key.distance([eye.x, eye.z]) > horizon as f64 {
+                continue;
+            }
+            draws.push(FarDraw {
+                page: mesh.slot.page,
+                args: wgpu::util::DrawIndexedIndirectArgs {
+                    index_count: mesh.quads * 6,
+                    instance_count: 1,
+                    first_index: 0,
+                    base_vertex: (mesh.slot.range.start / std::mem::size_of::<FarQuad>() as u64) as i32 * 4,
+                    first_instance: rows.len() as u32,
+                },
+            });
+            let origin = rel(x0, 0.0, z0);
+            rows.push([origin.x, origin.y, origin.z, key.cell() as f32]);
+        }
+        draws.sort_by_key(|d| d.page);
+        if rows.len() > self.table_rows {
+            self.table_rows = rows.len().next_power_of_two();
+            self.table = Self::table_buffer(&gpu.device, self.table_rows);
+            self.bind_group = Self::make_bind_group(&gpu.device, &self.layout, globals, &self.table, &self.uniform);
+        }
+        if !rows.is_empty() {
+            gpu.queue.write_buffer(&self.table, 0, bytemuck::cast_slice(&rows));
+        }
+        let (hole_v, range) = match hole {
+            Some(h) => {
+                let o = h.centre.origin();
+                let c = (DVec3::new(o[0] as f64, o[1] as f64, o[2] as f64) - eye).as_vec3();
+                ([c.x, c.y, c.z, h.radius as f32], [h.vertical as f32, 1.0, 0.0, 0.0])
+            }
+            None => ([0.0; 4], [0.0; 4]),
+        };
+        let uniform = FarUniform { view_proj: Self::view_proj(camera).to_cols_array_2d(), hole: hole_v, range };
+        gpu.queue.write_buffer(&self.uniform, 0, bytemuck::bytes_of(&uniform));
+        draws
+    }
+
+    pub fn pipeline(&self) -> &wgpu::RenderPipeline {
+        &self.pipeline
+    }
+
+    pub fn group(&self) -> &wgpu::BindGroup {
+        &self.bind_group
+    }
+
+    pub fn page_group(&self, page: usize) -> Option<&wgpu::BindGroup> {
+        self.arena.page_group(page)
+    }
+}
