@@ -97,7 +97,20 @@ fn midnight_is_much_darker_than_noon() {
 fn the_world_edge_melts_into_the_sky_from_above() {
     let (w, h, px) = shot(
         "edge",
-        &["--seed", "42", "--pos", "5.5,90,0.5", "--yaw", "35", "--pitch", "-55", "--render-distance", "3"],
+        &[
+            "--seed",
+            "42",
+            "--pos",
+            "5.5,90,0.5",
+            "--yaw",
+            "35",
+            "--pitch",
+            "-55",
+            "--render-distance",
+            "3",
+            "--horizon",
+            "0",
+        ],
     );
     let at = |x: u32, y: u32| px[(y * w + x) as usize];
     let mut steps: Vec<i32> = (0..w)
@@ -184,4 +197,45 @@ fn culling_on_and_off_draw_the_same_pictures() {
         let worst = on.2.iter().zip(&off.2).map(|(a, b)| (0..3).map(|k| (a[k] - b[k]).abs()).max().unwrap_or(0)).max();
         assert!(worst.unwrap_or(0) <= 1, "{name}: culling changed a pixel by {worst:?} levels");
     }
+}
+
+/// Largest difference of one channel between two colours.
+fn diff(a: [i32; 3], b: [i32; 3]) -> i32 {
+    (0..3).map(|i| (a[i] - b[i]).abs()).max().unwrap_or(0)
+}
+
+/// With a horizon, terrain (not sky) fills the band just below the horizon
+/// line, kilometres past the chunks; without one, the same band is sky.
+#[test]
+fn far_terrain_fills_the_band_below_the_horizon() {
+    let view = ["--seed", "42", "--pos", "5.5,200,0.5", "--yaw", "35", "--pitch", "0", "--render-distance", "3"];
+    let (w, h, far) = shot("band-far", &[&view[..], &["--horizon", "32000"]].concat());
+    let (_, _, none) = shot("band-none", &[&view[..], &["--horizon", "0"]].concat());
+    // Rows 3 to 10 below the horizon line look 2 to 6 km out from 130
+    // blocks above the ground.
+    let band: Vec<usize> = (h / 2 + 3..h / 2 + 11).flat_map(|y| (0..w).map(move |x| (y * w + x) as usize)).collect();
+    // Below the horizon line the sky has one colour.
+    let below = none[band[0]];
+    let sky = band.iter().filter(|&&i| diff(none[i], below) <= 2).count();
+    assert!(sky * 10 > band.len() * 9, "without a horizon the band is sky ({sky} of {})", band.len());
+    let terrain = band.iter().filter(|&&i| diff(far[i], none[i]) > 12).count();
+    assert!(terrain * 10 > band.len() * 8, "terrain covers only {terrain} of {} band pixels", band.len());
+}
+
+/// Looking down on the edge of the chunk range from high above, no pixel
+/// shows the sky through a crack between the chunks and far terrain;
+/// without far terrain, the fogged world beyond the chunks is the sky's
+/// colour (the control that the measure sees sky).
+#[test]
+fn no_sky_shows_where_chunks_meet_far_terrain() {
+    let view = ["--seed", "42", "--pos", "5.5,300,0.5", "--yaw", "35", "--pitch", "-60", "--render-distance", "3"];
+    let (w, _, far) = shot("crack-far", &[&view[..], &["--horizon", "4000"]].concat());
+    let (_, _, none) = shot("crack-none", &[&view[..], &["--horizon", "0"]].concat());
+    // Every direction on screen points below the horizon, where the sky
+    // has one colour: the fully fogged top row shows it.
+    let sky = none[(w / 2) as usize];
+    let like_sky = |px: &[[i32; 3]]| px.iter().filter(|c| diff(**c, sky) <= 3).count();
+    assert!(like_sky(&none) * 5 > none.len(), "the control sees too little sky: {}", like_sky(&none));
+    let cracks = like_sky(&far);
+    assert!(cracks * 1000 <= far.len(), "{cracks} pixels show the sky between chunks and far terrain");
 }

@@ -310,7 +310,7 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
         rec.cpu_frames.push(cpu_start.ms());
         rec.cpu_frames_wall.push(frame_start.elapsed().as_secs_f64() * 1e3);
         let in_frustum =
-            rec.draws.len().is_multiple_of(SPLIT_EVERY).then(|| session.renderer.in_frustum(&camera, view.range_end));
+            rec.draws.len().is_multiple_of(SPLIT_EVERY).then(|| session.renderer.in_frustum(&camera, view.fog_end));
         rec.draws.push((stats, in_frustum));
         gpu.device
             .poll(wgpu::PollType::Wait { submission_index: Some(index), timeout: None })

@@ -73,7 +73,7 @@ pub fn screenshot(world: Arc<WorldGen>, opts: &ScreenshotOptions) -> Result<Scre
         std::thread::available_parallelism().map_or(1, |n| n.get()),
     );
     let mut changes = Vec::new();
-    far.update([eye.x, eye.z], streamer.centre(), streamer.render_distance(), &mut changes);
+    far.update([eye.x, eye.z], &mut changes);
     changes.into_iter().for_each(|c| renderer.show_far(&gpu, c));
     if !far.finish(start + opts.timeout, &mut |c| renderer.show_far(&gpu, c)) {
         anyhow::bail!("the far terrain was not made within {:?}", opts.timeout);

@@ -10,9 +10,10 @@
 //! the world grid, not on the eye, so nothing shimmers as the eye moves;
 //! only tiles at a ring's changing edge are wanted anew.
 //!
-//! The finest level's tiles that lie wholly inside the chunk range are not
-//! wanted (the chunks are drawn there); where a tile only partly overlaps
-//! the chunk range the renderer hides the overlapping part.
+//! Tiles under the chunk range are made too: the chunk range reaches only
+//! so far up and down, and above or below it far terrain shows. The
+//! renderer skips a tile the chunks cover whole and hides the part of one
+//! they cover in part.
 
 /// Cells along a tile's edge.
 pub const TILE_CELLS: usize = 32;
@@ -103,10 +104,8 @@ pub struct FarRange {
 }
 
 impl FarRange {
-    /// Every tile the view wants, nearest first. `chunks_cover` says
-    /// whether the chunks draw a chunk column (x, z): a tile whose columns
-    /// they all draw is not wanted.
-    pub fn tiles(&self, chunks_cover: &dyn Fn(i64, i64) -> bool) -> Vec<TileKey> {
+    /// Every tile the view wants, nearest first.
+    pub fn tiles(&self) -> Vec<TileKey> {
         if self.horizon == 0 {
             return Vec::new();
         }
@@ -120,10 +119,7 @@ impl FarRange {
             for tz in square.min[1].div_euclid(b)..square.max[1].div_euclid(b) {
                 for tx in square.min[0].div_euclid(b)..square.max[0].div_euclid(b) {
                     let t = TileKey { level, x: tx as i32, z: tz as i32 };
-                    if inner.is_some_and(|s| s.contains_tile(t))
-                        || t.distance(eye) >= horizon
-                        || covered(t, chunks_cover)
-                    {
+                    if inner.is_some_and(|s| s.contains_tile(t)) || t.distance(eye) >= horizon {
                         continue;
                     }
                     out.push(t);
@@ -143,36 +139,20 @@ impl FarRange {
     }
 }
 
-/// Whether the chunks draw every chunk column of the tile (the first
-/// column out of their range ends the walk).
-fn covered(t: TileKey, chunks_cover: &dyn Fn(i64, i64) -> bool) -> bool {
-    let chunk = crate::world::coords::CHUNK_SIZE_I64;
-    let [x0, z0] = t.origin().map(|v| v.div_euclid(chunk));
-    let n = t.blocks() / chunk;
-    (0..n).all(|dz| (0..n).all(|dx| chunks_cover(x0 + dx, z0 + dz)))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::collections::HashSet;
 
-    /// The tiles around `eye` with a chunk disc of radius `r` chunks.
-    fn tiles(eye: [i64; 2], horizon: u32, r: i64) -> Vec<TileKey> {
-        let c = eye.map(|v| v.div_euclid(32));
-        FarRange { eye, horizon }.tiles(&|x, z| in_disc(x - c[0], z - c[1], r))
+    fn tiles(eye: [i64; 2], horizon: u32) -> Vec<TileKey> {
+        FarRange { eye, horizon }.tiles()
     }
 
-    fn in_disc(dx: i64, dz: i64, r: i64) -> bool {
-        dx * dx + dz * dz < r * r
-    }
-
-    /// Every block column out to the horizon (and outside the chunk range)
-    /// lies in exactly one wanted tile.
+    /// Every block column out to the horizon lies in exactly one wanted tile.
     #[test]
     fn the_rings_cover_every_column_once() {
         for eye in [[0, 0], [1000, -37], [-123_456, 98_765]] {
-            let tiles = tiles(eye, 6000, 8);
+            let tiles = tiles(eye, 6000);
             let set: HashSet<TileKey> = tiles.iter().copied().collect();
             assert_eq!(set.len(), tiles.len(), "no tile twice");
             let mut covered = 0;
@@ -189,10 +169,7 @@ mod tests {
                             (x0..x0 + t.blocks()).contains(&p[0]) && (z0..z0 + t.blocks()).contains(&p[1])
                         })
                         .collect();
-                    let c = [p[0].div_euclid(32) - eye[0].div_euclid(32), p[1].div_euclid(32) - eye[1].div_euclid(32)];
-                    let in_chunks = in_disc(c[0], c[1], 8);
-                    assert!(holders.len() <= 1, "{p:?} in {holders:?}");
-                    assert!(in_chunks || holders.len() == 1, "{p:?} is in no tile");
+                    assert_eq!(holders.len(), 1, "{p:?} in {holders:?}");
                     covered += holders.len();
                 }
             }
@@ -205,16 +182,16 @@ mod tests {
 
     #[test]
     fn moving_a_little_keeps_almost_every_tile() {
-        let a: HashSet<TileKey> = tiles([0, 0], 32_000, 12).into_iter().collect();
-        let b: HashSet<TileKey> = tiles([40, 0], 32_000, 12).into_iter().collect();
+        let a: HashSet<TileKey> = tiles([0, 0], 32_000).into_iter().collect();
+        let b: HashSet<TileKey> = tiles([40, 0], 32_000).into_iter().collect();
         let kept = a.intersection(&b).count();
         assert!(kept * 10 >= a.len() * 9, "{kept} of {} kept", a.len());
-        assert!(tiles([0, 0], 0, 12).is_empty());
+        assert!(tiles([0, 0], 0).is_empty());
     }
 
     #[test]
     fn coarser_levels_lie_farther_out() {
-        let tiles = tiles([5, 5], 32_000, 12);
+        let tiles = tiles([5, 5], 32_000);
         let levels: HashSet<u8> = tiles.iter().map(|t| t.level).collect();
         assert!(levels.len() >= 7, "{levels:?}");
         for t in &tiles {

@@ -455,7 +455,7 @@ impl Running {
             renderer.render(gpu, &mut encoder, &view, size, &camera, &params, Some(v))
         });
         // The split costs a pass over every mesh: only while F3 shows it.
-        let in_frustum = self.panels.debug.then(|| renderer.in_frustum(&camera, params.range_end));
+        let in_frustum = self.panels.debug.then(|| renderer.in_frustum(&camera, params.fog_end));
         let draw = DrawFigures { stats, in_frustum, culling: self.settings.culling };
 
         let data = self.hud_data(outline, draw);
@@ -537,7 +537,7 @@ impl Running {
         view::update(&mut self.streamer, self.player.chunk(), Budget::default(), &screen.gpu, &mut screen.renderer);
         let eye = self.player.eye();
         let mut far = Vec::new();
-        self.far.update([eye.x, eye.z], self.streamer.centre(), self.streamer.render_distance(), &mut far);
+        self.far.update([eye.x, eye.z], &mut far);
         far.into_iter().for_each(|c| screen.renderer.show_far(&screen.gpu, c));
         if let Some(notice) = self.streamer.take_notice() {
             self.say(notice);

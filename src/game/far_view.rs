@@ -1,11 +1,8 @@
-//! The far view around the player: which far tiles the eye and the chunk
-//! range want (asked again when either moves), and the workers' tiles
-//! handed on as changes. Like streaming, it knows no GPU; `view.rs`
+//! The far view around the player: which far tiles the eye wants (asked
+//! again when it moves), and the workers' tiles handed on as changes. Like streaming, it knows no GPU; `view.rs`
 //! applies its changes to the renderer.
 
-use super::streaming::rings::column_in_range;
 use crate::far::{FarChange, FarCounts, FarRange, FarTerrain};
-use crate::world::coords::ChunkPos;
 use crate::worldgen::WorldGen;
 use std::sync::Arc;
 use std::time::Instant;
@@ -18,8 +15,6 @@ const STEP: i64 = 16;
 #[derive(Clone, Copy, PartialEq, Eq)]
 struct Asked {
     eye: [i64; 2],
-    centre: ChunkPos,
-    render_distance: i32,
     horizon: u32,
 }
 
@@ -48,17 +43,14 @@ impl FarView {
         self.horizon = horizon;
     }
 
-    /// Asks for the tiles this view wants if it moved (out: the tiles no
+    /// Asks for the tiles the eye wants if it moved (out: the tiles no
     /// longer wanted), then hands on the tiles made since the last call.
-    pub fn update(&mut self, eye: [f64; 2], centre: ChunkPos, render_distance: i32, out: &mut Vec<FarChange>) {
+    pub fn update(&mut self, eye: [f64; 2], out: &mut Vec<FarChange>) {
         let eye = eye.map(|v| v.floor() as i64);
-        let asked =
-            Asked { eye: eye.map(|v| v.div_euclid(STEP) * STEP), centre, render_distance, horizon: self.horizon };
+        let asked = Asked { eye: eye.map(|v| v.div_euclid(STEP) * STEP), horizon: self.horizon };
         if self.asked != Some(asked) {
             self.asked = Some(asked);
-            let range = FarRange { eye, horizon: self.horizon };
-            let tiles = range.tiles(&|x, z| column_in_range(x - centre.x as i64, z - centre.z as i64, render_distance));
-            self.terrain.want(&tiles, out);
+            self.terrain.want(&FarRange { eye, horizon: self.horizon }.tiles(), out);
         }
         self.terrain.poll(out);
     }

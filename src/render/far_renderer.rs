@@ -9,6 +9,7 @@ use super::mesh_arena::{MeshArena, Slot};
 use super::terrain_passes::DEPTH_FORMAT;
 use crate::far::mesh::FarQuad;
 use crate::far::TileKey;
+use crate::world::coords::{ChunkPos, CHUNK_SIZE_I64};
 use bytemuck::{Pod, Zeroable};
 use glam::{DMat4, DVec3, Mat4};
 use rustc_hash::FxHashMap;
@@ -36,6 +37,21 @@ struct FarMesh {
 pub struct FarDraw {
     pub page: usize,
     pub args: wgpu::util::DrawIndexedIndirectArgs,
+}
+
+/// Whether the chunk range holds every chunk the tile's quads reach into:
+/// every column of the tile at its lowest and highest height (the range is
+/// a box vertically). The first chunk outside ends the walk.
+fn covered(key: TileKey, heights: [i32; 2], in_range: &dyn Fn(ChunkPos) -> bool) -> bool {
+    let [x0, z0] = key.origin().map(|v| v.div_euclid(CHUNK_SIZE_I64));
+    let n = key.blocks() / CHUNK_SIZE_I64;
+    let [y0, y1] = heights.map(|h| (h as i64).div_euclid(CHUNK_SIZE_I64) as i32);
+    (0..n).all(|dz| {
+        (0..n).all(|dx| {
+            let (x, z) = ((x0 + dx) as i32, (z0 + dz) as i32);
+            in_range(ChunkPos::new(x, y0, z)) && in_range(ChunkPos::new(x, y1, z))
+        })
+    })
 }
 
 pub struct FarRenderer {
@@ -221,15 +237,17 @@ impl FarRenderer {
     }
 
     /// Writes this frame's table and uniform; the draws of the tiles in
-    /// the frustum out to `horizon` blocks, grouped by page. `hole` is the
-    /// chunk range, which hides far terrain where the chunks are drawn.
+    /// the frustum out to `horizon` blocks, grouped by page. `chunks` is
+    /// the chunk range (its box, and whether it holds a chunk), which hides
+    /// far terrain where the chunks are drawn: a tile it covers whole is
+    /// not drawn at all.
     pub fn prepare(
         &mut self,
         gpu: &super::gpu::Gpu,
         globals: &wgpu::Buffer,
         camera: &Camera,
         horizon: f32,
-        hole: Option<CullBox>,
+        chunks: Option<(CullBox, &dyn Fn(ChunkPos) -> bool)>,
     ) -> Vec<FarDraw> {
         let culling = Camera { far: horizon as f64 + 64.0, ..*camera };
         let frustum = Frustum::from_matrix(culling.view_proj());
@@ -242,7 +260,8 @@ impl FarRenderer {
             let b = key.blocks();
             let lo = rel(x0, mesh.heights[0] as f64, z0);
             let hi = rel(x0 + b, mesh.heights[1] as f64, z0 + b);
-            if !frustum.intersects_box(lo, hi) || key.distance([eye.x, eye.z]) > horizon as f64 {
+            let hidden = chunks.is_some_and(|(_, in_range)| covered(*key, mesh.heights, in_range));
+            if hidden || !frustum.intersects_box(lo, hi) || key.distance([eye.x, eye.z]) > horizon as f64 {
                 continue;
             }
             draws.push(FarDraw {
@@ -267,8 +286,8 @@ impl FarRenderer {
         if !rows.is_empty() {
             gpu.queue.write_buffer(&self.table, 0, bytemuck::cast_slice(&rows));
         }
-        let (hole_v, range) = match hole {
-            Some(h) => {
+        let (hole_v, range) = match chunks {
+            Some((h, _)) => {
                 let o = h.centre.origin();
                 let c = (DVec3::new(o[0] as f64, o[1] as f64, o[2] as f64) - eye).as_vec3();
                 ([c.x, c.y, c.z, h.radius as f32], [h.vertical as f32, 1.0, 0.0, 0.0])

@@ -99,8 +99,8 @@ struct ChunkView {
 }
 
 impl ChunkView {
-    fn new(camera: &Camera, range_end: f32) -> ChunkView {
-        ChunkView { frustum: camera.frustum(), eye: camera.eye, reach: range_end + CHUNK_SIZE as f32 * 1.8 }
+    fn new(camera: &Camera, fog_end: f32) -> ChunkView {
+        ChunkView { frustum: camera.frustum(), eye: camera.eye, reach: fog_end + CHUNK_SIZE as f32 * 1.8 }
     }
 
     /// The chunk's origin, camera-relative.
@@ -551,8 +551,8 @@ impl WorldRenderer {
     /// [`DrawStats::drawn`], how the culled chunks split between the
     /// frustum and visibility. A pass over every mesh, so it is asked for
     /// (the F3 overlay, the benchmarks' samples), not run every frame.
-    pub fn in_frustum(&self, camera: &Camera, range_end: f32) -> usize {
-        let view = ChunkView::new(camera, range_end);
+    pub fn in_frustum(&self, camera: &Camera, fog_end: f32) -> usize {
+        let view = ChunkView::new(camera, fog_end);
         self.meshes.keys().filter(|&&p| view.shows(p)).count()
     }
 
@@ -653,9 +653,12 @@ impl WorldRenderer {
     ) -> DrawStats {
         let cull_start = Instant::now();
         self.ensure_depth(gpu, size);
-        let chosen = self.select(camera, view.range_end, visibility);
+        let chosen = self.select(camera, view.fog_end, visibility);
         let far_draws = match view.horizon > 0.0 {
-            true => self.far.prepare(gpu, &self.globals, camera, view.fog_end, visibility.map(|v| v.bounds)),
+            true => {
+                let chunks = visibility.map(|v| (v.bounds, v.in_range));
+                self.far.prepare(gpu, &self.globals, camera, view.fog_end, chunks)
+            }
             false => Vec::new(),
         };
         let cull_us = cull_start.elapsed().as_secs_f64() * 1e6;

@@ -101,12 +101,6 @@ fn within_hv(a: ChunkPos, b: ChunkPos, r: i32, v: i32, grow: i32) -> bool {
     d(a.y, b.y) <= v as i64 && in_disc(d(a.x, b.x), d(a.z, b.z), r, grow)
 }
 
-/// Whether the chunk column `dx, dz` chunks from the centre column is in
-/// the horizontal range of render distance `r`.
-pub fn column_in_range(dx: i64, dz: i64, r: i32) -> bool {
-    in_disc(dx, dz, r, 0)
-}
-
 /// Whether a column `dx, dz` chunks from the centre column can hold a point
 /// nearer than `r` chunks to an eye anywhere in the centre column (inside
 /// the square of half-width `r`, and the whole square for `r` ≤ 3). With
