@@ -401,6 +401,11 @@ enum BenchCommand {
         /// cpu, gpu, cuda-emulated or hybrid.
         #[arg(long, value_parser = parse_play_engine, default_value = "cpu")]
         backend: Engine,
+        /// Measure far terrain out to this many metres instead: the time to
+        /// a complete horizon, tiles, cells and quads per level, memory and
+        /// frames with and without it.
+        #[arg(long, value_name = "METRES", value_parser = parse_horizon)]
+        horizon: Option<u32>,
         /// Print JSON instead of the table.
         #[arg(long)]
         json: bool,
@@ -762,7 +767,18 @@ fn bench_command(which: BenchCommand) -> Result<()> {
             }
             print_reports(&rows, json)
         }
-        BenchCommand::View { world, render_distance, runs, backend, json } => {
+        BenchCommand::View { world, render_distance, runs, backend, horizon: Some(horizon), json } => {
+            let opts = blockworld::bench::horizon::HorizonOptions {
+                world: load_world(&world)?,
+                render_distance,
+                horizon,
+                runs: runs as usize,
+                engine: backend,
+                gpu_device: device_for(backend)?,
+            };
+            print_reports(&[blockworld::bench::horizon::run(&opts)?], json)
+        }
+        BenchCommand::View { world, render_distance, runs, backend, horizon: None, json } => {
             let opts = blockworld::bench::view::ViewOptions {
                 preset: Preset::load(&world.preset)?,
                 seed: world.seed,

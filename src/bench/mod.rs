@@ -7,6 +7,7 @@ pub mod edit;
 pub mod flight;
 pub mod frames;
 pub mod gen;
+pub mod horizon;
 pub mod light;
 pub mod perlin;
 pub mod report;

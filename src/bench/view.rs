@@ -147,7 +147,7 @@ pub struct ViewReport {
 
 /// CPU time of every thread of this process so far.
 #[cfg(unix)]
-fn process_cpu_ms() -> f64 {
+pub(crate) fn process_cpu_ms() -> f64 {
     let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
     // SAFETY: `ts` is a valid timespec to write into.
     let ok = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) } == 0;
@@ -159,7 +159,7 @@ fn process_cpu_ms() -> f64 {
 }
 
 #[cfg(not(unix))]
-fn process_cpu_ms() -> f64 {
+pub(crate) fn process_cpu_ms() -> f64 {
     f64::NAN
 }
 

@@ -223,6 +223,15 @@ impl FarRenderer {
         self.meshes.values().map(|m| m.quads as u64).sum()
     }
 
+    /// Quads held on each level.
+    pub fn quads_per_level(&self) -> Vec<u64> {
+        let mut out = vec![0; crate::far::clipmap::MAX_LEVELS as usize];
+        for (k, m) in &self.meshes {
+            out[k.level as usize] += m.quads as u64;
+        }
+        out
+    }
+
     /// Bytes of vertex memory held in far pages, used or not.
     pub fn arena_bytes(&self) -> u64 {
         self.arena.capacity()
