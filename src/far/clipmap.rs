@@ -19,8 +19,8 @@
 pub const TILE_CELLS: usize = 32;
 /// Half the width of a level's square, in that level's cells. The ratio of
 /// a cell to its distance from the eye is then roughly the same on every
-/// level: a cell spans about 1/192 of its distance.
-pub const LEVEL_CELLS: i64 = 192;
+/// level: a cell spans about 1/128 of its distance.
+pub const LEVEL_CELLS: i64 = 128;
 /// Levels 0..MAX_LEVELS: cells of 2 to 256 blocks, squares out to 49 km.
 pub const MAX_LEVELS: u8 = 8;
 /// The farthest horizon the game accepts, in blocks (metres).
