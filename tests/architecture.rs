@@ -46,6 +46,11 @@ fn violations(files: &[(String, String)]) -> Vec<String> {
             ],
         ),
         (
+            "far/ knows no GPU, no window and no game",
+            &|p| !p.starts_with("far/"),
+            &["wgpu", "winit", "cudarc", "crate::render", "crate::game", "crate::backend"],
+        ),
+        (
             "only game/ and render's window glue know winit",
             &|p| p.starts_with("game/") || p == "render/gpu.rs" || p == "render/overlay.rs",
             &["winit"],
