@@ -55,12 +55,82 @@ pub struct FarCounts {
     pub tiles_pending: usize,
 }
 
+/// Which tiles are wanted, shown and retiring, apart from the threads.
+///
+/// A tile the view no longer wants stays drawn (retiring) until no wanted
+/// tile over its ground is still being made, so moving never opens a hole
+/// where the old view had terrain: for a moment a coarse and a fine tile
+/// may both be drawn over the same ground instead.
+#[derive(Default)]
+struct Ledger {
+    /// Every wanted tile: shown (with its quad count) or not yet.
+    wanted: HashMap<TileKey, Option<u32>>,
+    retiring: HashMap<TileKey, u32>,
+}
+
+fn overlap(a: TileKey, b: TileKey) -> bool {
+    let ([ax, az], [bx, bz]) = (a.origin(), b.origin());
+    let (la, lb) = (a.blocks(), b.blocks());
+    ax < bx + lb && bx < ax + la && az < bz + lb && bz < az + la
+}
+
+impl Ledger {
+    /// Takes the new view's tiles (nearest first); returns those to make.
+    fn want(&mut self, tiles: &[TileKey], out: &mut Vec<FarChange>) -> VecDeque<TileKey> {
+        let keep: HashSet<TileKey> = tiles.iter().copied().collect();
+        let retiring = &mut self.retiring;
+        self.wanted.retain(|k, shown| {
+            let keep = keep.contains(k);
+            if let (false, Some(q)) = (keep, *shown) {
+                retiring.insert(*k, q);
+            }
+            keep
+        });
+        let mut todo = VecDeque::new();
+        for &t in tiles {
+            if let Some(q) = self.retiring.remove(&t) {
+                self.wanted.insert(t, Some(q));
+            } else if self.wanted.entry(t).or_insert(None).is_none() {
+                // A pending tile a worker holds now may be made twice;
+                // the second is dropped on arrival.
+                todo.push_back(t);
+            }
+        }
+        self.release(out);
+        todo
+    }
+
+    /// A tile made: shown if it is wanted and not shown yet.
+    fn made(&mut self, key: TileKey, quads: Vec<FarQuad>, out: &mut Vec<FarChange>) {
+        if let Some(shown @ None) = self.wanted.get_mut(&key) {
+            *shown = Some(quads.len() as u32);
+            out.push(FarChange::Mesh(key, quads));
+            self.release(out);
+        }
+    }
+
+    /// Retiring tiles no pending tile overlaps are gone.
+    fn release(&mut self, out: &mut Vec<FarChange>) {
+        let pending: Vec<TileKey> = self.wanted.iter().filter(|(_, s)| s.is_none()).map(|(k, _)| *k).collect();
+        self.retiring.retain(|&r, _| {
+            let keep = pending.iter().any(|&p| overlap(p, r));
+            if !keep {
+                out.push(FarChange::Gone(r));
+            }
+            keep
+        });
+    }
+
+    fn pending(&self) -> usize {
+        self.wanted.values().filter(|s| s.is_none()).count()
+    }
+}
+
 pub struct FarTerrain {
     shared: Arc<Shared>,
     made: Receiver<Made>,
     workers: Vec<JoinHandle<()>>,
-    /// Every wanted tile: shown (with its quad count) or not yet.
-    wanted: HashMap<TileKey, Option<u32>>,
+    ledger: Ledger,
     counts: FarCounts,
 }
 
@@ -79,29 +149,15 @@ impl FarTerrain {
                     .expect("spawning a far-terrain worker")
             })
             .collect();
-        FarTerrain { shared, made, workers, wanted: HashMap::new(), counts: FarCounts::default() }
+        FarTerrain { shared, made, workers, ledger: Ledger::default(), counts: FarCounts::default() }
     }
 
-    /// The tiles the view wants now, nearest first. Tiles no longer wanted
-    /// are reported gone by the next [`FarTerrain::poll`] (through `gone`),
-    /// and the workers make the missing ones in this order.
-    pub fn want(&mut self, tiles: &[TileKey], gone: &mut Vec<FarChange>) {
-        let keep: HashSet<TileKey> = tiles.iter().copied().collect();
-        self.wanted.retain(|k, shown| {
-            let keep = keep.contains(k);
-            if !keep && shown.is_some() {
-                gone.push(FarChange::Gone(*k));
-            }
-            keep
-        });
-        let mut todo = VecDeque::new();
-        for &t in tiles {
-            // A pending tile a worker holds now may be made twice; the
-            // second is dropped on arrival.
-            if self.wanted.entry(t).or_insert(None).is_none() {
-                todo.push_back(t);
-            }
-        }
+    /// The tiles the view wants now, nearest first; the workers make the
+    /// missing ones in this order. Tiles no longer wanted are reported
+    /// gone (into `out`, now or by a later poll) once the tiles replacing
+    /// them are shown.
+    pub fn want(&mut self, tiles: &[TileKey], out: &mut Vec<FarChange>) {
+        let todo = self.ledger.want(tiles, out);
         if let Ok(mut q) = self.shared.queue.lock() {
             q.todo = todo;
         }
@@ -111,19 +167,14 @@ impl FarTerrain {
     /// What the workers finished since the last call and is still wanted.
     pub fn poll(&mut self, out: &mut Vec<FarChange>) {
         while let Ok(made) = self.made.try_recv() {
-            out.extend(self.receive(made));
+            self.receive(made, out);
         }
     }
 
-    fn receive(&mut self, made: Made) -> Option<FarChange> {
+    fn receive(&mut self, made: Made, out: &mut Vec<FarChange>) {
         self.counts.tiles_made += 1;
         self.counts.busy_us += made.micros;
-        let shown = self.wanted.get_mut(&made.key)?;
-        if shown.is_some() {
-            return None;
-        }
-        *shown = Some(made.quads.len() as u32);
-        Some(FarChange::Mesh(made.key, made.quads))
+        self.ledger.made(made.key, made.quads, out);
     }
 
     /// Blocks until every wanted tile is made or `deadline` passes,
@@ -138,18 +189,31 @@ impl FarTerrain {
             }
             let Some(left) = deadline.checked_duration_since(Instant::now()) else { return false };
             if let Ok(made) = self.made.recv_timeout(left.min(std::time::Duration::from_millis(50))) {
-                self.receive(made).into_iter().for_each(&mut *apply);
+                let mut out = Vec::new();
+                self.receive(made, &mut out);
+                out.into_iter().for_each(&mut *apply);
             }
         }
     }
 
     /// Wanted tiles not yet shown.
     pub fn pending(&self) -> usize {
-        self.wanted.values().filter(|s| s.is_none()).count()
+        self.ledger.pending()
+    }
+
+    /// Wanted tiles not yet shown, and not hidden under a retiring tile:
+    /// where the view shows a hole now.
+    pub fn holes(&self) -> impl Iterator<Item = TileKey> + '_ {
+        let l = &self.ledger;
+        l.wanted
+            .iter()
+            .filter(|(_, s)| s.is_none())
+            .map(|(k, _)| *k)
+            .filter(|&k| !l.retiring.keys().any(|&r| overlap(r, k)))
     }
 
     pub fn counts(&self) -> FarCounts {
-        let shown = self.wanted.values().flatten();
+        let shown = self.ledger.wanted.values().flatten();
         FarCounts {
             tiles_shown: shown.clone().count(),
             quads_shown: shown.map(|&q| q as u64).sum(),
@@ -195,5 +259,69 @@ fn work(shared: &Shared, send: &Sender<Made>, world: &WorldGen, colours: &Colour
         if send.send(Made { key, quads, micros }).is_err() {
             return;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::far::clipmap::{tile_blocks, FarRange, MAX_LEVELS};
+
+    /// The tiles drawn now: shown wanted tiles and retiring ones.
+    fn drawn(l: &Ledger, with_retiring: bool) -> HashSet<TileKey> {
+        let shown = l.wanted.iter().filter(|(_, s)| s.is_some()).map(|(k, _)| *k);
+        let retiring = l.retiring.keys().copied().filter(|_| with_retiring);
+        shown.chain(retiring).collect()
+    }
+
+    /// Columns on a grid within `reach` of `eye` that no drawn tile holds.
+    fn uncovered(drawn: &HashSet<TileKey>, eye: [i64; 2], reach: i64) -> usize {
+        let mut n = 0;
+        for dz in (-reach..reach).step_by(61) {
+            for dx in (-reach..reach).step_by(67) {
+                if dx * dx + dz * dz > reach * reach {
+                    continue;
+                }
+                let p = [eye[0] + dx, eye[1] + dz];
+                let held = (0..MAX_LEVELS).any(|level| {
+                    let b = tile_blocks(level);
+                    drawn.contains(&TileKey { level, x: p[0].div_euclid(b) as i32, z: p[1].div_euclid(b) as i32 })
+                });
+                n += usize::from(!held);
+            }
+        }
+        n
+    }
+
+    fn make_all(l: &mut Ledger, todo: VecDeque<TileKey>, mut check: impl FnMut(&Ledger)) {
+        let mut out = Vec::new();
+        for t in todo {
+            l.made(t, Vec::new(), &mut out);
+            check(l);
+        }
+    }
+
+    /// Moving the eye 360 blocks changes tiles on every level; while the
+    /// new ones are made, what is drawn still covers all the ground both
+    /// views show. Drawing only the shown wanted tiles (no retiring) opens
+    /// holes: the control.
+    #[test]
+    fn moving_never_opens_a_hole_while_new_tiles_are_made() {
+        let (a, b) = ([0, 0], [300, -200]);
+        let horizon = 6000;
+        let mut l = Ledger::default();
+        let mut out = Vec::new();
+        let todo = l.want(&FarRange { eye: a, horizon }.tiles(), &mut out);
+        make_all(&mut l, todo, |_| {});
+        assert_eq!(uncovered(&drawn(&l, true), a, 5000), 0);
+        out.clear();
+        let todo = l.want(&FarRange { eye: b, horizon }.tiles(), &mut out);
+        assert!(!todo.is_empty() && !l.retiring.is_empty());
+        assert!(uncovered(&drawn(&l, false), b, 5000) > 0, "the control: without retiring tiles there are holes");
+        let mut worst = uncovered(&drawn(&l, true), b, 5000);
+        make_all(&mut l, todo, |l| worst = worst.max(uncovered(&drawn(l, true), b, 5000)));
+        assert_eq!(worst, 0, "a hole opened while the new view's tiles were made");
+        assert!(l.retiring.is_empty(), "every retiring tile is gone at the end");
+        assert_eq!(l.pending(), 0);
     }
 }
