@@ -365,6 +365,14 @@ enum BenchCommand {
         /// Visibility culling, on or off (off draws every chunk in the view).
         #[arg(long, value_parser = parse_on_off, default_value = "on", action = clap::ArgAction::Set)]
         culling: bool,
+        /// Far terrain out to this many metres (0, the default, draws none,
+        /// as the flight tables were measured).
+        #[arg(long, value_name = "METRES", value_parser = parse_horizon, default_value_t = 0)]
+        horizon: u32,
+        /// The path's eastward speed in blocks a second (1–1000; the path
+        /// sways north and south in proportion).
+        #[arg(long, default_value_t = blockworld::bench::flight::PATH_SPEED)]
+        speed: f64,
     },
     /// The Bologna thesis's Tables 5.2/5.3 as the thesis measured them: the cost per
     /// frame of the streaming update while the range for each N loads, with
@@ -793,8 +801,21 @@ fn bench_command(which: BenchCommand) -> Result<()> {
             let r = blockworld::bench::edit::run(load_world(&world)?, render_distance, count as usize)?;
             print_reports(&[r], json)
         }
-        BenchCommand::Flight { world, seconds, render_distance, backend, alpha, size, json, time, culling } => {
-            bench_flight(&world, (seconds, render_distance, size, time), (backend, alpha, culling), json)
+        BenchCommand::Flight {
+            world,
+            seconds,
+            render_distance,
+            backend,
+            alpha,
+            size,
+            json,
+            time,
+            culling,
+            horizon,
+            speed,
+        } => {
+            let view = FlightView { seconds, render_distance, size, time, horizon, speed };
+            bench_flight(&world, view, (backend, alpha, culling), json)
         }
         BenchCommand::Gen { world, backend, chunks, repeat, json, csv, plot } => {
             bench_gen(&world, backend, chunks.0, repeat as usize, json, (csv, plot))
@@ -802,14 +823,27 @@ fn bench_command(which: BenchCommand) -> Result<()> {
     }
 }
 
+/// What a flight sees and how it moves, as the flags give it.
+struct FlightView {
+    seconds: f64,
+    render_distance: i32,
+    size: (u32, u32),
+    time: f64,
+    horizon: u32,
+    speed: f64,
+}
+
 fn bench_flight(
     world: &WorldArgs,
-    (seconds, render_distance, size, time): (f64, i32, (u32, u32), f64),
+    FlightView { seconds, render_distance, size, time, horizon, speed }: FlightView,
     (backend, alpha, culling): (EngineOrAll, Option<f64>, bool),
     json: bool,
 ) -> Result<()> {
     if !(seconds.is_finite() && seconds > 0.0 && seconds <= 3600.0) {
         bail!("--seconds must be between 0 and 3600");
+    }
+    if !(speed.is_finite() && (1.0..=1000.0).contains(&speed)) {
+        bail!("--speed must be between 1 and 1000 blocks a second");
     }
     let mut reports = Vec::new();
     for row in flight_rows(backend, alpha)? {
@@ -824,6 +858,8 @@ fn bench_flight(
             alpha: row.alpha,
             time_of_day: time,
             culling,
+            horizon,
+            speed,
         };
         match blockworld::bench::flight::fly(load_world(world)?, &opts) {
             Ok(r) => reports.push(r),

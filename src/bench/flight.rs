@@ -14,6 +14,7 @@ use super::session::{HeadlessSession, SessionOptions};
 use crate::backend::service::Balance;
 use crate::backend::{Device, Engine};
 use crate::bench::{percentile, rss};
+use crate::game::far_view::FarView;
 use crate::game::frame_stats::CpuClock;
 use crate::game::spawn::spawn_point;
 use crate::game::streaming::rings::{self, within};
@@ -186,6 +187,8 @@ pub struct FlightReport {
     pub balance: Balance,
     /// The device's share when it was fixed by hand.
     pub fixed_alpha: Option<f64>,
+    /// Far terrain, when the flight drew it.
+    pub far: Option<FarFlight>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -259,6 +262,39 @@ pub struct FlightOptions {
     pub time_of_day: f64,
     /// Visibility culling (off: every chunk in the frustum is drawn).
     pub culling: bool,
+    /// Far terrain out to this many blocks (0: none).
+    pub horizon: u32,
+    /// The path's eastward speed, blocks a second ([`PATH_SPEED`] as
+    /// the path is drawn; the north-south sway scales with it).
+    pub speed: f64,
+}
+
+/// The path's own eastward speed, blocks a second.
+pub const PATH_SPEED: f64 = 25.0;
+
+/// Far terrain during a flight: wanted tiles in the view not drawn yet
+/// (and not covered by a tile they replace), counted after every frame.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct FarFlight {
+    pub horizon: u32,
+    pub frames_with_far_holes: usize,
+    pub far_holes_most: usize,
+    pub tiles_made: u64,
+    pub quads_final: u64,
+}
+
+/// Far tiles the camera could see that are neither drawn nor covered.
+fn far_holes(far: &FarView, camera: &Camera, horizon: u32) -> usize {
+    let frustum = Camera { far: horizon as f64 + 64.0, ..*camera }.frustum();
+    far.holes()
+        .filter(|t| {
+            let [x0, z0] = t.origin();
+            let b = t.blocks() as f64;
+            let lo = (DVec3::new(x0 as f64, -64.0, z0 as f64) - camera.eye).as_vec3();
+            let hi = (DVec3::new(x0 as f64 + b, 512.0, z0 as f64 + b) - camera.eye).as_vec3();
+            frustum.intersects_box(lo, hi)
+        })
+        .count()
 }
 
 pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
@@ -275,8 +311,23 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
     }
     session.streamer.fix_share(opts.alpha);
     let (p0, _, _) = path(start, 0.0);
+    let mut far = (opts.horizon > 0).then(|| {
+        FarView::new(session.streamer.world().clone(), opts.horizon, crate::game::far_view::default_threads())
+    });
+    let mut far_changes = Vec::new();
+    if let Some(f) = &mut far {
+        f.update([p0.x, p0.z], &mut far_changes);
+    }
     let first_ms =
         session.load(ChunkPos::containing([p0.x as i64, p0.y as i64, p0.z as i64]), super::session::PATIENCE)?;
+    if let Some(f) = &mut far {
+        let renderer = &mut session.renderer;
+        far_changes.drain(..).for_each(|c| renderer.show_far(&gpu, c));
+        if !f.finish(Instant::now() + super::session::PATIENCE, &mut |c| renderer.show_far(&gpu, c)) {
+            anyhow::bail!("the far terrain was not made in time");
+        }
+    }
+    let mut far_holes_seen: Vec<usize> = Vec::new();
     let streamer = &mut session.streamer;
     streamer.ready_latencies().clear();
     let first_view = FirstView {
@@ -291,17 +342,23 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
     while t0.elapsed().as_secs_f64() < opts.seconds {
         let frame_start = Instant::now();
         let cpu_start = CpuClock::now();
-        let (eye, yaw, pitch) = path(start, t0.elapsed().as_secs_f64());
+        let (eye, yaw, pitch) = path(start, t0.elapsed().as_secs_f64() * opts.speed / PATH_SPEED);
         rec.flown += (eye - last).length();
         last = eye;
         let chunk = ChunkPos::containing([eye.x.floor() as i64, eye.y.floor() as i64, eye.z.floor() as i64]);
         let update_start = CpuClock::now();
         session.update(chunk, Budget::default());
+        if let Some(f) = &mut far {
+            f.update([eye.x, eye.z], &mut far_changes);
+            let renderer = &mut session.renderer;
+            far_changes.drain(..).for_each(|c| renderer.show_far(&gpu, c));
+        }
         rec.updates.push(update_start.ms());
         rec.update_parts.push(session.streamer.update_parts());
         let camera = Camera::for_view(eye, yaw, pitch, DEFAULT_FOV_DEGREES, opts.size, opts.render_distance);
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
-        let view = ViewParams::new(opts.render_distance, 0, opts.time_of_day as f32, t0.elapsed().as_secs_f32());
+        let view =
+            ViewParams::new(opts.render_distance, opts.horizon, opts.time_of_day as f32, t0.elapsed().as_secs_f32());
         let HeadlessSession { renderer, streamer, .. } = &mut session;
         let stats = with_visibility(streamer, opts.culling, |v| {
             renderer.render(&gpu, &mut encoder, &target.view, opts.size, &camera, &view, Some(v))
@@ -317,10 +374,21 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
             .map_err(|e| anyhow::anyhow!("waiting for the GPU: {e}"))?;
         rec.frames.push(frame_start.elapsed().as_secs_f64() * 1e3);
         rec.count_holes(&session.streamer);
+        if let Some(f) = &far {
+            far_holes_seen.push(far_holes(f, &camera, opts.horizon));
+        }
         rec.sample_memory(t0.elapsed().as_secs_f64(), &session.streamer, &session.renderer);
     }
     let elapsed = t0.elapsed().as_secs_f64();
-    Ok(rec.report(opts, elapsed, first_view, &mut session.streamer, &session.renderer, gpu.adapter_name()))
+    let mut report = rec.report(opts, elapsed, first_view, &mut session.streamer, &session.renderer, gpu.adapter_name());
+    report.far = far.map(|f| FarFlight {
+        horizon: opts.horizon,
+        frames_with_far_holes: far_holes_seen.iter().filter(|&&n| n > 0).count(),
+        far_holes_most: far_holes_seen.iter().copied().max().unwrap_or(0),
+        tiles_made: f.counts().tiles_made,
+        quads_final: session.renderer.far.quad_count(),
+    });
+    Ok(report)
 }
 
 /// One spread per name, the `i`th over every row's `i`th value.
@@ -511,6 +579,7 @@ impl Recorder {
             },
             balance: streamer.balance(),
             fixed_alpha: opts.alpha,
+            far: None,
         }
     }
 }
@@ -593,6 +662,18 @@ impl fmt::Display for FlightReport {
             "{pad:<28} holes in the view (chunks not drawn yet): {:.0} at the median frame, {} at most; nearest {nearest}; within {} chunks after {} of {} frames (at most {})",
             h.range_median, h.range_most, h.near_view_distance, h.frames_with_near_holes, r.frames, h.near_most
         )?;
+        if let Some(far) = &r.far {
+            writeln!(
+                f,
+                "{pad:<28} far terrain to {} m: {} of {} frames with a far hole in view (at most {} tiles); {} tiles made, {:.2} M quads at the end",
+                far.horizon,
+                far.frames_with_far_holes,
+                r.frames,
+                far.far_holes_most,
+                far.tiles_made,
+                far.quads_final as f64 / 1e6
+            )?;
+        }
         let mib = |m: Option<f64>| m.map_or_else(|| "n/a".to_string(), |m| format!("{m:.0} MiB"));
         let m = &r.memory;
         writeln!(

@@ -3,9 +3,10 @@
 //! order, and the owner hands out what changed (a tile's quads ready, a
 //! tile gone) for the renderer to apply.
 //!
-//! The workers are few and separate from the chunk generators, and each
-//! tile is small (32² cells), so a worker never holds a core for long: far
-//! terrain fills in behind the near chunks instead of ahead of them.
+//! The workers are few, separate from the chunk generators and run at a
+//! lower priority, and each tile is small (32² cells), so a worker never
+//! holds a core for long: far terrain fills in behind the near chunks
+//! instead of ahead of them.
 
 use super::clipmap::TileKey;
 use super::mesh::{self, Colours, FarQuad};
@@ -236,7 +237,20 @@ impl Drop for FarTerrain {
     }
 }
 
+/// Lowers the calling thread's scheduling priority (Linux: nice 10), so
+/// the chunk generators and the game thread take the cores first and far
+/// terrain gets what is left. Where it cannot, the worker runs as it is.
+fn yield_to_the_near_view() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: setpriority reads and writes no memory of this process; with
+    // PRIO_PROCESS and a thread id it changes that thread's nice value only.
+    unsafe {
+        libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, 10);
+    }
+}
+
 fn work(shared: &Shared, send: &Sender<Made>, world: &WorldGen, colours: &Colours) {
+    yield_to_the_near_view();
     loop {
         let key = {
             let Ok(mut q) = shared.queue.lock() else { return };

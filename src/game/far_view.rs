@@ -64,4 +64,9 @@ impl FarView {
     pub fn counts(&self) -> FarCounts {
         self.terrain.counts()
     }
+
+    /// Wanted tiles neither drawn nor covered by a tile they replace.
+    pub fn holes(&self) -> impl Iterator<Item = crate::far::TileKey> + '_ {
+        self.terrain.holes()
+    }
 }
