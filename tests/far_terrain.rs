@@ -71,3 +71,49 @@ fn a_far_view_one_octave_short_is_caught() {
     let (checked, wrong) = mismatches(&wrong_world, &world, &tiles());
     assert!(wrong * 10 > checked, "only {wrong} of {checked} cells differ with an octave dropped");
 }
+
+/// The far view's tree crowns stand where the chunks grow trees, and
+/// nowhere else: in a forest tile, under most crown cells the chunks hold
+/// the crown's leaves above the ground, and above almost no other land cell
+/// do they hold leaves. Crowns placed anywhere else fail one side or the
+/// other.
+#[test]
+fn far_tree_crowns_stand_over_the_chunks_trees() {
+    use blockworld::world::coords::ChunkPos;
+    let world = WorldGen::new(Preset::load("classic").expect("bundled preset"), 42);
+    // The level-0 tile with the most crowns among a few near the origin.
+    let key = (-4..4)
+        .flat_map(|z| (-4..4).map(move |x| TileKey { level: 0, x, z }))
+        .max_by_key(|&k| tile::generate(&world, k).cells.iter().filter(|c| c.canopy.is_some()).count())
+        .expect("tiles");
+    let t = tile::generate(&world, key);
+    let leaves = world.params.tree_kinds[0].leaves_block as u8;
+    let (mut crowns, mut leafy_crowns, mut bare, mut leafy_bare) = (0, 0, 0, 0);
+    for j in 0..TILE_CELLS {
+        for i in 0..TILE_CELLS {
+            let cell = t.cell(i, j);
+            if cell.ground < world.params.water_level {
+                continue;
+            }
+            let [x, z] = sample_point(key, i, j);
+            let ground = chunk_ground(&world, [x, z]);
+            let leafy = (ground + 1..ground + 16).any(|y| {
+                let pos = ChunkPos::containing([x, y as i64, z]);
+                let [ox, oy, oz] = pos.origin();
+                let block =
+                    world.generate(pos).blocks().get((x - ox) as usize, (y as i64 - oy) as usize, (z - oz) as usize);
+                block.0 == leaves
+            });
+            if cell.canopy.is_some() {
+                crowns += 1;
+                leafy_crowns += usize::from(leafy);
+            } else {
+                bare += 1;
+                leafy_bare += usize::from(leafy);
+            }
+        }
+    }
+    assert!(crowns >= 40 && bare >= 40, "a forest tile with clearings: {crowns} crown and {bare} bare land cells");
+    assert!(leafy_crowns * 10 >= crowns * 8, "only {leafy_crowns} of {crowns} crown cells have leaves in the chunks");
+    assert!(leafy_bare * 10 <= bare, "{leafy_bare} of {bare} cells without a crown have leaves in the chunks");
+}

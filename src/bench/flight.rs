@@ -380,7 +380,8 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
         rec.sample_memory(t0.elapsed().as_secs_f64(), &session.streamer, &session.renderer);
     }
     let elapsed = t0.elapsed().as_secs_f64();
-    let mut report = rec.report(opts, elapsed, first_view, &mut session.streamer, &session.renderer, gpu.adapter_name());
+    let mut report =
+        rec.report(opts, elapsed, first_view, &mut session.streamer, &session.renderer, gpu.adapter_name());
     report.far = far.map(|f| FarFlight {
         horizon: opts.horizon,
         frames_with_far_holes: far_holes_seen.iter().filter(|&&n| n > 0).count(),

@@ -106,7 +106,7 @@ impl Default for Colours {
 pub fn mesh(tile: &FarTile, colours: &Colours) -> Vec<FarQuad> {
     let n = TILE_CELLS;
     let surface: Vec<i32> = (0..n * n).map(|k| tile.surface(k % n, k / n)).collect();
-    let top = |i: usize, j: usize| (surface[j * n + i], tile.cell(i, j).top);
+    let top = |i: usize, j: usize| (surface[j * n + i], tile.visible(i, j));
     let mut out = Vec::new();
     // Tops: grow a run along x, then the run down z while every cell matches.
     let mut done = vec![false; n * n];
@@ -211,7 +211,9 @@ mod tests {
         let n = TILE_CELLS;
         FarTile {
             key: TileKey { level: 0, x: 0, z: 0 },
-            cells: (0..n * n).map(|k| Cell { ground: ground(k % n, k / n), top: BlockId::GRASS }).collect(),
+            cells: (0..n * n)
+                .map(|k| Cell { ground: ground(k % n, k / n), top: BlockId::GRASS, canopy: None })
+                .collect(),
             water_level: 10,
         }
     }

@@ -5,19 +5,34 @@
 
 use super::clipmap::{TileKey, TILE_CELLS};
 use crate::world::block::BlockId;
+use crate::worldgen::decorate::{footing, tree_at};
 use crate::worldgen::heightmap::sample_columns;
+use crate::worldgen::placement::candidates;
 use crate::worldgen::WorldGen;
 
 pub const TILE_AREA: usize = TILE_CELLS * TILE_CELLS;
 
 /// One cell: the height of its ground block (the chunk heightmap's value),
-/// and the block seen from above (water where the ground is under the
-/// water level).
+/// the block seen from above (water where the ground is under the water
+/// level), and on the finest levels the crown of a tree over it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Cell {
     pub ground: i32,
     pub top: BlockId,
+    pub canopy: Option<Canopy>,
 }
+
+/// A tree crown over a cell: the height just above its highest leaves,
+/// and the leaf block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Canopy {
+    pub surface: i32,
+    pub leaves: BlockId,
+}
+
+/// Levels whose cells show trees: 2 m and 4 m cells. Farther out a crown
+/// is smaller than a cell and the haze takes it.
+pub const TREE_LEVELS: u8 = 2;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FarTile {
@@ -33,10 +48,20 @@ impl FarTile {
     }
 
     /// Where the cell's visible surface is: the top of its ground block, or
-    /// of the water above it.
+    /// of the water above it, or of the crown over it.
     pub fn surface(&self, i: usize, j: usize) -> i32 {
         let c = self.cell(i, j);
-        c.ground.max(self.water_level) + 1
+        let ground = c.ground.max(self.water_level) + 1;
+        c.canopy.map_or(ground, |t| t.surface.max(ground))
+    }
+
+    /// The block seen from above.
+    pub fn visible(&self, i: usize, j: usize) -> BlockId {
+        let c = self.cell(i, j);
+        match c.canopy {
+            Some(t) if t.surface > c.ground.max(self.water_level) + 1 => t.leaves,
+            _ => c.top,
+        }
     }
 }
 
@@ -65,9 +90,59 @@ pub fn top_block(world: &WorldGen, h: i32, biome: u8) -> BlockId {
 pub fn generate(world: &WorldGen, key: TileKey) -> FarTile {
     let points: Vec<[i64; 2]> =
         (0..TILE_CELLS).flat_map(|j| (0..TILE_CELLS).map(move |i| sample_point(key, i, j))).collect();
-    let cells = sample_columns(&world.program, &world.params, world.lanes, &points)
+    let mut cells: Vec<Cell> = sample_columns(&world.program, &world.params, world.lanes, &points)
         .into_iter()
-        .map(|(ground, biome)| Cell { ground, top: top_block(world, ground, biome) })
+        .map(|(ground, biome)| Cell { ground, top: top_block(world, ground, biome), canopy: None })
         .collect();
+    if key.level < TREE_LEVELS {
+        grow_canopies(world, key, &mut cells);
+    }
     FarTile { key, cells, water_level: world.params.water_level }
+}
+
+/// Where the decoration planner puts trees (the same candidates, footing
+/// and rules as `decorate::plan`), the cells whose sample point lies under
+/// a crown, and the cell holding the trunk, show the crown's leaves at its
+/// top.
+fn grow_canopies(world: &WorldGen, key: TileKey, cells: &mut [Cell]) {
+    let p = &world.params;
+    if p.tree_unit <= 0 {
+        return;
+    }
+    let ([x0, z0], b, c) = (key.origin(), key.blocks(), key.cell());
+    let reach = p.tree_reach as i64;
+    let found = candidates(
+        &p.pattern,
+        &p.bayer,
+        p.deco_seed(),
+        p.tree_unit as i64,
+        (x0 - reach, z0 - reach),
+        (x0 + b + reach, z0 + b + reach),
+    );
+    for cand in found.into_iter().filter(|t| t.threshold < p.tree_max_density) {
+        let f = footing(&world.program, p, world.lanes, cand.x, cand.z);
+        let Some((kind, trunk)) = tree_at(p, cand.threshold, cand.variant, f) else { continue };
+        let Some(k) = p.tree_kinds.get(kind as usize) else { continue };
+        if k.leaves_block == 0 {
+            continue;
+        }
+        let radius =
+            k.layers[..(k.layer_count as usize).min(k.layers.len())].iter().map(|l| l.radius).max().unwrap_or(0) as i64;
+        // The lowest log is one above the ground; the top leaf `crown`
+        // above the top log; the surface one above that.
+        let canopy = Canopy { surface: f.height + trunk as i32 + k.crown + 1, leaves: BlockId(k.leaves_block as u8) };
+        let cell_of = |v: i64, o: i64| (v - o).div_euclid(c);
+        let n = TILE_CELLS as i64;
+        for j in cell_of(cand.z - radius, z0).max(0)..=cell_of(cand.z + radius, z0).min(n - 1) {
+            for i in cell_of(cand.x - radius, x0).max(0)..=cell_of(cand.x + radius, x0).min(n - 1) {
+                let [sx, sz] = sample_point(key, i as usize, j as usize);
+                let under = (sx - cand.x).abs() <= radius && (sz - cand.z).abs() <= radius;
+                let trunk_cell = cell_of(cand.x, x0) == i && cell_of(cand.z, z0) == j;
+                let cell = &mut cells[j as usize * TILE_CELLS + i as usize];
+                if (under || trunk_cell) && cell.canopy.is_none_or(|t| t.surface < canopy.surface) {
+                    cell.canopy = Some(canopy);
+                }
+            }
+        }
+    }
 }
