@@ -187,9 +187,9 @@ pub fn mesh(tile: &FarTile, colours: &Colours) -> Vec<FarQuad> {
             for step in 0..=n {
                 let side = (step < n).then(|| {
                     let (i, j) = if along_x { (step, line) } else { (line, step) };
-                    let (s, b) = top(i, j);
+                    let s = surface[j * n + i];
                     let low = below(i, j, di, dj);
-                    (low < s).then_some((s, low, b))
+                    (low < s).then(|| (s, low, tile.side(i, j, s - low)))
                 });
                 let side = side.flatten();
                 if let Some((start, s, low, b)) = run {
@@ -233,9 +233,11 @@ mod tests {
         FarTile {
             key: TileKey { level: 0, x: 0, z: 0 },
             cells: (0..n * n)
-                .map(|k| Cell { ground: ground(k % n, k / n), top: BlockId::GRASS, canopy: None })
+                .map(|k| Cell { ground: ground(k % n, k / n), top: BlockId::GRASS, under: BlockId::DIRT, canopy: None })
                 .collect(),
             water_level: 10,
+            deep: BlockId::STONE,
+            under_depth: 3,
         }
     }
 

@@ -19,6 +19,8 @@ pub const TILE_AREA: usize = TILE_CELLS * TILE_CELLS;
 pub struct Cell {
     pub ground: i32,
     pub top: BlockId,
+    /// The biome's block under the top one.
+    pub under: BlockId,
     pub canopy: Option<Canopy>,
 }
 
@@ -40,6 +42,9 @@ pub struct FarTile {
     /// Row-major, x fastest, north (−z) row first.
     pub cells: Vec<Cell>,
     pub water_level: i32,
+    /// The rock under the under-layer, and that layer's depth.
+    pub deep: BlockId,
+    pub under_depth: i32,
 }
 
 impl FarTile {
@@ -53,6 +58,24 @@ impl FarTile {
         let c = self.cell(i, j);
         let ground = c.ground.max(self.water_level) + 1;
         c.canopy.map_or(ground, |t| t.surface.max(ground))
+    }
+
+    /// The block a side of the cell's column shows, going down `drop`
+    /// blocks from its surface: the crown's leaves, the top block's own
+    /// layer for a one-block step, the under-layer where the side is no
+    /// deeper than it, and rock below (a cliff).
+    pub fn side(&self, i: usize, j: usize, drop: i32) -> BlockId {
+        let c = self.cell(i, j);
+        if self.visible(i, j) != c.top {
+            return self.visible(i, j);
+        }
+        if drop <= 1 || c.ground < self.water_level {
+            c.top
+        } else if drop <= self.under_depth + 1 {
+            c.under
+        } else {
+            self.deep
+        }
     }
 
     /// The block seen from above.
@@ -92,12 +115,16 @@ pub fn generate(world: &WorldGen, key: TileKey) -> FarTile {
         (0..TILE_CELLS).flat_map(|j| (0..TILE_CELLS).map(move |i| sample_point(key, i, j))).collect();
     let mut cells: Vec<Cell> = sample_columns(&world.program, &world.params, world.lanes, &points)
         .into_iter()
-        .map(|(ground, biome)| Cell { ground, top: top_block(world, ground, biome), canopy: None })
+        .map(|(ground, biome)| {
+            let under = world.params.biome_under.get(biome as usize).copied().unwrap_or(world.params.deep_block);
+            Cell { ground, top: top_block(world, ground, biome), under: BlockId(under as u8), canopy: None }
+        })
         .collect();
     if key.level < TREE_LEVELS {
         grow_canopies(world, key, &mut cells);
     }
-    FarTile { key, cells, water_level: world.params.water_level }
+    let p = &world.params;
+    FarTile { key, cells, water_level: p.water_level, deep: BlockId(p.deep_block as u8), under_depth: p.under_depth }
 }
 
 /// Where the decoration planner puts trees (the same candidates, footing
