@@ -12,12 +12,14 @@ struct Far {
     // w: the range's radius in chunks.
     hole: vec4<f32>,
     // x: the range's vertical reach in chunks; y: 1 where the chunk range
-    // hides far terrain, 0 where it does not.
+    // hides far terrain, 0 where it does not; z: 1 where `drawn` says
+    // which columns of the range are wholly drawn (0: all are).
     range: vec4<f32>,
 };
 
 @group(0) @binding(1) var<storage, read> tiles: array<vec4<f32>>;
 @group(0) @binding(2) var<uniform> far: Far;
+@group(0) @binding(3) var<storage, read> drawn: array<u32>;
 @group(1) @binding(0) var<storage, read> quads: array<vec4<u32>>;
 
 struct FarOut {
@@ -79,12 +81,23 @@ fn vs_far(@builtin(vertex_index) vi: u32, @builtin(instance_index) tile: u32) ->
 }
 
 // Whether the chunks draw the point: its chunk lies in the streaming disc
-// (src/game/streaming/rings.rs) and within its vertical reach.
+// (src/game/streaming/rings.rs) and within its vertical reach, and its
+// column is wholly drawn (DrawnColumns in src/render/world_renderer.rs);
+// where it is not yet, far terrain fills the hole and the chunks already
+// there draw over it.
 fn in_chunk_range(p: vec3<f32>) -> bool {
     let c = floor((p - far.hole.xyz) / 32.0);
     let a = max(abs(c.x) - 1.0, 0.0);
     let b = max(abs(c.z) - 1.0, 0.0);
-    return a * a + b * b < far.hole.w * far.hole.w && abs(c.y) <= far.range.x;
+    let r = far.hole.w;
+    if !(a * a + b * b < r * r && abs(c.y) <= far.range.x) {
+        return false;
+    }
+    if far.range.z < 0.5 {
+        return true;
+    }
+    let i = u32((c.z + r) * (2.0 * r + 1.0) + c.x + r);
+    return ((drawn[i / 32u] >> (i % 32u)) & 1u) == 1u;
 }
 
 @fragment

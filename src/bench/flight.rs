@@ -360,7 +360,7 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
         let view =
             ViewParams::new(opts.render_distance, opts.horizon, opts.time_of_day as f32, t0.elapsed().as_secs_f32());
         let HeadlessSession { renderer, streamer, .. } = &mut session;
-        let stats = with_visibility(streamer, opts.culling, |v| {
+        let stats = with_visibility(streamer, opts.culling, opts.horizon > 0, |v| {
             renderer.render(&gpu, &mut encoder, &target.view, opts.size, &camera, &view, Some(v))
         });
         let index = gpu.queue.submit([encoder.finish()]);

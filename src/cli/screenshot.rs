@@ -84,7 +84,7 @@ pub fn screenshot(world: Arc<WorldGen>, opts: &ScreenshotOptions) -> Result<Scre
         Camera::for_view(eye, opts.yaw, opts.pitch, DEFAULT_FOV_DEGREES, opts.size, streamer.render_distance());
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
     let view = ViewParams::new(streamer.render_distance(), opts.horizon, opts.time_of_day as f32, 0.0);
-    let stats = with_visibility(streamer, opts.culling, |v| {
+    let stats = with_visibility(streamer, opts.culling, opts.horizon > 0, |v| {
         renderer.render(&gpu, &mut encoder, &target.view, opts.size, &camera, &view, Some(v))
     });
     target.copy_out(&mut encoder);

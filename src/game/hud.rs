@@ -377,7 +377,11 @@ fn message_line(ctx: &egui::Context, m: &str) {
             egui::Frame::new().fill(egui::Color32::from_black_alpha(150)).inner_margin(4.0).corner_radius(4.0).show(
                 ui,
                 |ui| {
-                    ui.label(egui::RichText::new(shown).color(egui::Color32::WHITE));
+                    // One line, never wrapped: the area keeps the width of
+                    // the first message it showed, and a longer one would
+                    // wrap word by word into a narrow column.
+                    let text = egui::RichText::new(shown).color(egui::Color32::WHITE);
+                    ui.add(egui::Label::new(text).wrap_mode(egui::TextWrapMode::Extend));
                 },
             );
         },

@@ -4,7 +4,7 @@
 use super::streaming::{rings::within, vertical, Budget, ChunkStreamer, ViewChange};
 use crate::render::culling::CullBox;
 use crate::render::gpu::Gpu;
-use crate::render::world_renderer::{Visibility, WorldRenderer};
+use crate::render::world_renderer::{DrawnColumns, Visibility, WorldRenderer};
 use crate::world::block::BlockId;
 use crate::world::coords::ChunkPos;
 use crate::world::edits::BlockPos;
@@ -52,15 +52,29 @@ pub fn set_block(
 }
 
 /// Runs `draw` with what the renderer needs to cull by visibility: the
-/// streaming range, and the store's face links (`culling` off: frustum only).
-pub fn with_visibility<R>(streamer: &ChunkStreamer, culling: bool, draw: impl FnOnce(&Visibility) -> R) -> R {
+/// streaming range, and the store's face links (`culling` off: frustum
+/// only). With far terrain drawn (`far`) and the range not yet complete,
+/// also which columns are wholly drawn, so far terrain fills the others.
+pub fn with_visibility<R>(
+    streamer: &ChunkStreamer,
+    culling: bool,
+    far: bool,
+    draw: impl FnOnce(&Visibility) -> R,
+) -> R {
     let (centre, r) = (streamer.centre(), streamer.render_distance());
     let in_range = |p: ChunkPos| within(p, centre, r);
     let links = |p: ChunkPos| streamer.links(p);
+    let drawn = (far && !streamer.is_complete()).then(|| {
+        let v = vertical(r);
+        DrawnColumns::new([centre.x, centre.z], r, |x, z| {
+            (-v..=v).all(|dy| streamer.is_drawn(ChunkPos::new(x, centre.y.saturating_add(dy), z)))
+        })
+    });
     draw(&Visibility {
         culling,
         bounds: CullBox { centre, radius: r, vertical: vertical(r) },
         in_range: &in_range,
         links: &links,
+        drawn: drawn.as_ref(),
     })
 }

@@ -7,6 +7,7 @@ use super::camera::{Camera, Frustum};
 use super::culling::CullBox;
 use super::mesh_arena::{MeshArena, Slot};
 use super::terrain_passes::DEPTH_FORMAT;
+use super::world_renderer::DrawnColumns;
 use crate::far::mesh::FarQuad;
 use crate::far::TileKey;
 use crate::world::coords::{ChunkPos, CHUNK_SIZE_I64};
@@ -39,17 +40,28 @@ pub struct FarDraw {
     pub args: wgpu::util::DrawIndexedIndirectArgs,
 }
 
-/// Whether the chunk range holds every chunk the tile's quads reach into:
-/// every column of the tile at its lowest and highest height (the range is
-/// a box vertically). The first chunk outside ends the walk.
-fn covered(key: TileKey, heights: [i32; 2], in_range: &dyn Fn(ChunkPos) -> bool) -> bool {
+/// Where the chunks are drawn, which far terrain leaves to them.
+#[derive(Clone, Copy)]
+pub struct FarHole<'a> {
+    pub bounds: CullBox,
+    pub in_range: &'a dyn Fn(ChunkPos) -> bool,
+    /// Columns wholly drawn, while some in range are not (None: all are).
+    pub drawn: Option<&'a DrawnColumns>,
+}
+
+/// Whether the chunks draw every chunk the tile's quads reach into: every
+/// column of the tile in range at its lowest and highest height (the range
+/// is a box vertically), and drawn. The first column outside ends the walk.
+fn covered(key: TileKey, heights: [i32; 2], hole: &FarHole) -> bool {
     let [x0, z0] = key.origin().map(|v| v.div_euclid(CHUNK_SIZE_I64));
     let n = key.blocks() / CHUNK_SIZE_I64;
     let [y0, y1] = heights.map(|h| (h as i64).div_euclid(CHUNK_SIZE_I64) as i32);
     (0..n).all(|dz| {
         (0..n).all(|dx| {
             let (x, z) = ((x0 + dx) as i32, (z0 + dz) as i32);
-            in_range(ChunkPos::new(x, y0, z)) && in_range(ChunkPos::new(x, y1, z))
+            (hole.in_range)(ChunkPos::new(x, y0, z))
+                && (hole.in_range)(ChunkPos::new(x, y1, z))
+                && hole.drawn.is_none_or(|d| d.is_drawn(x, z))
         })
     })
 }
@@ -60,6 +72,9 @@ pub struct FarRenderer {
     uniform: wgpu::Buffer,
     table: wgpu::Buffer,
     table_rows: usize,
+    /// The drawn-columns mask (see [`DrawnColumns`]), in words.
+    drawn: wgpu::Buffer,
+    drawn_words: usize,
     bind_group: wgpu::BindGroup,
     arena: MeshArena,
     meshes: FxHashMap<TileKey, FarMesh>,
@@ -97,6 +112,7 @@ impl FarRenderer {
                 entry(0, both, wgpu::BufferBindingType::Uniform),
                 entry(1, wgpu::ShaderStages::VERTEX, wgpu::BufferBindingType::Storage { read_only: true }),
                 entry(2, both, wgpu::BufferBindingType::Uniform),
+                entry(3, wgpu::ShaderStages::FRAGMENT, wgpu::BufferBindingType::Storage { read_only: true }),
             ],
         });
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
@@ -140,13 +156,17 @@ impl FarRenderer {
         });
         let table_rows = 256;
         let table = Self::table_buffer(device, table_rows);
-        let bind_group = Self::make_bind_group(device, &layout, globals, &table, &uniform);
+        let drawn_words = 64;
+        let drawn = Self::words_buffer(device, drawn_words);
+        let bind_group = Self::make_bind_group(device, &layout, globals, &table, &uniform, &drawn);
         FarRenderer {
             pipeline,
             layout,
             uniform,
             table,
             table_rows,
+            drawn,
+            drawn_words,
             bind_group,
             arena: MeshArena::default(),
             meshes: FxHashMap::default(),
@@ -169,6 +189,7 @@ impl FarRenderer {
         globals: &wgpu::Buffer,
         table: &wgpu::Buffer,
         uniform: &wgpu::Buffer,
+        drawn: &wgpu::Buffer,
     ) -> wgpu::BindGroup {
         device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("far"),
@@ -177,6 +198,7 @@ impl FarRenderer {
                 wgpu::BindGroupEntry { binding: 0, resource: globals.as_entire_binding() },
                 wgpu::BindGroupEntry { binding: 1, resource: table.as_entire_binding() },
                 wgpu::BindGroupEntry { binding: 2, resource: uniform.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 3, resource: drawn.as_entire_binding() },
             ],
         })
     }
@@ -256,7 +278,7 @@ impl FarRenderer {
         globals: &wgpu::Buffer,
         camera: &Camera,
         horizon: f32,
-        chunks: Option<(CullBox, &dyn Fn(ChunkPos) -> bool)>,
+        chunks: Option<FarHole>,
     ) -> Vec<FarDraw> {
         let culling = Camera { far: horizon as f64 + 64.0, ..*camera };
         let frustum = Frustum::from_matrix(culling.view_proj());
@@ -269,7 +291,7 @@ impl FarRenderer {
             let b = key.blocks();
             let lo = rel(x0, mesh.heights[0] as f64, z0);
             let hi = rel(x0 + b, mesh.heights[1] as f64, z0 + b);
-            let hidden = chunks.is_some_and(|(_, in_range)| covered(*key, mesh.heights, in_range));
+            let hidden = chunks.as_ref().is_some_and(|h| covered(*key, mesh.heights, h));
             if hidden || !frustum.intersects_box(lo, hi) || key.distance([eye.x, eye.z]) > horizon as f64 {
                 continue;
             }
@@ -290,22 +312,50 @@ impl FarRenderer {
         if rows.len() > self.table_rows {
             self.table_rows = rows.len().next_power_of_two();
             self.table = Self::table_buffer(&gpu.device, self.table_rows);
-            self.bind_group = Self::make_bind_group(&gpu.device, &self.layout, globals, &self.table, &self.uniform);
+            self.bind_group =
+                Self::make_bind_group(&gpu.device, &self.layout, globals, &self.table, &self.uniform, &self.drawn);
         }
         if !rows.is_empty() {
             gpu.queue.write_buffer(&self.table, 0, bytemuck::cast_slice(&rows));
         }
-        let (hole_v, range) = match chunks {
-            Some((h, _)) => {
-                let o = h.centre.origin();
+        let (hole_v, range) = match &chunks {
+            Some(h) => {
+                let o = h.bounds.centre.origin();
                 let c = (DVec3::new(o[0] as f64, o[1] as f64, o[2] as f64) - eye).as_vec3();
-                ([c.x, c.y, c.z, h.radius as f32], [h.vertical as f32, 1.0, 0.0, 0.0])
+                let masked = match h.drawn {
+                    Some(d) => {
+                        self.write_drawn(gpu, globals, &d.words);
+                        1.0
+                    }
+                    None => 0.0,
+                };
+                ([c.x, c.y, c.z, h.bounds.radius as f32], [h.bounds.vertical as f32, 1.0, masked, 0.0])
             }
             None => ([0.0; 4], [0.0; 4]),
         };
         let uniform = FarUniform { view_proj: Self::view_proj(camera).to_cols_array_2d(), hole: hole_v, range };
         gpu.queue.write_buffer(&self.uniform, 0, bytemuck::bytes_of(&uniform));
         draws
+    }
+
+    /// Uploads the drawn-columns mask, growing its buffer when needed.
+    fn write_drawn(&mut self, gpu: &super::gpu::Gpu, globals: &wgpu::Buffer, words: &[u32]) {
+        if words.len() > self.drawn_words {
+            self.drawn_words = words.len().next_power_of_two();
+            self.drawn = Self::words_buffer(&gpu.device, self.drawn_words);
+            self.bind_group =
+                Self::make_bind_group(&gpu.device, &self.layout, globals, &self.table, &self.uniform, &self.drawn);
+        }
+        gpu.queue.write_buffer(&self.drawn, 0, bytemuck::cast_slice(words));
+    }
+
+    fn words_buffer(device: &wgpu::Device, words: usize) -> wgpu::Buffer {
+        device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("far-drawn-columns"),
+            size: (words.max(1) * 4) as u64,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        })
     }
 
     pub fn pipeline(&self) -> &wgpu::RenderPipeline {

@@ -5,7 +5,7 @@
 use super::atlas::{self, TILE};
 use super::camera::{Camera, Frustum};
 use super::culling::{CullBox, Culler, Steps};
-use super::far_renderer::{FarDraw, FarRenderer};
+use super::far_renderer::{FarDraw, FarHole, FarRenderer};
 use super::gpu::{Gpu, RenderError};
 use super::mesh_arena::{MeshArena, Slot};
 use super::sky::SkyState;
@@ -178,6 +178,45 @@ pub struct Visibility<'a> {
     pub in_range: &'a dyn Fn(ChunkPos) -> bool,
     /// The chunk's face links (open when not known).
     pub links: &'a dyn Fn(ChunkPos) -> FaceLinks,
+    /// Chunk columns of the range whose chunks are all drawn, while some
+    /// are not (None: all are): far terrain shows through the others.
+    pub drawn: Option<&'a DrawnColumns>,
+}
+
+/// Which chunk columns of the streaming range have every chunk of the
+/// vertical reach drawn (or known empty): a bit per column of the square
+/// of side 2r + 1 around the centre column, rows along x.
+pub struct DrawnColumns {
+    pub centre: [i32; 2],
+    pub radius: i32,
+    pub words: Vec<u32>,
+}
+
+impl DrawnColumns {
+    pub fn new(centre: [i32; 2], radius: i32, drawn: impl Fn(i32, i32) -> bool) -> DrawnColumns {
+        let side = 2 * radius + 1;
+        let mut words = vec![0u32; (side * side) as usize / 32 + 1];
+        for dz in -radius..=radius {
+            for dx in -radius..=radius {
+                if drawn(centre[0] + dx, centre[1] + dz) {
+                    let i = ((dz + radius) * side + dx + radius) as usize;
+                    words[i / 32] |= 1 << (i % 32);
+                }
+            }
+        }
+        DrawnColumns { centre, radius, words }
+    }
+
+    /// Whether the chunk column (x, z) is wholly drawn; false outside the square.
+    pub fn is_drawn(&self, x: i32, z: i32) -> bool {
+        let (dx, dz) = (x as i64 - self.centre[0] as i64, z as i64 - self.centre[1] as i64);
+        let r = self.radius as i64;
+        if dx.abs() > r || dz.abs() > r {
+            return false;
+        }
+        let i = ((dz + r) * (2 * r + 1) + dx + r) as usize;
+        self.words.get(i / 32).is_some_and(|w| w >> (i % 32) & 1 == 1)
+    }
 }
 
 /// Far tiles' draws as runs that share a page (they arrive sorted by page).
@@ -656,7 +695,7 @@ impl WorldRenderer {
         let chosen = self.select(camera, view.fog_end, visibility);
         let far_draws = match view.horizon > 0.0 {
             true => {
-                let chunks = visibility.map(|v| (v.bounds, v.in_range));
+                let chunks = visibility.map(|v| FarHole { bounds: v.bounds, in_range: v.in_range, drawn: v.drawn });
                 self.far.prepare(gpu, &self.globals, camera, view.fog_end, chunks)
             }
             false => Vec::new(),
@@ -799,5 +838,27 @@ impl WorldRenderer {
         if let Some((buffer, _)) = &self.indirect {
             gpu.queue.write_buffer(buffer, 0, bytemuck::cast_slice(&args));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::DrawnColumns;
+
+    /// Each column's bit lands where the far shader reads it:
+    /// index (dz + r)·(2r + 1) + (dx + r) from the centre column.
+    #[test]
+    fn drawn_columns_keep_each_columns_bit() {
+        let (centre, r) = ([-7, 12], 5);
+        let drawn = |x: i32, z: i32| (x * 3 + z * 5).rem_euclid(7) < 3;
+        let d = DrawnColumns::new(centre, r, drawn);
+        for z in centre[1] - r..=centre[1] + r {
+            for x in centre[0] - r..=centre[0] + r {
+                assert_eq!(d.is_drawn(x, z), drawn(x, z), "({x}, {z})");
+                let i = ((z - centre[1] + r) * (2 * r + 1) + x - centre[0] + r) as usize;
+                assert_eq!(d.words[i / 32] >> (i % 32) & 1 == 1, drawn(x, z), "bit {i}");
+            }
+        }
+        assert!(!d.is_drawn(centre[0] + r + 1, centre[1]), "outside the square nothing is drawn");
     }
 }

@@ -784,6 +784,11 @@ impl ChunkStreamer {
         self.holes().filter(|&o| within(offset(self.centre, o), self.centre, r)).count()
     }
 
+    /// Whether the chunk at `pos` is drawn (or known to need no mesh).
+    pub fn is_drawn(&self, pos: ChunkPos) -> bool {
+        self.meshes.is_drawn(pos)
+    }
+
     /// Every hole in the render range, as an offset from the centre.
     pub fn holes(&self) -> impl Iterator<Item = rings::Offset> + '_ {
         rings::ring_offsets(self.render_distance, rings::vertical(self.render_distance), 0)
