@@ -882,9 +882,10 @@ fn bench_gen(
         gen::GenOptions { seed: world.seed, preset: world.preset.clone(), sizes, repeat, device: device_options()? };
     Preset::load(&world.preset)?;
     let perlin = blockworld::bench::perlin::perlin_figures(opts.repeat);
+    let far_tiles = blockworld::bench::horizon::far_tile_figures(&*load_world(world)?, opts.repeat);
     let mut reports = Vec::new();
     for kind in which.engines(&[Engine::CpuSerial, Engine::Cpu, Engine::Gpu]) {
-        match gen::run(kind, load_world(world)?, &opts, perlin.clone()) {
+        match gen::run(kind, load_world(world)?, &opts, perlin.clone(), far_tiles) {
             Ok(r) => reports.push(r),
             Err(e) if which.0.is_none() && kind == Engine::Gpu => eprintln!("gpu: skipped — {e}"),
             Err(e) => return Err(e).with_context(|| format!("backend {}", kind.label())),

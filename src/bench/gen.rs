@@ -94,6 +94,9 @@ pub struct GenReport {
     /// Perlin 3D against the `noise` crate and fastnoise-lite, two point
     /// sets (see `bench::perlin`).
     pub perlin: super::perlin::PerlinFigures,
+    /// Far tiles on one CPU thread, whatever the backend (no kernel makes
+    /// them yet).
+    pub far_tiles: super::horizon::FarTileFigures,
     /// Device errors seen during the run (0 on a clean run); after the first
     /// the device's work moved to the CPU, so its figures are not the device's.
     pub device_errors: u64,
@@ -175,6 +178,7 @@ pub fn run(
     world: Arc<WorldGen>,
     opts: &GenOptions,
     perlin: super::perlin::PerlinFigures,
+    far_tiles: super::horizon::FarTileFigures,
 ) -> Result<GenReport, BackendError> {
     let device = backend::create(kind, world.clone(), &opts.device)?;
     // A device error is counted and the run goes on on the CPU, not aborted.
@@ -276,6 +280,7 @@ pub fn run(
         perlin3d_ns_per_point: perlin.ours_lanes,
         noise_crate_perlin3d_ns_per_point: perlin.noise_crate,
         perlin,
+        far_tiles,
         device_errors,
         host_us_per_chunk,
         host_wall_us_per_chunk,

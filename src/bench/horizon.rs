@@ -110,6 +110,40 @@ const FRAME_SIZE: (u32, u32) = (1280, 720);
 const HEADINGS: [f64; 4] = [35.0, 125.0, 215.0, 305.0];
 const FRAMES: usize = 8;
 
+/// Far tiles made (generated and meshed) on one CPU thread: the tiles of
+/// an 8 km horizon around the origin, median of `repeat` runs. No kernel
+/// makes far tiles yet, so this is the CPU engine's figure only.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct FarTileFigures {
+    pub tiles: usize,
+    pub cells: usize,
+    pub cells_per_second_one_thread: f64,
+    pub ns_per_cell: f64,
+}
+
+pub fn far_tile_figures(world: &WorldGen, repeat: usize) -> FarTileFigures {
+    let tiles = FarRange { eye: [0, 0], horizon: 8000 }.tiles();
+    let colours = Colours::new();
+    let cells = tiles.len() * TILE_CELLS * TILE_CELLS;
+    let seconds = median(
+        (0..repeat.max(1))
+            .map(|_| {
+                let start = Instant::now();
+                for &t in &tiles {
+                    std::hint::black_box(mesh::mesh(&tile::generate(world, t), &colours));
+                }
+                start.elapsed().as_secs_f64()
+            })
+            .collect(),
+    );
+    FarTileFigures {
+        tiles: tiles.len(),
+        cells,
+        cells_per_second_one_thread: cells as f64 / seconds,
+        ns_per_cell: seconds * 1e9 / cells as f64,
+    }
+}
+
 fn process_cpu_ms() -> f64 {
     super::view::process_cpu_ms()
 }

@@ -32,6 +32,15 @@ pub fn table(reports: &[GenReport]) -> String {
         p.noise_crate,
         p.noise_crate_line
     );
+    let f = &first.far_tiles;
+    let _ = writeln!(
+        s,
+        "\nFar tiles on one CPU thread (no kernel yet): {} tiles, {} cells, {:.2} M cells/s ({:.0} ns a cell)",
+        f.tiles,
+        f.cells,
+        f.cells_per_second_one_thread / 1e6,
+        f.ns_per_cell
+    );
     let _ = writeln!(s, "\nTable 5.1 and stages (ms)");
     let _ = writeln!(s, "  {:<14} {:>14} {:>14} {:>14}", "backend", "one chunk", "heightmap/col", "fill/chunk");
     for r in reports {
