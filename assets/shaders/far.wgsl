@@ -22,6 +22,9 @@ struct Far {
 @group(0) @binding(3) var<storage, read> drawn: array<u32>;
 @group(1) @binding(0) var<storage, read> quads: array<vec4<u32>>;
 
+// Shading is done per corner: a far face is flat and lit as a whole, and
+// haze and fog change slowly over its extent, so the fragments only
+// interpolate (on a software rasteriser the fragments are the cost).
 struct FarOut {
     @builtin(position) clip: vec4<f32>,
     @location(0) rel_pos: vec3<f32>,
@@ -75,9 +78,27 @@ fn vs_far(@builtin(vertex_index) vi: u32, @builtin(instance_index) tile: u32) ->
     var out: FarOut;
     out.clip = far.view_proj * vec4<f32>(rel, 1.0);
     out.rel_pos = rel;
-    out.colour = srgb_to_linear(unpack4x8unorm(q.z).rgb);
+    out.colour = shade(srgb_to_linear(unpack4x8unorm(q.z).rgb), normal_of(face), rel);
     out.face = face;
     return out;
+}
+
+// Lit as the chunks' full-sky faces are (terrain.wgsl), without block
+// light or occlusion; then aerial perspective (far ranges fade toward the
+// sky's colour at the horizon before the fog takes them, so ridges stay
+// readable) and the fog into the sky.
+fn shade(albedo: vec3<f32>, n: vec3<f32>, rel: vec3<f32>) -> vec3<f32> {
+    let sun_up = smoothstep(-0.05, 0.2, globals.sun_dir.y);
+    let moon_up = smoothstep(-0.05, 0.2, globals.moon_dir.y);
+    let sun = max(dot(n, globals.sun_dir.xyz), 0.0) * sun_up + 0.08 * max(dot(n, globals.moon_dir.xyz), 0.0) * moon_up;
+    let sky = (0.55 + 0.15 * n.y) * globals.sun_dir.w;
+    let lit = albedo * ((sky + 0.45 * sun) + vec3<f32>(0.012));
+    let dist = length(rel.xz);
+    let dir = normalize(rel);
+    let haze = (1.0 - exp(-dist / globals.fog.y * 1.6)) * 0.55;
+    let hazed = mix(lit, sky_colour(vec3<f32>(dir.x, max(dir.y, 0.0), dir.z)), haze);
+    let fog = smoothstep(globals.fog.x, globals.fog.y, dist);
+    return mix(hazed, sky_colour(dir), fog);
 }
 
 // Whether the chunks draw the point: its chunk lies in the streaming disc
@@ -100,6 +121,13 @@ fn in_chunk_range(p: vec3<f32>) -> bool {
     return ((drawn[i / 32u] >> (i % 32u)) & 1u) == 1u;
 }
 
+// Tiles that cannot meet the chunk range: no discard, so the rasteriser
+// can test depth before shading.
+@fragment
+fn fs_far_plain(in: FarOut) -> @location(0) vec4<f32> {
+    return vec4<f32>(in.colour, 1.0);
+}
+
 @fragment
 fn fs_far(in: FarOut) -> @location(0) vec4<f32> {
     let n = normal_of(in.face);
@@ -108,19 +136,5 @@ fn fs_far(in: FarOut) -> @location(0) vec4<f32> {
     if far.range.y > 0.5 && in_chunk_range(in.rel_pos - n * 0.05) {
         discard;
     }
-    // Lit as the chunks' full-sky faces are (terrain.wgsl), without block
-    // light or occlusion.
-    let sun_up = smoothstep(-0.05, 0.2, globals.sun_dir.y);
-    let moon_up = smoothstep(-0.05, 0.2, globals.moon_dir.y);
-    let sun = max(dot(n, globals.sun_dir.xyz), 0.0) * sun_up + 0.08 * max(dot(n, globals.moon_dir.xyz), 0.0) * moon_up;
-    let sky = (0.55 + 0.15 * n.y) * globals.sun_dir.w;
-    let lit = in.colour * ((sky + 0.45 * sun) + vec3<f32>(0.012));
-    // Aerial perspective: far ranges fade toward the sky's colour at the
-    // horizon before the fog takes them, so ridges stay readable.
-    let dist = length(in.rel_pos.xz);
-    let dir = normalize(in.rel_pos);
-    let haze = (1.0 - exp(-dist / globals.fog.y * 1.6)) * 0.55;
-    let hazed = mix(lit, sky_colour(vec3<f32>(dir.x, max(dir.y, 0.0), dir.z)), haze);
-    let fog = smoothstep(globals.fog.x, globals.fog.y, dist);
-    return vec4<f32>(mix(hazed, sky_colour(dir), fog), 1.0);
+    return vec4<f32>(in.colour, 1.0);
 }

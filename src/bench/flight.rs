@@ -269,6 +269,11 @@ pub struct FlightOptions {
     pub speed: f64,
 }
 
+/// The share of the horizon distance within which a far hole shows: there
+/// the fog leaves 3 % of the terrain's colour (full fog at the horizon,
+/// none at 55 % of it).
+pub const VISIBLE_HORIZON: f64 = 0.95;
+
 /// The path's own eastward speed, blocks a second.
 pub const PATH_SPEED: f64 = 25.0;
 
@@ -283,10 +288,14 @@ pub struct FarFlight {
     pub quads_final: u64,
 }
 
-/// Far tiles the camera could see that are neither drawn nor covered.
+/// Far tiles the camera could see that are neither drawn nor covered. A
+/// tile entering at the horizon is counted only once it reaches within
+/// [`VISIBLE_HORIZON`] of it: farther out the fog hides it whole.
 fn far_holes(far: &FarView, camera: &Camera, horizon: u32) -> usize {
     let frustum = Camera { far: horizon as f64 + 64.0, ..*camera }.frustum();
+    let reach = horizon as f64 * VISIBLE_HORIZON;
     far.holes()
+        .filter(|t| t.distance([camera.eye.x, camera.eye.z]) < reach)
         .filter(|t| {
             let [x0, z0] = t.origin();
             let b = t.blocks() as f64;

@@ -34,8 +34,10 @@ struct FarMesh {
     heights: [i32; 2],
 }
 
-/// One tile in view this frame: its page, draw and table row.
+/// One tile in view this frame: its page, draw and table row, and whether
+/// it can meet the chunk range (drawn with the hole test).
 pub struct FarDraw {
+    pub hole: bool,
     pub page: usize,
     pub args: wgpu::util::DrawIndexedIndirectArgs,
 }
@@ -47,6 +49,15 @@ pub struct FarHole<'a> {
     pub in_range: &'a dyn Fn(ChunkPos) -> bool,
     /// Columns wholly drawn, while some in range are not (None: all are).
     pub drawn: Option<&'a DrawnColumns>,
+}
+
+/// Whether the tile's ground can meet the chunk range's square (the disc
+/// lies inside it).
+fn meets(key: TileKey, bounds: &CullBox) -> bool {
+    let [x0, z0] = key.origin().map(|v| v.div_euclid(CHUNK_SIZE_I64));
+    let n = key.blocks() / CHUNK_SIZE_I64;
+    let (cx, cz, r) = (bounds.centre.x as i64, bounds.centre.z as i64, bounds.radius as i64);
+    x0 <= cx + r && x0 + n > cx - r && z0 <= cz + r && z0 + n > cz - r
 }
 
 /// Whether the chunks draw every chunk the tile's quads reach into: every
@@ -66,8 +77,48 @@ fn covered(key: TileKey, heights: [i32; 2], hole: &FarHole) -> bool {
     })
 }
 
+fn far_pipeline(
+    device: &wgpu::Device,
+    layout: &wgpu::PipelineLayout,
+    shader: &wgpu::ShaderModule,
+    format: wgpu::TextureFormat,
+    fragment: &str,
+) -> wgpu::RenderPipeline {
+    device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: Some(fragment),
+        layout: Some(layout),
+        vertex: wgpu::VertexState {
+            module: shader,
+            entry_point: Some("vs_far"),
+            compilation_options: Default::default(),
+            buffers: &[],
+        },
+        primitive: wgpu::PrimitiveState { cull_mode: Some(wgpu::Face::Back), ..Default::default() },
+        // Reversed depth: 1 at the near plane, 0 at infinity.
+        depth_stencil: Some(wgpu::DepthStencilState {
+            format: DEPTH_FORMAT,
+            depth_write_enabled: Some(true),
+            depth_compare: Some(wgpu::CompareFunction::Greater),
+            stencil: Default::default(),
+            bias: Default::default(),
+        }),
+        multisample: Default::default(),
+        fragment: Some(wgpu::FragmentState {
+            module: shader,
+            entry_point: Some(fragment),
+            compilation_options: Default::default(),
+            targets: &[Some(wgpu::ColorTargetState { format, blend: None, write_mask: wgpu::ColorWrites::ALL })],
+        }),
+        multiview_mask: None,
+        cache: None,
+    })
+}
+
 pub struct FarRenderer {
+    /// With the chunk range's hole test (a discard), for tiles that can
+    /// meet the range; without it (early depth testing), for the rest.
     pipeline: wgpu::RenderPipeline,
+    plain: wgpu::RenderPipeline,
     layout: wgpu::BindGroupLayout,
     uniform: wgpu::Buffer,
     table: wgpu::Buffer,
@@ -120,34 +171,8 @@ impl FarRenderer {
             bind_group_layouts: &[Some(&layout), Some(page_layout)],
             immediate_size: 0,
         });
-        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("far"),
-            layout: Some(&pipeline_layout),
-            vertex: wgpu::VertexState {
-                module: &shader,
-                entry_point: Some("vs_far"),
-                compilation_options: Default::default(),
-                buffers: &[],
-            },
-            primitive: wgpu::PrimitiveState { cull_mode: Some(wgpu::Face::Back), ..Default::default() },
-            // Reversed depth: 1 at the near plane, 0 at infinity.
-            depth_stencil: Some(wgpu::DepthStencilState {
-                format: DEPTH_FORMAT,
-                depth_write_enabled: Some(true),
-                depth_compare: Some(wgpu::CompareFunction::Greater),
-                stencil: Default::default(),
-                bias: Default::default(),
-            }),
-            multisample: Default::default(),
-            fragment: Some(wgpu::FragmentState {
-                module: &shader,
-                entry_point: Some("fs_far"),
-                compilation_options: Default::default(),
-                targets: &[Some(wgpu::ColorTargetState { format, blend: None, write_mask: wgpu::ColorWrites::ALL })],
-            }),
-            multiview_mask: None,
-            cache: None,
-        });
+        let pipeline = far_pipeline(device, &pipeline_layout, &shader, format, "fs_far");
+        let plain = far_pipeline(device, &pipeline_layout, &shader, format, "fs_far_plain");
         let uniform = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("far-uniform"),
             size: std::mem::size_of::<FarUniform>() as u64,
@@ -161,6 +186,7 @@ impl FarRenderer {
         let bind_group = Self::make_bind_group(device, &layout, globals, &table, &uniform, &drawn);
         FarRenderer {
             pipeline,
+            plain,
             layout,
             uniform,
             table,
@@ -295,7 +321,9 @@ impl FarRenderer {
             if hidden || !frustum.intersects_box(lo, hi) || key.distance([eye.x, eye.z]) > horizon as f64 {
                 continue;
             }
+            let hole = chunks.as_ref().is_some_and(|h| meets(*key, &h.bounds));
             draws.push(FarDraw {
+                hole,
                 page: mesh.slot.page,
                 args: wgpu::util::DrawIndexedIndirectArgs {
                     index_count: mesh.quads * 6,
@@ -308,7 +336,7 @@ impl FarRenderer {
             let origin = rel(x0, 0.0, z0);
             rows.push([origin.x, origin.y, origin.z, key.cell() as f32]);
         }
-        draws.sort_by_key(|d| d.page);
+        draws.sort_by_key(|d| (d.hole, d.page));
         if rows.len() > self.table_rows {
             self.table_rows = rows.len().next_power_of_two();
             self.table = Self::table_buffer(&gpu.device, self.table_rows);
@@ -358,8 +386,14 @@ impl FarRenderer {
         })
     }
 
-    pub fn pipeline(&self) -> &wgpu::RenderPipeline {
-        &self.pipeline
+    /// The pipeline for tiles that can meet the chunk range (`hole`), or
+    /// for the rest.
+    pub fn pipeline(&self, hole: bool) -> &wgpu::RenderPipeline {
+        if hole {
+            &self.pipeline
+        } else {
+            &self.plain
+        }
     }
 
     pub fn group(&self) -> &wgpu::BindGroup {

@@ -219,16 +219,20 @@ impl DrawnColumns {
     }
 }
 
-/// Far tiles' draws as runs that share a page (they arrive sorted by page).
-fn far_runs(draws: Vec<FarDraw>) -> Vec<DrawRun> {
-    let mut runs: Vec<DrawRun> = Vec::new();
+/// Far tiles' draws as runs that share a pipeline (with the hole test or
+/// not) and a page; they arrive sorted so. Each run says which pipeline.
+fn far_runs(draws: Vec<FarDraw>) -> (Vec<DrawRun>, Vec<bool>) {
+    let (mut runs, mut holes): (Vec<DrawRun>, Vec<bool>) = (Vec::new(), Vec::new());
     for d in draws {
         match runs.last_mut() {
-            Some(run) if run.page == d.page => run.draws.push(d.args),
-            _ => runs.push(DrawRun { pass: TerrainPass::Opaque, page: d.page, draws: vec![d.args] }),
+            Some(run) if run.page == d.page && holes.last() == Some(&d.hole) => run.draws.push(d.args),
+            _ => {
+                runs.push(DrawRun { pass: TerrainPass::Opaque, page: d.page, draws: vec![d.args] });
+                holes.push(d.hole);
+            }
         }
     }
-    runs
+    (runs, holes)
 }
 
 /// Consecutive draws of one pass from one mesh page: one multi-draw.
@@ -708,7 +712,7 @@ impl WorldRenderer {
             gpu.queue.write_buffer(&self.origins, 0, bytemuck::cast_slice(&origins));
         }
         self.write_globals(gpu, camera, view);
-        let far_runs = far_runs(far_draws);
+        let (far_runs, far_holes) = far_runs(far_draws);
         let runs = self.draw_runs(&chosen);
         let mut stats = DrawStats {
             in_range: self.meshes.len(),
@@ -752,9 +756,9 @@ impl WorldRenderer {
         pass.set_index_buffer(self.indices.slice(..), wgpu::IndexFormat::Uint32);
         let mut offset = 0u64;
         if !far_runs.is_empty() {
-            pass.set_pipeline(self.far.pipeline());
             pass.set_bind_group(0, self.far.group(), &[]);
-            for run in &far_runs {
+            for (run, &hole) in far_runs.iter().zip(&far_holes) {
+                pass.set_pipeline(self.far.pipeline(hole));
                 stats.draw_calls += self.record_run(&mut pass, self.far.page_group(run.page), &run.draws, &mut offset);
             }
         }
