@@ -32,16 +32,6 @@ struct FarOut {
     @location(2) @interpolate(flat) face: u32,
 };
 
-fn normal_of(face: u32) -> vec3<f32> {
-    switch face {
-        case 0u: { return vec3<f32>(1.0, 0.0, 0.0); }
-        case 1u: { return vec3<f32>(-1.0, 0.0, 0.0); }
-        case 2u: { return vec3<f32>(0.0, 1.0, 0.0); }
-        case 4u: { return vec3<f32>(0.0, 0.0, 1.0); }
-        default: { return vec3<f32>(0.0, 0.0, -1.0); }
-    }
-}
-
 fn srgb_to_linear(c: vec3<f32>) -> vec3<f32> {
     return select(pow((c + 0.055) / 1.055, vec3<f32>(2.4)), c / 12.92, c <= vec3<f32>(0.04045));
 }
@@ -78,7 +68,7 @@ fn vs_far(@builtin(vertex_index) vi: u32, @builtin(instance_index) tile: u32) ->
     var out: FarOut;
     out.clip = far.view_proj * vec4<f32>(rel, 1.0);
     out.rel_pos = rel;
-    out.colour = shade(srgb_to_linear(unpack4x8unorm(q.z).rgb), normal_of(face), rel);
+    out.colour = shade(srgb_to_linear(unpack4x8unorm(q.z).rgb), face_normal(face), rel);
     out.face = face;
     return out;
 }
@@ -130,7 +120,7 @@ fn fs_far_plain(in: FarOut) -> @location(0) vec4<f32> {
 
 @fragment
 fn fs_far(in: FarOut) -> @location(0) vec4<f32> {
-    let n = normal_of(in.face);
+    let n = face_normal(in.face);
     // Nudged into the face's own column, so a face on a chunk border
     // belongs to one side only.
     if far.range.y > 0.5 && in_chunk_range(in.rel_pos - n * 0.05) {

@@ -1,4 +1,4 @@
-// Shared by sky.wgsl and terrain.wgsl (prepended to each in
+// Shared by sky.wgsl, terrain.wgsl and far.wgsl (prepended to each in
 // src/render/world_renderer.rs): the per-frame globals and the sky's colour
 // in a direction. Terrain fog fades to exactly this colour, so fully fogged
 // terrain is indistinguishable from the sky behind it from any height.
@@ -22,6 +22,21 @@ struct Globals {
 };
 
 @group(0) @binding(0) var<uniform> globals: Globals;
+
+// The outward normal of a face as the chunk and far quads number them
+// (+x −x +y −y +z −z).
+fn face_normal(face: u32) -> vec3<f32> {
+    switch face {
+        case 0u: { return vec3<f32>(1.0, 0.0, 0.0); }
+        case 1u: { return vec3<f32>(-1.0, 0.0, 0.0); }
+        case 2u: { return vec3<f32>(0.0, 1.0, 0.0); }
+        case 3u: { return vec3<f32>(0.0, -1.0, 0.0); }
+        case 4u: { return vec3<f32>(0.0, 0.0, 1.0); }
+        case 5u: { return vec3<f32>(0.0, 0.0, -1.0); }
+        // The diagonal quads of cross sprites: lit as if facing the sun half way.
+        default: { return vec3<f32>(0.0, 0.0, 0.0); }
+    }
+}
 
 fn sky_colour(dir: vec3<f32>) -> vec3<f32> {
     let up = max(dir.y, 0.0);

@@ -20,19 +20,6 @@ struct VsOut {
     @location(4) sky: f32,
 };
 
-fn face_normal(face: u32) -> vec3<f32> {
-    switch face {
-        case 0u: { return vec3<f32>(1.0, 0.0, 0.0); }
-        case 1u: { return vec3<f32>(-1.0, 0.0, 0.0); }
-        case 2u: { return vec3<f32>(0.0, 1.0, 0.0); }
-        case 3u: { return vec3<f32>(0.0, -1.0, 0.0); }
-        case 4u: { return vec3<f32>(0.0, 0.0, 1.0); }
-        case 5u: { return vec3<f32>(0.0, 0.0, -1.0); }
-        // The diagonal quads of cross sprites: lit as if facing the sun half way.
-        default: { return vec3<f32>(0.0, 0.0, 0.0); }
-    }
-}
-
 // Texture coordinates in blocks, upright on side faces (v grows downwards).
 fn face_uv(face: u32, p: vec3<f32>) -> vec2<f32> {
     switch face {
