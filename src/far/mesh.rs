@@ -18,7 +18,6 @@
 
 use super::clipmap::TILE_CELLS;
 use super::tile::FarTile;
-use crate::render::atlas;
 use crate::world::block::BlockId;
 use bytemuck::{Pod, Zeroable};
 
@@ -80,36 +79,10 @@ pub struct Colours {
 }
 
 impl Colours {
-    /// The average is taken of the texels' linear light, as the GPU
-    /// filters the chunks' sRGB tiles, then stored as sRGB again: averaging
-    /// the sRGB bytes themselves would draw far terrain darker and more
-    /// saturated than the same blocks near by.
+    /// Each block's top tile averaged in linear light (see
+    /// `map::colour::linear_top_averages`).
     pub fn new() -> Colours {
-        let tiles = atlas::generate();
-        let to_linear = |c: u8| {
-            let c = c as f32 / 255.0;
-            if c <= 0.04045 {
-                c / 12.92
-            } else {
-                ((c + 0.055) / 1.055).powf(2.4)
-            }
-        };
-        let to_srgb = |l: f32| {
-            let c = if l <= 0.003_130_8 { l * 12.92 } else { 1.055 * l.powf(1.0 / 2.4) - 0.055 };
-            (c.clamp(0.0, 1.0) * 255.0).round() as u8
-        };
-        let rgba = BlockId::all()
-            .map(|b| {
-                let px = tiles.get(b.info().tiles[0] as usize).map_or(&[][..], |t| &t[..]);
-                // Transparent texels (the holes in leaves) show what is
-                // behind them, not their own colour.
-                let opaque: Vec<&[u8]> = px.chunks_exact(4).filter(|p| p[3] >= 128).collect();
-                let n = opaque.len().max(1) as f32;
-                let [r, g, bl] = [0, 1, 2].map(|c| to_srgb(opaque.iter().map(|p| to_linear(p[c])).sum::<f32>() / n));
-                u32::from_le_bytes([r, g, bl, 255])
-            })
-            .collect();
-        Colours { rgba }
+        Colours { rgba: crate::map::colour::linear_top_averages().into_iter().map(u32::from_le_bytes).collect() }
     }
 
     pub fn rgba(&self, b: BlockId) -> u32 {

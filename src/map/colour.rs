@@ -33,6 +33,37 @@ impl Palette {
     }
 }
 
+/// Each block's top tile averaged in linear light over its opaque texels,
+/// as sRGB RGBA bytes: how the tile looks from afar, filtered as the GPU
+/// filters the chunks' sRGB tiles. Averaging the sRGB bytes themselves
+/// would look darker and more saturated; transparent texels (the holes in
+/// leaves) show what is behind them, not their own colour. Far terrain
+/// draws with these.
+pub fn linear_top_averages() -> Vec<[u8; 4]> {
+    let tiles = atlas::generate();
+    let to_linear = |c: u8| {
+        let c = c as f32 / 255.0;
+        if c <= 0.04045 {
+            c / 12.92
+        } else {
+            ((c + 0.055) / 1.055).powf(2.4)
+        }
+    };
+    let to_srgb = |l: f32| {
+        let c = if l <= 0.003_130_8 { l * 12.92 } else { 1.055 * l.powf(1.0 / 2.4) - 0.055 };
+        (c.clamp(0.0, 1.0) * 255.0).round() as u8
+    };
+    BlockId::all()
+        .map(|b| {
+            let px = tiles.get(b.info().tiles[0] as usize).map_or(&[][..], |t| &t[..]);
+            let opaque: Vec<&[u8]> = px.chunks_exact(4).filter(|p| p[3] >= 128).collect();
+            let n = opaque.len().max(1) as f32;
+            let [r, g, bl] = [0, 1, 2].map(|c| to_srgb(opaque.iter().map(|p| to_linear(p[c])).sum::<f32>() / n));
+            [r, g, bl, 255]
+        })
+        .collect()
+}
+
 /// Lambert shading of a height field seen from the north-west, 45° up:
 /// `dx`, `dz` are the height differences per block east and south.
 pub fn hillshade(dx: f32, dz: f32) -> f32 {
