@@ -78,11 +78,8 @@ fn vs_far(@builtin(vertex_index) vi: u32, @builtin(instance_index) tile: u32) ->
 // sky's colour at the horizon before the fog takes them, so ridges stay
 // readable) and the fog into the sky.
 fn shade(albedo: vec3<f32>, n: vec3<f32>, rel: vec3<f32>) -> vec3<f32> {
-    let sun_up = smoothstep(-0.05, 0.2, globals.sun_dir.y);
-    let moon_up = smoothstep(-0.05, 0.2, globals.moon_dir.y);
-    let sun = max(dot(n, globals.sun_dir.xyz), 0.0) * sun_up + 0.08 * max(dot(n, globals.moon_dir.xyz), 0.0) * moon_up;
-    let sky = (0.55 + 0.15 * n.y) * globals.sun_dir.w;
-    let lit = albedo * ((sky + 0.45 * sun) + vec3<f32>(0.012));
+    let light = sky_and_sun(max(dot(n, globals.sun_dir.xyz), 0.0), max(dot(n, globals.moon_dir.xyz), 0.0), n.y);
+    let lit = albedo * (light + vec3<f32>(0.012));
     let dist = length(rel.xz);
     let dir = normalize(rel);
     let haze = (1.0 - exp(-dist / globals.fog.y * 1.6)) * 0.55;

@@ -38,6 +38,18 @@ fn face_normal(face: u32) -> vec3<f32> {
     }
 }
 
+// The light of the open sky (dimmed at night) and of the sun, or faintly
+// the moon, while it is up, on a face turned `sun_facing` / `moon_facing`
+// toward them (0..1) whose normal points `up` (its y): the chunk and far
+// passes light full-sky faces alike.
+fn sky_and_sun(sun_facing: f32, moon_facing: f32, up: f32) -> f32 {
+    let sun_up = smoothstep(-0.05, 0.2, globals.sun_dir.y);
+    let moon_up = smoothstep(-0.05, 0.2, globals.moon_dir.y);
+    let sun = sun_facing * sun_up + 0.08 * moon_facing * moon_up;
+    let sky = (0.55 + 0.15 * up) * globals.sun_dir.w;
+    return sky + 0.45 * sun;
+}
+
 fn sky_colour(dir: vec3<f32>) -> vec3<f32> {
     let up = max(dir.y, 0.0);
     var c = mix(globals.horizon.rgb, globals.zenith.rgb, sqrt(up));

@@ -89,13 +89,9 @@ fn vs_main(@builtin(vertex_index) vi: u32, @builtin(instance_index) chunk: u32) 
     // while it is up, both as far as the sky reaches this corner; block
     // light (torches, lava, glowstone) in its own colour, day or night;
     // ambient occlusion in corners.
-    let sun_up = smoothstep(-0.05, 0.2, globals.sun_dir.y);
-    let moon_up = smoothstep(-0.05, 0.2, globals.moon_dir.y);
     let sun_facing = select(max(dot(n, globals.sun_dir.xyz), 0.0), 0.5, face >= 6u);
     let moon_facing = select(max(dot(n, globals.moon_dir.xyz), 0.0), 0.5, face >= 6u);
-    let sun = sun_facing * sun_up + 0.08 * moon_facing * moon_up;
-    let sky = (0.55 + 0.15 * n.y) * globals.sun_dir.w;
-    let lit = sky_l * (sky + 0.45 * sun) + 0.9 * block_l;
+    let lit = sky_l * sky_and_sun(sun_facing, moon_facing, n.y) + 0.9 * block_l;
     var out: VsOut;
     out.clip = globals.view_proj * vec4<f32>(rel, 1.0);
     out.rel_pos = rel;

@@ -323,18 +323,13 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
     let mut far = (opts.horizon > 0).then(|| {
         FarView::new(session.streamer.world().clone(), opts.horizon, crate::game::far_view::default_threads())
     });
-    let mut far_changes = Vec::new();
     if let Some(f) = &mut far {
-        f.update([p0.x, p0.z], &mut far_changes);
+        session.update_far(f, p0);
     }
     let first_ms =
         session.load(ChunkPos::containing([p0.x as i64, p0.y as i64, p0.z as i64]), super::session::PATIENCE)?;
     if let Some(f) = &mut far {
-        let renderer = &mut session.renderer;
-        far_changes.drain(..).for_each(|c| renderer.show_far(&gpu, c));
-        if !f.finish(Instant::now() + super::session::PATIENCE, &mut |c| renderer.show_far(&gpu, c)) {
-            anyhow::bail!("the far terrain was not made in time");
-        }
+        session.load_far(f, p0, Instant::now() + super::session::PATIENCE)?;
     }
     let mut far_holes_seen: Vec<usize> = Vec::new();
     let streamer = &mut session.streamer;
@@ -358,9 +353,7 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
         let update_start = CpuClock::now();
         session.update(chunk, Budget::default());
         if let Some(f) = &mut far {
-            f.update([eye.x, eye.z], &mut far_changes);
-            let renderer = &mut session.renderer;
-            far_changes.drain(..).for_each(|c| renderer.show_far(&gpu, c));
+            session.update_far(f, eye);
         }
         rec.updates.push(update_start.ms());
         rec.update_parts.push(session.streamer.update_parts());

@@ -13,6 +13,7 @@
 //!   encoding), and the whole frame on this adapter.
 
 use super::session::{HeadlessSession, SessionOptions, PATIENCE};
+use super::view::process_cpu_ms;
 use super::{median, rss};
 use crate::backend::{Device, Engine};
 use crate::far::clipmap::{cell_blocks, FarRange, MAX_LEVELS, TILE_CELLS};
@@ -144,10 +145,6 @@ pub fn far_tile_figures(world: &WorldGen, repeat: usize) -> FarTileFigures {
     }
 }
 
-fn process_cpu_ms() -> f64 {
-    super::view::process_cpu_ms()
-}
-
 fn eye_of(world: &WorldGen) -> DVec3 {
     spawn_point(world) + DVec3::new(0.0, 24.0, 0.0)
 }
@@ -233,16 +230,10 @@ fn cold_run(gpu: &Gpu, opts: &HorizonOptions, threads: usize) -> Result<(ColdRun
     let (mut s, eye, centre) = session(gpu, opts)?;
     let (start, cpu) = (Instant::now(), process_cpu_ms());
     let mut far = FarView::new(s.streamer.world().clone(), opts.horizon, threads);
-    let mut changes = Vec::new();
-    far.update([eye.x, eye.z], &mut changes);
+    s.update_far(&mut far, eye);
     s.load(centre, PATIENCE)?;
     let chunks_ms = start.elapsed().as_secs_f64() * 1e3;
-    let renderer = &mut s.renderer;
-    changes.into_iter().for_each(|c| renderer.show_far(gpu, c));
-    if !far.finish(start + PATIENCE, &mut |c| renderer.show_far(gpu, c)) {
-        bail!("the far terrain was not made within {PATIENCE:?}");
-    }
-    gpu.flush_uploads();
+    s.load_far(&mut far, eye, start + PATIENCE)?;
     let run = ColdRun { chunks_ms, complete_ms: start.elapsed().as_secs_f64() * 1e3, cpu_ms: process_cpu_ms() - cpu };
     Ok((run, s.streamer.backend_label(), far.counts().busy_us))
 }
@@ -255,14 +246,8 @@ fn loaded_view(gpu: &Gpu, opts: &HorizonOptions, threads: usize) -> Result<(Memo
     gpu.flush_uploads();
     let chunks_mib = rss::resident_mib();
     let mut far = FarView::new(s.streamer.world().clone(), opts.horizon, threads);
-    let mut changes = Vec::new();
-    far.update([eye.x, eye.z], &mut changes);
-    let renderer = &mut s.renderer;
-    changes.into_iter().for_each(|c| renderer.show_far(gpu, c));
-    if !far.finish(Instant::now() + PATIENCE, &mut |c| renderer.show_far(gpu, c)) {
-        bail!("the far terrain was not made within {PATIENCE:?}");
-    }
-    gpu.flush_uploads();
+    s.load_far(&mut far, eye, Instant::now() + PATIENCE)?;
+    let renderer = &s.renderer;
     let memory = Memory {
         chunks_mib,
         with_far_mib: rss::resident_mib(),

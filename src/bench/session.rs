@@ -4,6 +4,7 @@
 
 use crate::backend::{Device, Engine};
 use crate::game::engine::Switch;
+use crate::game::far_view::FarView;
 use crate::game::streaming::{Budget, ChunkStreamer};
 use crate::game::view;
 use crate::render::camera::Camera;
@@ -15,6 +16,7 @@ use crate::world::coords::ChunkPos;
 use crate::world::edits::{BlockPos, ChunkEdits};
 use crate::worldgen::WorldGen;
 use anyhow::{bail, Result};
+use glam::DVec3;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -107,6 +109,23 @@ impl<'g> HeadlessSession<'g> {
             .poll(wgpu::PollType::Wait { submission_index: Some(index), timeout: None })
             .map_err(|e| anyhow::anyhow!("waiting for the GPU: {e}"))?;
         Ok((stats, start.elapsed().as_secs_f64() * 1e3))
+    }
+
+    /// One frame of the far view around `eye`, its tiles uploaded.
+    pub fn update_far(&mut self, far: &mut FarView, eye: DVec3) {
+        view::update_far(far, eye, self.gpu, &mut self.renderer);
+    }
+
+    /// The far view around `eye` made and uploaded whole, waiting at most
+    /// until `deadline`.
+    pub fn load_far(&mut self, far: &mut FarView, eye: DVec3, deadline: Instant) -> Result<()> {
+        self.update_far(far, eye);
+        let (gpu, renderer) = (self.gpu, &mut self.renderer);
+        if !far.finish(deadline, &mut |c| renderer.show_far(gpu, c)) {
+            bail!("the far terrain was not made in time");
+        }
+        gpu.flush_uploads();
+        Ok(())
     }
 
     /// An edit, its meshes uploaded.

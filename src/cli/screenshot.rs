@@ -66,19 +66,11 @@ pub fn screenshot(world: Arc<WorldGen>, opts: &ScreenshotOptions) -> Result<Scre
     let mut session = HeadlessSession::start(&gpu, world, session_opts)?;
     let start = Instant::now();
     session.load(centre, opts.timeout)?;
-    let HeadlessSession { renderer, streamer, .. } = &mut session;
-    let mut far = FarView::new(
-        streamer.world().clone(),
-        opts.horizon,
-        std::thread::available_parallelism().map_or(1, |n| n.get()),
-    );
-    let mut changes = Vec::new();
-    far.update([eye.x, eye.z], &mut changes);
-    changes.into_iter().for_each(|c| renderer.show_far(&gpu, c));
-    if !far.finish(start + opts.timeout, &mut |c| renderer.show_far(&gpu, c)) {
-        anyhow::bail!("the far terrain was not made within {:?}", opts.timeout);
-    }
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut far = FarView::new(session.streamer.world().clone(), opts.horizon, threads);
+    session.load_far(&mut far, eye, start + opts.timeout)?;
     let load_time = start.elapsed();
+    let HeadlessSession { renderer, streamer, .. } = &mut session;
     let target = OffscreenTarget::new(&gpu, opts.size);
     let camera =
         Camera::for_view(eye, opts.yaw, opts.pitch, DEFAULT_FOV_DEGREES, opts.size, streamer.render_distance());

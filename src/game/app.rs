@@ -535,10 +535,7 @@ impl Running {
         }
         let screen = &mut self.screen;
         view::update(&mut self.streamer, self.player.chunk(), Budget::default(), &screen.gpu, &mut screen.renderer);
-        let eye = self.player.eye();
-        let mut far = Vec::new();
-        self.far.update([eye.x, eye.z], &mut far);
-        far.into_iter().for_each(|c| screen.renderer.show_far(&screen.gpu, c));
+        view::update_far(&mut self.far, self.player.eye(), &screen.gpu, &mut screen.renderer);
         if let Some(notice) = self.streamer.take_notice() {
             self.say(notice);
         }

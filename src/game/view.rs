@@ -1,6 +1,7 @@
 //! Where streaming meets the GPU: the view changes streaming decided,
 //! applied to the renderer.
 
+use super::far_view::FarView;
 use super::streaming::{rings::within, vertical, Budget, ChunkStreamer, ViewChange};
 use crate::render::culling::CullBox;
 use crate::render::gpu::Gpu;
@@ -9,6 +10,7 @@ use crate::world::block::BlockId;
 use crate::world::coords::ChunkPos;
 use crate::world::edits::BlockPos;
 use crate::world::store::StoreError;
+use glam::DVec3;
 
 /// Uploads, removes and drops meshes as `changes` say, in order.
 pub fn show(changes: Vec<ViewChange>, gpu: &Gpu, renderer: &mut WorldRenderer) {
@@ -49,6 +51,14 @@ pub fn set_block(
     streamer.set_block(pos, block)?;
     show_changes(streamer, gpu, renderer);
     Ok(())
+}
+
+/// One frame of the far view around `eye`: the tiles it wants asked for
+/// if it moved, and what changed shown.
+pub fn update_far(far: &mut FarView, eye: DVec3, gpu: &Gpu, renderer: &mut WorldRenderer) {
+    let mut changes = Vec::new();
+    far.update([eye.x, eye.z], &mut changes);
+    changes.into_iter().for_each(|c| renderer.show_far(gpu, c));
 }
 
 /// Runs `draw` with what the renderer needs to cull by visibility: the
