@@ -32,8 +32,7 @@ pub struct HudData {
     pub chunks_per_second: f64,
     pub render_distance: i32,
     /// Far terrain's reach in metres (0 off), and what it holds.
-    pub horizon: u32,
-    pub far: crate::far::FarCounts,
+    pub far: (u32, crate::far::FarCounts),
     /// A short line for the player: what a key did, or what needs their
     /// attention (the GPU could not open, a save failed).
     pub message: Option<String>,
@@ -216,7 +215,7 @@ fn settings_panel(ctx: &egui::Context, d: &HudData, change: &mut SettingsChange)
             {
                 change.render_distance = Some(r);
             }
-            let mut h = d.horizon;
+            let mut h = d.far.0;
             let slider = egui::Slider::new(&mut h, 0..=MAX_HORIZON).step_by(500.0).text("horizon (m, 0 off)");
             if ui.add(slider).changed() {
                 change.horizon = Some(h);
@@ -342,13 +341,12 @@ fn debug_overlay(ctx: &egui::Context, d: &HudData) {
                     line(ui, format!("GPU off: {why}"));
                 }
                 line(ui, format!("render distance {} chunks", d.render_distance));
-                if d.horizon > 0 {
-                    let f = &d.far;
+                if let (horizon @ 1.., f) = &d.far {
                     line(
                         ui,
                         format!(
                             "horizon {} m: {} far tiles, {:.2} M quads, {} to make",
-                            d.horizon,
+                            horizon,
                             f.tiles_shown,
                             f.quads_shown as f64 / 1e6,
                             f.tiles_pending
