@@ -89,3 +89,48 @@ extern "C" __global__ void __launch_bounds__(BW_HEIGHTMAP_THREADS)
                         int* min_max) {
     bw_heightmap_body(&bw_world, SwitchFields{}, jobs, job_count, heights, biomes, min_max);
 }
+
+// Far terrain (src/far/tile.rs): the ground height and biome of each far
+// cell at its sample point, exactly what the chunk heightmap holds for that
+// column: the diagonal stencil over four samples of h_b, and the centre
+// sample's biome. One thread per cell: grid = (BW_FAR_TILE_AREA / BW_FAR_THREADS
+// blocks per tile, tile count), block = BW_FAR_THREADS. Only on the 2 m
+// level do neighbouring cells share taps, so no shared-memory apron: each
+// thread takes the same five samples as the CPU path. No barrier follows,
+// so a thread past the jobs may return at once.
+template <typename Fields>
+__device__ __forceinline__ void bw_far_cells_body(const WorldParams* params, const Fields& fields, const FarJob* jobs,
+                                                  unsigned int job_count, int* heights, unsigned char* biomes) {
+    const unsigned int job = blockIdx.y;
+    const unsigned int cell = blockIdx.x * blockDim.x + threadIdx.x;
+    if (job >= job_count || cell >= BW_FAR_TILE_AREA) return;
+    const FarJob f = jobs[job];
+    const long long step = f.cell;
+    const long long sx = (long long)f.x + (long long)(cell % BW_FAR_TILE_CELLS) * step + step / 2;
+    const long long sz = (long long)f.z + (long long)(cell / BW_FAR_TILE_CELLS) * step + step / 2;
+    // The taps in heightmap.rs's order: (−1,−1), (+1,−1), (−1,+1), (+1,+1).
+    float h[4];
+    unsigned char unused;
+    for (int t = 0; t < 4; ++t) {
+        long long dx = (t & 1) ? 1 : -1;
+        long long dz = (t & 2) ? 1 : -1;
+        bw_sample_column(params, fields, (float)(sx + dx), (float)(sz + dz), &h[t], &unused);
+    }
+    float centre;
+    unsigned char biome;
+    bw_sample_column(params, fields, (float)sx, (float)sz, &centre, &biome);
+    const size_t out = (size_t)job * BW_FAR_TILE_AREA + cell;
+    heights[out] = (int)((((h[0] + h[1]) + h[2]) + h[3]) * 0.25f);
+    biomes[out] = biome;
+}
+
+extern "C" __global__ void __launch_bounds__(BW_FAR_THREADS)
+    bw_far_cells(NoiseObject* const* objects, const FarJob* jobs, unsigned int job_count, int* heights,
+                 unsigned char* biomes) {
+    bw_far_cells_body(&bw_world, VirtualFields{objects}, jobs, job_count, heights, biomes);
+}
+
+extern "C" __global__ void __launch_bounds__(BW_FAR_THREADS)
+    bw_far_cells_switch(const FarJob* jobs, unsigned int job_count, int* heights, unsigned char* biomes) {
+    bw_far_cells_body(&bw_world, SwitchFields{}, jobs, job_count, heights, biomes);
+}

@@ -1,7 +1,7 @@
 // The flat world description uploaded by the host, and the job structs.
 // Layout twins of `WorldParams`, `FlatNode`, `FlatTree`, `FlatLeafLayer`,
 // `FlatLayer`, `FlatCaveNoise`, `FlatCaveLayer` in src/worldgen/params.rs, `PlacedTree` in
-// src/worldgen/decorate.rs and `ColumnJob` / `ChunkJob` in
+// src/worldgen/decorate.rs and `ColumnJob` / `ChunkJob` / `FarJob` in
 // src/backend/twins.rs; the generated checks
 // below hold every field's offset equal to Rust's.
 #pragma once
@@ -140,6 +140,13 @@ struct PlacedTree {
 struct ColumnJob {
     int x;
     int z;
+};
+
+// One far tile of a batch: its north-west corner and its cell edge, in blocks.
+struct FarJob {
+    int x;
+    int z;
+    int cell;
 };
 
 // One chunk of a batch: its coordinates and the index of its column job.

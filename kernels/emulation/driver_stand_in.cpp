@@ -102,10 +102,12 @@ const TimingModel kTimings[] = {
 // Thread-instructions per thread block of each kernel, from the README's
 // static counts (heightmap: a 34x34 apron of 39 Perlin evaluations of ~212
 // instructions per chunk column; fill: ~86 per block) and estimates for
-// the rest (density: ~300 per thread over classic's seven octaves;
+// the rest (far cells: five column samples per thread; density: ~300 per
+// thread over classic's seven octaves;
 // decorate: ~500 per tree candidate).
 double instructions_per_block(const std::string& kernel, unsigned threads) {
     if (kernel == "bw_heightmap" || kernel == "bw_heightmap_switch") return 1156.0 * 39 * 212;
+    if (kernel == "bw_far_cells" || kernel == "bw_far_cells_switch") return 5.0 * 39 * 212 * threads;
     if (kernel == "bw_fill") return 86.0 * threads;
     if (kernel == "bw_density") return 300.0 * threads;
     if (kernel == "bw_decorate") return 500.0 * threads;
@@ -520,6 +522,31 @@ static const KernelDef kKernels[] = {
      [](void** a, dim3 g, dim3 b) {
          BW_LAUNCH(bw_heightmap_switch, g, b, arg<const ColumnJob*>(a, 0), arg<unsigned>(a, 1), arg<int*>(a, 2),
                    arg<unsigned char*>(a, 3), arg<int*>(a, 4));
+     }},
+    {"bw_far_cells",
+     {8, 8, 4, 8, 8},
+     [](void** a, dim3, std::string& why) {
+         unsigned n = arg<unsigned>(a, 2);
+         return reach(arg<void*>(a, 0), sizeof(NoiseObject*) * bw_world.node_count, "objects", why) &&
+                reach(arg<void*>(a, 1), sizeof(FarJob) * n, "jobs", why) &&
+                reach(arg<void*>(a, 3), sizeof(int) * BW_FAR_TILE_AREA * size_t(n), "heights", why) &&
+                reach(arg<void*>(a, 4), BW_FAR_TILE_AREA * size_t(n), "biomes", why);
+     },
+     [](void** a, dim3 g, dim3 b) {
+         BW_LAUNCH(bw_far_cells, g, b, arg<NoiseObject* const*>(a, 0), arg<const FarJob*>(a, 1), arg<unsigned>(a, 2),
+                   arg<int*>(a, 3), arg<unsigned char*>(a, 4));
+     }},
+    {"bw_far_cells_switch",
+     {8, 4, 8, 8},
+     [](void** a, dim3, std::string& why) {
+         unsigned n = arg<unsigned>(a, 1);
+         return reach(arg<void*>(a, 0), sizeof(FarJob) * n, "jobs", why) &&
+                reach(arg<void*>(a, 2), sizeof(int) * BW_FAR_TILE_AREA * size_t(n), "heights", why) &&
+                reach(arg<void*>(a, 3), BW_FAR_TILE_AREA * size_t(n), "biomes", why);
+     },
+     [](void** a, dim3 g, dim3 b) {
+         BW_LAUNCH(bw_far_cells_switch, g, b, arg<const FarJob*>(a, 0), arg<unsigned>(a, 1), arg<int*>(a, 2),
+                   arg<unsigned char*>(a, 3));
      }},
     {"bw_decorate",
      {8, 4, 8, 8, 8},

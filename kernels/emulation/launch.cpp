@@ -37,6 +37,22 @@ void bw_emu_heightmap_switch(const WorldParams* params, const ColumnJob* jobs, u
               min_max);
 }
 
+void bw_emu_far_cells(const WorldParams* params, NoiseObject* const* objects, const FarJob* jobs,
+                      unsigned int job_count, int* heights, unsigned char* biomes) {
+    if (job_count == 0) return;
+    bw_world = *params;
+    BW_LAUNCH(bw_far_cells, dim3(BW_FAR_TILE_AREA / BW_FAR_THREADS, job_count), dim3(BW_FAR_THREADS), objects, jobs,
+              job_count, heights, biomes);
+}
+
+void bw_emu_far_cells_switch(const WorldParams* params, const FarJob* jobs, unsigned int job_count, int* heights,
+                             unsigned char* biomes) {
+    if (job_count == 0) return;
+    bw_world = *params;
+    BW_LAUNCH(bw_far_cells_switch, dim3(BW_FAR_TILE_AREA / BW_FAR_THREADS, job_count), dim3(BW_FAR_THREADS), jobs,
+              job_count, heights, biomes);
+}
+
 void bw_emu_decorate(const WorldParams* params, const ColumnJob* jobs, unsigned int job_count, PlacedTree* trees,
                      unsigned int* tree_counts, int* extremes) {
     if (job_count == 0) return;

@@ -75,6 +75,9 @@
 #define BW_DENSITY_THREADS 512
 #define BW_DENSITY_GROUPS_PER_CHUNK 64
 #define BW_CAVE_MASK_BYTES 4096
+#define BW_FAR_THREADS 128
+#define BW_FAR_TILE_CELLS 32
+#define BW_FAR_TILE_AREA 1024
 
 #define BW_TWIN_LAYOUT_CHECKS \
     static_assert(sizeof(FlatNode) == 48, "FlatNode size"); \
@@ -187,4 +190,8 @@
     static_assert(__builtin_offsetof(ChunkJob, x) == 0 && sizeof(((const ChunkJob*)0)->x) == 4, "ChunkJob.x"); \
     static_assert(__builtin_offsetof(ChunkJob, y) == 4 && sizeof(((const ChunkJob*)0)->y) == 4, "ChunkJob.y"); \
     static_assert(__builtin_offsetof(ChunkJob, z) == 8 && sizeof(((const ChunkJob*)0)->z) == 4, "ChunkJob.z"); \
-    static_assert(__builtin_offsetof(ChunkJob, column) == 12 && sizeof(((const ChunkJob*)0)->column) == 4, "ChunkJob.column");
+    static_assert(__builtin_offsetof(ChunkJob, column) == 12 && sizeof(((const ChunkJob*)0)->column) == 4, "ChunkJob.column"); \
+    static_assert(sizeof(FarJob) == 12, "FarJob size"); \
+    static_assert(__builtin_offsetof(FarJob, x) == 0 && sizeof(((const FarJob*)0)->x) == 4, "FarJob.x"); \
+    static_assert(__builtin_offsetof(FarJob, z) == 4 && sizeof(((const FarJob*)0)->z) == 4, "FarJob.z"); \
+    static_assert(__builtin_offsetof(FarJob, cell) == 8 && sizeof(((const FarJob*)0)->cell) == 4, "FarJob.cell");

@@ -1,6 +1,7 @@
 //! The Rust CPU path as a backend: serial, or parallel on rayon.
 
 use super::{BackendError, ChunkBackend, Engine};
+use crate::far::{tile, TileKey};
 use crate::world::chunk::Chunk;
 use crate::world::coords::{ChunkPos, ColumnPos};
 use crate::worldgen::heightmap::Heightmap;
@@ -60,6 +61,15 @@ impl ChunkBackend for CpuBackend {
         } else {
             format!("CPU, one thread, {lanes}")
         }
+    }
+
+    fn far_cells(&self, tiles: &[TileKey]) -> Result<Vec<(i32, u8)>, BackendError> {
+        let w = &self.world;
+        Ok(if self.parallel {
+            tiles.par_iter().flat_map_iter(|&t| tile::sample(w, t)).collect()
+        } else {
+            tiles.iter().flat_map(|&t| tile::sample(w, t)).collect()
+        })
     }
 
     fn heightmaps(&self, columns: &[ColumnPos]) -> Result<Vec<Heightmap>, BackendError> {

@@ -20,16 +20,17 @@
 //! description sits in `__constant__` memory.
 
 use super::kernel::{
-    ChunkJob, ColumnJob, DensityVariant, DeviceClock, KernelDevice, KernelPath, TakeFill, MAX_BATCH_CHUNKS,
-    MAX_BATCH_COLUMNS,
+    ChunkJob, ColumnJob, DensityVariant, DeviceClock, FarJob, KernelDevice, KernelPath, TakeFill, MAX_BATCH_CHUNKS,
+    MAX_BATCH_COLUMNS, MAX_FAR_TILES,
 };
 use super::nvrtc::{Nvrtc, Output};
 use super::twins::{
-    DECORATE_THREADS, DENSITY_GROUPS_PER_CHUNK, DENSITY_THREADS, FILL_BLOCKS_PER_CHUNK, FILL_THREADS,
-    HEIGHTMAP_THREADS, MAX_TREES_PER_COLUMN, RUNS_BYTES_PER_CHUNK,
+    DECORATE_THREADS, DENSITY_GROUPS_PER_CHUNK, DENSITY_THREADS, FAR_BLOCKS_PER_TILE, FAR_THREADS,
+    FILL_BLOCKS_PER_CHUNK, FILL_THREADS, HEIGHTMAP_THREADS, MAX_TREES_PER_COLUMN, RUNS_BYTES_PER_CHUNK,
 };
 use super::BackendError;
 use super::DeviceOptions;
+use crate::far::tile::TILE_AREA;
 use crate::world::block::MAX_BLOCK_TYPES;
 use crate::world::coords::{CHUNK_AREA, CHUNK_VOLUME};
 use crate::worldgen::decorate::PlacedTree;
@@ -335,6 +336,29 @@ struct Slot {
     filling: usize,
 }
 
+/// `bw_far_cells`'s buffers on slot 0's stream, allocated at the first
+/// far request (a world without far terrain never needs them).
+struct FarBuffers {
+    jobs: CudaSlice<FarJob>,
+    heights: CudaSlice<i32>,
+    biomes: CudaSlice<u8>,
+}
+
+impl FarBuffers {
+    fn new(stream: &Arc<CudaStream>) -> Result<FarBuffers, BackendError> {
+        let e = device_err("allocating the far-cell buffers");
+        // SAFETY: no zeroing; the jobs are copied in and every cell of the
+        // launched tiles is written by the kernel before its prefix is read.
+        unsafe {
+            Ok(FarBuffers {
+                jobs: stream.alloc::<FarJob>(MAX_FAR_TILES).map_err(&e)?,
+                heights: stream.alloc::<i32>(MAX_FAR_TILES * TILE_AREA).map_err(&e)?,
+                biomes: stream.alloc::<u8>(MAX_FAR_TILES * TILE_AREA).map_err(&e)?,
+            })
+        }
+    }
+}
+
 const EV_HM_START: usize = 0;
 const EV_HM_END: usize = 1;
 const EV_FILL_START: usize = 2;
@@ -387,6 +411,9 @@ pub struct CudaDevice {
     _modules: [Arc<CudaModule>; 4],
     heightmap_fn: CudaFunction,
     heightmap_switch_fn: CudaFunction,
+    far_fn: CudaFunction,
+    far_switch_fn: CudaFunction,
+    far: Option<FarBuffers>,
     path: KernelPath,
     fill_fn: CudaFunction,
     decorate_fn: CudaFunction,
@@ -440,6 +467,8 @@ impl CudaDevice {
         let destroy_fn = f(&hm_module, "bw_destroy_noise_objects")?;
         let heightmap_fn = f(&hm_module, "bw_heightmap")?;
         let heightmap_switch_fn = f(&hm_module, "bw_heightmap_switch")?;
+        let far_fn = f(&hm_module, "bw_far_cells")?;
+        let far_switch_fn = f(&hm_module, "bw_far_cells_switch")?;
         let fill_fn = f(&fill_module, "bw_fill")?;
         let decorate_fn = f(&deco_module, "bw_decorate")?;
         let density_fn = f(&density_module, "bw_density")?;
@@ -477,6 +506,9 @@ impl CudaDevice {
             _modules: [hm_module, fill_module, deco_module, density_module],
             heightmap_fn,
             heightmap_switch_fn,
+            far_fn,
+            far_switch_fn,
+            far: None,
             path,
             fill_fn,
             decorate_fn,
@@ -690,6 +722,52 @@ impl KernelDevice for CudaDevice {
         take(runs, counts)
     }
 
+    fn far_cells(&mut self, jobs: &[FarJob]) -> Result<(Vec<i32>, Vec<u8>), BackendError> {
+        let stage = "far cells launch";
+        let n = jobs.len();
+        check_batch(stage, n, MAX_FAR_TILES)?;
+        if n == 0 {
+            return Ok((Vec::new(), Vec::new()));
+        }
+        let e = device_err(stage);
+        let s = self.slots.first().ok_or_else(|| BackendError::Device { stage, message: "no slot".into() })?;
+        if self.far.is_none() {
+            self.far = Some(FarBuffers::new(&s.stream)?);
+        }
+        let far = self.far.as_mut().ok_or_else(|| BackendError::Device { stage, message: "no far buffers".into() })?;
+        s.stream.memcpy_htod(jobs, &mut far.jobs.slice_mut(..n)).map_err(&e)?;
+        s.events[EV_HM_START].record(&s.stream).map_err(&e)?;
+        let cfg = LaunchConfig {
+            grid_dim: (FAR_BLOCKS_PER_TILE, n as u32, 1),
+            block_dim: (FAR_THREADS, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let count = n as u32;
+        let mut launch = match self.path {
+            KernelPath::Virtual => {
+                let mut l = s.stream.launch_builder(&self.far_fn);
+                l.arg(&self.objects);
+                l
+            }
+            KernelPath::Switch => s.stream.launch_builder(&self.far_switch_fn),
+        };
+        launch.arg(&far.jobs).arg(&count).arg(&mut far.heights).arg(&mut far.biomes);
+        // SAFETY: matches bw_far_cells / bw_far_cells_switch; the buffers hold
+        // MAX_FAR_TILES ≥ n tiles of TILE_AREA cells.
+        unsafe { launch.launch(cfg) }.map_err(&e)?;
+        s.events[EV_HM_END].record(&s.stream).map_err(&e)?;
+        let cells = n * TILE_AREA;
+        let (mut heights, mut biomes) = (vec![0i32; cells], vec![0u8; cells]);
+        // Pageable host memory: cudarc waits for the stream before returning.
+        s.stream.memcpy_dtoh(&far.heights.slice(..cells), &mut heights).map_err(&e)?;
+        s.stream.memcpy_dtoh(&far.biomes.slice(..cells), &mut biomes).map_err(&e)?;
+        s.events[EV_EXTREMES].record(&s.stream).map_err(&e)?;
+        Self::wait(&mut self.clock, &s.events[EV_EXTREMES], stage)?;
+        self.clock.kernel_ms += s.events[EV_HM_START].elapsed_ms(&s.events[EV_HM_END]).map_err(&e)? as f64;
+        self.clock.device_ms += s.events[EV_HM_START].elapsed_ms(&s.events[EV_EXTREMES]).map_err(&e)? as f64;
+        Ok((heights, biomes))
+    }
+
     fn take_clock(&mut self) -> DeviceClock {
         std::mem::take(&mut self.clock)
     }
@@ -750,7 +828,7 @@ mod tests {
             eprintln!("skipped: built without nvcc, no ptxas report");
             return;
         }
-        let allowed = ["bw_heightmap", "bw_build_noise_objects", "bw_destroy_noise_objects"];
+        let allowed = ["bw_heightmap", "bw_far_cells", "bw_build_noise_objects", "bw_destroy_noise_objects"];
         for k in resources::UNDETERMINED_STACK {
             assert!(allowed.contains(k), "ptxas cannot bound the stack of {k}");
         }

@@ -2,9 +2,12 @@
 //! Its output must equal the Rust CPU path bit for bit; that is how the
 //! kernels are proven right on machines without a GPU.
 
-use super::kernel::{ChunkJob, ColumnJob, DensityVariant, DeviceClock, KernelDevice, KernelPath, TakeFill};
+use super::kernel::{
+    ChunkJob, ColumnJob, DensityVariant, DeviceClock, FarJob, KernelDevice, KernelPath, TakeFill, MAX_FAR_TILES,
+};
 use super::twins::{MAX_TREES_PER_COLUMN, RUNS_BYTES_PER_CHUNK};
 use super::{BackendError, Engine};
+use crate::far::tile::TILE_AREA;
 use crate::world::block::MAX_BLOCK_TYPES;
 use crate::world::coords::{CHUNK_AREA, CHUNK_VOLUME};
 use crate::worldgen::decorate::PlacedTree;
@@ -32,6 +35,21 @@ extern "C" {
         heights: *mut i32,
         biomes: *mut u8,
         min_max: *mut i32,
+    );
+    fn bw_emu_far_cells(
+        params: *const WorldParams,
+        objects: *const *mut c_void,
+        jobs: *const FarJob,
+        job_count: u32,
+        heights: *mut i32,
+        biomes: *mut u8,
+    );
+    fn bw_emu_far_cells_switch(
+        params: *const WorldParams,
+        jobs: *const FarJob,
+        job_count: u32,
+        heights: *mut i32,
+        biomes: *mut u8,
     );
     fn bw_emu_decorate(
         params: *const WorldParams,
@@ -290,6 +308,29 @@ impl KernelDevice for EmulatedDevice {
             message: format!("the fill's run stream claims {used} bytes, more than its {}", self.runs.len()),
         })?;
         take(runs, &self.counts[..n * MAX_BLOCK_TYPES])
+    }
+
+    fn far_cells(&mut self, jobs: &[FarJob]) -> Result<(Vec<i32>, Vec<u8>), BackendError> {
+        self.check_injected_failure("far cells launch")?;
+        if jobs.len() > MAX_FAR_TILES {
+            return Err(BackendError::Device {
+                stage: "far cells launch",
+                message: format!("batch of {} exceeds the device buffers ({MAX_FAR_TILES})", jobs.len()),
+            });
+        }
+        let t = std::time::Instant::now();
+        let (mut heights, mut biomes) = (vec![0i32; jobs.len() * TILE_AREA], vec![0u8; jobs.len() * TILE_AREA]);
+        let _guard = LAUNCH_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        let (n, h, b) = (jobs.len() as u32, heights.as_mut_ptr(), biomes.as_mut_ptr());
+        // SAFETY: the outputs hold TILE_AREA cells for each of the n jobs.
+        unsafe {
+            match self.path {
+                KernelPath::Virtual => bw_emu_far_cells(&*self.params, self.objects.as_ptr(), jobs.as_ptr(), n, h, b),
+                KernelPath::Switch => bw_emu_far_cells_switch(&*self.params, jobs.as_ptr(), n, h, b),
+            }
+        };
+        self.account(t);
+        Ok((heights, biomes))
     }
 
     fn take_clock(&mut self) -> DeviceClock {

@@ -5,6 +5,7 @@
 
 use super::cpu::CpuBackend;
 use super::{BackendError, ChunkBackend, DeviceTimings, Engine};
+use crate::far::TileKey;
 use crate::world::chunk::Chunk;
 use crate::world::coords::{ChunkPos, ColumnPos};
 use crate::worldgen::heightmap::Heightmap;
@@ -79,5 +80,10 @@ impl ChunkBackend for FallbackBackend {
     /// The device's heightmaps, or the CPU's once the device has failed.
     fn heightmaps(&self, columns: &[ColumnPos]) -> Result<Vec<Heightmap>, BackendError> {
         self.on_device_or_cpu(|b| b.heightmaps(columns))
+    }
+
+    /// The device's far cells, or the CPU's once the device has failed.
+    fn far_cells(&self, tiles: &[TileKey]) -> Result<Vec<(i32, u8)>, BackendError> {
+        self.on_device_or_cpu(|b| b.far_cells(tiles))
     }
 }

@@ -16,8 +16,10 @@
 
 use super::cpu::distinct_columns;
 use super::runs;
-pub use super::twins::{ChunkJob, ColumnJob};
+pub use super::twins::{ChunkJob, ColumnJob, FarJob};
 use super::{BackendError, ChunkBackend, DeviceTimings, Engine};
+use crate::far::tile::TILE_AREA;
+use crate::far::TileKey;
 use crate::world::block::{BlockId, MAX_BLOCK_TYPES};
 use crate::world::chunk::{BlockCounts, Chunk, ChunkBlocks};
 use crate::world::coords::{ChunkPos, ColumnPos, CHUNK_AREA};
@@ -98,6 +100,8 @@ pub const MAX_BATCH_COLUMNS: usize = 1024;
 /// Most chunks in one fill launch (room for `RUNS_BYTES_PER_CHUNK` each on
 /// the device and in page-locked memory, per slot).
 pub const MAX_BATCH_CHUNKS: usize = 512;
+/// Most far tiles in one `bw_far_cells` launch (a million cells).
+pub const MAX_FAR_TILES: usize = 1024;
 // The run stream's header holds a chunk's index in 10 bits.
 const _: () = assert!(MAX_BATCH_CHUNKS <= 1024);
 
@@ -139,6 +143,10 @@ pub trait KernelDevice: Send {
     /// Waits for `slot`'s fill, copies back the bytes its run stream took,
     /// and hands the stream and the counts to `take`.
     fn finish_fill(&mut self, slot: usize, take: &mut TakeFill) -> Result<(), BackendError>;
+    /// Runs `bw_far_cells` for at most [`MAX_FAR_TILES`] tiles and copies
+    /// back each cell's ground height and biome (`TILE_AREA` a tile, in
+    /// the jobs' order).
+    fn far_cells(&mut self, jobs: &[FarJob]) -> Result<(Vec<i32>, Vec<u8>), BackendError>;
     /// Device time and waiting time since the last call.
     fn take_clock(&mut self) -> DeviceClock;
 }
@@ -365,12 +373,55 @@ impl<D: KernelDevice> ChunkBackend for KernelBackend<D> {
         Ok(out)
     }
 
+    fn far_cells(&self, tiles: &[TileKey]) -> Result<Vec<(i32, u8)>, BackendError> {
+        let start = Instant::now();
+        let mut device = self.device.lock().unwrap_or_else(|e| e.into_inner());
+        let _ = device.take_clock();
+        let mut out = Vec::with_capacity(tiles.len() * TILE_AREA);
+        for batch in tiles.chunks(MAX_FAR_TILES) {
+            let jobs = batch.iter().map(|&t| far_job(t)).collect::<Result<Vec<_>, _>>()?;
+            let (heights, biomes) = device.far_cells(&jobs)?;
+            let n = jobs.len() * TILE_AREA;
+            if heights.len() != n || biomes.len() != n {
+                return Err(BackendError::Device {
+                    stage: "far cells",
+                    message: format!("{} heights and {} biomes for {n} cells", heights.len(), biomes.len()),
+                });
+            }
+            out.extend(heights.into_iter().zip(biomes));
+        }
+        let clock = device.take_clock();
+        drop(device);
+        let end_to_end_ms = start.elapsed().as_secs_f64() * 1e3;
+        *self.timings.lock().unwrap_or_else(|e| e.into_inner()) = Some(DeviceTimings {
+            kernel_ms: clock.kernel_ms,
+            end_to_end_ms,
+            host_ms: (end_to_end_ms - clock.wait_ms).max(0.0),
+            wait_ms: clock.wait_ms,
+            device_ms: clock.device_ms,
+            bytes_back: (out.len() * 5) as u64,
+            ..DeviceTimings::default()
+        });
+        Ok(out)
+    }
+
     fn last_timings(&self) -> Option<DeviceTimings> {
         *self.timings.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     fn describe(&self) -> String {
         self.device.lock().unwrap_or_else(|e| e.into_inner()).describe()
+    }
+}
+
+/// A far tile as the kernel takes it; refused where its corner does not
+/// fit the job's 32-bit coordinates (far beyond the accepted range).
+fn far_job(t: TileKey) -> Result<FarJob, BackendError> {
+    let [x, z] = t.origin();
+    let fit = |v: i64| i32::try_from(v).ok();
+    match (fit(x), fit(z), fit(x + t.blocks()), fit(z + t.blocks())) {
+        (Some(x), Some(z), Some(_), Some(_)) => Ok(FarJob { x, z, cell: t.cell() as i32 }),
+        _ => Err(BackendError::InvalidSetting(format!("far tile {t:?} lies outside the 32-bit block range"))),
     }
 }
 
@@ -462,9 +513,45 @@ mod tests {
                 take(&bad, counts)
             })
         }
+        /// One cell short, as a truncated copy would leave it.
+        fn far_cells(&mut self, jobs: &[FarJob]) -> Result<(Vec<i32>, Vec<u8>), BackendError> {
+            let (mut heights, biomes) = self.0.far_cells(jobs)?;
+            heights.pop();
+            Ok((heights, biomes))
+        }
         fn take_clock(&mut self) -> DeviceClock {
             self.0.take_clock()
         }
+    }
+
+    /// A short far answer is an error, and behind the fallback the CPU's
+    /// cells come back in its place; the undamaged emulation gives the
+    /// CPU's cells (value parity over many tiles is tests/kernel_parity.rs).
+    #[test]
+    #[cfg(feature = "kernel-emulation")]
+    fn a_short_far_answer_is_refused_and_the_cpu_makes_the_cells() {
+        use crate::backend::cpu::CpuBackend;
+        use crate::backend::emulated::EmulatedDevice;
+        use crate::backend::fallback::FallbackBackend;
+        let world = std::sync::Arc::new(WorldGen::new(Preset::classic(), 42));
+        let tiles = [TileKey { level: 0, x: 3, z: -2 }, TileKey { level: 5, x: -1, z: 0 }];
+        let cpu = CpuBackend::serial(world.clone()).far_cells(&tiles).expect("the CPU samples");
+        assert_eq!(cpu.len(), 2 * TILE_AREA);
+        let damaged = KernelBackend::new(Damaging(EmulatedDevice::new(&world.params)), &world);
+        assert!(matches!(damaged.far_cells(&tiles), Err(BackendError::Device { stage: "far cells", .. })));
+        let fallback = FallbackBackend::new(
+            std::sync::Arc::new(KernelBackend::new(Damaging(EmulatedDevice::new(&world.params)), &world)),
+            CpuBackend::serial(world.clone()),
+        );
+        assert_eq!(fallback.far_cells(&tiles).expect("the CPU takes over"), cpu);
+        let clean = KernelBackend::new(EmulatedDevice::new(&world.params), &world).far_cells(&tiles).unwrap();
+        assert_eq!(clean, cpu);
+    }
+
+    #[test]
+    fn a_far_tile_beyond_32_bit_blocks_is_refused() {
+        assert!(far_job(TileKey { level: 7, x: 100, z: -3 }).is_ok());
+        assert!(matches!(far_job(TileKey { level: 7, x: i32::MAX / 4, z: 0 }), Err(BackendError::InvalidSetting(_))));
     }
 
     /// A damaged stream is an error, never a wrong chunk; behind the

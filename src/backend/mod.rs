@@ -22,6 +22,7 @@ pub mod runs;
 pub mod service;
 pub mod twins;
 
+use crate::far::TileKey;
 use crate::world::chunk::Chunk;
 use crate::world::coords::{ChunkPos, ColumnPos};
 use crate::worldgen::heightmap::Heightmap;
@@ -100,6 +101,16 @@ pub trait ChunkBackend: Send + Sync {
         Err(BackendError::Device {
             stage: "heightmaps",
             message: format!("the {} backend does not make heightmaps alone", self.kind().label()),
+        })
+    }
+    /// The ground height and biome of every cell of far `tiles`
+    /// (`far::tile::sample`'s values, [`far::tile::TILE_AREA`] a tile, in
+    /// order). Backends that only make chunks refuse.
+    fn far_cells(&self, tiles: &[TileKey]) -> Result<Vec<(i32, u8)>, BackendError> {
+        let _ = tiles;
+        Err(BackendError::Device {
+            stage: "far cells",
+            message: format!("the {} backend does not make far terrain", self.kind().label()),
         })
     }
 }

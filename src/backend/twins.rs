@@ -11,6 +11,8 @@
 //!
 //! Regenerate with `UPDATE_SOURCEGEN=1 cargo test --lib generated_header`.
 
+use crate::far::clipmap::TILE_CELLS;
+use crate::far::tile::TILE_AREA;
 use crate::world::block::MAX_BLOCK_TYPES;
 use crate::world::coords::{CHUNK_AREA, CHUNK_VOLUME};
 use crate::worldgen::decorate::PlacedTree;
@@ -62,6 +64,23 @@ const _: () = {
     assert!(side * side <= MAX_TREES_PER_COLUMN);
 };
 
+/// Threads per thread block of `bw_far_cells` (one thread per far cell;
+/// a tile's cells span several blocks).
+pub const FAR_THREADS: u32 = 128;
+/// Thread blocks per far tile of `bw_far_cells` (grid x).
+pub const FAR_BLOCKS_PER_TILE: u32 = TILE_AREA as u32 / FAR_THREADS;
+const _: () = assert!((TILE_AREA as u32).is_multiple_of(FAR_THREADS));
+
+/// One far tile of a batch: its north-west corner and its cell edge, in
+/// blocks. Twin of `FarJob` in kernels/worldgen_params.cuh.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct FarJob {
+    pub x: i32,
+    pub z: i32,
+    pub cell: i32,
+}
+
 /// One chunk column of a batch. Twin of `ColumnJob` in kernels/worldgen_params.cuh.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
@@ -87,6 +106,8 @@ unsafe impl cudarc::driver::DeviceRepr for ColumnJob {}
 unsafe impl cudarc::driver::DeviceRepr for ChunkJob {}
 // SAFETY: as above.
 unsafe impl cudarc::driver::DeviceRepr for PlacedTree {}
+// SAFETY: as above.
+unsafe impl cudarc::driver::DeviceRepr for FarJob {}
 
 /// The layout of one shared struct, read off the Rust definition.
 pub struct Layout {
@@ -190,6 +211,7 @@ pub fn layouts() -> Vec<Layout> {
         layout!(PlacedTree { x, z, base, kind, trunk }),
         layout!(ColumnJob { x, z }),
         layout!(ChunkJob { x, y, z, column }),
+        layout!(FarJob { x, z, cell }),
     ]
 }
 
@@ -267,6 +289,9 @@ pub fn constants() -> Vec<(&'static str, i64)> {
         ("BW_DENSITY_THREADS", DENSITY_THREADS as i64),
         ("BW_DENSITY_GROUPS_PER_CHUNK", DENSITY_GROUPS_PER_CHUNK as i64),
         ("BW_CAVE_MASK_BYTES", (CHUNK_VOLUME / 8) as i64),
+        ("BW_FAR_THREADS", FAR_THREADS as i64),
+        ("BW_FAR_TILE_CELLS", TILE_CELLS as i64),
+        ("BW_FAR_TILE_AREA", TILE_AREA as i64),
     ]
 }
 

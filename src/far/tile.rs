@@ -111,19 +111,32 @@ pub fn top_block(world: &WorldGen, h: i32, biome: u8) -> BlockId {
 
 /// Generates one tile on the calling thread.
 pub fn generate(world: &WorldGen, key: TileKey) -> FarTile {
+    assemble(world, key, &sample(world, key))
+}
+
+/// The ground height and biome at each cell's sample point, row-major: the
+/// column stage of a tile, which `bw_far_cells` computes on a device.
+pub fn sample(world: &WorldGen, key: TileKey) -> Vec<(i32, u8)> {
     let points: Vec<[i64; 2]> =
         (0..TILE_CELLS).flat_map(|j| (0..TILE_CELLS).map(move |i| sample_point(key, i, j))).collect();
-    let mut cells: Vec<Cell> = sample_columns(&world.program, &world.params, world.lanes, &points)
-        .into_iter()
-        .map(|(ground, biome)| {
-            let under = world.params.biome_under.get(biome as usize).copied().unwrap_or(world.params.deep_block);
+    sample_columns(&world.program, &world.params, world.lanes, &points)
+}
+
+/// A tile from its cells' ground heights and biomes (from [`sample`] or a
+/// device): the top and under blocks, and the tree crowns on the finest
+/// levels.
+pub fn assemble(world: &WorldGen, key: TileKey, columns: &[(i32, u8)]) -> FarTile {
+    let p = &world.params;
+    let mut cells: Vec<Cell> = columns
+        .iter()
+        .map(|&(ground, biome)| {
+            let under = p.biome_under.get(biome as usize).copied().unwrap_or(p.deep_block);
             Cell { ground, top: top_block(world, ground, biome), under: BlockId(under as u8), canopy: None }
         })
         .collect();
     if key.level < TREE_LEVELS {
         grow_canopies(world, key, &mut cells);
     }
-    let p = &world.params;
     FarTile { key, cells, water_level: p.water_level, deep: BlockId(p.deep_block as u8), under_depth: p.under_depth }
 }
 
