@@ -117,6 +117,21 @@ enum Command {
         #[arg(long)]
         per_chunk: bool,
     },
+    /// Digest of the far terrain around a column out to a horizon (every
+    /// far tile's cells), to compare engines.
+    FarHash {
+        #[command(flatten)]
+        world: WorldArgs,
+        /// The eye's column, block coordinates X,Z.
+        #[arg(long, value_parser = parse_xz, allow_hyphen_values = true, default_value = "0,0")]
+        center: [i64; 2],
+        /// Far terrain out to this many metres (at most 32000).
+        #[arg(long, value_name = "METRES", value_parser = parse_horizon, default_value_t = 32_000)]
+        horizon: u32,
+        /// cpu-serial, cpu, gpu or cuda-emulated.
+        #[arg(long, default_value = "cpu")]
+        backend: Engine,
+    },
     /// Render the world offscreen once everything in range is loaded, and write a PNG.
     Screenshot {
         #[command(flatten)]
@@ -610,6 +625,14 @@ fn run() -> Result<()> {
         Some(Command::Play(args)) => play(args),
         Some(Command::RegionHash { world, from, to, backend, world_dir, cpu_fallback, counts, per_chunk }) => {
             region_hash_command(&world, (from, to), backend, world_dir.as_deref(), cpu_fallback, (counts, per_chunk))
+        }
+        Some(Command::FarHash { world, center, horizon, backend }) => {
+            let w = load_world(&world)?;
+            let b = backend::create(backend, w.clone(), &device_options()?)?;
+            let range = blockworld::far::FarRange { eye: center, horizon };
+            let r = blockworld::cli::far_hash::far_hash(&w, &*b, range)?;
+            println!("{}  {} tiles", r.digest, r.tiles);
+            Ok(())
         }
         Some(Command::Map { world, center, size, scale, layer, out, json, backend }) => {
             let opts = blockworld::map::MapOptions { center, size, scale, layer };

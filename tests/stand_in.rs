@@ -83,6 +83,33 @@ fn region_hash_on_the_stand_in_gpus_prints_the_golden_digest() {
     }
 }
 
+/// The far-cell kernel through the real cudarc code: both evaluators give
+/// the CPU's far terrain (every tile out to 4 km, all of its levels), and
+/// the stand-in saw no out-of-range argument or copy.
+#[test]
+fn far_hash_on_the_stand_in_gpu_equals_the_cpu() {
+    if skipped() {
+        return;
+    }
+    let args = ["far-hash", "--seed", "42", "--center", "-900,31", "--horizon", "4000"];
+    let cpu = Command::new(env!("CARGO_BIN_EXE_blockworld")).args(args).output().expect("blockworld runs");
+    assert!(cpu.status.success(), "{}", text(&cpu.stderr));
+    let cpu = text(&cpu.stdout);
+    assert!(cpu.ends_with(" tiles"), "{cpu}");
+    for path in ["virtual", "switch"] {
+        let dir = scratch(&format!("far-{path}"));
+        let report = dir.join("report.json").to_string_lossy().to_string();
+        let env = [("BLOCKWORLD_KERNEL_PATH", path), ("CUDA_STAND_IN_REPORT", report.as_str())];
+        let o = run(&[&args[..], &["--backend", "gpu"]].concat(), &env);
+        assert!(o.status.success(), "{path}: {}", text(&o.stderr));
+        assert_eq!(text(&o.stdout), cpu, "{path}");
+        let rep = json(Path::new(&report));
+        assert_eq!(rep["device_errors"], 0, "{path}: {rep}");
+        assert!(rep["calls"]["cuLaunchKernel"].as_u64().unwrap_or(0) >= 2, "{path}: the kernel ran: {rep}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
 /// Defect 1: the copy-back copied the page-locked buffer's length (sized for
 /// the largest batch so far) out of a smaller device buffer: 16 chunks then
 /// 1 read 512 KiB from a 32 KiB allocation.

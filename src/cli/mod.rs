@@ -1,5 +1,6 @@
 //! Command-line surface: argument types and the non-game commands.
 pub mod args;
+pub mod far_hash;
 pub mod region_hash;
 pub mod screenshot;
 pub mod world_cmd;
