@@ -94,9 +94,10 @@ pub struct GenReport {
     /// Perlin 3D against the `noise` crate and fastnoise-lite, two point
     /// sets (see `bench::perlin`).
     pub perlin: super::perlin::PerlinFigures,
-    /// Far tiles on one CPU thread, whatever the backend (no kernel makes
-    /// them yet).
+    /// Far tiles generated and meshed on one CPU thread, whatever the backend.
     pub far_tiles: super::horizon::FarTileFigures,
+    /// Far tiles' column stage on this backend.
+    pub far_cells: super::horizon::FarCellFigures,
     /// Device errors seen during the run (0 on a clean run); after the first
     /// the device's work moved to the CPU, so its figures are not the device's.
     pub device_errors: u64,
@@ -200,6 +201,12 @@ pub fn run(
     let placement = (world.params.tree_unit > 0).then(|| super::decorate::placement_figures(&world, 1024, repeat));
     let density = super::density::density_figures(&world, repeat);
     let light = super::light::light_figures(&world, repeat);
+    let cpu_threads = match kind {
+        Engine::Cpu => Some(rayon::current_num_threads()),
+        Engine::CpuSerial => Some(1),
+        _ => None,
+    };
+    let far_cells = super::horizon::far_cell_figures(&*backend, cpu_threads, repeat)?;
 
     // Table 5.1: one chunk, cold.
     let single = median(
@@ -281,6 +288,7 @@ pub fn run(
         noise_crate_perlin3d_ns_per_point: perlin.noise_crate,
         perlin,
         far_tiles,
+        far_cells,
         device_errors,
         host_us_per_chunk,
         host_wall_us_per_chunk,

@@ -16,7 +16,7 @@ use super::session::{HeadlessSession, SessionOptions, PATIENCE};
 use super::view::process_cpu_ms;
 use super::{median, rss};
 use crate::backend::{Device, Engine};
-use crate::far::clipmap::{cell_blocks, FarRange, MAX_LEVELS, TILE_CELLS};
+use crate::far::clipmap::{cell_blocks, FarRange, TileKey, MAX_LEVELS, TILE_CELLS};
 use crate::far::mesh::{self, Colours};
 use crate::far::tile;
 use crate::game::far_view::{self, FarView};
@@ -112,8 +112,8 @@ const HEADINGS: [f64; 4] = [35.0, 125.0, 215.0, 305.0];
 const FRAMES: usize = 8;
 
 /// Far tiles made (generated and meshed) on one CPU thread: the tiles of
-/// an 8 km horizon around the origin, median of `repeat` runs. No kernel
-/// makes far tiles yet, so this is the CPU engine's figure only.
+/// an 8 km horizon around the origin, median of `repeat` runs. The column
+/// stage alone, per engine, is [`FarCellFigures`].
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct FarTileFigures {
     pub tiles: usize,
@@ -122,8 +122,58 @@ pub struct FarTileFigures {
     pub ns_per_cell: f64,
 }
 
+/// The tiles both far figures of `bench gen` time: an 8 km horizon around
+/// the origin.
+pub fn bench_tiles() -> Vec<TileKey> {
+    FarRange { eye: [0, 0], horizon: 8000 }.tiles()
+}
+
+/// The column stage of far tiles (each cell's ground height and biome,
+/// `ChunkBackend::far_cells`) on one engine, whole requests for
+/// [`bench_tiles`], median of `repeat`: the part a device can take.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct FarCellFigures {
+    pub tiles: usize,
+    pub cells: usize,
+    pub ms: f64,
+    pub cells_per_second: f64,
+    /// Divided by the engine's CPU threads (CPU engines only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cells_per_second_per_thread: Option<f64>,
+    /// Kernel time alone (device engines: CUDA events on a GPU and under
+    /// the driver stand-in; wall time when emulated).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kernel_ms: Option<f64>,
+}
+
+pub fn far_cell_figures(
+    backend: &dyn crate::backend::ChunkBackend,
+    threads: Option<usize>,
+    repeat: usize,
+) -> Result<FarCellFigures, crate::backend::BackendError> {
+    let tiles = bench_tiles();
+    let cells = tiles.len() * TILE_CELLS * TILE_CELLS;
+    let (mut wall, mut kernel) = (Vec::new(), Vec::new());
+    for _ in 0..repeat.max(1) {
+        let start = Instant::now();
+        std::hint::black_box(backend.far_cells(&tiles)?);
+        wall.push(start.elapsed().as_secs_f64() * 1e3);
+        kernel.extend(backend.last_timings().map(|t| t.kernel_ms));
+    }
+    let ms = median(wall);
+    let per_second = cells as f64 / (ms / 1e3);
+    Ok(FarCellFigures {
+        tiles: tiles.len(),
+        cells,
+        ms,
+        cells_per_second: per_second,
+        cells_per_second_per_thread: threads.map(|t| per_second / t.max(1) as f64),
+        kernel_ms: (!kernel.is_empty()).then(|| median(kernel)),
+    })
+}
+
 pub fn far_tile_figures(world: &WorldGen, repeat: usize) -> FarTileFigures {
-    let tiles = FarRange { eye: [0, 0], horizon: 8000 }.tiles();
+    let tiles = bench_tiles();
     let colours = Colours::new();
     let cells = tiles.len() * TILE_CELLS * TILE_CELLS;
     let seconds = median(

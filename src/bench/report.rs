@@ -35,12 +35,28 @@ pub fn table(reports: &[GenReport]) -> String {
     let f = &first.far_tiles;
     let _ = writeln!(
         s,
-        "\nFar tiles on one CPU thread (no kernel yet): {} tiles, {} cells, {:.2} M cells/s ({:.0} ns a cell)",
+        "\nFar tiles generated and meshed on one CPU thread: {} tiles, {} cells, {:.2} M cells/s ({:.0} ns a cell)",
         f.tiles,
         f.cells,
         f.cells_per_second_one_thread / 1e6,
         f.ns_per_cell
     );
+    let _ = writeln!(s, "Far cells, the column stage alone, per engine:");
+    for r in reports {
+        let c = &r.far_cells;
+        let per_thread =
+            c.cells_per_second_per_thread.map_or(String::new(), |v| format!(", {:.2} M a thread", v / 1e6));
+        let kernel = c.kernel_ms.map_or(String::new(), |k| format!(", kernel {k:.2} ms"));
+        let _ = writeln!(
+            s,
+            "  {:<14} {:.2} M cells/s ({} cells in {:.1} ms{per_thread}{kernel}) on {}",
+            r.backend,
+            c.cells_per_second / 1e6,
+            c.cells,
+            c.ms,
+            r.device
+        );
+    }
     let _ = writeln!(s, "\nTable 5.1 and stages (ms)");
     let _ = writeln!(s, "  {:<14} {:>14} {:>14} {:>14}", "backend", "one chunk", "heightmap/col", "fill/chunk");
     for r in reports {
