@@ -282,6 +282,10 @@ pub const PATH_SPEED: f64 = 25.0;
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct FarFlight {
     pub horizon: u32,
+    /// The game thread's CPU time a frame in the far view's update: asking
+    /// for tiles when the eye moved, and uploading the tiles made (part of
+    /// `cpu_part.update_ms`).
+    pub update_ms: Spread,
     pub frames_with_far_holes: usize,
     pub far_holes_most: usize,
     pub tiles_made: u64,
@@ -332,6 +336,7 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
         session.load_far(f, p0, Instant::now() + super::session::PATIENCE)?;
     }
     let mut far_holes_seen: Vec<usize> = Vec::new();
+    let mut far_updates: Vec<f64> = Vec::new();
     let streamer = &mut session.streamer;
     streamer.ready_latencies().clear();
     let first_view = FirstView {
@@ -353,7 +358,9 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
         let update_start = CpuClock::now();
         session.update(chunk, Budget::default());
         if let Some(f) = &mut far {
+            let far_start = CpuClock::now();
             session.update_far(f, eye);
+            far_updates.push(far_start.ms());
         }
         rec.updates.push(update_start.ms());
         rec.update_parts.push(session.streamer.update_parts());
@@ -386,6 +393,7 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
         rec.report(opts, elapsed, first_view, &mut session.streamer, &session.renderer, gpu.adapter_name());
     report.far = far.map(|f| FarFlight {
         horizon: opts.horizon,
+        update_ms: Spread::of(far_updates),
         frames_with_far_holes: far_holes_seen.iter().filter(|&&n| n > 0).count(),
         far_holes_most: far_holes_seen.iter().copied().max().unwrap_or(0),
         tiles_made: f.counts().tiles_made,
@@ -668,8 +676,10 @@ impl fmt::Display for FlightReport {
         if let Some(far) = &r.far {
             writeln!(
                 f,
-                "{pad:<28} far terrain to {} m: {} of {} frames with a far hole in view (at most {} tiles); {} tiles made, {:.2} M quads at the end",
+                "{pad:<28} far terrain to {} m: update {:.2} / {:.2} ms (median / p99); {} of {} frames with a far hole in view (at most {} tiles); {} tiles made, {:.2} M quads at the end",
                 far.horizon,
+                far.update_ms.median,
+                far.update_ms.p99,
                 far.frames_with_far_holes,
                 r.frames,
                 far.far_holes_most,
