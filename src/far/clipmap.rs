@@ -134,8 +134,10 @@ impl FarRange {
                 break;
             }
         }
-        out.sort_by(|a, b| a.distance(eye).total_cmp(&b.distance(eye)).then(a.cmp(b)));
-        out
+        // Each distance once: the comparator would work it out ~20 times a tile.
+        let mut keyed: Vec<(f64, TileKey)> = out.into_iter().map(|t| (t.distance(eye), t)).collect();
+        keyed.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        keyed.into_iter().map(|(_, t)| t).collect()
     }
 }
 

@@ -165,9 +165,15 @@ impl FarTerrain {
         self.shared.wake.notify_all();
     }
 
-    /// What the workers finished since the last call and is still wanted.
-    pub fn poll(&mut self, out: &mut Vec<FarChange>) {
-        while let Ok(made) = self.made.try_recv() {
+    /// What the workers finished since the last call and is still wanted,
+    /// taking made tiles until they hold `quads` quads (at least one tile):
+    /// the rest wait for a later call, still pending, so a burst of tiles
+    /// spreads its uploads over frames and nothing shows as drawn early.
+    pub fn poll(&mut self, quads: usize, out: &mut Vec<FarChange>) {
+        let mut taken = 0;
+        while taken < quads.max(1) {
+            let Ok(made) = self.made.try_recv() else { break };
+            taken += made.quads.len().max(1);
             self.receive(made, out);
         }
     }
@@ -183,7 +189,7 @@ impl FarTerrain {
     pub fn finish(&mut self, deadline: Instant, apply: &mut dyn FnMut(FarChange)) -> bool {
         loop {
             let mut out = Vec::new();
-            self.poll(&mut out);
+            self.poll(usize::MAX, &mut out);
             out.into_iter().for_each(&mut *apply);
             if self.pending() == 0 {
                 return true;
@@ -337,5 +343,28 @@ mod tests {
         assert_eq!(worst, 0, "a hole opened while the new view's tiles were made");
         assert!(l.retiring.is_empty(), "every retiring tile is gone at the end");
         assert_eq!(l.pending(), 0);
+    }
+
+    /// A frame's budget takes made tiles one at a time when it is small;
+    /// the rest stay pending (not shown, so not counted as drawn) until a
+    /// later poll, and none is lost.
+    #[test]
+    fn the_upload_budget_spreads_tiles_over_polls() {
+        let world = Arc::new(WorldGen::new(crate::worldgen::Preset::classic(), 1));
+        let mut far = FarTerrain::new(world, 1);
+        let tiles: Vec<TileKey> = (0..4).map(|x| TileKey { level: 3, x, z: 0 }).collect();
+        let mut out = Vec::new();
+        far.want(&tiles, &mut out);
+        let deadline = Instant::now() + std::time::Duration::from_secs(60);
+        while far.made.len() < tiles.len() && Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        assert_eq!(far.made.len(), tiles.len(), "the worker made every tile");
+        for left in (0..tiles.len()).rev() {
+            let mut out = Vec::new();
+            far.poll(1, &mut out);
+            assert_eq!(out.len(), 1, "one tile a poll");
+            assert_eq!(far.pending(), left);
+        }
     }
 }

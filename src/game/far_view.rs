@@ -11,6 +11,11 @@ use std::time::Instant;
 /// again (the finest level's squares snap to 128 blocks).
 const STEP: i64 = 16;
 
+/// Far quads taken from the workers a frame (1 MiB of uploads): a burst of
+/// tiles (after a long frame, or a jump) reaches the GPU over a few frames
+/// instead of in one long one.
+const QUADS_A_FRAME: usize = 64 * 1024;
+
 /// What the wanted tiles were last worked out for.
 #[derive(Clone, Copy, PartialEq, Eq)]
 struct Asked {
@@ -44,7 +49,8 @@ impl FarView {
     }
 
     /// Asks for the tiles the eye wants if it moved (out: the tiles no
-    /// longer wanted), then hands on the tiles made since the last call.
+    /// longer wanted), then hands on tiles made since the last call, up to
+    /// a frame's upload budget.
     pub fn update(&mut self, eye: [f64; 2], out: &mut Vec<FarChange>) {
         let eye = eye.map(|v| v.floor() as i64);
         let asked = Asked { eye: eye.map(|v| v.div_euclid(STEP) * STEP), horizon: self.horizon };
@@ -52,7 +58,7 @@ impl FarView {
             self.asked = Some(asked);
             self.terrain.want(&FarRange { eye, horizon: self.horizon }.tiles(), out);
         }
-        self.terrain.poll(out);
+        self.terrain.poll(QUADS_A_FRAME, out);
     }
 
     /// Waits until every wanted tile is made or `deadline` passes; whether
