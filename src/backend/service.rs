@@ -122,7 +122,7 @@ impl GenerationService {
                 closed: false,
             }),
             wake: Condvar::new(),
-            stats: ServiceStats::default(),
+            stats: Arc::new(ServiceStats::default()),
         });
         let workers = [(CPU, "chunk-generation-cpu"), (DEVICE, "chunk-generation-device")]
             .into_iter()
@@ -169,6 +169,12 @@ impl GenerationService {
         &self.shared.stats
     }
 
+    /// The same counters, to read from another thread (the far-terrain
+    /// workers ask whether chunk requests are waiting).
+    pub fn stats_handle(&self) -> Arc<ServiceStats> {
+        self.shared.stats.clone()
+    }
+
     /// How the lanes share the work now.
     pub fn balance(&self) -> Balance {
         let mut st = self.shared.lock();
@@ -206,7 +212,7 @@ impl Drop for GenerationService {
 struct Shared {
     state: Mutex<State>,
     wake: Condvar,
-    stats: ServiceStats,
+    stats: Arc<ServiceStats>,
 }
 
 /// A requested chunk and when it was asked for.

@@ -289,6 +289,8 @@ pub struct FarFlight {
     pub frames_with_far_holes: usize,
     pub far_holes_most: usize,
     pub tiles_made: u64,
+    /// Of them, tiles whose columns the generation device made.
+    pub tiles_from_device: u64,
     pub quads_final: u64,
 }
 
@@ -397,6 +399,7 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
         frames_with_far_holes: far_holes_seen.iter().filter(|&&n| n > 0).count(),
         far_holes_most: far_holes_seen.iter().copied().max().unwrap_or(0),
         tiles_made: f.counts().tiles_made,
+        tiles_from_device: f.counts().tiles_from_source,
         quads_final: session.renderer.far.quad_count(),
     });
     Ok(report)
@@ -676,7 +679,7 @@ impl fmt::Display for FlightReport {
         if let Some(far) = &r.far {
             writeln!(
                 f,
-                "{pad:<28} far terrain to {} m: update {:.2} / {:.2} ms (median / p99); {} of {} frames with a far hole in view (at most {} tiles); {} tiles made, {:.2} M quads at the end",
+                "{pad:<28} far terrain to {} m: update {:.2} / {:.2} ms (median / p99); {} of {} frames with a far hole in view (at most {} tiles); {} tiles made ({} from the device), {:.2} M quads at the end",
                 far.horizon,
                 far.update_ms.median,
                 far.update_ms.p99,
@@ -684,6 +687,7 @@ impl fmt::Display for FlightReport {
                 r.frames,
                 far.far_holes_most,
                 far.tiles_made,
+                far.tiles_from_device,
                 far.quads_final as f64 / 1e6
             )?;
         }

@@ -113,6 +113,7 @@ impl<'g> HeadlessSession<'g> {
 
     /// One frame of the far view around `eye`, its tiles uploaded.
     pub fn update_far(&mut self, far: &mut FarView, eye: DVec3) {
+        far.use_device(self.streamer.far_device());
         view::update_far(far, eye, self.gpu, &mut self.renderer);
     }
 

@@ -32,7 +32,23 @@ struct Made {
     key: TileKey,
     quads: Vec<FarQuad>,
     micros: f64,
+    /// Its columns came from a [`ColumnSource`].
+    from_source: bool,
 }
+
+/// Where workers may take a batch of tiles' columns (each cell's ground
+/// height and biome, `tile::sample`'s values) instead of sampling them on
+/// their own core: a generation device, through the game. It answers
+/// None when it should not be used now (chunk requests are waiting) or
+/// failed; the workers then sample on the CPU, so no tile waits for it.
+pub trait ColumnSource: Send + Sync {
+    fn columns(&self, tiles: &[TileKey]) -> Option<Vec<(i32, u8)>>;
+}
+
+/// Tiles a worker takes at once when a column source is set: one launch's
+/// worth, small enough that a chunk request arriving meanwhile waits for
+/// little (32 tiles are 0.5 ms of a GPU's time at most).
+const SOURCE_BATCH: usize = 32;
 
 #[derive(Default)]
 struct Queue {
@@ -43,12 +59,15 @@ struct Queue {
 struct Shared {
     queue: Mutex<Queue>,
     wake: Condvar,
+    source: Mutex<Option<Arc<dyn ColumnSource>>>,
 }
 
 /// Totals since the start, for the benchmarks and the overlay.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct FarCounts {
     pub tiles_made: u64,
+    /// Of them, tiles whose columns came from the column source (a device).
+    pub tiles_from_source: u64,
     /// Worker microseconds generating and meshing, summed.
     pub busy_us: f64,
     pub quads_shown: u64,
@@ -138,7 +157,8 @@ pub struct FarTerrain {
 impl FarTerrain {
     /// `threads` workers (at least one) over `world`.
     pub fn new(world: Arc<WorldGen>, threads: usize) -> FarTerrain {
-        let shared = Arc::new(Shared { queue: Mutex::new(Queue::default()), wake: Condvar::new() });
+        let shared =
+            Arc::new(Shared { queue: Mutex::new(Queue::default()), wake: Condvar::new(), source: Mutex::new(None) });
         let (send, made) = unbounded();
         let colours = Arc::new(Colours::new());
         let workers = (0..threads.max(1))
@@ -151,6 +171,14 @@ impl FarTerrain {
             })
             .collect();
         FarTerrain { shared, made, workers, ledger: Ledger::default(), counts: FarCounts::default() }
+    }
+
+    /// From the workers' next batch on, take columns from `source` where
+    /// it answers (None: always sample on the CPU).
+    pub fn set_source(&mut self, source: Option<Arc<dyn ColumnSource>>) {
+        if let Ok(mut s) = self.shared.source.lock() {
+            *s = source;
+        }
     }
 
     /// The tiles the view wants now, nearest first; the workers make the
@@ -180,6 +208,7 @@ impl FarTerrain {
 
     fn receive(&mut self, made: Made, out: &mut Vec<FarChange>) {
         self.counts.tiles_made += 1;
+        self.counts.tiles_from_source += made.from_source as u64;
         self.counts.busy_us += made.micros;
         self.ledger.made(made.key, made.quads, out);
     }
@@ -258,14 +287,16 @@ fn yield_to_the_near_view() {
 fn work(shared: &Shared, send: &Sender<Made>, world: &WorldGen, colours: &Colours) {
     yield_to_the_near_view();
     loop {
-        let key = {
+        let source = shared.source.lock().ok().and_then(|s| s.clone());
+        let keys: Vec<TileKey> = {
             let Ok(mut q) = shared.queue.lock() else { return };
             loop {
                 if q.stop {
                     return;
                 }
-                if let Some(k) = q.todo.pop_front() {
-                    break k;
+                if !q.todo.is_empty() {
+                    let n = if source.is_some() { SOURCE_BATCH } else { 1 }.min(q.todo.len());
+                    break q.todo.drain(..n).collect();
                 }
                 q = match shared.wake.wait(q) {
                     Ok(q) => q,
@@ -274,10 +305,19 @@ fn work(shared: &Shared, send: &Sender<Made>, world: &WorldGen, colours: &Colour
             }
         };
         let start = Instant::now();
-        let quads = mesh::mesh(&tile::generate(world, key), colours);
-        let micros = start.elapsed().as_secs_f64() * 1e6;
-        if send.send(Made { key, quads, micros }).is_err() {
-            return;
+        let columns = source.and_then(|s| s.columns(&keys)).filter(|c| c.len() == keys.len() * tile::TILE_AREA);
+        let shared_micros = start.elapsed().as_secs_f64() * 1e6 / keys.len() as f64;
+        for (i, &key) in keys.iter().enumerate() {
+            let start = Instant::now();
+            let made = match &columns {
+                Some(c) => tile::assemble(world, key, &c[i * tile::TILE_AREA..(i + 1) * tile::TILE_AREA]),
+                None => tile::generate(world, key),
+            };
+            let quads = mesh::mesh(&made, colours);
+            let micros = shared_micros + start.elapsed().as_secs_f64() * 1e6;
+            if send.send(Made { key, quads, micros, from_source: columns.is_some() }).is_err() {
+                return;
+            }
         }
     }
 }
@@ -365,6 +405,50 @@ mod tests {
             far.poll(1, &mut out);
             assert_eq!(out.len(), 1, "one tile a poll");
             assert_eq!(far.pending(), left);
+        }
+    }
+
+    /// Columns handed out by a source, counting the tiles it was asked for;
+    /// `answer` false makes it decline, as a busy device does.
+    struct Counting {
+        world: Arc<WorldGen>,
+        answer: bool,
+        asked: Mutex<usize>,
+    }
+
+    impl ColumnSource for Counting {
+        fn columns(&self, tiles: &[TileKey]) -> Option<Vec<(i32, u8)>> {
+            *self.asked.lock().unwrap() += tiles.len();
+            self.answer.then(|| tiles.iter().flat_map(|&t| tile::sample(&self.world, t)).collect())
+        }
+    }
+
+    /// Tiles made from a source's columns, or on the CPU where it declines,
+    /// mesh exactly as tiles made without one; the counts say which.
+    #[test]
+    fn a_column_source_makes_the_same_tiles_and_a_declining_one_costs_none() {
+        let world = Arc::new(WorldGen::new(crate::worldgen::Preset::classic(), 8));
+        let tiles: Vec<TileKey> = FarRange { eye: [70, -5], horizon: 2500 }.tiles();
+        let colours = Colours::new();
+        let want: HashMap<TileKey, Vec<FarQuad>> =
+            tiles.iter().map(|&t| (t, mesh::mesh(&tile::generate(&world, t), &colours))).collect();
+        for answer in [true, false] {
+            let source = Arc::new(Counting { world: world.clone(), answer, asked: Mutex::new(0) });
+            let mut far = FarTerrain::new(world.clone(), 2);
+            far.set_source(Some(source.clone()));
+            let mut got = HashMap::new();
+            far.want(&tiles, &mut Vec::new());
+            let done = far.finish(Instant::now() + std::time::Duration::from_secs(120), &mut |c| {
+                if let FarChange::Mesh(k, q) = c {
+                    got.insert(k, q);
+                }
+            });
+            assert!(done, "every tile made");
+            assert!(got == want, "answer {answer}: the tiles differ from the CPU's");
+            let counts = far.counts();
+            assert!(*source.asked.lock().unwrap() >= tiles.len(), "the source was asked for every tile");
+            let expected = if answer { counts.tiles_made } else { 0 };
+            assert_eq!(counts.tiles_from_source, expected, "answer {answer}");
         }
     }
 }

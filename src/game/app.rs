@@ -535,6 +535,7 @@ impl Running {
         }
         let screen = &mut self.screen;
         view::update(&mut self.streamer, self.player.chunk(), Budget::default(), &screen.gpu, &mut screen.renderer);
+        self.far.use_device(self.streamer.far_device());
         view::update_far(&mut self.far, self.player.eye(), &screen.gpu, &mut screen.renderer);
         if let Some(notice) = self.streamer.take_notice() {
             self.say(notice);

@@ -221,6 +221,13 @@ impl EngineSwitch {
         Switch::Unavailable(reason)
     }
 
+    /// The open device while generation uses it and it has not failed:
+    /// far terrain may take its columns there between chunk batches.
+    pub fn far_device(&self) -> Option<Arc<dyn ChunkBackend>> {
+        let g = self.gpu.as_ref()?;
+        (self.active.uses_device() && g.backend.failure().is_none()).then(|| g.backend.clone() as Arc<dyn ChunkBackend>)
+    }
+
     /// Why the GPU is not generating, if it is not.
     pub fn off_reason(&self) -> Option<String> {
         if let Some(f) = self.gpu.as_ref().and_then(|g| g.backend.failure()) {

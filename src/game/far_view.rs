@@ -2,8 +2,12 @@
 //! again when it moves), and the workers' tiles handed on as changes. Like streaming, it knows no GPU; `view.rs`
 //! applies its changes to the renderer.
 
-use crate::far::{FarChange, FarCounts, FarRange, FarTerrain};
+use crate::backend::service::ServiceStats;
+use crate::backend::ChunkBackend;
+use crate::far::worker::ColumnSource;
+use crate::far::{FarChange, FarCounts, FarRange, FarTerrain, TileKey};
 use crate::worldgen::WorldGen;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -27,6 +31,26 @@ pub struct FarView {
     terrain: FarTerrain,
     horizon: u32,
     asked: Option<Asked>,
+    /// The device the workers take columns from, if any.
+    device: Option<Arc<dyn ChunkBackend>>,
+}
+
+/// Far columns made on the generation device, but only while no chunk
+/// request waits in the service's queue: far terrain takes the device's
+/// idle moments and never goes ahead of a near chunk. A failed device
+/// answers None and the workers sample on the CPU.
+struct DeviceColumns {
+    device: Arc<dyn ChunkBackend>,
+    chunks: Arc<ServiceStats>,
+}
+
+impl ColumnSource for DeviceColumns {
+    fn columns(&self, tiles: &[TileKey]) -> Option<Vec<(i32, u8)>> {
+        if self.chunks.queued.load(Ordering::Relaxed) > 0 {
+            return None;
+        }
+        self.device.far_cells(tiles).ok()
+    }
 }
 
 /// Far-terrain workers: one per four cores, at least one, so the chunk
@@ -37,7 +61,24 @@ pub fn default_threads() -> usize {
 
 impl FarView {
     pub fn new(world: Arc<WorldGen>, horizon: u32, threads: usize) -> FarView {
-        FarView { terrain: FarTerrain::new(world, threads), horizon, asked: None }
+        FarView { terrain: FarTerrain::new(world, threads), horizon, asked: None, device: None }
+    }
+
+    /// Takes far columns from the generation device while chunks are made
+    /// there (`ChunkStreamer::far_device`), else samples them on the CPU.
+    pub fn use_device(&mut self, device: Option<(Arc<dyn ChunkBackend>, Arc<ServiceStats>)>) {
+        let same = match (&self.device, &device) {
+            (Some(a), Some((b, _))) => Arc::ptr_eq(a, b),
+            (None, None) => true,
+            _ => false,
+        };
+        if same {
+            return;
+        }
+        self.device = device.as_ref().map(|(d, _)| d.clone());
+        self.terrain.set_source(
+            device.map(|(device, chunks)| Arc::new(DeviceColumns { device, chunks }) as Arc<dyn ColumnSource>),
+        );
     }
 
     pub fn horizon(&self) -> u32 {
@@ -74,5 +115,24 @@ impl FarView {
     /// Wanted tiles neither drawn nor covered by a tile they replace.
     pub fn holes(&self) -> impl Iterator<Item = crate::far::TileKey> + '_ {
         self.terrain.holes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::cpu::CpuBackend;
+    use crate::worldgen::Preset;
+
+    /// The device's columns are taken only while no chunk request waits.
+    #[test]
+    fn device_columns_give_way_to_waiting_chunk_requests() {
+        let world = Arc::new(WorldGen::new(Preset::classic(), 2));
+        let chunks = Arc::new(ServiceStats::default());
+        let source = DeviceColumns { device: Arc::new(CpuBackend::serial(world.clone())), chunks: chunks.clone() };
+        let tiles = [TileKey { level: 2, x: 1, z: -1 }];
+        assert_eq!(source.columns(&tiles), Some(crate::far::tile::sample(&world, tiles[0])));
+        chunks.queued.store(3, Ordering::Relaxed);
+        assert_eq!(source.columns(&tiles), None, "chunk requests wait: the CPU samples");
     }
 }

@@ -345,11 +345,12 @@ fn debug_overlay(ctx: &egui::Context, d: &HudData) {
                     line(
                         ui,
                         format!(
-                            "horizon {} m: {} far tiles, {:.2} M quads, {} to make",
+                            "horizon {} m: {} far tiles, {:.2} M quads, {} to make, {} made on the GPU",
                             horizon,
                             f.tiles_shown,
                             f.quads_shown as f64 / 1e6,
-                            f.tiles_pending
+                            f.tiles_pending,
+                            f.tiles_from_source
                         ),
                     );
                 }

@@ -18,8 +18,8 @@ pub mod rings;
 
 use super::engine::{EngineSwitch, Switch};
 use super::frame_stats::CpuClock;
-use crate::backend::service::{Balance, Command, Event, GenerationService, DEFAULT_BATCH, MAX_BATCH};
-use crate::backend::{Device, Engine};
+use crate::backend::service::{Balance, Command, Event, GenerationService, ServiceStats, DEFAULT_BATCH, MAX_BATCH};
+use crate::backend::{ChunkBackend, Device, Engine};
 use crate::light::Light;
 use crate::mesh::ChunkMesh;
 use crate::world::block::BlockId;
@@ -785,6 +785,12 @@ impl ChunkStreamer {
     }
 
     /// Whether the chunk at `pos` is drawn (or known to need no mesh).
+    /// The generation device while chunks are made on it, with the
+    /// service's counters (whether chunk requests wait), for far terrain.
+    pub fn far_device(&self) -> Option<(Arc<dyn ChunkBackend>, Arc<ServiceStats>)> {
+        self.switch.far_device().map(|d| (d, self.service.stats_handle()))
+    }
+
     pub fn is_drawn(&self, pos: ChunkPos) -> bool {
         self.meshes.is_drawn(pos)
     }
