@@ -50,6 +50,8 @@ pub struct ColdRun {
     /// Until every far tile is drawn as well: the complete horizon.
     pub complete_ms: f64,
     pub cpu_ms: f64,
+    /// Far tiles whose columns the generation device made (0 on the CPU).
+    pub tiles_from_device: u64,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -284,7 +286,12 @@ fn cold_run(gpu: &Gpu, opts: &HorizonOptions, threads: usize) -> Result<(ColdRun
     s.load(centre, PATIENCE)?;
     let chunks_ms = start.elapsed().as_secs_f64() * 1e3;
     s.load_far(&mut far, eye, start + PATIENCE)?;
-    let run = ColdRun { chunks_ms, complete_ms: start.elapsed().as_secs_f64() * 1e3, cpu_ms: process_cpu_ms() - cpu };
+    let run = ColdRun {
+        chunks_ms,
+        complete_ms: start.elapsed().as_secs_f64() * 1e3,
+        cpu_ms: process_cpu_ms() - cpu,
+        tiles_from_device: far.counts().tiles_from_source,
+    };
     Ok((run, s.streamer.backend_label(), far.counts().busy_us))
 }
 
@@ -345,8 +352,8 @@ impl fmt::Display for HorizonReport {
         for r in &self.runs {
             writeln!(
                 f,
-                "    run: chunks {:.0} ms, complete {:.0} ms, CPU {:.0} ms",
-                r.chunks_ms, r.complete_ms, r.cpu_ms
+                "    run: chunks {:.0} ms, complete {:.0} ms, CPU {:.0} ms, {} far tiles from the device",
+                r.chunks_ms, r.complete_ms, r.cpu_ms, r.tiles_from_device
             )?;
         }
         writeln!(f, "  level  cell  tiles    cells    quads")?;
