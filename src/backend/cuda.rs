@@ -38,7 +38,7 @@ use crate::worldgen::params::WorldParams;
 use crate::worldgen::preset::MAX_NODES;
 use cudarc::driver::sys;
 use cudarc::driver::{
-    CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, LaunchConfig, PinnedHostSlice,
+    CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, LaunchArgs, LaunchConfig, PinnedHostSlice,
     PushKernelArg,
 };
 use std::sync::Arc;
@@ -404,16 +404,40 @@ impl Slot {
     }
 }
 
+/// A kernel with both noise-graph evaluators: through the noise objects
+/// (whose table is its first argument) or the switch over node kinds.
+struct PathKernel {
+    objects_fn: CudaFunction,
+    switch_fn: CudaFunction,
+}
+
+impl PathKernel {
+    /// A launch of the evaluator `path` names, the objects already passed.
+    fn launch<'a>(
+        &'a self,
+        path: KernelPath,
+        stream: &'a Arc<CudaStream>,
+        objects: &'a CudaSlice<u64>,
+    ) -> LaunchArgs<'a> {
+        match path {
+            KernelPath::Virtual => {
+                let mut l = stream.launch_builder(&self.objects_fn);
+                l.arg(objects);
+                l
+            }
+            KernelPath::Switch => stream.launch_builder(&self.switch_fn),
+        }
+    }
+}
+
 pub struct CudaDevice {
     ctx: Arc<CudaContext>,
     info: GpuInfo,
     loaded_from: String,
     _modules: [Arc<CudaModule>; 4],
-    heightmap_fn: CudaFunction,
-    heightmap_switch_fn: CudaFunction,
-    far_fn: CudaFunction,
-    far_switch_fn: CudaFunction,
-    far: Option<FarBuffers>,
+    heightmap: PathKernel,
+    far_cells: PathKernel,
+    far_buffers: Option<FarBuffers>,
     path: KernelPath,
     fill_fn: CudaFunction,
     decorate_fn: CudaFunction,
@@ -465,10 +489,10 @@ impl CudaDevice {
             |m: &Arc<CudaModule>, name: &str| m.load_function(name).map_err(device_err("loading a kernel function"));
         let build_fn = f(&hm_module, "bw_build_noise_objects")?;
         let destroy_fn = f(&hm_module, "bw_destroy_noise_objects")?;
-        let heightmap_fn = f(&hm_module, "bw_heightmap")?;
-        let heightmap_switch_fn = f(&hm_module, "bw_heightmap_switch")?;
-        let far_fn = f(&hm_module, "bw_far_cells")?;
-        let far_switch_fn = f(&hm_module, "bw_far_cells_switch")?;
+        let heightmap =
+            PathKernel { objects_fn: f(&hm_module, "bw_heightmap")?, switch_fn: f(&hm_module, "bw_heightmap_switch")? };
+        let far_cells =
+            PathKernel { objects_fn: f(&hm_module, "bw_far_cells")?, switch_fn: f(&hm_module, "bw_far_cells_switch")? };
         let fill_fn = f(&fill_module, "bw_fill")?;
         let decorate_fn = f(&deco_module, "bw_decorate")?;
         let density_fn = f(&density_module, "bw_density")?;
@@ -504,11 +528,9 @@ impl CudaDevice {
             info,
             loaded_from,
             _modules: [hm_module, fill_module, deco_module, density_module],
-            heightmap_fn,
-            heightmap_switch_fn,
-            far_fn,
-            far_switch_fn,
-            far: None,
+            heightmap,
+            far_cells,
+            far_buffers: None,
             path,
             fill_fn,
             decorate_fn,
@@ -592,14 +614,7 @@ impl KernelDevice for CudaDevice {
         let cfg =
             LaunchConfig { grid_dim: (n as u32, 1, 1), block_dim: (HEIGHTMAP_THREADS, 1, 1), shared_mem_bytes: 0 };
         let count = n as u32;
-        let mut launch = match self.path {
-            KernelPath::Virtual => {
-                let mut l = s.stream.launch_builder(&self.heightmap_fn);
-                l.arg(&self.objects);
-                l
-            }
-            KernelPath::Switch => s.stream.launch_builder(&self.heightmap_switch_fn),
-        };
+        let mut launch = self.heightmap.launch(self.path, &s.stream, &self.objects);
         launch.arg(&s.column_jobs).arg(&count).arg(&mut s.heights).arg(&mut s.biomes).arg(&mut s.min_max);
         // SAFETY: matches bw_heightmap / bw_heightmap_switch; the buffers hold MAX_BATCH_COLUMNS ≥ n columns.
         unsafe { launch.launch(cfg) }.map_err(&e)?;
@@ -731,10 +746,13 @@ impl KernelDevice for CudaDevice {
         }
         let e = device_err(stage);
         let s = self.slots.first().ok_or_else(|| BackendError::Device { stage, message: "no slot".into() })?;
-        if self.far.is_none() {
-            self.far = Some(FarBuffers::new(&s.stream)?);
+        if self.far_buffers.is_none() {
+            self.far_buffers = Some(FarBuffers::new(&s.stream)?);
         }
-        let far = self.far.as_mut().ok_or_else(|| BackendError::Device { stage, message: "no far buffers".into() })?;
+        let far = self
+            .far_buffers
+            .as_mut()
+            .ok_or_else(|| BackendError::Device { stage, message: "no far buffers".into() })?;
         s.stream.memcpy_htod(jobs, &mut far.jobs.slice_mut(..n)).map_err(&e)?;
         s.events[EV_HM_START].record(&s.stream).map_err(&e)?;
         let cfg = LaunchConfig {
@@ -743,14 +761,7 @@ impl KernelDevice for CudaDevice {
             shared_mem_bytes: 0,
         };
         let count = n as u32;
-        let mut launch = match self.path {
-            KernelPath::Virtual => {
-                let mut l = s.stream.launch_builder(&self.far_fn);
-                l.arg(&self.objects);
-                l
-            }
-            KernelPath::Switch => s.stream.launch_builder(&self.far_switch_fn),
-        };
+        let mut launch = self.far_cells.launch(self.path, &s.stream, &self.objects);
         launch.arg(&far.jobs).arg(&count).arg(&mut far.heights).arg(&mut far.biomes);
         // SAFETY: matches bw_far_cells / bw_far_cells_switch; the buffers hold
         // MAX_FAR_TILES ≥ n tiles of TILE_AREA cells.
