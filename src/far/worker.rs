@@ -287,16 +287,18 @@ fn yield_to_the_near_view() {
 fn work(shared: &Shared, send: &Sender<Made>, world: &WorldGen, colours: &Colours) {
     yield_to_the_near_view();
     loop {
-        let source = shared.source.lock().ok().and_then(|s| s.clone());
-        let keys: Vec<TileKey> = {
+        let (source, keys): (_, Vec<TileKey>) = {
             let Ok(mut q) = shared.queue.lock() else { return };
             loop {
                 if q.stop {
                     return;
                 }
                 if !q.todo.is_empty() {
+                    // Read now, not before the wait: a source set while
+                    // this worker slept applies to what it takes next.
+                    let source = shared.source.lock().ok().and_then(|s| s.clone());
                     let n = if source.is_some() { SOURCE_BATCH } else { 1 }.min(q.todo.len());
-                    break q.todo.drain(..n).collect();
+                    break (source, q.todo.drain(..n).collect());
                 }
                 q = match shared.wake.wait(q) {
                     Ok(q) => q,
