@@ -301,6 +301,7 @@ fn far_holes(far: &FarView, camera: &Camera, horizon: u32) -> usize {
     let frustum = Camera { far: horizon as f64 + 64.0, ..*camera }.frustum();
     let reach = horizon as f64 * VISIBLE_HORIZON;
     far.holes()
+        .into_iter()
         .filter(|t| t.distance([camera.eye.x, camera.eye.z]) < reach)
         .filter(|t| {
             let [x0, z0] = t.origin();

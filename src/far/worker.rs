@@ -193,15 +193,9 @@ impl FarTerrain {
         self.shared.wake.notify_all();
     }
 
-    /// What the workers finished since the last call and is still wanted,
-    /// taking made tiles until they hold `quads` quads (at least one tile):
-    /// the rest wait for a later call, still pending, so a burst of tiles
-    /// spreads its uploads over frames and nothing shows as drawn early.
-    pub fn poll(&mut self, quads: usize, out: &mut Vec<FarChange>) {
-        let mut taken = 0;
-        while taken < quads.max(1) {
-            let Ok(made) = self.made.try_recv() else { break };
-            taken += made.quads.len().max(1);
+    /// What the workers finished since the last call and is still wanted.
+    pub fn poll(&mut self, out: &mut Vec<FarChange>) {
+        while let Ok(made) = self.made.try_recv() {
             self.receive(made, out);
         }
     }
@@ -218,7 +212,7 @@ impl FarTerrain {
     pub fn finish(&mut self, deadline: Instant, apply: &mut dyn FnMut(FarChange)) -> bool {
         loop {
             let mut out = Vec::new();
-            self.poll(usize::MAX, &mut out);
+            self.poll(&mut out);
             out.into_iter().for_each(&mut *apply);
             if self.pending() == 0 {
                 return true;
@@ -240,12 +234,23 @@ impl FarTerrain {
     /// Wanted tiles not yet shown, and not hidden under a retiring tile:
     /// where the view shows a hole now.
     pub fn holes(&self) -> impl Iterator<Item = TileKey> + '_ {
+        self.holes_beside(&[], &[])
+    }
+
+    /// [`Self::holes`] when the changes handed out are not all applied
+    /// yet: `unshown` tiles are shown here but not on screen, and
+    /// `still_drawn` tiles are gone here but still on screen.
+    pub fn holes_beside<'a>(
+        &'a self,
+        unshown: &'a [TileKey],
+        still_drawn: &'a [TileKey],
+    ) -> impl Iterator<Item = TileKey> + 'a {
         let l = &self.ledger;
         l.wanted
             .iter()
-            .filter(|(_, s)| s.is_none())
+            .filter(move |(k, s)| s.is_none() || unshown.contains(k))
             .map(|(k, _)| *k)
-            .filter(|&k| !l.retiring.keys().any(|&r| overlap(r, k)))
+            .filter(move |&k| !l.retiring.keys().chain(still_drawn).any(|&r| overlap(r, k)))
     }
 
     pub fn counts(&self) -> FarCounts {
@@ -385,29 +390,6 @@ mod tests {
         assert_eq!(worst, 0, "a hole opened while the new view's tiles were made");
         assert!(l.retiring.is_empty(), "every retiring tile is gone at the end");
         assert_eq!(l.pending(), 0);
-    }
-
-    /// A frame's budget takes made tiles one at a time when it is small;
-    /// the rest stay pending (not shown, so not counted as drawn) until a
-    /// later poll, and none is lost.
-    #[test]
-    fn the_upload_budget_spreads_tiles_over_polls() {
-        let world = Arc::new(WorldGen::new(crate::worldgen::Preset::classic(), 1));
-        let mut far = FarTerrain::new(world, 1);
-        let tiles: Vec<TileKey> = (0..4).map(|x| TileKey { level: 3, x, z: 0 }).collect();
-        let mut out = Vec::new();
-        far.want(&tiles, &mut out);
-        let deadline = Instant::now() + std::time::Duration::from_secs(60);
-        while far.made.len() < tiles.len() && Instant::now() < deadline {
-            std::thread::sleep(std::time::Duration::from_millis(5));
-        }
-        assert_eq!(far.made.len(), tiles.len(), "the worker made every tile");
-        for left in (0..tiles.len()).rev() {
-            let mut out = Vec::new();
-            far.poll(1, &mut out);
-            assert_eq!(out.len(), 1, "one tile a poll");
-            assert_eq!(far.pending(), left);
-        }
     }
 
     /// Columns handed out by a source, counting the tiles it was asked for;
