@@ -53,6 +53,9 @@ const SOURCE_BATCH: usize = 32;
 #[derive(Default)]
 struct Queue {
     todo: VecDeque<TileKey>,
+    /// Tiles a worker has taken and not yet sent: asked for again, they
+    /// are not queued twice (the one being made arrives).
+    making: HashSet<TileKey>,
     stop: bool,
 }
 
@@ -111,8 +114,7 @@ impl Ledger {
             if let Some(q) = self.retiring.remove(&t) {
                 self.wanted.insert(t, Some(q));
             } else if self.wanted.entry(t).or_insert(None).is_none() {
-                // A pending tile a worker holds now may be made twice;
-                // the second is dropped on arrival.
+                // Unless a worker holds it now (FarTerrain::want).
                 todo.push_back(t);
             }
         }
@@ -188,7 +190,8 @@ impl FarTerrain {
     pub fn want(&mut self, tiles: &[TileKey], out: &mut Vec<FarChange>) {
         let todo = self.ledger.want(tiles, out);
         if let Ok(mut q) = self.shared.queue.lock() {
-            q.todo = todo;
+            let q = &mut *q;
+            q.todo = todo.into_iter().filter(|k| !q.making.contains(k)).collect();
         }
         self.shared.wake.notify_all();
     }
@@ -303,7 +306,9 @@ fn work(shared: &Shared, send: &Sender<Made>, world: &WorldGen, colours: &Colour
                     // this worker slept applies to what it takes next.
                     let source = shared.source.lock().ok().and_then(|s| s.clone());
                     let n = if source.is_some() { SOURCE_BATCH } else { 1 }.min(q.todo.len());
-                    break (source, q.todo.drain(..n).collect());
+                    let keys: Vec<TileKey> = q.todo.drain(..n).collect();
+                    q.making.extend(keys.iter().copied());
+                    break (source, keys);
                 }
                 q = match shared.wake.wait(q) {
                     Ok(q) => q,
@@ -324,6 +329,10 @@ fn work(shared: &Shared, send: &Sender<Made>, world: &WorldGen, colours: &Colour
             let micros = shared_micros + start.elapsed().as_secs_f64() * 1e6;
             if send.send(Made { key, quads, micros, from_source: columns.is_some() }).is_err() {
                 return;
+            }
+            // Only once sent: a view asking again meanwhile must not queue it.
+            if let Ok(mut q) = shared.queue.lock() {
+                q.making.remove(&key);
             }
         }
     }
@@ -434,5 +443,50 @@ mod tests {
             let expected = if answer { counts.tiles_made } else { 0 };
             assert_eq!(counts.tiles_from_source, expected, "answer {answer}");
         }
+    }
+
+    /// Blocks in `columns` until the test opens the gate, so the test can
+    /// ask for tiles again while a worker holds a batch.
+    struct Gate {
+        world: Arc<WorldGen>,
+        open: Mutex<bool>,
+        opened: Condvar,
+    }
+
+    impl ColumnSource for Gate {
+        fn columns(&self, tiles: &[TileKey]) -> Option<Vec<(i32, u8)>> {
+            let mut open = self.open.lock().unwrap();
+            while !*open {
+                open = self.opened.wait(open).unwrap();
+            }
+            Some(tiles.iter().flat_map(|&t| tile::sample(&self.world, t)).collect())
+        }
+    }
+
+    /// Tiles asked for again while a worker makes them are not queued a
+    /// second time: each is made once.
+    #[test]
+    fn a_tile_being_made_is_not_queued_again() {
+        let world = Arc::new(WorldGen::new(crate::worldgen::Preset::classic(), 4));
+        let gate = Arc::new(Gate { world: world.clone(), open: Mutex::new(false), opened: Condvar::new() });
+        let mut far = FarTerrain::new(world, 1);
+        far.set_source(Some(gate.clone()));
+        let tiles: Vec<TileKey> = (0..8).map(|x| TileKey { level: 4, x, z: 1 }).collect();
+        far.want(&tiles, &mut Vec::new());
+        let deadline = Instant::now() + std::time::Duration::from_secs(30);
+        while far.shared.queue.lock().unwrap().making.len() < tiles.len() && Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        // The view moves and wants the same tiles again.
+        far.want(&tiles, &mut Vec::new());
+        let queued_again = far.shared.queue.lock().unwrap().todo.len();
+        // Open before asserting: a failed test must not leave a worker held.
+        *gate.open.lock().unwrap() = true;
+        gate.opened.notify_all();
+        assert_eq!(queued_again, 0, "the held tiles are not queued again");
+        assert!(far.finish(Instant::now() + std::time::Duration::from_secs(60), &mut |_| {}));
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        far.poll(&mut Vec::new());
+        assert_eq!(far.counts().tiles_made, tiles.len() as u64, "each tile made once");
     }
 }
