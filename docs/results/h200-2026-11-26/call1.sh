@@ -3,18 +3,7 @@
 # parity (small), bench gen (far cells per engine), bench view --horizon
 # and two flights on the GPU's own Vulkan. Results packed into $OUT after
 # every step, so a call cut short still returns what finished.
-set -u
-res=/tmp/res; mkdir -p "$res"
-t0=$(date +%s)
-stamp() { echo "[$(( $(date +%s) - t0 )) s] $*" | tee -a "$res/steps.txt"; }
-pack() { tar -czf "$OUT/all.tar.gz" -C "$res" . 2>/dev/null; cp "$res/steps.txt" "$OUT/steps.txt"; }
-for f in .gl/*.deb; do dpkg -x "$f" / 2>/dev/null; done; ldconfig
-icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-[ -f "$icd" ] && export VK_DRIVER_FILES="$icd"
-egl=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
-[ -f "$egl" ] && export __EGL_VENDOR_LIBRARY_FILENAMES="$egl"
-gunzip -c .dev/bw.gz > /tmp/bw && chmod +x /tmp/bw
-export XDG_RUNTIME_DIR=/tmp/xdg; mkdir -p $XDG_RUNTIME_DIR; chmod 700 $XDG_RUNTIME_DIR
+. "$(dirname "$0")/setup.sh"
 { nvidia-smi; nproc; uname -a; ls -la /usr/local/nvidia/share/vulkan/icd.d/ 2>&1; ldconfig -p | grep -i vulkan; } > "$res/machine.txt" 2>&1
 cs=$(command -v compute-sanitizer || find /usr/local /opt -name compute-sanitizer -type f -perm -u+x 2>/dev/null | head -n1)
 stamp "start; sanitizer: ${cs:-none}"

@@ -2,16 +2,7 @@
 # Second device call: far terrain with its columns on the GPU in the game
 # path (bench view --horizon and bench flight, --backend gpu), beside the
 # same on the CPU in the same call, on the GPU's own Vulkan.
-set -u
-res=/tmp/res; mkdir -p "$res"
-t0=$(date +%s)
-stamp() { echo "[$(( $(date +%s) - t0 )) s] $*" | tee -a "$res/steps.txt"; }
-pack() { tar -czf "$OUT/all.tar.gz" -C "$res" . 2>/dev/null; cp "$res/steps.txt" "$OUT/steps.txt"; }
-for f in .gl/*.deb; do dpkg -x "$f" / 2>/dev/null; done; ldconfig
-icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-[ -f "$icd" ] && export VK_DRIVER_FILES="$icd"
-gunzip -c .dev/bw.gz > /tmp/bw && chmod +x /tmp/bw
-export XDG_RUNTIME_DIR=/tmp/xdg; mkdir -p $XDG_RUNTIME_DIR; chmod 700 $XDG_RUNTIME_DIR
+. "$(dirname "$0")/setup.sh"
 nvidia-smi -L > "$res/machine.txt" 2>&1
 stamp start
 for b in gpu cpu; do
