@@ -1,9 +1,9 @@
 // The block fill on the device: one thread per block finds its id (the
-// terrain, carved where bw_density marked a cave, then what the column's
-// trees and plants claim there), a block histogram counts the ids, and
-// thread t < 32 adds the thread block's count of block type t to the
-// chunk's totals. Rust twins: src/worldgen/fill.rs and
-// src/worldgen/decorate.rs (apply).
+// terrain, with the veins that reach it, carved where bw_density marked a
+// cave, then what the column's trees and plants claim there), a block
+// histogram counts the ids, and thread t < 32 adds the thread block's
+// count of block type t to the chunk's totals. Rust twins: src/worldgen/fill.rs, src/worldgen/veins.rs
+// and src/worldgen/decorate.rs (apply).
 //
 // The ids leave the device as vertical runs, not as 32 KiB per chunk: a
 // column of 32 blocks is a few runs (stone, dirt, grass, air), so the copy
@@ -20,6 +20,7 @@
 #include "block_histogram.cuh"
 #include "block_scan.cuh"
 #include "decorations.cuh"
+#include "veins.cuh"
 
 // The block at height y of column (lx, lz) of chunk column `col` whose
 // terrain put `block` there: the trunk soil, or the decoration with the
@@ -69,6 +70,7 @@ extern "C" __global__ void __launch_bounds__(BW_FILL_THREADS)
     __shared__ unsigned char s_ids[BW_FILL_THREADS];
     __shared__ unsigned int s_scan[2 * BW_FILL_THREADS];
     __shared__ unsigned int s_base;
+    __shared__ BwVein s_veins[BW_VEIN_SLAB_CANDIDATES];
     const WorldParams* params = &bw_world;
 
     const unsigned int chunk = blockIdx.y;
@@ -77,9 +79,24 @@ extern "C" __global__ void __launch_bounds__(BW_FILL_THREADS)
     const unsigned int ly = index % BW_CHUNK;
     const unsigned int column = index / BW_CHUNK;  // z * 32 + x
 
+    // This thread block's slab: a row of columns at one z, the chunk's height.
+    ChunkJob job = {0, 0, 0, 0u};
+    if (active) job = jobs[chunk];
+    const long long corner[3] = {(long long)job.x * BW_CHUNK, (long long)job.y * BW_CHUNK,
+                                 (long long)job.z * BW_CHUNK};
+    const unsigned int first = blockIdx.x * (BW_FILL_THREADS / BW_CHUNK);
+    const long long lo[3] = {corner[0] + first % BW_CHUNK, corner[1], corner[2] + first / BW_CHUNK};
+    const long long hi[3] = {lo[0] + BW_FILL_THREADS / BW_CHUNK - 1, corner[1] + BW_CHUNK - 1, lo[2]};
+    // The same for every thread of the block, so all of them reach the
+    // gather's barriers or none does.
+    const bool veins = active && params->vein_kind_count > 0 &&
+                       hi[1] >= (long long)params->vein_lowest - params->vein_reach &&
+                       lo[1] <= (long long)params->vein_highest + params->vein_reach;
+    unsigned int vein_count = 0;
+    if (veins) bw_gather_veins<BW_FILL_THREADS>(params, true, lo, hi, corner, s_veins, s_scan, &vein_count);
+
     unsigned int block = params->air_block;
     if (active) {
-        const ChunkJob job = jobs[chunk];
         const long long h = heights[job.column * BW_CHUNK_AREA + column];
         const unsigned int biome = biomes[job.column * BW_CHUNK_AREA + column];
         const long long y = (long long)job.y * BW_CHUNK + ly;
@@ -91,6 +108,10 @@ extern "C" __global__ void __launch_bounds__(BW_FILL_THREADS)
             block = params->biome_under[biome];
         } else {
             block = params->deep_block;
+        }
+        if (vein_count > 0 && y < h) {
+            block = bw_vein_block(params, s_veins, vein_count, corner, (int)(column % BW_CHUNK), (int)ly,
+                                  (int)(column / BW_CHUNK), block);
         }
         if (params->cave_layer_count > 0 &&
             ((caves[(size_t)chunk * BW_CAVE_MASK_BYTES + column * 4u + ly / 8u] >> (ly % 8u)) & 1u)) {

@@ -1,6 +1,6 @@
 // The flat world description uploaded by the host, and the job structs.
 // Layout twins of `WorldParams`, `FlatNode`, `FlatTree`, `FlatLeafLayer`,
-// `FlatLayer`, `FlatCaveNoise`, `FlatCaveLayer` in src/worldgen/params.rs, `PlacedTree` in
+// `FlatLayer`, `FlatCaveNoise`, `FlatCaveLayer`, `FlatVein` in src/worldgen/params.rs, `PlacedTree` in
 // src/worldgen/decorate.rs and `ColumnJob` / `ChunkJob` / `FarJob` in
 // src/backend/twins.rs; the generated checks
 // below hold every field's offset equal to Rust's.
@@ -34,6 +34,21 @@ struct FlatTree {
     int crown;
     unsigned int layer_count;
     FlatLeafLayer layers[BW_MAX_CANOPY_LAYERS];
+};
+
+// A kind of vein (src/worldgen/veins.rs): block, what it replaces, the
+// heights of its centres, and chance and radius at its top and bottom.
+struct FlatVein {
+    unsigned int block;
+    unsigned int replace_mask;
+    int lowest;
+    int highest;
+    unsigned int density_top;
+    unsigned int density_bottom;
+    unsigned int radius_top;
+    unsigned int radius_bottom;
+    unsigned int blobs_min;
+    unsigned int blobs_span;
 };
 
 struct FlatLayer {
@@ -124,6 +139,15 @@ struct WorldParams {
     int cave_water_clearance;
     FlatCaveNoise cave_noises[BW_MAX_CAVE_NOISES];
     FlatCaveLayer cave_layers[BW_MAX_CAVE_LAYERS];
+
+    unsigned int vein_kind_count;
+    int vein_spacing;
+    int vein_reach;
+    int vein_lowest;
+    int vein_highest;
+    unsigned int vein_seed[2];
+    FlatVein vein_kinds[BW_MAX_VEIN_KINDS];
+    unsigned char vein_bayer[BW_PATTERN_POINTS];
 };
 
 // One tree of a chunk column's plan (written by bw_decorate, read by bw_fill).

@@ -8,7 +8,7 @@ use blockworld::bench::{gen, report};
 use blockworld::cli::args::{
     parse_block_pos, parse_chunk_pos, parse_counts, parse_horizon, parse_size, parse_vec3, parse_xz,
 };
-use blockworld::cli::region_hash::region_hash;
+use blockworld::cli::region_hash::{region_hash, RegionError};
 use blockworld::cli::screenshot::{screenshot, ScreenshotOptions};
 use blockworld::cli::world_cmd;
 use blockworld::game::clock::parse_time_of_day;
@@ -128,6 +128,21 @@ enum Command {
         /// Far terrain out to this many metres (at most 32000).
         #[arg(long, value_name = "METRES", value_parser = parse_horizon, default_value_t = 32_000)]
         horizon: u32,
+        /// cpu-serial, cpu, gpu or cuda-emulated.
+        #[arg(long, default_value = "cpu")]
+        backend: Engine,
+    },
+    /// Ore veins per depth band over a box of chunks, beside the counts the
+    /// preset's chances promise (a Markdown table).
+    VeinTable {
+        #[command(flatten)]
+        world: WorldArgs,
+        /// First corner, chunk coordinates X,Y,Z.
+        #[arg(long, value_parser = parse_chunk_pos, allow_hyphen_values = true)]
+        from: ChunkPos,
+        /// Second corner, chunk coordinates X,Y,Z (inclusive).
+        #[arg(long, value_parser = parse_chunk_pos, allow_hyphen_values = true)]
+        to: ChunkPos,
         /// cpu-serial, cpu, gpu or cuda-emulated.
         #[arg(long, default_value = "cpu")]
         backend: Engine,
@@ -632,6 +647,14 @@ fn run() -> Result<()> {
             let range = blockworld::far::FarRange { eye: center, horizon };
             let r = blockworld::cli::far_hash::far_hash(&w, &*b, range)?;
             println!("{}  {} tiles", r.digest, r.tiles);
+            Ok(())
+        }
+        Some(Command::VeinTable { world, from, to, backend }) => {
+            let w = load_world(&world)?;
+            let options = device_options()?;
+            let engine = |w: Arc<WorldGen>| backend::create(backend, w, &options).map_err(RegionError::Backend);
+            let rows = blockworld::cli::vein_table::vein_table(&w.preset, w.seed, (from, to), &engine)?;
+            print!("{}", blockworld::cli::vein_table::markdown(&rows));
             Ok(())
         }
         Some(Command::Map { world, center, size, scale, layer, out, json, backend }) => {

@@ -75,6 +75,9 @@
 #define BW_DENSITY_THREADS 512
 #define BW_DENSITY_GROUPS_PER_CHUNK 64
 #define BW_CAVE_MASK_BYTES 4096
+#define BW_MAX_VEIN_KINDS 8
+#define BW_VEIN_CELL_CUBES 4
+#define BW_VEIN_SLAB_CANDIDATES 256
 #define BW_FAR_THREADS 128
 #define BW_FAR_TILE_CELLS 32
 #define BW_FAR_TILE_AREA 1024
@@ -88,7 +91,7 @@
     static_assert(__builtin_offsetof(FlatNode, children) == 16 && sizeof(((const FlatNode*)0)->children) == 12, "FlatNode.children"); \
     static_assert(__builtin_offsetof(FlatNode, z_offset) == 28 && sizeof(((const FlatNode*)0)->z_offset) == 4, "FlatNode.z_offset"); \
     static_assert(__builtin_offsetof(FlatNode, slots) == 32 && sizeof(((const FlatNode*)0)->slots) == 16, "FlatNode.slots"); \
-    static_assert(sizeof(WorldParams) == 7008, "WorldParams size"); \
+    static_assert(sizeof(WorldParams) == 7420, "WorldParams size"); \
     static_assert(__builtin_offsetof(WorldParams, node_count) == 0 && sizeof(((const WorldParams*)0)->node_count) == 4, "WorldParams.node_count"); \
     static_assert(__builtin_offsetof(WorldParams, biome_count) == 4 && sizeof(((const WorldParams*)0)->biome_count) == 4, "WorldParams.biome_count"); \
     static_assert(__builtin_offsetof(WorldParams, field_roots) == 8 && sizeof(((const WorldParams*)0)->field_roots) == 24, "WorldParams.field_roots"); \
@@ -148,6 +151,25 @@
     static_assert(__builtin_offsetof(WorldParams, cave_water_clearance) == 6732 && sizeof(((const WorldParams*)0)->cave_water_clearance) == 4, "WorldParams.cave_water_clearance"); \
     static_assert(__builtin_offsetof(WorldParams, cave_noises) == 6736 && sizeof(((const WorldParams*)0)->cave_noises) == 192, "WorldParams.cave_noises"); \
     static_assert(__builtin_offsetof(WorldParams, cave_layers) == 6928 && sizeof(((const WorldParams*)0)->cave_layers) == 80, "WorldParams.cave_layers"); \
+    static_assert(__builtin_offsetof(WorldParams, vein_kind_count) == 7008 && sizeof(((const WorldParams*)0)->vein_kind_count) == 4, "WorldParams.vein_kind_count"); \
+    static_assert(__builtin_offsetof(WorldParams, vein_spacing) == 7012 && sizeof(((const WorldParams*)0)->vein_spacing) == 4, "WorldParams.vein_spacing"); \
+    static_assert(__builtin_offsetof(WorldParams, vein_reach) == 7016 && sizeof(((const WorldParams*)0)->vein_reach) == 4, "WorldParams.vein_reach"); \
+    static_assert(__builtin_offsetof(WorldParams, vein_lowest) == 7020 && sizeof(((const WorldParams*)0)->vein_lowest) == 4, "WorldParams.vein_lowest"); \
+    static_assert(__builtin_offsetof(WorldParams, vein_highest) == 7024 && sizeof(((const WorldParams*)0)->vein_highest) == 4, "WorldParams.vein_highest"); \
+    static_assert(__builtin_offsetof(WorldParams, vein_seed) == 7028 && sizeof(((const WorldParams*)0)->vein_seed) == 8, "WorldParams.vein_seed"); \
+    static_assert(__builtin_offsetof(WorldParams, vein_kinds) == 7036 && sizeof(((const WorldParams*)0)->vein_kinds) == 320, "WorldParams.vein_kinds"); \
+    static_assert(__builtin_offsetof(WorldParams, vein_bayer) == 7356 && sizeof(((const WorldParams*)0)->vein_bayer) == 64, "WorldParams.vein_bayer"); \
+    static_assert(sizeof(FlatVein) == 40, "FlatVein size"); \
+    static_assert(__builtin_offsetof(FlatVein, block) == 0 && sizeof(((const FlatVein*)0)->block) == 4, "FlatVein.block"); \
+    static_assert(__builtin_offsetof(FlatVein, replace_mask) == 4 && sizeof(((const FlatVein*)0)->replace_mask) == 4, "FlatVein.replace_mask"); \
+    static_assert(__builtin_offsetof(FlatVein, lowest) == 8 && sizeof(((const FlatVein*)0)->lowest) == 4, "FlatVein.lowest"); \
+    static_assert(__builtin_offsetof(FlatVein, highest) == 12 && sizeof(((const FlatVein*)0)->highest) == 4, "FlatVein.highest"); \
+    static_assert(__builtin_offsetof(FlatVein, density_top) == 16 && sizeof(((const FlatVein*)0)->density_top) == 4, "FlatVein.density_top"); \
+    static_assert(__builtin_offsetof(FlatVein, density_bottom) == 20 && sizeof(((const FlatVein*)0)->density_bottom) == 4, "FlatVein.density_bottom"); \
+    static_assert(__builtin_offsetof(FlatVein, radius_top) == 24 && sizeof(((const FlatVein*)0)->radius_top) == 4, "FlatVein.radius_top"); \
+    static_assert(__builtin_offsetof(FlatVein, radius_bottom) == 28 && sizeof(((const FlatVein*)0)->radius_bottom) == 4, "FlatVein.radius_bottom"); \
+    static_assert(__builtin_offsetof(FlatVein, blobs_min) == 32 && sizeof(((const FlatVein*)0)->blobs_min) == 4, "FlatVein.blobs_min"); \
+    static_assert(__builtin_offsetof(FlatVein, blobs_span) == 36 && sizeof(((const FlatVein*)0)->blobs_span) == 4, "FlatVein.blobs_span"); \
     static_assert(sizeof(FlatCaveNoise) == 48, "FlatCaveNoise size"); \
     static_assert(__builtin_offsetof(FlatCaveNoise, seed) == 0 && sizeof(((const FlatCaveNoise*)0)->seed) == 4, "FlatCaveNoise.seed"); \
     static_assert(__builtin_offsetof(FlatCaveNoise, octaves) == 4 && sizeof(((const FlatCaveNoise*)0)->octaves) == 4, "FlatCaveNoise.octaves"); \

@@ -18,12 +18,12 @@ use crate::world::coords::{CHUNK_AREA, CHUNK_VOLUME};
 use crate::worldgen::decorate::PlacedTree;
 use crate::worldgen::noise::lattice::GROUP;
 use crate::worldgen::params::{
-    self, FlatCaveLayer, FlatCaveNoise, FlatLayer, FlatLeafLayer, FlatNode, FlatTree, WorldParams,
+    self, FlatCaveLayer, FlatCaveNoise, FlatLayer, FlatLeafLayer, FlatNode, FlatTree, FlatVein, WorldParams,
 };
 use crate::worldgen::placement;
 use crate::worldgen::preset::{
     MAX_BIOMES, MAX_BIOME_LAYERS, MAX_CANOPY_LAYERS, MAX_CAVE_LAYERS, MAX_CAVE_NOISES, MAX_CAVE_OCTAVES, MAX_DEPTH,
-    MAX_NODES, MAX_TREE_KINDS, TABLE_SIZE, THRESHOLDS,
+    MAX_NODES, MAX_TREE_KINDS, MAX_VEIN_KINDS, MAX_VEIN_REACH, TABLE_SIZE, THRESHOLDS, VEIN_SPACING_RANGE,
 };
 use std::fmt::Write;
 
@@ -62,6 +62,22 @@ const _: () = {
         .div_ceil(*crate::worldgen::preset::TREE_SPACING_RANGE.start() as usize)
         + 1;
     assert!(side * side <= MAX_TREES_PER_COLUMN);
+};
+
+/// Room for vein candidates in one `bw_fill` thread block: its slab of
+/// blocks (16 columns in a row, 32 high) grown by the largest reach holds at
+/// most this many candidate cubes at the smallest spacing, and each thread
+/// below it tests one.
+pub const VEIN_SLAB_CANDIDATES: u32 = 256;
+const fn vein_cubes(len: usize) -> usize {
+    (len - 1 + 2 * MAX_VEIN_REACH as usize) / *VEIN_SPACING_RANGE.start() as usize + 2
+}
+const _: () = {
+    let cubes = vein_cubes;
+    let columns = FILL_THREADS as usize / crate::world::coords::CHUNK_SIZE;
+    let slab = cubes(columns) * cubes(crate::world::coords::CHUNK_SIZE) * cubes(1);
+    assert!(slab <= VEIN_SLAB_CANDIDATES as usize && VEIN_SLAB_CANDIDATES <= FILL_THREADS);
+    assert!(crate::world::coords::CHUNK_SIZE.is_multiple_of(columns));
 };
 
 /// Threads per thread block of `bw_far_cells` (one thread per far cell;
@@ -202,6 +218,26 @@ pub fn layouts() -> Vec<Layout> {
             cave_water_clearance,
             cave_noises,
             cave_layers,
+            vein_kind_count,
+            vein_spacing,
+            vein_reach,
+            vein_lowest,
+            vein_highest,
+            vein_seed,
+            vein_kinds,
+            vein_bayer,
+        }),
+        layout!(FlatVein {
+            block,
+            replace_mask,
+            lowest,
+            highest,
+            density_top,
+            density_bottom,
+            radius_top,
+            radius_bottom,
+            blobs_min,
+            blobs_span,
         }),
         layout!(FlatCaveNoise { seed, octaves, shift_xz, shift_y, weights }),
         layout!(FlatCaveLayer { kind, a, b, threshold, min_depth }),
@@ -289,6 +325,9 @@ pub fn constants() -> Vec<(&'static str, i64)> {
         ("BW_DENSITY_THREADS", DENSITY_THREADS as i64),
         ("BW_DENSITY_GROUPS_PER_CHUNK", DENSITY_GROUPS_PER_CHUNK as i64),
         ("BW_CAVE_MASK_BYTES", (CHUNK_VOLUME / 8) as i64),
+        ("BW_MAX_VEIN_KINDS", MAX_VEIN_KINDS as i64),
+        ("BW_VEIN_CELL_CUBES", crate::worldgen::veins::CELL_CUBES),
+        ("BW_VEIN_SLAB_CANDIDATES", VEIN_SLAB_CANDIDATES as i64),
         ("BW_FAR_THREADS", FAR_THREADS as i64),
         ("BW_FAR_TILE_CELLS", TILE_CELLS as i64),
         ("BW_FAR_TILE_AREA", TILE_AREA as i64),

@@ -3,4 +3,5 @@ pub mod args;
 pub mod far_hash;
 pub mod region_hash;
 pub mod screenshot;
+pub mod vein_table;
 pub mod world_cmd;

@@ -1,5 +1,6 @@
 //! The block texture atlas: 16×16 pixel tiles, drawn procedurally here and
-//! saved as `assets/textures/atlas.png` by `cargo run --example make_atlas`.
+//! saved as `assets/textures/atlas.png` by
+//! `UPDATE_SOURCEGEN=1 cargo test --lib committed_atlas`.
 //! The game loads the PNG; a test keeps the PNG and this generator equal.
 
 pub const TILE: usize = 16;
@@ -80,6 +81,15 @@ fn flower(x: usize, y: usize, n: f32, petal: [u8; 3], radius: f32) -> [u8; 4] {
     }
 }
 
+/// Stone with lumps of `lump` colour on a 3-pixel lattice.
+fn ore(tile: usize, x: usize, y: usize, n: f32, n2: f32, lump: [u8; 3]) -> [u8; 4] {
+    if hash(tile, x / 3, y / 3, 23) > 0.72 && n > 0.25 {
+        shade(lump, 0.8 + 0.4 * n)
+    } else {
+        shade([125, 125, 125], 0.86 + 0.22 * n2 + 0.06 * n)
+    }
+}
+
 fn pixel(tile: usize, x: usize, y: usize) -> [u8; 4] {
     let n = hash(tile, x, y, 1);
     let n2 = hash(tile, x / 2, y / 2, 7);
@@ -143,14 +153,9 @@ fn pixel(tile: usize, x: usize, y: usize) -> [u8; 4] {
             shade(rgb, 0.85 + 0.25 * n)
         }
         "clay" => shade([160, 166, 180], 0.92 + 0.08 * n2 + 0.04 * n),
-        "coal_ore" => {
-            let lump = hash(tile, x / 3, y / 3, 23) > 0.72 && n > 0.25;
-            if lump {
-                shade([34, 34, 36], 0.8 + 0.4 * n)
-            } else {
-                shade([125, 125, 125], 0.86 + 0.22 * n2 + 0.06 * n)
-            }
-        }
+        "coal_ore" => ore(tile, x, y, n, n2, [34, 34, 36]),
+        "iron_ore" => ore(tile, x, y, n, n2, [196, 150, 112]),
+        "gold_ore" => ore(tile, x, y, n, n2, [236, 200, 60]),
         "tall_grass" => {
             // Blades of random height in every other column.
             let height = 5 + (hash(tile, x, 0, 29) * 10.0) as usize;
@@ -289,8 +294,17 @@ mod tests {
 
     #[test]
     fn committed_atlas_matches_the_generator() {
+        if std::env::var("UPDATE_SOURCEGEN").as_deref() == Ok("1") {
+            let png = encode_png(&generate()).expect("the atlas encodes");
+            let path = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/textures/atlas.png");
+            std::fs::write(path, png).expect("assets/textures/atlas.png is writable");
+            return;
+        }
         let committed = decode_png(ATLAS_PNG).expect("assets/textures/atlas.png decodes");
-        assert!(committed == generate(), "assets/textures/atlas.png is stale: run `cargo run --example make_atlas`");
+        assert!(
+            committed == generate(),
+            "assets/textures/atlas.png is stale: run `UPDATE_SOURCEGEN=1 cargo test --lib committed_atlas`"
+        );
     }
 
     #[test]

@@ -4,7 +4,8 @@
 //! Per block at world height y over a column of height h (water level w):
 //! water if h < y ≤ w; air if y > h; the biome's top block if y == h (snow
 //! above the snow line); its under block if h − depth ≤ y < h; deep block
-//! (stone) below.
+//! (stone) below. Then veins of ore in the rock, caves carved out, and
+//! decorations on top.
 
 use super::decorate::{self, decoration_top, ColumnDecorations};
 use super::density;
@@ -19,7 +20,8 @@ use crate::world::coords::{ChunkPos, CHUNK_AREA, CHUNK_SIZE, CHUNK_SIZE_I64, CHU
 /// and the highest block its decorations can occupy (`top`, see
 /// [`super::decorate::decoration_top`]; `max_height` where nothing grows).
 /// Rock within the cave range counts as uniform only where the density
-/// stage proves no cave opens ([`density::proves_solid`]).
+/// stage proves no cave opens ([`density::proves_solid`]), and rock near
+/// veins only where none may replace it ([`super::veins::may_alter`]).
 /// Decorations never reach down to the water level, so water is settled by
 /// the terrain alone.
 pub fn known_uniform(p: &WorldParams, pos: ChunkPos, min_height: i32, max_height: i32, top: i32) -> Option<BlockId> {
@@ -39,7 +41,8 @@ pub fn known_uniform(p: &WorldParams, pos: ChunkPos, min_height: i32, max_height
             || y1 < p.cave_bottom as i64
             || y0 > p.cave_top as i64
             || super::density::proves_solid(p, pos);
-        return clear_of_caves.then_some(BlockId(p.deep_block as u8));
+        let clear_of_veins = !p.has_veins() || !super::veins::may_alter(p, pos, p.deep_block);
+        return (clear_of_caves && clear_of_veins).then_some(BlockId(p.deep_block as u8));
     }
     None
 }
@@ -84,6 +87,9 @@ pub fn fill(p: &WorldParams, pos: ChunkPos, hm: &Heightmap, deco: Option<&Column
     let mut ids: Box<[BlockId]> = vec![BlockId::AIR; CHUNK_VOLUME].into_boxed_slice();
     let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut ids);
     let mut counts = fill_dense(p, pos, hm, bytes);
+    if p.has_veins() {
+        super::veins::apply(p, pos, hm, bytes, &mut counts.0);
+    }
     if let Some(mask) = density::carve_mask(p, pos, hm) {
         density::apply(p, pos, &mask, bytes, &mut counts.0);
     }

@@ -2,7 +2,8 @@
 //!
 //! preset (RON) → [`params::WorldParams`] (flat, shared with the kernels) →
 //! [`graph::NoiseProgram`] → [`column`] sampler → [`heightmap`] (apron +
-//! smoothing) → [`fill`] (blocks and counts, carved by [`density`]: caves)
+//! smoothing) → [`fill`] (blocks and counts, with [`veins`] of ore, carved
+//! by [`density`]: caves)
 //! → [`decorate`] (trees and plants, placed by [`placement`]). [`generator::WorldGen`] ties them
 //! together with a per-column cache.
 pub mod column;
@@ -17,6 +18,7 @@ pub mod noise_kinds;
 pub mod params;
 pub mod placement;
 pub mod preset;
+pub mod veins;
 
 pub use generator::WorldGen;
 pub use graph::NoiseProgram;

@@ -6,8 +6,9 @@
 use super::noise::perlin::SCALE_3D;
 use super::placement::{self, DENSITY_ONE, PATTERN_POINTS};
 use super::preset::{
-    CaveLayer, Caves, Decorations, Input, NodeKind, Preset, MAX_BIOMES, MAX_BIOME_LAYERS, MAX_CANOPY_LAYERS,
-    MAX_CAVE_LAYERS, MAX_CAVE_NOISES, MAX_CAVE_OCTAVES, MAX_NODES, MAX_TREE_KINDS, TABLE_SIZE, THRESHOLDS,
+    CaveLayer, Caves, Decorations, Input, NodeKind, Preset, Veins, MAX_BIOMES, MAX_BIOME_LAYERS, MAX_CANOPY_LAYERS,
+    MAX_CAVE_LAYERS, MAX_CAVE_NOISES, MAX_CAVE_OCTAVES, MAX_NODES, MAX_TREE_KINDS, MAX_VEIN_KINDS, TABLE_SIZE,
+    THRESHOLDS,
 };
 use crate::world::block::{BlockId, MAX_BLOCK_TYPES};
 
@@ -169,6 +170,28 @@ pub struct FlatCaveLayer {
     pub min_depth: i32,
 }
 
+/// A kind of vein. Twin: `FlatVein` in kernels/worldgen_params.cuh.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct FlatVein {
+    pub block: u32,
+    /// Bit b set: replaces block id b.
+    pub replace_mask: u32,
+    /// Heights its centres lie within, inclusive.
+    pub lowest: i32,
+    pub highest: i32,
+    /// Share of the candidates it takes at its highest and lowest centre,
+    /// in 1/`DENSITY_ONE`; linear between.
+    pub density_top: u32,
+    pub density_bottom: u32,
+    /// Blob radius at its highest and lowest centre; linear between, rounded.
+    pub radius_top: u32,
+    pub radius_bottom: u32,
+    /// Blobs per vein: `blobs_min + 0..=blobs_span`.
+    pub blobs_min: u32,
+    pub blobs_span: u32,
+}
+
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct WorldParams {
@@ -251,6 +274,21 @@ pub struct WorldParams {
     pub cave_water_clearance: i32,
     pub cave_noises: [FlatCaveNoise; MAX_CAVE_NOISES],
     pub cave_layers: [FlatCaveLayer; MAX_CAVE_LAYERS],
+
+    /// 0: no veins.
+    pub vein_kind_count: u32,
+    /// Candidate spacing in blocks (one per spacing³ cube).
+    pub vein_spacing: i32,
+    /// The furthest any vein reaches from its centre along an axis.
+    pub vein_reach: i32,
+    /// The lowest and highest vein centre of any kind.
+    pub vein_lowest: i32,
+    pub vein_highest: i32,
+    /// Hashed from the world seed apart from the decorations' (low, high word).
+    pub vein_seed: [u32; 2],
+    pub vein_kinds: [FlatVein; MAX_VEIN_KINDS],
+    /// The 4 × 4 × 4 ordered-dithering matrix of the vein candidates.
+    pub vein_bayer: [u8; PATTERN_POINTS],
 }
 
 /// Priority classes of [`WorldParams::block_priority`].
@@ -374,6 +412,34 @@ fn flatten_caves(p: &mut WorldParams, preset: &Preset, c: &Caves, seed: u64) {
         };
     }
 }
+
+/// Fills the vein part of `p` from the preset's `veins`.
+fn flatten_veins(p: &mut WorldParams, v: &Veins, seed: u64) {
+    let s = splitmix64(seed ^ VEIN_SEED_SALT);
+    p.vein_seed = [s as u32, (s >> 32) as u32];
+    p.vein_spacing = v.spacing as i32;
+    p.vein_kind_count = v.kinds.len() as u32;
+    p.vein_lowest = v.kinds.iter().map(|k| k.heights.0).min().unwrap_or(0);
+    p.vein_highest = v.kinds.iter().map(|k| k.heights.1).max().unwrap_or(-1);
+    p.vein_reach = v.kinds.iter().map(|k| super::preset::reach(k) as i32).max().unwrap_or(0);
+    for (slot, k) in p.vein_kinds.iter_mut().zip(&v.kinds) {
+        *slot = FlatVein {
+            block: block(&k.block),
+            replace_mask: block_mask(&k.replaces),
+            lowest: k.heights.0,
+            highest: k.heights.1,
+            density_top: density(k.chance.top, 1.0),
+            density_bottom: density(k.chance.bottom, 1.0),
+            radius_top: k.radius.top,
+            radius_bottom: k.radius.bottom,
+            blobs_min: k.blobs.0,
+            blobs_span: k.blobs.1 - k.blobs.0,
+        };
+    }
+}
+
+/// Keeps the vein hashes apart from the decorations', which share the seed.
+const VEIN_SEED_SALT: u64 = 0x7E1A_5EED_0BE5_0001;
 
 /// The flat form of one node: its kind's slots (see the `SLOT_*` constants).
 pub(crate) fn flatten_node(node: &NodeKind, seed: u64, child: &dyn Fn(&str) -> i32) -> FlatNode {
@@ -543,6 +609,14 @@ impl WorldParams {
             cave_water_clearance: 0,
             cave_noises: [FlatCaveNoise::default(); MAX_CAVE_NOISES],
             cave_layers: [FlatCaveLayer::default(); MAX_CAVE_LAYERS],
+            vein_kind_count: 0,
+            vein_spacing: 0,
+            vein_reach: 0,
+            vein_lowest: 0,
+            vein_highest: -1,
+            vein_seed: [0; 2],
+            vein_kinds: [FlatVein::default(); MAX_VEIN_KINDS],
+            vein_bayer: super::veins::bayer4x4x4(),
         };
         p.heat_thresholds.copy_from_slice(&r.heat_thresholds);
         p.moisture_thresholds.copy_from_slice(&r.moisture_thresholds);
@@ -558,6 +632,9 @@ impl WorldParams {
         }
         if let Some(c) = &preset.caves {
             flatten_caves(&mut p, preset, c, seed);
+        }
+        if let Some(v) = &preset.veins {
+            flatten_veins(&mut p, v, seed);
         }
         Box::new(p)
     }
@@ -575,9 +652,23 @@ impl WorldParams {
         &self.cave_layers[..(self.cave_layer_count as usize).min(MAX_CAVE_LAYERS)]
     }
 
+    /// Whether this world has veins.
+    pub fn has_veins(&self) -> bool {
+        self.vein_kind_count > 0
+    }
+
+    pub fn vein_kinds(&self) -> &[FlatVein] {
+        &self.vein_kinds[..(self.vein_kind_count as usize).min(MAX_VEIN_KINDS)]
+    }
+
     /// Whether anything grows in this world.
     pub fn decorates(&self) -> bool {
         self.tree_unit > 0 || self.plant_reach > 0
+    }
+
+    /// The seed the vein candidates hash.
+    pub fn vein_seed(&self) -> u64 {
+        self.vein_seed[0] as u64 | (self.vein_seed[1] as u64) << 32
     }
 
     /// The world seed the decorations hash.
@@ -591,7 +682,9 @@ impl WorldParams {
 
     /// The raw bytes uploaded to the device.
     pub fn as_bytes(&self) -> &[u8] {
-        // SAFETY: repr(C), only u32/i32/f32 fields (no padding, no pointers).
+        // SAFETY: repr(C), only u32/i32/f32 fields and u8 arrays, no pointers;
+        // `twins::layouts_cover_every_byte_of_the_flat_structs` proves there is
+        // no padding, so every byte is initialised.
         unsafe { std::slice::from_raw_parts((self as *const Self).cast::<u8>(), std::mem::size_of::<Self>()) }
     }
 

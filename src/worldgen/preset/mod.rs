@@ -2,21 +2,24 @@
 //!
 //! A preset names a tree of noise nodes, binds six of them to the column
 //! fields, and gives the column constants, the biome table and the fill
-//! rules, then optional decorations and caves. Loading validates
+//! rules, then optional decorations, caves and veins. Loading validates
 //! everything, so the engines never see a dangling reference or a
 //! nonsensical number; errors name the file, the field and the reason.
 //! Each section lives in its own module with its own checks: `noise`,
-//! `terrain` (column, biomes, rules, fill), `decorations` and `caves`.
+//! `terrain` (column, biomes, rules, fill), `decorations`, `caves` and
+//! `veins`.
 
 mod caves;
 mod decorations;
 mod noise;
 mod terrain;
+mod veins;
 
 pub use caves::*;
 pub use decorations::*;
 pub use noise::*;
 pub use terrain::*;
+pub use veins::*;
 
 use crate::world::block::BlockId;
 use serde::Deserialize;
@@ -80,6 +83,8 @@ pub struct Preset {
     pub decorations: Option<Decorations>,
     #[serde(default)]
     pub caves: Option<Caves>,
+    #[serde(default)]
+    pub veins: Option<Veins>,
 }
 
 impl Preset {
@@ -149,6 +154,9 @@ impl Preset {
         }
         if let Some(caves) = &self.caves {
             caves::validate(caves, &c)?;
+        }
+        if let Some(v) = &self.veins {
+            veins::validate(v, &c)?;
         }
         Ok(())
     }

@@ -1,0 +1,285 @@
+//! Ore veins and patches of other rock, placed in 3D by the decorations'
+//! method (see [`super::placement`]) one dimension up. CUDA twin:
+//! `kernels/veins.cuh`, used by `kernels/fill.cu`.
+//!
+//! * **Candidates.** Space is tiled by cubes of `spacing` blocks, and cells
+//!   of 4 × 4 × 4 cubes. Each cube holds one candidate point, jittered
+//!   within it by a hash of its cell and index.
+//! * **Acceptance.** A candidate takes the threshold of a 4 × 4 × 4 ordered
+//!   dithering matrix at its cube, shifted per cell by a hash; it becomes a
+//!   vein of the first kind whose accumulated chance at the candidate's
+//!   height exceeds that threshold, or of none. Kinds share the candidates,
+//!   so two veins never start at one point, and accepted points of any
+//!   chance are spread evenly. Chances and radii change linearly with
+//!   height, so ores can be rarer and richer deeper down.
+//! * **Shape.** A vein is a string of 1–4 blobs, a radius apart along one of
+//!   the 26 directions. A blob covers the blocks within its radius, and
+//!   half of those up to half a block further out (by a hash of the block),
+//!   so edges are ragged.
+//! * **Rule.** A terrain block strictly below its column's surface becomes
+//!   the block of the first-listed kind among the veins that cover it and
+//!   may replace it. That is a function of the block alone, so the order in
+//!   which veins are visited never matters, and a chunk needs only the
+//!   candidates within `vein_reach` of it.
+//!
+//! Why a candidate pattern and not a 3D noise field: the blocks of a vein
+//! are integer tests against a few points, the same on both engines with no
+//! floating point, and a chunk with no vein near it is known from a few
+//! hundred hashes, so deep rock outside the ore heights stays uniform.
+
+use super::heightmap::Heightmap;
+use super::params::{splitmix64, FlatVein, WorldParams};
+use super::placement::{threshold, PATTERN_POINTS};
+use crate::world::block::MAX_BLOCK_TYPES;
+use crate::world::coords::{ChunkPos, CHUNK_SIZE, CHUNK_SIZE_I64, CHUNK_VOLUME};
+
+/// A cell is `CELL_CUBES³` candidate cubes.
+pub const CELL_CUBES: i64 = 4;
+
+/// The 4 × 4 × 4 ordered-dithering matrix, index `x + 4y + 16z`: the
+/// 2 × 2 × 2 order for the low bits of each coordinate weighs most, so
+/// thresholds next to each other are far apart.
+pub fn bayer4x4x4() -> [u8; PATTERN_POINTS] {
+    // Even corners of the cube first (a tetrahedron), then the odd ones.
+    const ORDER: [u8; 8] = [0, 4, 6, 2, 7, 3, 1, 5];
+    let mut m = [0u8; PATTERN_POINTS];
+    for (i, v) in m.iter_mut().enumerate() {
+        let (x, y, z) = (i % 4, (i / 4) % 4, i / 16);
+        let low = (x & 1) + 2 * (y & 1) + 4 * (z & 1);
+        let high = (x >> 1) + 2 * (y >> 1) + 4 * (z >> 1);
+        *v = ORDER[low] * 8 + ORDER[high];
+    }
+    m
+}
+
+/// The hash of one cell of candidate cubes.
+fn cell_hash(seed: u64, c: [i64; 3]) -> u64 {
+    let xz = splitmix64(((c[0] as u32 as u64) << 32) | c[2] as u32 as u64);
+    splitmix64(seed ^ splitmix64(xz ^ c[1] as u32 as u64))
+}
+
+/// A kind's share of the candidates at height `y`, in
+/// 1/[`super::placement::DENSITY_ONE`].
+pub fn density_at(k: &FlatVein, y: i64) -> u32 {
+    let (lo, hi) = (k.lowest as i64, k.highest as i64);
+    if y < lo || y > hi {
+        return 0;
+    }
+    if hi == lo {
+        return k.density_top;
+    }
+    let (top, bottom) = (k.density_top as i64, k.density_bottom as i64);
+    (top + (bottom - top) * (hi - y) / (hi - lo)) as u32
+}
+
+/// A kind's blob radius at height `y` (within its range), rounded.
+pub fn radius_at(k: &FlatVein, y: i64) -> i64 {
+    let (lo, hi) = (k.lowest as i64, k.highest as i64);
+    if hi == lo {
+        return k.radius_top as i64;
+    }
+    let span = hi - lo;
+    (k.radius_top as i64 * (y - lo) + k.radius_bottom as i64 * (hi - y) + span / 2) / span
+}
+
+/// One vein: its kind, first blob centre, blob radius, blob count, the step
+/// from one blob to the next, and the salt of its ragged edge.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Vein {
+    pub kind: u32,
+    pub origin: [i64; 3],
+    pub radius: i64,
+    pub blobs: u32,
+    pub step: [i64; 3],
+    pub salt: u32,
+}
+
+/// A 32-bit hash of a block and a vein's salt: which blocks of the ragged
+/// shell a vein takes.
+#[inline]
+pub fn block_hash(b: [i64; 3], salt: u32) -> u32 {
+    let mut h = (b[0] as u32).wrapping_mul(0x8DA6_B343)
+        ^ (b[1] as u32).wrapping_mul(0xD816_3841)
+        ^ (b[2] as u32).wrapping_mul(0xCB1A_B31F)
+        ^ salt;
+    h ^= h >> 15;
+    h = h.wrapping_mul(0x2C1B_3C6D);
+    h ^ (h >> 12)
+}
+
+impl Vein {
+    /// The least and greatest block (inclusive, per axis) it can cover.
+    pub fn bounds(&self) -> ([i64; 3], [i64; 3]) {
+        let last = (self.blobs as i64 - 1).max(0);
+        let mut lo = [0; 3];
+        let mut hi = [0; 3];
+        for a in 0..3 {
+            let end = self.origin[a] + last * self.step[a];
+            lo[a] = self.origin[a].min(end) - self.radius;
+            hi[a] = self.origin[a].max(end) + self.radius;
+        }
+        (lo, hi)
+    }
+
+    /// Whether it covers block `b`.
+    #[inline]
+    pub fn covers(&self, b: [i64; 3]) -> bool {
+        let r2 = self.radius * self.radius;
+        let mut shell = false;
+        for j in 0..self.blobs as i64 {
+            let d = [0, 1, 2].map(|a| b[a] - (self.origin[a] + j * self.step[a]));
+            let d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+            if d2 <= r2 {
+                return true;
+            }
+            shell |= d2 <= r2 + self.radius;
+        }
+        shell && block_hash(b, self.salt) & 1 == 1
+    }
+}
+
+/// The vein of the candidate in cube `g`, if it is accepted.
+pub fn candidate(p: &WorldParams, g: [i64; 3]) -> Option<Vein> {
+    let unit = p.vein_spacing as i64;
+    let cell = g.map(|v| v.div_euclid(CELL_CUBES));
+    let local = g.map(|v| v.rem_euclid(CELL_CUBES));
+    let index = (local[0] + CELL_CUBES * local[1] + CELL_CUBES * CELL_CUBES * local[2]) as u64;
+    let hash = cell_hash(p.vein_seed(), cell);
+    let shifted = [0, 1, 2].map(|a| ((local[a] as u64 + (hash >> (2 * a)) as u64) & 3) as usize);
+    let level = p.vein_bayer[shifted[0] + 4 * shifted[1] + 16 * shifted[2]];
+    let limit = threshold(level, ((hash >> 6) & 63) as u32);
+    let variant = splitmix64(hash.wrapping_add(index + 1));
+    let origin = [0, 1, 2].map(|a| g[a] * unit + ((variant >> (16 * a)) & 0xFFFF) as i64 % unit);
+    let mut sum = 0;
+    let (at, k) = p.vein_kinds().iter().enumerate().find(|(_, k)| {
+        sum += density_at(k, origin[1]);
+        sum > limit
+    })?;
+    let radius = radius_at(k, origin[1]);
+    let blobs = k.blobs_min + ((variant >> 48) & 0xFF) as u32 % (k.blobs_span + 1);
+    let d = ((variant >> 56) % 27) as i64;
+    let dir = match [d % 3 - 1, (d / 3) % 3 - 1, d / 9 - 1] {
+        [0, 0, 0] => [1, 0, 0],
+        v => v,
+    };
+    let step = dir.map(|c| c * radius.max(1));
+    Some(Vein { kind: at as u32, origin, radius, blobs, step, salt: (variant >> 24) as u32 })
+}
+
+/// Every vein that can cover a block of the box `lo..=hi`.
+pub fn touching(p: &WorldParams, lo: [i64; 3], hi: [i64; 3]) -> Vec<Vein> {
+    let mut out = Vec::new();
+    if !p.has_veins() || lo[1] > p.vein_highest as i64 + p.vein_reach as i64 {
+        return out;
+    }
+    if hi[1] < p.vein_lowest as i64 - p.vein_reach as i64 {
+        return out;
+    }
+    let unit = p.vein_spacing as i64;
+    let reach = p.vein_reach as i64;
+    let cubes = |a: usize| (lo[a] - reach).div_euclid(unit)..=(hi[a] + reach).div_euclid(unit);
+    for gz in cubes(2) {
+        for gy in cubes(1) {
+            for gx in cubes(0) {
+                let Some(v) = candidate(p, [gx, gy, gz]) else { continue };
+                let (vl, vh) = v.bounds();
+                if (0..3).all(|a| vl[a] <= hi[a] && vh[a] >= lo[a]) {
+                    out.push(v);
+                }
+            }
+        }
+    }
+    out
+}
+
+fn chunk_box(pos: ChunkPos) -> ([i64; 3], [i64; 3]) {
+    let lo = [pos.x as i64, pos.y as i64, pos.z as i64].map(|c| c * CHUNK_SIZE_I64);
+    (lo, lo.map(|c| c + CHUNK_SIZE_I64 - 1))
+}
+
+/// Whether some vein may turn a block of chunk `pos` made of `block` alone
+/// into ore: a chunk of deep rock is uniform only where none can.
+pub fn may_alter(p: &WorldParams, pos: ChunkPos, block: u32) -> bool {
+    let (lo, hi) = chunk_box(pos);
+    touching(p, lo, hi).iter().any(|v| p.vein_kinds[v.kind as usize].replace_mask >> block & 1 == 1)
+}
+
+/// Turns the blocks of chunk `pos` (its column's heightmap `hm`; terrain
+/// only, before caves and decorations) that veins cover into their ore,
+/// keeping `counts` right.
+pub fn apply(p: &WorldParams, pos: ChunkPos, hm: &Heightmap, bytes: &mut [u8], counts: &mut [u32; MAX_BLOCK_TYPES]) {
+    let (lo, hi) = chunk_box(pos);
+    // Veins take only blocks strictly below the surface.
+    if lo[1] >= hm.max_height as i64 {
+        return;
+    }
+    let veins = touching(p, lo, hi);
+    if veins.is_empty() {
+        return;
+    }
+    const NONE: u8 = u8::MAX;
+    let mut claim = vec![NONE; CHUNK_VOLUME];
+    for v in &veins {
+        let kind = &p.vein_kinds[v.kind as usize];
+        let (vl, vh) = v.bounds();
+        for z in vl[2].max(lo[2])..=vh[2].min(hi[2]) {
+            for x in vl[0].max(lo[0])..=vh[0].min(hi[0]) {
+                let column = ((z - lo[2]) * CHUNK_SIZE_I64 + (x - lo[0])) as usize;
+                let surface = hm.heights[column] as i64;
+                for y in vl[1].max(lo[1])..=vh[1].min(hi[1]).min(surface - 1) {
+                    let i = column * CHUNK_SIZE + (y - lo[1]) as usize;
+                    let replaceable = kind.replace_mask >> bytes[i] & 1 == 1;
+                    if replaceable && (v.kind as u8) < claim[i] && v.covers([x, y, z]) {
+                        claim[i] = v.kind as u8;
+                    }
+                }
+            }
+        }
+    }
+    for (i, &k) in claim.iter().enumerate() {
+        if k != NONE {
+            let (old, new) = (bytes[i] as usize, p.vein_kinds[k as usize].block as u8);
+            counts[old] -= 1;
+            counts[new as usize] += 1;
+            bytes[i] = new;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::worldgen::Preset;
+
+    #[test]
+    fn the_3d_matrix_holds_each_level_once() {
+        let mut seen = bayer4x4x4().to_vec();
+        seen.sort_unstable();
+        assert_eq!(seen, (0..64).collect::<Vec<u8>>());
+    }
+
+    #[test]
+    fn a_vein_covers_only_blocks_within_its_bounds() {
+        let p = WorldParams::new(&Preset::classic(), 7);
+        let veins = touching(&p, [-64, -64, -64], [63, 0, 63]);
+        assert!(veins.len() > 20, "classic has veins near the origin: {}", veins.len());
+        for v in veins.iter().take(40) {
+            let (lo, hi) = v.bounds();
+            let mut inside = 0;
+            for z in lo[2] - 2..=hi[2] + 2 {
+                for y in lo[1] - 2..=hi[1] + 2 {
+                    for x in lo[0] - 2..=hi[0] + 2 {
+                        let within = (0..3).all(|a| (lo[a]..=hi[a]).contains(&[x, y, z][a]));
+                        if v.covers([x, y, z]) {
+                            assert!(within, "{v:?} covers {:?} outside its bounds", [x, y, z]);
+                            inside += 1;
+                        }
+                    }
+                }
+            }
+            assert!(inside >= 1, "{v:?} covers nothing");
+            let reach = p.vein_reach as i64;
+            assert!((0..3).all(|a| v.origin[a] - lo[a] <= reach && hi[a] - v.origin[a] <= reach), "{v:?}");
+        }
+    }
+}
