@@ -177,6 +177,28 @@ mod parity {
         assert!(chunks >= 1000, "{chunks} chunks");
     }
 
+    /// Ore veins and patches on both engines and both heightmap paths: 1 008
+    /// chunks from the cave floor to sea level, near the origin and 3.2
+    /// million blocks out, each with thousands of blocks of every kind.
+    #[test]
+    fn parity_on_1000_vein_chunks() {
+        let mut chunks = 0;
+        for (from, to) in [
+            (ChunkPos::new(-20, -2, -8), ChunkPos::new(-9, 0, 5)),
+            (ChunkPos::new(100_020, -2, -100_020), ChunkPos::new(100_031, 0, -100_007)),
+        ] {
+            let positions = region_positions(from, to).unwrap();
+            let cpu = CpuBackend::parallel(world(42)).generate(&positions).unwrap();
+            let count = |b: BlockId| cpu.iter().map(|c| c.counts().get(b) as u64).sum::<u64>();
+            for b in [BlockId::GOLD_ORE, BlockId::IRON_ORE, BlockId::COAL_ORE, BlockId::GRAVEL, BlockId::CLAY] {
+                assert!(count(b) > 2000, "{from}..{to} must hold veins of {}: {}", b.name(), count(b));
+            }
+            assert_parity(42, from, to);
+            chunks += positions.len();
+        }
+        assert!(chunks >= 1000, "{chunks} chunks");
+    }
+
     #[test]
     fn parity_beyond_a_million_blocks_with_a_seed_above_2_pow_32() {
         let seed = (1u64 << 40) + 5;

@@ -13,7 +13,7 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-const GOLDEN: &str = "4b6755b4ccd378e8ad6f02a05308cb3d085e9b89e07c5ca32ebcc25698854a03  100 chunks";
+const GOLDEN: &str = "8920649c225c112bd28c0afa3e585fd1bd208e8b40d7ebb63f497bb013d08a71  100 chunks";
 const REGION: [&str; 6] = ["--seed", "42", "--from", "-2,-2,-2", "--to", "2,1,2"];
 
 fn skipped() -> bool {

@@ -28,8 +28,8 @@ mod checks {
         // Two columns, two levels: every kernel, several non-uniform chunks;
         // and two forest columns, so the decoration kernel's prefix-sum
         // compaction packs survivors (and the fill reads them) under TSan;
-        // and two deep chunks with caves and lava, for the density kernel's
-        // shared lattice cells.
+        // and two deep chunks with caves, lava and ore veins, for the density
+        // kernel's shared lattice cells and the fill's vein gather.
         let mut positions = region_positions(ChunkPos::new(0, -1, 0), ChunkPos::new(1, 0, 0)).unwrap();
         positions.extend(region_positions(ChunkPos::new(6, 0, -9), ChunkPos::new(7, 0, -9)).unwrap());
         positions.extend(region_positions(ChunkPos::new(-3, -2, -4), ChunkPos::new(-3, -2, -3)).unwrap());
@@ -39,6 +39,11 @@ mod checks {
         assert!(logs > 20, "the forest columns must hold trees ({logs} logs)");
         let lava: u32 = cpu.iter().map(|c| c.counts().0[BlockId::LAVA.0 as usize]).sum();
         assert!(lava > 1000, "the deep chunks must hold lava caves ({lava} lava)");
+        // The deep chunks are also an ore box: the fill's vein gather (a
+        // block scan into shared memory, then every thread reading it) runs
+        // in every thread block.
+        let ore: u32 = cpu.iter().map(|c| c.counts().get(BlockId::IRON_ORE) + c.counts().get(BlockId::GOLD_ORE)).sum();
+        assert!(ore > 100, "the deep chunks must hold iron and gold veins ({ore} blocks)");
         let emulated = backend::create(Engine::CudaEmulated, w.clone(), &Default::default()).unwrap();
         assert!(emulated.describe().contains("ThreadSanitizer"));
         assert_eq!(cpu, emulated.generate(&positions).unwrap());

@@ -11,7 +11,9 @@ use super::median;
 use crate::world::coords::{ChunkPos, ColumnPos};
 use crate::worldgen::decorate;
 use crate::worldgen::fill::{self, known_uniform};
+use crate::worldgen::params::WorldParams;
 use crate::worldgen::placement::{candidate, layer_of, least_block_distance, unit_squares, MIN_SPACING_SUB, SUB};
+use crate::worldgen::veins;
 use crate::worldgen::WorldGen;
 use serde::Serialize;
 use std::time::Instant;
@@ -128,6 +130,66 @@ pub fn decorate_figures(world: &WorldGen, corner: [i32; 2], repeat: usize) -> De
         surface_chunks_per_column: per_column,
         decorate_to_heightmap_share: per_chunk / (hm_ms / per_column),
         trees_per_column: plans.iter().map(|d| d.trees.len()).sum::<usize>() as f64 / columns.len() as f64,
+    }
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct VeinFigures {
+    /// The vein stage per chunk it reaches (from the lowest vein up to the
+    /// surface of the same 16 columns as the decorations), one thread:
+    /// the fill with veins less the fill without.
+    pub ms_per_chunk_veins: f64,
+    /// Chunks per column the veins reach there.
+    pub vein_chunks_per_column: f64,
+    /// Veins and decorations per column over decorations alone per column
+    /// (the goal is at most 1.5).
+    pub placement_over_decoration: f64,
+}
+
+/// The vein stage on the 16 columns of `decorate`, against its figures.
+pub fn vein_figures(world: &WorldGen, decorate: &DecorateFigures, repeat: usize) -> VeinFigures {
+    let p = &*world.params;
+    let mut bare = world.params.clone();
+    bare.vein_kind_count = 0;
+    let corner = decorate.columns_from;
+    let columns: Vec<ColumnPos> = (0..16).map(|i| ColumnPos { x: corner[0] + i % 4, z: corner[1] + i / 4 }).collect();
+    let hms: Vec<_> = columns.iter().map(|&c| world.compute_heightmap(c)).collect();
+    let mut chunks: Vec<(usize, ChunkPos)> = Vec::new();
+    for (i, (c, hm)) in columns.iter().zip(&hms).enumerate() {
+        let lo = (p.vein_lowest - p.vein_reach).div_euclid(32);
+        for y in lo..=(hm.max_height - 1).div_euclid(32) {
+            let pos = ChunkPos::new(c.x, y, c.z);
+            let base = [c.x as i64 * 32, y as i64 * 32, c.z as i64 * 32];
+            if !veins::touching(p, base, base.map(|v| v + 31)).is_empty() {
+                chunks.push((i, pos));
+            }
+        }
+    }
+    let rounds = 4;
+    let fills = |params: &WorldParams| {
+        median(
+            (0..repeat.max(1))
+                .map(|_| {
+                    time_ms(|| {
+                        for _ in 0..rounds {
+                            for &(i, pos) in &chunks {
+                                std::hint::black_box(fill::fill(params, pos, &hms[i], None));
+                            }
+                        }
+                    })
+                    .0 / rounds as f64
+                })
+                .collect(),
+        )
+    };
+    let n = chunks.len().max(1) as f64;
+    let per_chunk = (fills(p) - fills(&bare)).max(0.0) / n;
+    let per_column = n / columns.len() as f64;
+    let decoration = decorate.ms_per_chunk_decorate * decorate.surface_chunks_per_column;
+    VeinFigures {
+        ms_per_chunk_veins: per_chunk,
+        vein_chunks_per_column: per_column,
+        placement_over_decoration: (decoration + per_chunk * per_column) / decoration,
     }
 }
 

@@ -69,6 +69,9 @@ pub struct GenReport {
     pub ms_per_chunk_decorate: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub decorate: Option<super::decorate::DecorateFigures>,
+    /// The vein stage, against the decorations on the same columns.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub veins: Option<super::decorate::VeinFigures>,
     /// The Chile thesis's placement against dart throwing.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub placement: Option<super::decorate::PlacementFigures>,
@@ -199,6 +202,10 @@ pub fn run(
     let decorating = world.params.decorates();
     let decorate = decorating.then(|| super::decorate::decorate_figures(&world, [4, -12], repeat));
     let placement = (world.params.tree_unit > 0).then(|| super::decorate::placement_figures(&world, 1024, repeat));
+    let veins = decorate
+        .as_ref()
+        .filter(|_| world.params.has_veins())
+        .map(|d| super::decorate::vein_figures(&world, d, repeat));
     let density = super::density::density_figures(&world, repeat);
     let light = super::light::light_figures(&world, repeat);
     let cpu_threads = match kind {
@@ -276,6 +283,7 @@ pub fn run(
         ms_per_chunk_fill: fill_ms,
         ms_per_chunk_decorate: decorate.as_ref().map(|d| d.ms_per_chunk_decorate),
         decorate,
+        veins,
         placement,
         ms_per_chunk_density: density.as_ref().map(|d| d.ms_per_chunk_density),
         ns_per_voxel_cooperative: density.as_ref().map(|d| d.ns_per_voxel_cooperative),

@@ -103,6 +103,19 @@ pub fn table(reports: &[GenReport]) -> String {
             _ => "no cave chunk found".to_string(),
         }
     );
+    if let (Some(d), Some(v)) = (&first.decorate, &first.veins) {
+        let _ = writeln!(
+            s,
+            "\nPlacement, one CPU thread, 16 columns: decorations {:.4} ms per surface chunk ({:.1} per column), \
+             veins {:.4} ms per chunk they reach ({:.1} per column); veins and decorations over decorations \
+             alone per column {:.2}× (goal ≤ 1.5×)",
+            d.ms_per_chunk_decorate,
+            d.surface_chunks_per_column,
+            v.ms_per_chunk_veins,
+            v.vein_chunks_per_column,
+            v.placement_over_decoration
+        );
+    }
     if let Some(d) = &first.density {
         let _ = writeln!(
             s,

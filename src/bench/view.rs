@@ -5,9 +5,9 @@
 //! A run is what `blockworld screenshot` does before it draws: from cold
 //! (a new world with an empty heightmap cache, a new streamer and a new
 //! renderer), stream the range around the screenshot's default eye until
-//! every chunk in it is generated and meshed. Runs of the preset and of
-//! the same preset without its `caves` section alternate, so both see the
-//! same machine state; medians are compared. Beside the wall time, the
+//! every chunk in it is generated and meshed. Runs of the preset, of the
+//! same preset without its `caves` section and without its `veins`
+//! alternate, so all see the same machine state; medians are compared. Beside the wall time, the
 //! process's CPU time over the load says how much work the view was: on a
 //! machine with few cores the two move together.
 //!
@@ -121,7 +121,8 @@ pub struct ViewReach {
 
 #[derive(Clone, Debug, Serialize)]
 pub struct ViewVariant {
-    /// "with caves" or "without caves" (the preset's `caves` removed).
+    /// "with caves" (the preset as it is), "without caves" (its `caves`
+    /// removed) or "without veins" (its `veins` removed).
     pub variant: &'static str,
     pub runs: Vec<ViewRun>,
     pub wall_ms_median: f64,
@@ -143,6 +144,10 @@ pub struct ViewReport {
     pub ratio_quads: Option<f64>,
     pub ratio_frame_culling_on: Option<f64>,
     pub ratio_frame_culling_off: Option<f64>,
+    /// Median wall and CPU time of the preset over the same preset without
+    /// its `veins` (goal ≤ 1.05). None when the preset has no veins.
+    pub ratio_veins_wall: Option<f64>,
+    pub ratio_veins_cpu: Option<f64>,
 }
 
 /// CPU time of every thread of this process so far.
@@ -163,6 +168,8 @@ pub(crate) fn process_cpu_ms() -> f64 {
     f64::NAN
 }
 
+const WITHOUT_VEINS: &str = "without veins";
+
 pub fn run(opts: &ViewOptions) -> Result<ViewReport> {
     if opts.runs == 0 {
         bail!("--runs must be at least 1");
@@ -170,11 +177,12 @@ pub fn run(opts: &ViewOptions) -> Result<ViewReport> {
     let gpu = Gpu::headless()?;
     let mut presets = vec![("with caves", opts.preset.clone())];
     if opts.preset.caves.is_some() {
-        let mut plain = opts.preset.clone();
-        plain.caves = None;
-        presets.push(("without caves", plain));
+        presets.push(("without caves", Preset { caves: None, ..opts.preset.clone() }));
     } else {
         presets[0].0 = "without caves";
+    }
+    if opts.preset.veins.is_some() {
+        presets.push((WITHOUT_VEINS, Preset { veins: None, ..opts.preset.clone() }));
     }
     let mut runs: Vec<Vec<ViewRun>> = vec![Vec::new(); presets.len()];
     let mut backend = String::new();
@@ -196,7 +204,11 @@ pub fn run(opts: &ViewOptions) -> Result<ViewReport> {
             runs,
         })
         .collect();
-    let ratio = |f: fn(&ViewVariant) -> f64| (variants.len() == 2).then(|| f(&variants[0]) / f(&variants[1]));
+    let over = |name: &str, f: fn(&ViewVariant) -> f64| {
+        let other = variants.iter().skip(1).find(|v| v.variant == name)?;
+        Some(f(&variants[0]) / f(other))
+    };
+    let ratio = |f: fn(&ViewVariant) -> f64| over("without caves", f);
     Ok(ViewReport {
         seed: opts.seed,
         render_distance: opts.render_distance,
@@ -207,6 +219,8 @@ pub fn run(opts: &ViewOptions) -> Result<ViewReport> {
         ratio_quads: frames_ratio(&variants, |f| f.surface_culling_on.quads as f64),
         ratio_frame_culling_on: frames_ratio(&variants, |f| f.surface_culling_on.frame_ms),
         ratio_frame_culling_off: frames_ratio(&variants, |f| f.surface_culling_off.frame_ms),
+        ratio_veins_wall: over(WITHOUT_VEINS, |v| v.wall_ms_median),
+        ratio_veins_cpu: over(WITHOUT_VEINS, |v| v.cpu_ms_median),
         variants,
     })
 }
@@ -214,10 +228,8 @@ pub fn run(opts: &ViewOptions) -> Result<ViewReport> {
 /// A figure of the first run's frames, with caves over without.
 fn frames_ratio(variants: &[ViewVariant], f: fn(&ViewFrames) -> f64) -> Option<f64> {
     let of = |v: &ViewVariant| v.runs.first().and_then(|r| r.frames.as_ref()).map(f);
-    match variants {
-        [caves, plain] => Some(of(caves)? / of(plain)?),
-        _ => None,
-    }
+    let plain = variants.iter().skip(1).find(|v| v.variant == "without caves")?;
+    Some(of(variants.first()?)? / of(plain)?)
 }
 
 /// One cold load of the range around the screenshot's default eye, and
@@ -418,6 +430,9 @@ impl fmt::Display for ViewReport {
         }
         if let (Some(w), Some(c)) = (r.ratio_wall, r.ratio_cpu) {
             writeln!(f, "  caves / no caves: {w:.2}x wall, {c:.2}x CPU (goal: 1.5x wall)")?;
+        }
+        if let (Some(w), Some(c)) = (r.ratio_veins_wall, r.ratio_veins_cpu) {
+            writeln!(f, "  veins / no veins: {w:.2}x wall, {c:.2}x CPU (goal: 1.05x wall)")?;
         }
         Ok(())
     }

@@ -16,6 +16,7 @@ use crate::backend::ChunkBackend;
 use crate::world::block::BlockId;
 use crate::world::chunk::BlockCounts;
 use crate::world::coords::{ChunkPos, CHUNK_SIZE_I64};
+use crate::worldgen::params::{FlatVein, WorldParams};
 use crate::worldgen::placement::DENSITY_ONE;
 use crate::worldgen::veins::{self, density_at};
 use crate::worldgen::{Preset, WorldGen};
@@ -66,9 +67,38 @@ pub fn vein_table(
     let (counts, bare_counts) = (per_layer(with.clone())?, per_layer(bare)?);
 
     let p = &with.params;
+    let counted = count_veins(p, (from, to));
+    let mut rows = Vec::new();
+    for layer in (from.y..=to.y).rev() {
+        for (k, (flat, named)) in p.vein_kinds().iter().zip(&def.kinds).enumerate() {
+            let block = BlockId(flat.block as u8);
+            let of = |m: &BTreeMap<i32, BlockCounts>| m.get(&layer).map_or(0, |c| c.0[block.0 as usize] as i64);
+            rows.push(BandRow {
+                layer,
+                kind: named.name.clone(),
+                expected: expected_veins(p, (from, to), layer, flat),
+                veins: counted.get(&(layer, k as u32)).copied().unwrap_or(0),
+                blocks: of(&counts) - of(&bare_counts),
+            });
+        }
+    }
+    Ok(rows)
+}
+
+/// The box's corner blocks, inclusive.
+fn block_box(from: ChunkPos, to: ChunkPos) -> ([i64; 3], [i64; 3]) {
     let lo = [from.x, from.y, from.z].map(|c| c as i64 * CHUNK_SIZE_I64);
     let hi = [to.x, to.y, to.z].map(|c| (c as i64 + 1) * CHUNK_SIZE_I64 - 1);
-    let mut counted: BTreeMap<(i32, u32), u64> = BTreeMap::new();
+    (lo, hi)
+}
+
+/// The veins whose centre lies in the box, by (chunk layer, kind index).
+pub fn count_veins(p: &WorldParams, (from, to): (ChunkPos, ChunkPos)) -> BTreeMap<(i32, u32), u64> {
+    let (lo, hi) = block_box(from, to);
+    let mut counted = BTreeMap::new();
+    if !p.has_veins() {
+        return counted;
+    }
     let unit = p.vein_spacing as i64;
     let cubes = |a: usize| lo[a].div_euclid(unit)..=hi[a].div_euclid(unit);
     for gz in cubes(2) {
@@ -81,24 +111,17 @@ pub fn vein_table(
             }
         }
     }
+    counted
+}
+
+/// The veins of `kind` the chances promise in chunk layer `layer` of the box.
+pub fn expected_veins(p: &WorldParams, (from, to): (ChunkPos, ChunkPos), layer: i32, kind: &FlatVein) -> f64 {
+    let (lo, hi) = block_box(from, to);
     let area = ((hi[0] - lo[0] + 1) * (hi[2] - lo[2] + 1)) as f64;
-    let mut rows = Vec::new();
-    for layer in (from.y..=to.y).rev() {
-        for (k, (flat, named)) in p.vein_kinds().iter().zip(&def.kinds).enumerate() {
-            let y0 = layer as i64 * CHUNK_SIZE_I64;
-            let chance: f64 = (y0..y0 + CHUNK_SIZE_I64).map(|y| density_at(flat, y) as f64 / DENSITY_ONE as f64).sum();
-            let block = BlockId(flat.block as u8);
-            let of = |m: &BTreeMap<i32, BlockCounts>| m.get(&layer).map_or(0, |c| c.0[block.0 as usize] as i64);
-            rows.push(BandRow {
-                layer,
-                kind: named.name.clone(),
-                expected: area / (unit * unit * unit) as f64 * chance,
-                veins: counted.get(&(layer, k as u32)).copied().unwrap_or(0),
-                blocks: of(&counts) - of(&bare_counts),
-            });
-        }
-    }
-    Ok(rows)
+    let unit = p.vein_spacing as f64;
+    let y0 = layer as i64 * CHUNK_SIZE_I64;
+    let chance: f64 = (y0..y0 + CHUNK_SIZE_I64).map(|y| density_at(kind, y) as f64 / DENSITY_ONE as f64).sum();
+    area / (unit * unit * unit) * chance
 }
 
 /// The rows as a Markdown table, bands top first; kinds with no vein

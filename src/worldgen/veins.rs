@@ -31,7 +31,7 @@ use super::heightmap::Heightmap;
 use super::params::{splitmix64, FlatVein, WorldParams};
 use super::placement::{threshold, PATTERN_POINTS};
 use crate::world::block::MAX_BLOCK_TYPES;
-use crate::world::coords::{ChunkPos, CHUNK_SIZE, CHUNK_SIZE_I64, CHUNK_VOLUME};
+use crate::world::coords::{ChunkPos, CHUNK_AREA, CHUNK_SIZE, CHUNK_SIZE_I64, CHUNK_VOLUME};
 
 /// A cell is `CELL_CUBES³` candidate cubes.
 pub const CELL_CUBES: i64 = 4;
@@ -213,19 +213,32 @@ pub fn apply(p: &WorldParams, pos: ChunkPos, hm: &Heightmap, bytes: &mut [u8], c
     if lo[1] >= hm.max_height as i64 {
         return;
     }
-    let veins = touching(p, lo, hi);
+    apply_veins(p, lo, &hm.heights, &touching(p, lo, hi), bytes, counts);
+}
+
+/// [`apply`] for a given list of veins, in any order, over the chunk whose
+/// corner block is `lo` and whose columns' surfaces are `heights`.
+pub fn apply_veins(
+    p: &WorldParams,
+    lo: [i64; 3],
+    heights: &[i32; CHUNK_AREA],
+    veins: &[Vein],
+    bytes: &mut [u8],
+    counts: &mut [u32; MAX_BLOCK_TYPES],
+) {
     if veins.is_empty() {
         return;
     }
+    let hi = lo.map(|c| c + CHUNK_SIZE_I64 - 1);
     const NONE: u8 = u8::MAX;
     let mut claim = vec![NONE; CHUNK_VOLUME];
-    for v in &veins {
+    for v in veins {
         let kind = &p.vein_kinds[v.kind as usize];
         let (vl, vh) = v.bounds();
         for z in vl[2].max(lo[2])..=vh[2].min(hi[2]) {
             for x in vl[0].max(lo[0])..=vh[0].min(hi[0]) {
                 let column = ((z - lo[2]) * CHUNK_SIZE_I64 + (x - lo[0])) as usize;
-                let surface = hm.heights[column] as i64;
+                let surface = heights[column] as i64;
                 for y in vl[1].max(lo[1])..=vh[1].min(hi[1]).min(surface - 1) {
                     let i = column * CHUNK_SIZE + (y - lo[1]) as usize;
                     let replaceable = kind.replace_mask >> bytes[i] & 1 == 1;
@@ -250,6 +263,103 @@ pub fn apply(p: &WorldParams, pos: ChunkPos, hm: &Heightmap, bytes: &mut [u8], c
 mod tests {
     use super::*;
     use crate::worldgen::Preset;
+
+    /// A chunk of rock with its surface far above, the veins that reach
+    /// it, and the blocks `paint` makes of them in `order`.
+    fn rock(p: &WorldParams) -> (ChunkPos, Vec<Vein>, Box<[i32; CHUNK_AREA]>) {
+        let pos = ChunkPos::new(3, -2, -5);
+        let (lo, hi) = chunk_box(pos);
+        (pos, touching(p, lo, hi), Box::new([1000; CHUNK_AREA]))
+    }
+
+    fn stone(p: &WorldParams) -> (Vec<u8>, [u32; MAX_BLOCK_TYPES]) {
+        let mut counts = [0; MAX_BLOCK_TYPES];
+        counts[p.deep_block as usize] = CHUNK_VOLUME as u32;
+        (vec![p.deep_block as u8; CHUNK_VOLUME], counts)
+    }
+
+    fn shuffled(veins: &[Vein], seed: u64) -> Vec<Vein> {
+        let mut keyed: Vec<(u64, Vein)> =
+            veins.iter().enumerate().map(|(i, v)| (splitmix64(seed ^ i as u64), *v)).collect();
+        keyed.sort_unstable_by_key(|(k, _)| *k);
+        keyed.into_iter().map(|(_, v)| v).collect()
+    }
+
+    #[test]
+    fn overlapping_veins_of_different_kinds_give_the_same_blocks_in_any_order() {
+        let p = WorldParams::new(&Preset::classic(), 11);
+        let (pos, veins, heights) = rock(&p);
+        let lo = chunk_box(pos).0;
+        let blocks_of = |order: &[Vein]| {
+            let (mut bytes, mut counts) = stone(&p);
+            apply_veins(&p, lo, &heights, order, &mut bytes, &mut counts);
+            (bytes, counts)
+        };
+        // The rule must have work to do: blocks two kinds of different
+        // sizes both cover.
+        let (mut contested, mut sizes) = (0, std::collections::BTreeSet::new());
+        for z in lo[2]..lo[2] + CHUNK_SIZE_I64 {
+            for y in lo[1]..lo[1] + CHUNK_SIZE_I64 {
+                for x in lo[0]..lo[0] + CHUNK_SIZE_I64 {
+                    let covering: Vec<&Vein> = veins.iter().filter(|v| v.covers([x, y, z])).collect();
+                    if covering.iter().any(|v| v.kind != covering[0].kind) {
+                        contested += 1;
+                        sizes.extend(covering.iter().map(|v| v.radius));
+                    }
+                }
+            }
+        }
+        assert!(contested > 10 && sizes.len() > 1, "{contested} contested blocks, radii {sizes:?}");
+        let reference = blocks_of(&veins);
+        for seed in 0..16 {
+            assert!(blocks_of(&shuffled(&veins, seed)) == reference, "order {seed} changed the blocks");
+        }
+        // Negative control: painting each vein over the last, ignoring the
+        // kinds' order, depends on the visiting order.
+        let paint = |order: &[Vein]| {
+            let mut bytes = vec![p.deep_block as u8; CHUNK_VOLUME];
+            for v in order {
+                let (vl, vh) = v.bounds();
+                for z in vl[2].max(lo[2])..=vh[2].min(lo[2] + CHUNK_SIZE_I64 - 1) {
+                    for y in vl[1].max(lo[1])..=vh[1].min(lo[1] + CHUNK_SIZE_I64 - 1) {
+                        for x in vl[0].max(lo[0])..=vh[0].min(lo[0] + CHUNK_SIZE_I64 - 1) {
+                            if v.covers([x, y, z]) {
+                                let i =
+                                    (((z - lo[2]) * CHUNK_SIZE_I64 + x - lo[0]) * CHUNK_SIZE_I64 + y - lo[1]) as usize;
+                                bytes[i] = p.vein_kinds[v.kind as usize].block as u8;
+                            }
+                        }
+                    }
+                }
+            }
+            bytes
+        };
+        let painted = paint(&veins);
+        assert!((0..16).any(|seed| paint(&shuffled(&veins, seed)) != painted), "the control found no order effect");
+    }
+
+    #[test]
+    fn veins_touch_no_block_at_or_above_the_surface() {
+        let p = WorldParams::new(&Preset::classic(), 11);
+        let (pos, veins, _) = rock(&p);
+        let lo = chunk_box(pos).0;
+        // A surface in the middle of the chunk, different per column.
+        let heights: Box<[i32; CHUNK_AREA]> = Box::new(std::array::from_fn(|c| (lo[1] + 8 + (c % 17) as i64) as i32));
+        let (mut bytes, mut counts) = stone(&p);
+        apply_veins(&p, lo, &heights, &veins, &mut bytes, &mut counts);
+        let mut changed_below = 0;
+        for (c, &h) in heights.iter().enumerate() {
+            for ly in 0..CHUNK_SIZE {
+                let changed = bytes[c * CHUNK_SIZE + ly] != p.deep_block as u8;
+                if lo[1] + ly as i64 >= h as i64 {
+                    assert!(!changed, "column {c}, height {}", lo[1] + ly as i64);
+                }
+                changed_below += changed as u32;
+            }
+        }
+        assert!(changed_below > 50, "{changed_below}");
+        assert_eq!(counts.iter().sum::<u32>(), CHUNK_VOLUME as u32);
+    }
 
     #[test]
     fn the_3d_matrix_holds_each_level_once() {
