@@ -239,3 +239,41 @@ fn no_sky_shows_where_chunks_meet_far_terrain() {
     let cracks = like_sky(&far);
     assert!(cracks * 1000 <= far.len(), "{cracks} pixels show the sky between chunks and far terrain");
 }
+
+/// A cross sprite (a rose) stands in its own block: placed in the open
+/// air three blocks in front of the eye, at eye height, its red petals
+/// show in the middle of the picture, just above the centre (the flower's
+/// head is in the top half of its tile). Both of its diagonal quads shifted
+/// a block down and aside once, which this catches.
+#[test]
+fn a_cross_sprite_is_drawn_in_its_own_block() {
+    let bin = env!("CARGO_BIN_EXE_blockworld");
+    let dir = std::env::temp_dir().join(format!("blockworld-sprite-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let world = dir.join("world");
+    let world_arg = world.to_str().unwrap();
+    let run = |args: &[&str]| {
+        let o = Command::new(bin).args(args).output().unwrap();
+        assert!(o.status.success(), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
+    };
+    run(&["world", "new", world_arg, "--seed", "42"]);
+    let script = dir.join("rose.txt");
+    std::fs::write(&script, "set 0 90 3 rose\n").unwrap();
+    run(&["world", "edit", world_arg, "--script", script.to_str().unwrap()]);
+    let view = ["--world", world_arg, "--pos=0.5,90.5,0.5", "--yaw", "0", "--pitch", "0", "--render-distance", "2"];
+    let (w, h, px) = shot("sprite", &view);
+    let _ = std::fs::remove_dir_all(&dir);
+    let red: Vec<(u32, u32)> = (0..h)
+        .flat_map(|y| (0..w).map(move |x| (x, y)))
+        .filter(|&(x, y)| {
+            let c = px[(y * w + x) as usize];
+            c[0] > 120 && c[1] < 90 && c[2] < 90
+        })
+        .collect();
+    assert!(red.len() > 50, "the rose's petals are drawn: {} red pixels", red.len());
+    let cx = red.iter().map(|p| p.0 as f64).sum::<f64>() / red.len() as f64;
+    let cy = red.iter().map(|p| p.1 as f64).sum::<f64>() / red.len() as f64;
+    assert!((cx - w as f64 / 2.0).abs() < w as f64 / 20.0, "petals centred across: {cx:.0} of {w}");
+    assert!(cy < h as f64 / 2.0 && cy > h as f64 / 4.0, "petals just above the centre: {cy:.0} of {h}");
+}

@@ -77,8 +77,12 @@ fn vs_main(@builtin(vertex_index) vi: u32, @builtin(instance_index) chunk: u32) 
     // leaves no pixel-wide crack: with visibility culling, nothing hidden
     // is drawn behind the wall to fill one, and the sky showed through.
     let exact = origin + corner_offset(face, k, w, h);
-    let grow = select(0.0, 1e-3 + 2e-4 * length(chunk_origins[chunk].xyz + exact), face < 6u);
-    let local = origin + corner_offset(face, k, w + 2.0 * grow, h + 2.0 * grow) - corner_offset(face, 2u, grow, grow);
+    // Cross sprites do not grow: their corners are the block's own, and
+    // corner_offset gives them no tangent lengths to shift back by.
+    let cube = face < 6u;
+    let grow = select(0.0, 1e-3 + 2e-4 * length(chunk_origins[chunk].xyz + exact), cube);
+    let back = select(vec3<f32>(0.0), corner_offset(face, 2u, grow, grow), cube);
+    let local = origin + corner_offset(face, k, w + 2.0 * grow, h + 2.0 * grow) - back;
     let ao = f32((q.y >> (8u + 2u * k)) & 3u) / 3.0;
     let l16 = (select(q.z, q.w, k >= 2u) >> (16u * (k % 2u))) & 0xFFFFu;
     let sky_l = level(l16 >> 12u);
