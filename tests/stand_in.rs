@@ -13,7 +13,7 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-const GOLDEN: &str = "8920649c225c112bd28c0afa3e585fd1bd208e8b40d7ebb63f497bb013d08a71  100 chunks";
+const GOLDEN: &str = "8d7ef0b6e988f419402c7800127be890c53e91841fd970273b7d8122ecd93cf8  100 chunks";
 const REGION: [&str; 6] = ["--seed", "42", "--from", "-2,-2,-2", "--to", "2,1,2"];
 
 fn skipped() -> bool {

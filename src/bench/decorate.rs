@@ -141,9 +141,12 @@ pub struct VeinFigures {
     pub ms_per_chunk_veins: f64,
     /// Chunks per column the veins reach there.
     pub vein_chunks_per_column: f64,
-    /// Veins and decorations per column over decorations alone per column
-    /// (the goal is at most 1.5).
-    pub placement_over_decoration: f64,
+    /// The vein stage per chunk it reaches over the decorations per chunk
+    /// they reach (the goal is at most 1.5).
+    pub veins_over_decoration_per_chunk: f64,
+    /// Veins and decorations per column over decorations alone per column:
+    /// the veins reach more chunks of a column than the decorations do.
+    pub placement_over_decoration_per_column: f64,
 }
 
 /// The vein stage on the 16 columns of `decorate`, against its figures.
@@ -189,7 +192,8 @@ pub fn vein_figures(world: &WorldGen, decorate: &DecorateFigures, repeat: usize)
     VeinFigures {
         ms_per_chunk_veins: per_chunk,
         vein_chunks_per_column: per_column,
-        placement_over_decoration: (decoration + per_chunk * per_column) / decoration,
+        veins_over_decoration_per_chunk: per_chunk / decorate.ms_per_chunk_decorate,
+        placement_over_decoration_per_column: (decoration + per_chunk * per_column) / decoration,
     }
 }
 

@@ -107,13 +107,14 @@ pub fn table(reports: &[GenReport]) -> String {
         let _ = writeln!(
             s,
             "\nPlacement, one CPU thread, 16 columns: decorations {:.4} ms per surface chunk ({:.1} per column), \
-             veins {:.4} ms per chunk they reach ({:.1} per column); veins and decorations over decorations \
-             alone per column {:.2}× (goal ≤ 1.5×)",
+             veins {:.4} ms per chunk they reach ({:.1} per column): per chunk {:.2}× the decorations \
+             (goal ≤ 1.5×); per column, veins and decorations {:.2}× the decorations alone",
             d.ms_per_chunk_decorate,
             d.surface_chunks_per_column,
             v.ms_per_chunk_veins,
             v.vein_chunks_per_column,
-            v.placement_over_decoration
+            v.veins_over_decoration_per_chunk,
+            v.placement_over_decoration_per_column
         );
     }
     if let Some(d) = &first.density {

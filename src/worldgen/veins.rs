@@ -140,14 +140,22 @@ impl Vein {
 
 /// The vein of the candidate in cube `g`, if it is accepted.
 pub fn candidate(p: &WorldParams, g: [i64; 3]) -> Option<Vein> {
+    candidate_in(p, g, cell_hash(p.vein_seed(), g.map(|v| v.div_euclid(CELL_CUBES))))
+}
+
+/// [`candidate`], given the hash of the cell that holds cube `g`.
+fn candidate_in(p: &WorldParams, g: [i64; 3], hash: u64) -> Option<Vein> {
     let unit = p.vein_spacing as i64;
-    let cell = g.map(|v| v.div_euclid(CELL_CUBES));
     let local = g.map(|v| v.rem_euclid(CELL_CUBES));
     let index = (local[0] + CELL_CUBES * local[1] + CELL_CUBES * CELL_CUBES * local[2]) as u64;
-    let hash = cell_hash(p.vein_seed(), cell);
     let shifted = [0, 1, 2].map(|a| ((local[a] as u64 + (hash >> (2 * a)) as u64) & 3) as usize);
     let level = p.vein_bayer[shifted[0] + 4 * shifted[1] + 16 * shifted[2]];
     let limit = threshold(level, ((hash >> 6) & 63) as u32);
+    // No height gives the kinds more than their larger ends together: most
+    // candidates are turned away here, before any hashing or division.
+    if limit >= p.vein_kinds().iter().map(|k| k.density_top.max(k.density_bottom)).sum::<u32>() {
+        return None;
+    }
     let variant = splitmix64(hash.wrapping_add(index + 1));
     let origin = [0, 1, 2].map(|a| g[a] * unit + ((variant >> (16 * a)) & 0xFFFF) as i64 % unit);
     let mut sum = 0;
@@ -169,27 +177,43 @@ pub fn candidate(p: &WorldParams, g: [i64; 3]) -> Option<Vein> {
 /// Every vein that can cover a block of the box `lo..=hi`.
 pub fn touching(p: &WorldParams, lo: [i64; 3], hi: [i64; 3]) -> Vec<Vein> {
     let mut out = Vec::new();
+    visit_touching(p, lo, hi, |v| {
+        out.push(v);
+        true
+    });
+    out
+}
+
+/// Calls `f` with every vein that can cover a block of the box `lo..=hi`
+/// until it returns false.
+fn visit_touching(p: &WorldParams, lo: [i64; 3], hi: [i64; 3], mut f: impl FnMut(Vein) -> bool) {
     if !p.has_veins() || lo[1] > p.vein_highest as i64 + p.vein_reach as i64 {
-        return out;
+        return;
     }
     if hi[1] < p.vein_lowest as i64 - p.vein_reach as i64 {
-        return out;
+        return;
     }
     let unit = p.vein_spacing as i64;
     let reach = p.vein_reach as i64;
     let cubes = |a: usize| (lo[a] - reach).div_euclid(unit)..=(hi[a] + reach).div_euclid(unit);
+    // Neighbouring cubes share a cell: hash each cell once.
+    let mut cached: ([i64; 3], u64) = ([i64::MIN; 3], 0);
     for gz in cubes(2) {
         for gy in cubes(1) {
             for gx in cubes(0) {
-                let Some(v) = candidate(p, [gx, gy, gz]) else { continue };
+                let g = [gx, gy, gz];
+                let cell = g.map(|v| v.div_euclid(CELL_CUBES));
+                if cached.0 != cell {
+                    cached = (cell, cell_hash(p.vein_seed(), cell));
+                }
+                let Some(v) = candidate_in(p, g, cached.1) else { continue };
                 let (vl, vh) = v.bounds();
-                if (0..3).all(|a| vl[a] <= hi[a] && vh[a] >= lo[a]) {
-                    out.push(v);
+                if (0..3).all(|a| vl[a] <= hi[a] && vh[a] >= lo[a]) && !f(v) {
+                    return;
                 }
             }
         }
     }
-    out
 }
 
 fn chunk_box(pos: ChunkPos) -> ([i64; 3], [i64; 3]) {
@@ -201,7 +225,12 @@ fn chunk_box(pos: ChunkPos) -> ([i64; 3], [i64; 3]) {
 /// into ore: a chunk of deep rock is uniform only where none can.
 pub fn may_alter(p: &WorldParams, pos: ChunkPos, block: u32) -> bool {
     let (lo, hi) = chunk_box(pos);
-    touching(p, lo, hi).iter().any(|v| p.vein_kinds[v.kind as usize].replace_mask >> block & 1 == 1)
+    let mut alters = false;
+    visit_touching(p, lo, hi, |v| {
+        alters = p.vein_kinds[v.kind as usize].replace_mask >> block & 1 == 1;
+        !alters
+    });
+    alters
 }
 
 /// Turns the blocks of chunk `pos` (its column's heightmap `hm`; terrain
@@ -231,31 +260,39 @@ pub fn apply_veins(
     }
     let hi = lo.map(|c| c + CHUNK_SIZE_I64 - 1);
     const NONE: u8 = u8::MAX;
-    let mut claim = vec![NONE; CHUNK_VOLUME];
+    let mut claim = [NONE; CHUNK_VOLUME];
+    let mut claimed: Vec<u32> = Vec::with_capacity(1024);
     for v in veins {
         let kind = &p.vein_kinds[v.kind as usize];
-        let (vl, vh) = v.bounds();
-        for z in vl[2].max(lo[2])..=vh[2].min(hi[2]) {
-            for x in vl[0].max(lo[0])..=vh[0].min(hi[0]) {
-                let column = ((z - lo[2]) * CHUNK_SIZE_I64 + (x - lo[0])) as usize;
-                let surface = heights[column] as i64;
-                for y in vl[1].max(lo[1])..=vh[1].min(hi[1]).min(surface - 1) {
-                    let i = column * CHUNK_SIZE + (y - lo[1]) as usize;
-                    let replaceable = kind.replace_mask >> bytes[i] & 1 == 1;
-                    if replaceable && (v.kind as u8) < claim[i] && v.covers([x, y, z]) {
-                        claim[i] = v.kind as u8;
+        // Blob by blob: a chain's bounding box is mostly empty. A block two
+        // blobs share is visited twice, and the claim turns the second away.
+        for j in 0..v.blobs as i64 {
+            let centre = [0, 1, 2].map(|a| v.origin[a] + j * v.step[a]);
+            let (bl, bh) = (centre.map(|c| c - v.radius), centre.map(|c| c + v.radius));
+            for z in bl[2].max(lo[2])..=bh[2].min(hi[2]) {
+                for x in bl[0].max(lo[0])..=bh[0].min(hi[0]) {
+                    let column = ((z - lo[2]) * CHUNK_SIZE_I64 + (x - lo[0])) as usize;
+                    let surface = heights[column] as i64;
+                    for y in bl[1].max(lo[1])..=bh[1].min(hi[1]).min(surface - 1) {
+                        let i = column * CHUNK_SIZE + (y - lo[1]) as usize;
+                        let replaceable = kind.replace_mask >> bytes[i] & 1 == 1;
+                        if replaceable && (v.kind as u8) < claim[i] && v.covers([x, y, z]) {
+                            if claim[i] == NONE {
+                                claimed.push(i as u32);
+                            }
+                            claim[i] = v.kind as u8;
+                        }
                     }
                 }
             }
         }
     }
-    for (i, &k) in claim.iter().enumerate() {
-        if k != NONE {
-            let (old, new) = (bytes[i] as usize, p.vein_kinds[k as usize].block as u8);
-            counts[old] -= 1;
-            counts[new as usize] += 1;
-            bytes[i] = new;
-        }
+    for i in claimed {
+        let i = i as usize;
+        let (old, new) = (bytes[i] as usize, p.vein_kinds[claim[i] as usize].block as u8);
+        counts[old] -= 1;
+        counts[new as usize] += 1;
+        bytes[i] = new;
     }
 }
 
