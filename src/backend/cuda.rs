@@ -843,6 +843,12 @@ mod tests {
         for k in resources::UNDETERMINED_STACK {
             assert!(allowed.contains(k), "ptxas cannot bound the stack of {k}");
         }
-        const { assert!(resources::RECURSIVE_FRAME_BYTES > 0) };
+        // At run time, not in a const block: while the kernels fail to build
+        // (a shared struct changed, its generated checks not yet rewritten)
+        // the test binary must still build, so `generated_header` can run.
+        #[allow(clippy::assertions_on_constants)]
+        {
+            assert!(resources::RECURSIVE_FRAME_BYTES > 0, "ptxas reported no frame for the recursive kernels");
+        }
     }
 }

@@ -126,9 +126,11 @@ impl Vein {
     pub fn covers(&self, b: [i64; 3]) -> bool {
         let r2 = self.radius * self.radius;
         let mut shell = false;
+        let [ox, oy, oz] = self.origin;
+        let [sx, sy, sz] = self.step;
         for j in 0..self.blobs as i64 {
-            let d = [0, 1, 2].map(|a| b[a] - (self.origin[a] + j * self.step[a]));
-            let d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+            let (dx, dy, dz) = (b[0] - ox - j * sx, b[1] - oy - j * sy, b[2] - oz - j * sz);
+            let d2 = dx * dx + dy * dy + dz * dz;
             if d2 <= r2 {
                 return true;
             }
