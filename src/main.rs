@@ -94,12 +94,8 @@ enum Command {
     RegionHash {
         #[command(flatten)]
         world: WorldArgs,
-        /// First corner, chunk coordinates X,Y,Z.
-        #[arg(long, value_parser = parse_chunk_pos, allow_hyphen_values = true)]
-        from: ChunkPos,
-        /// Second corner, chunk coordinates X,Y,Z (inclusive).
-        #[arg(long, value_parser = parse_chunk_pos, allow_hyphen_values = true)]
-        to: ChunkPos,
+        #[command(flatten)]
+        region: ChunkBox,
         /// cpu-serial, cpu, gpu or cuda-emulated.
         #[arg(long, default_value = "cpu")]
         backend: Engine,
@@ -137,12 +133,8 @@ enum Command {
     VeinTable {
         #[command(flatten)]
         world: WorldArgs,
-        /// First corner, chunk coordinates X,Y,Z.
-        #[arg(long, value_parser = parse_chunk_pos, allow_hyphen_values = true)]
-        from: ChunkPos,
-        /// Second corner, chunk coordinates X,Y,Z (inclusive).
-        #[arg(long, value_parser = parse_chunk_pos, allow_hyphen_values = true)]
-        to: ChunkPos,
+        #[command(flatten)]
+        region: ChunkBox,
         /// cpu-serial, cpu, gpu or cuda-emulated.
         #[arg(long, default_value = "cpu")]
         backend: Engine,
@@ -633,13 +625,25 @@ fn world_command(which: WorldCommand) -> Result<()> {
     Ok(())
 }
 
+/// An inclusive box of chunks.
+#[derive(Args, Debug)]
+struct ChunkBox {
+    /// First corner, chunk coordinates X,Y,Z.
+    #[arg(long, value_parser = parse_chunk_pos, allow_hyphen_values = true)]
+    from: ChunkPos,
+    /// Second corner, chunk coordinates X,Y,Z (inclusive).
+    #[arg(long, value_parser = parse_chunk_pos, allow_hyphen_values = true)]
+    to: ChunkPos,
+}
+
 fn run() -> Result<()> {
     let cli = Cli::parse();
     match cli.command {
         None => play(PlayArgs::defaults()?),
         Some(Command::Play(args)) => play(args),
-        Some(Command::RegionHash { world, from, to, backend, world_dir, cpu_fallback, counts, per_chunk }) => {
-            region_hash_command(&world, (from, to), backend, world_dir.as_deref(), cpu_fallback, (counts, per_chunk))
+        Some(Command::RegionHash { world, region, backend, world_dir, cpu_fallback, counts, per_chunk }) => {
+            let r = (region.from, region.to);
+            region_hash_command(&world, r, backend, world_dir.as_deref(), cpu_fallback, (counts, per_chunk))
         }
         Some(Command::FarHash { world, center, horizon, backend }) => {
             let w = load_world(&world)?;
@@ -649,7 +653,7 @@ fn run() -> Result<()> {
             println!("{}  {} tiles", r.digest, r.tiles);
             Ok(())
         }
-        Some(Command::VeinTable { world, from, to, backend }) => {
+        Some(Command::VeinTable { world, region: ChunkBox { from, to }, backend }) => {
             let w = load_world(&world)?;
             let options = device_options()?;
             let engine = |w: Arc<WorldGen>| backend::create(backend, w, &options).map_err(RegionError::Backend);

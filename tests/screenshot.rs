@@ -58,6 +58,32 @@ fn screenshot_shows_sky_terrain_and_several_blocks() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A new seed-42 world in a fresh directory, edited by `script` (lines of
+/// `blockworld world edit`) unless it is empty; returns the directory and
+/// the world's path.
+fn edited_world(name: &str, script: &str) -> (std::path::PathBuf, String) {
+    let dir = std::env::temp_dir().join(format!("blockworld-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let world = dir.join("world").to_str().unwrap().to_string();
+    blockworld_ok(&["world", "new", &world, "--seed", "42"]);
+    if !script.is_empty() {
+        edit_world(&dir, &world, script);
+    }
+    (dir, world)
+}
+
+fn edit_world(dir: &std::path::Path, world: &str, script: &str) {
+    let file = dir.join("script.txt");
+    std::fs::write(&file, script).unwrap();
+    blockworld_ok(&["world", "edit", world, "--script", file.to_str().unwrap()]);
+}
+
+fn blockworld_ok(args: &[&str]) {
+    let o = Command::new(env!("CARGO_BIN_EXE_blockworld")).args(args).output().unwrap();
+    assert!(o.status.success(), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
+}
+
 /// Renders a view and returns its pixels as RGB rows.
 fn shot(name: &str, args: &[&str]) -> (u32, u32, Vec<[i32; 3]>) {
     let dir = std::env::temp_dir().join(format!("blockworld-shot-{}-{name}", std::process::id()));
@@ -140,22 +166,10 @@ fn the_world_edge_melts_into_the_sky_from_above() {
 /// so this fails if streaming meshes in full sky or ignores block light.
 #[test]
 fn a_torch_lights_a_cave_and_the_rest_stays_dark() {
-    let bin = env!("CARGO_BIN_EXE_blockworld");
-    let dir = std::env::temp_dir().join(format!("blockworld-torch-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let world = dir.join("world");
-    let world_arg = world.to_str().unwrap();
-    let run = |args: &[&str]| {
-        let o = Command::new(bin).args(args).output().unwrap();
-        assert!(o.status.success(), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
-    };
-    run(&["world", "new", world_arg, "--seed", "42"]);
-    let view = ["--world", world_arg, "--pos=-1,-32,-305", "--yaw", "30", "--pitch", "-15", "--render-distance", "5"];
+    let (dir, world) = edited_world("torch", "");
+    let view = ["--world", &world, "--pos=-1,-32,-305", "--yaw", "30", "--pitch", "-15", "--render-distance", "5"];
     let (w, h, dark) = shot("cave-dark", &view);
-    let script = dir.join("torch.txt");
-    std::fs::write(&script, "set 1 -39 -299 torch\n").unwrap();
-    run(&["world", "edit", world_arg, "--script", script.to_str().unwrap()]);
+    edit_world(&dir, &world, "set 1 -39 -299 torch\n");
     let (_, _, lit) = shot("cave-torch", &view);
     let _ = std::fs::remove_dir_all(&dir);
 
@@ -247,21 +261,8 @@ fn no_sky_shows_where_chunks_meet_far_terrain() {
 /// a block down and aside once, which this catches.
 #[test]
 fn a_cross_sprite_is_drawn_in_its_own_block() {
-    let bin = env!("CARGO_BIN_EXE_blockworld");
-    let dir = std::env::temp_dir().join(format!("blockworld-sprite-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let world = dir.join("world");
-    let world_arg = world.to_str().unwrap();
-    let run = |args: &[&str]| {
-        let o = Command::new(bin).args(args).output().unwrap();
-        assert!(o.status.success(), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
-    };
-    run(&["world", "new", world_arg, "--seed", "42"]);
-    let script = dir.join("rose.txt");
-    std::fs::write(&script, "set 0 90 3 rose\n").unwrap();
-    run(&["world", "edit", world_arg, "--script", script.to_str().unwrap()]);
-    let view = ["--world", world_arg, "--pos=0.5,90.5,0.5", "--yaw", "0", "--pitch", "0", "--render-distance", "2"];
+    let (dir, world) = edited_world("sprite", "set 0 90 3 rose\n");
+    let view = ["--world", &world, "--pos=0.5,90.5,0.5", "--yaw", "0", "--pitch", "0", "--render-distance", "2"];
     let (w, h, px) = shot("sprite", &view);
     let _ = std::fs::remove_dir_all(&dir);
     let red: Vec<(u32, u32)> = (0..h)

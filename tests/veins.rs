@@ -112,17 +112,8 @@ fn rock_below_the_veins_is_untouched() {
 fn crowded_veins_of_two_footprints_are_the_same_on_the_kernels() {
     use blockworld::backend::emulated::EmulatedDevice;
     use blockworld::backend::kernel::{KernelBackend, KernelPath};
-    use blockworld::worldgen::preset::{Ramp, VeinKind, Veins};
-    let kind = |name: &str, block: &str, radius: u32, blobs: u32| VeinKind {
-        name: name.into(),
-        block: block.into(),
-        replaces: vec!["stone".into()],
-        heights: (-64, 0),
-        chance: Ramp { top: 0.4, bottom: 0.4 },
-        radius: Ramp { top: radius, bottom: radius },
-        blobs: (1, blobs),
-    };
-    let veins = Veins { spacing: 8, kinds: vec![kind("gold", "gold_ore", 1, 4), kind("gravel", "gravel", 4, 2)] };
+    use blockworld::worldgen::preset::Veins;
+    let veins: Veins = ron::from_str(include_str!("data/crowded_veins.ron")).expect("the test's veins parse");
     let w = Arc::new(WorldGen::new(Preset { veins: Some(veins), ..Preset::classic() }, 11));
     let positions = region_positions(ChunkPos::new(0, -2, 0), ChunkPos::new(3, -1, 1)).unwrap();
     let cpu = CpuBackend::parallel(w.clone()).generate(&positions).unwrap();

@@ -57,6 +57,22 @@ fn time_ms<T>(f: impl FnOnce() -> T) -> (f64, T) {
     (t.elapsed().as_secs_f64() * 1e3, out)
 }
 
+/// The median over `repeat` runs of the time of one of `rounds` calls of `f`.
+fn fill_ms(repeat: usize, rounds: usize, f: impl Fn()) -> f64 {
+    median(
+        (0..repeat.max(1))
+            .map(|_| {
+                time_ms(|| {
+                    for _ in 0..rounds {
+                        f();
+                    }
+                })
+                .0 / rounds as f64
+            })
+            .collect(),
+    )
+}
+
 /// The decoration stage against the heightmap on 16 columns from `corner`.
 pub fn decorate_figures(world: &WorldGen, corner: [i32; 2], repeat: usize) -> DecorateFigures {
     let p = &*world.params;
@@ -101,23 +117,13 @@ pub fn decorate_figures(world: &WorldGen, corner: [i32; 2], repeat: usize) -> De
             })
             .collect(),
     );
-    let rounds = 8;
     let fills = |decorated: bool| {
-        median(
-            (0..repeat.max(1))
-                .map(|_| {
-                    time_ms(|| {
-                        for _ in 0..rounds {
-                            for &(i, pos) in &chunks {
-                                let d = decorated.then_some(&plans[i]);
-                                std::hint::black_box(fill::fill(p, pos, &hms[i], d));
-                            }
-                        }
-                    })
-                    .0 / rounds as f64
-                })
-                .collect(),
-        )
+        fill_ms(repeat, 8, || {
+            for &(i, pos) in &chunks {
+                let d = decorated.then_some(&plans[i]);
+                std::hint::black_box(fill::fill(p, pos, &hms[i], d));
+            }
+        })
     };
     let place_ms = (fills(true) - fills(false)).max(0.0);
     let n_chunks = chunks.len().max(1) as f64;
@@ -168,22 +174,12 @@ pub fn vein_figures(world: &WorldGen, decorate: &DecorateFigures, repeat: usize)
             }
         }
     }
-    let rounds = 4;
     let fills = |params: &WorldParams| {
-        median(
-            (0..repeat.max(1))
-                .map(|_| {
-                    time_ms(|| {
-                        for _ in 0..rounds {
-                            for &(i, pos) in &chunks {
-                                std::hint::black_box(fill::fill(params, pos, &hms[i], None));
-                            }
-                        }
-                    })
-                    .0 / rounds as f64
-                })
-                .collect(),
-        )
+        fill_ms(repeat, 4, || {
+            for &(i, pos) in &chunks {
+                std::hint::black_box(fill::fill(params, pos, &hms[i], None));
+            }
+        })
     };
     let n = chunks.len().max(1) as f64;
     let per_chunk = (fills(p) - fills(&bare)).max(0.0) / n;

@@ -150,7 +150,7 @@ fn candidate_in(p: &WorldParams, g: [i64; 3], hash: u64) -> Option<Vein> {
     let unit = p.vein_spacing as i64;
     let local = g.map(|v| v.rem_euclid(CELL_CUBES));
     let index = (local[0] + CELL_CUBES * local[1] + CELL_CUBES * CELL_CUBES * local[2]) as u64;
-    let shifted = [0, 1, 2].map(|a| ((local[a] as u64 + (hash >> (2 * a)) as u64) & 3) as usize);
+    let shifted = [0, 1, 2].map(|a| ((local[a] as u64).wrapping_add(hash >> (2 * a)) & 3) as usize);
     let level = p.vein_bayer[shifted[0] + 4 * shifted[1] + 16 * shifted[2]];
     let limit = threshold(level, ((hash >> 6) & 63) as u32);
     // No height gives the kinds more than their larger ends together: most
@@ -364,19 +364,8 @@ mod tests {
 
     #[test]
     fn overlapping_veins_of_different_kinds_give_the_same_blocks_in_any_order() {
-        // Crowded veins of two footprints, so they meet often: big blobs
-        // of gravel and thin strings of gold.
-        use crate::worldgen::preset::{Ramp, VeinKind, Veins};
-        let kind = |name: &str, block: &str, radius: u32, blobs: u32| VeinKind {
-            name: name.into(),
-            block: block.into(),
-            replaces: vec!["stone".into()],
-            heights: (-64, 0),
-            chance: Ramp { top: 0.4, bottom: 0.4 },
-            radius: Ramp { top: radius, bottom: radius },
-            blobs: (1, blobs),
-        };
-        let veins = Veins { spacing: 8, kinds: vec![kind("gold", "gold_ore", 1, 4), kind("gravel", "gravel", 4, 2)] };
+        let veins: crate::worldgen::preset::Veins =
+            ron::from_str(include_str!("../../tests/data/crowded_veins.ron")).expect("the test's veins parse");
         let p = WorldParams::new(&Preset { veins: Some(veins), ..Preset::classic() }, 11);
         let heights = Box::new([1000; CHUNK_AREA]);
         let (mut total, mut radii, mut control) = (0, std::collections::BTreeSet::new(), 0);
