@@ -13,7 +13,7 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-const GOLDEN: &str = "8d7ef0b6e988f419402c7800127be890c53e91841fd970273b7d8122ecd93cf8  100 chunks";
+const GOLDEN: &str = "62459fc9ba5f85f8e0c887f8f7ee08fe247af1538d062b683cfe3dcc553c56cb  100 chunks";
 const REGION: [&str; 6] = ["--seed", "42", "--from", "-2,-2,-2", "--to", "2,1,2"];
 
 fn skipped() -> bool {

@@ -115,6 +115,17 @@ fn pixel(tile: usize, x: usize, y: usize) -> [u8; 4] {
         "log_side" => bark(tile, x, y, n, [102, 76, 46]),
         "pine_log_top" => rings(x, y, n, [150, 112, 70], [64, 46, 30]),
         "pine_log_side" => bark(tile, x, y, n, [64, 46, 30]),
+        "birch_log_top" => rings(x, y, n, [204, 184, 136], [222, 218, 206]),
+        "birch_log_side" => {
+            // White bark with short dark dashes across it.
+            let dash = hash(tile, x / 4, y, 31) > 0.82 && hash(tile, x / 2, y, 37) > 0.3;
+            if dash {
+                shade([44, 42, 38], 0.8 + 0.3 * n)
+            } else {
+                shade([222, 218, 206], 0.86 + 0.14 * n)
+            }
+        }
+        "birch_leaves" => foliage(n, n2, 0.2, [112, 162, 60]),
         "leaves" => foliage(n, n2, 0.18, [66, 138, 44]),
         "pine_leaves" => foliage(n, n2, 0.14, [42, 92, 60]),
         "planks" => {
