@@ -93,7 +93,7 @@ extern "C" __global__ void __launch_bounds__(BW_FILL_THREADS)
                        hi[1] >= (long long)params->vein_lowest - params->vein_reach &&
                        lo[1] <= (long long)params->vein_highest + params->vein_reach;
     unsigned int vein_count = 0;
-    if (veins) bw_gather_veins<BW_FILL_THREADS>(params, true, lo, hi, corner, s_veins, s_scan, &vein_count);
+    if (veins) bw_gather_veins<BW_FILL_THREADS>(params, lo, hi, corner, s_veins, s_scan, &vein_count);
 
     unsigned int block = params->air_block;
     if (active) {

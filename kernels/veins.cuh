@@ -107,9 +107,8 @@ __device__ __forceinline__ bool bw_vein_reaches(const BwVein& v, long long ox, l
 // Every thread of the block calls this (it holds barriers) with the same
 // slab lo..hi (world blocks) and chunk corner; on return s_veins[0..*count)
 // holds the veins that can reach the slab, readable by every thread.
-// `gather` is false for a whole thread block with nothing to gather.
 template <int THREADS>
-__device__ __forceinline__ void bw_gather_veins(const WorldParams* p, bool gather, const long long lo[3],
+__device__ __forceinline__ void bw_gather_veins(const WorldParams* p, const long long lo[3],
                                                 const long long hi[3], const long long corner[3], BwVein* s_veins,
                                                 unsigned int* s_scan, unsigned int* count) {
     const long long unit = p->vein_spacing > 0 ? p->vein_spacing : 1, reach = p->vein_reach;
@@ -122,7 +121,7 @@ __device__ __forceinline__ void bw_gather_veins(const WorldParams* p, bool gathe
     const unsigned long long t = threadIdx.x;
     BwVein v = {};
     bool keep = false;
-    if (gather && t < cubes && t < BW_VEIN_SLAB_CANDIDATES) {
+    if (t < cubes && t < BW_VEIN_SLAB_CANDIDATES) {
         long long ox, oy, oz;
         const long long gx = g0[0] + (long long)(t % n[0]), gy = g0[1] + (long long)((t / n[0]) % n[1]),
                         gz = g0[2] + (long long)(t / (n[0] * n[1]));
