@@ -17,6 +17,7 @@ struct BwVein {
     int x, y, z;
     int sx, sy, sz;  // from one blob centre to the next
     int radius;
+    int lo[3], hi[3];  // the box holding every block the vein can cover
     unsigned int kind;
     unsigned int blobs;
     unsigned int salt;
@@ -130,6 +131,13 @@ __device__ __forceinline__ void bw_gather_veins(const WorldParams* p, const long
             v.x = (int)(ox - corner[0]);
             v.y = (int)(oy - corner[1]);
             v.z = (int)(oz - corner[2]);
+            const int o[3] = {v.x, v.y, v.z}, s[3] = {v.sx, v.sy, v.sz};
+            const int last = v.blobs > 0 ? (int)v.blobs - 1 : 0;
+            for (int a = 0; a < 3; ++a) {
+                const int end = o[a] + last * s[a];
+                v.lo[a] = (o[a] < end ? o[a] : end) - v.radius;
+                v.hi[a] = (o[a] > end ? o[a] : end) + v.radius;
+            }
         }
     }
     unsigned int total = 0;
@@ -146,16 +154,23 @@ __device__ __forceinline__ void bw_gather_veins(const WorldParams* p, const long
 __device__ __forceinline__ unsigned int bw_vein_block(const WorldParams* p, const BwVein* veins, unsigned int count,
                                                       const long long corner[3], int x, int y, int z,
                                                       unsigned int block) {
+    // Coordinates relative to the chunk corner are a few dozen blocks at
+    // most, so 32-bit arithmetic is exact here; 64-bit products cost several
+    // instructions each on the GPU. The box test skips most gathered veins
+    // for a given block, since a vein covers a few hundred of the slab
+    // neighbourhood's blocks.
     unsigned int best = BW_MAX_VEIN_KINDS;
     for (unsigned int i = 0; i < count; ++i) {
-        const BwVein v = veins[i];
-        if (v.kind >= best || ((p->vein_kinds[v.kind].replace_mask >> block) & 1u) == 0u) continue;
-        const long long r2 = (long long)v.radius * v.radius;
+        const BwVein& v = veins[i];
+        if (v.kind >= best || x < v.lo[0] || x > v.hi[0] || y < v.lo[1] || y > v.hi[1] || z < v.lo[2] ||
+            z > v.hi[2])
+            continue;
+        if (((p->vein_kinds[v.kind].replace_mask >> block) & 1u) == 0u) continue;
+        const int r2 = v.radius * v.radius;
         bool hit = false, shell = false;
         for (unsigned int j = 0; j < v.blobs && !hit; ++j) {
-            const long long dx = x - (v.x + (long long)j * v.sx), dy = y - (v.y + (long long)j * v.sy),
-                            dz = z - (v.z + (long long)j * v.sz);
-            const long long d2 = dx * dx + dy * dy + dz * dz;
+            const int dx = x - (v.x + (int)j * v.sx), dy = y - (v.y + (int)j * v.sy), dz = z - (v.z + (int)j * v.sz);
+            const int d2 = dx * dx + dy * dy + dz * dz;
             hit = d2 <= r2;
             shell = shell || d2 <= r2 + v.radius;
         }
