@@ -15,9 +15,23 @@ __device__ __forceinline__ unsigned long long bw_deco_seed(const WorldParams* p)
     return (unsigned long long)p->deco_seed[0] | ((unsigned long long)p->deco_seed[1] << 32);
 }
 
+// Floor division. A 64-bit division is a long subroutine on the GPU; where
+// both operands fit 32 bits (almost always: block coordinates near the
+// origin, small divisors) the 32-bit division gives the same quotient.
 __device__ __forceinline__ long long bw_div_floor(long long a, long long b) {
+    if (a >= -2147483647ll && a <= 2147483647ll && b > 0 && b <= 2147483647ll) {
+        const int q = (int)a / (int)b;
+        return (q * (int)b != (int)a && a < 0) ? (long long)q - 1 : (long long)q;
+    }
     long long q = a / b;
     return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+// a / b rounded toward zero, as C and Rust divide (b not 0); the 32-bit
+// division where a fits it, for the reason above.
+__device__ __forceinline__ long long bw_div_trunc(long long a, long long b) {
+    if (a >= -2147483647ll && a <= 2147483647ll && b >= -2147483647ll && b <= 2147483647ll) return (long long)((int)a / (int)b);
+    return a / b;
 }
 
 struct BwCandidate {

@@ -28,14 +28,14 @@ __device__ __forceinline__ unsigned int bw_vein_density(const FlatVein& k, long 
     if (y < lo || y > hi) return 0u;
     if (hi == lo) return k.density_top;
     const long long top = k.density_top, bottom = k.density_bottom;
-    return (unsigned int)(top + (bottom - top) * (hi - y) / (hi - lo));
+    return (unsigned int)(top + bw_div_trunc((bottom - top) * (hi - y), hi - lo));
 }
 
 __device__ __forceinline__ long long bw_vein_radius(const FlatVein& k, long long y) {
     const long long lo = k.lowest, hi = k.highest;
     if (hi == lo) return k.radius_top;
     const long long span = hi - lo;
-    return ((long long)k.radius_top * (y - lo) + (long long)k.radius_bottom * (hi - y) + span / 2) / span;
+    return bw_div_trunc((long long)k.radius_top * (y - lo) + (long long)k.radius_bottom * (hi - y) + span / 2, span);
 }
 
 __device__ __forceinline__ unsigned int bw_vein_block_hash(long long x, long long y, long long z, unsigned int salt) {
@@ -63,9 +63,11 @@ __device__ __forceinline__ bool bw_vein_candidate(const WorldParams* p, long lon
     const unsigned int level = p->vein_bayer[ux + 4u * uy + 16u * uz];
     const unsigned int limit = level * (BW_DENSITY_ONE / BW_PATTERN_POINTS) + (unsigned int)((hash >> 6) & 63ull);
     const unsigned long long variant = bw_splitmix64(hash + index + 1ull);
-    *ox = gx * unit + (long long)(variant & 0xFFFFull) % unit;
-    *oy = gy * unit + (long long)((variant >> 16) & 0xFFFFull) % unit;
-    *oz = gz * unit + (long long)((variant >> 32) & 0xFFFFull) % unit;
+    // Offsets below 2^16 and a spacing of 8..=32: 32-bit remainders are exact.
+    const unsigned int u = (unsigned int)unit;
+    *ox = gx * unit + (long long)((unsigned int)(variant & 0xFFFFull) % u);
+    *oy = gy * unit + (long long)((unsigned int)((variant >> 16) & 0xFFFFull) % u);
+    *oz = gz * unit + (long long)((unsigned int)((variant >> 32) & 0xFFFFull) % u);
     unsigned int sum = 0, kind = BW_MAX_VEIN_KINDS;
     for (unsigned int k = 0; k < p->vein_kind_count && k < BW_MAX_VEIN_KINDS; ++k) {
         sum += bw_vein_density(p->vein_kinds[k], *oy);
@@ -77,7 +79,7 @@ __device__ __forceinline__ bool bw_vein_candidate(const WorldParams* p, long lon
     if (kind == BW_MAX_VEIN_KINDS) return false;
     const FlatVein& k = p->vein_kinds[kind];
     const long long radius = bw_vein_radius(k, *oy);
-    const long long d = (long long)((variant >> 56) % 27ull);
+    const int d = (int)((unsigned int)(variant >> 56) % 27u);
     int dx = (int)(d % 3) - 1, dy = (int)((d / 3) % 3) - 1, dz = (int)(d / 9) - 1;
     if (dx == 0 && dy == 0 && dz == 0) dx = 1;
     const int stride = radius > 1 ? (int)radius : 1;
