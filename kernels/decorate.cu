@@ -63,7 +63,15 @@ extern "C" __global__ void __launch_bounds__(BW_DECORATE_THREADS)
                 const float slope = fmaxf(fmaxf(fmaxf(h_b[0], h_b[1]), h_b[2]), h_b[3]) -
                                     fminf(fminf(fminf(h_b[0], h_b[1]), h_b[2]), h_b[3]);
                 const unsigned int b = biome[4] % BW_MAX_BIOMES;
-                const int l = bw_layer_of(c.threshold, p->biome_trees[b], p->biome_tree_count[b]);
+                // The biome's density map at the candidate, as
+                // FlatDensityMap::factor computes it (1 without a map).
+                const FlatDensityMap map = p->biome_tree_map[b];
+                float factor = 1.0f;
+                if (map.node < p->node_count) {
+                    const float v = bw_eval_node(p, map.node, (float)c.x, (float)c.z);
+                    factor = fminf(fmaxf(v * map.scale + map.offset, map.min), map.max);
+                }
+                const int l = bw_layer_of_scaled(c.threshold, p->biome_trees[b], p->biome_tree_count[b], factor);
                 if (l >= 0) {
                     const FlatLayer layer = p->biome_trees[b][l];
                     const bool dry = h >= p->water_level;

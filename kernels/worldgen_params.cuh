@@ -1,6 +1,6 @@
 // The flat world description uploaded by the host, and the job structs.
 // Layout twins of `WorldParams`, `FlatNode`, `FlatTree`, `FlatLeafLayer`,
-// `FlatLayer`, `FlatCaveNoise`, `FlatCaveLayer`, `FlatVein` in src/worldgen/params.rs, `PlacedTree` in
+// `FlatLayer`, `FlatDensityMap`, `FlatCaveNoise`, `FlatCaveLayer`, `FlatVein` in src/worldgen/params.rs, `PlacedTree` in
 // src/worldgen/decorate.rs and `ColumnJob` / `ChunkJob` / `FarJob` in
 // src/backend/twins.rs; the generated checks
 // below hold every field's offset equal to Rust's.
@@ -55,6 +55,16 @@ struct FlatLayer {
     unsigned int what;
     unsigned int density;
     unsigned int on_mask;
+};
+
+// A biome's tree density map: a node of the noise graph (BW_NO_DENSITY_MAP:
+// none, the factor is 1) and clamp(v·scale + offset, min, max).
+struct FlatDensityMap {
+    unsigned int node;
+    float scale;
+    float offset;
+    float min;
+    float max;
 };
 
 struct FlatCaveNoise {
@@ -124,6 +134,7 @@ struct WorldParams {
     FlatTree tree_kinds[BW_MAX_TREE_KINDS];
     unsigned int biome_tree_count[BW_MAX_BIOMES];
     FlatLayer biome_trees[BW_MAX_BIOMES][BW_MAX_BIOME_LAYERS];
+    FlatDensityMap biome_tree_map[BW_MAX_BIOMES];
     unsigned int biome_plant_count[BW_MAX_BIOMES];
     FlatLayer biome_plants[BW_MAX_BIOMES][BW_MAX_BIOME_LAYERS];
     unsigned int block_priority[BW_MAX_BLOCK_TYPES];

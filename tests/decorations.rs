@@ -10,8 +10,9 @@ use blockworld::world::chunk::Chunk;
 use blockworld::world::coords::{column_index, ChunkPos, ColumnPos};
 use blockworld::worldgen::decorate::{self, ColumnDecorations, PlacedTree};
 use blockworld::worldgen::heightmap::Lanes;
-use blockworld::worldgen::params::WorldParams;
+use blockworld::worldgen::params::{scaled_density, WorldParams};
 use blockworld::worldgen::placement::{candidate, least_block_distance, unit_squares, DENSITY_ONE};
+use blockworld::worldgen::preset::MAX_BIOME_LAYERS;
 use blockworld::worldgen::{fill, Preset, WorldGen};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -234,6 +235,90 @@ fn decorating(p: &WorldParams, preset: &Preset) -> (HashSet<String>, HashSet<Str
     (names(&p.biome_tree_count), names(&p.biome_plant_count))
 }
 
+/// The chance that a candidate of biome `b` grows some tree, its layers'
+/// densities scaled by `factor` (the biome's density map there).
+fn scaled_total(p: &WorldParams, b: usize, factor: f32) -> f64 {
+    let n = p.biome_tree_count[b] as usize;
+    let sum: u32 = p.biome_trees[b][..n].iter().map(|l| scaled_density(l.density, factor)).sum();
+    sum as f64 / DENSITY_ONE as f64
+}
+
+/// Density maps: in each biome that has one, eligible candidates binned by
+/// the map's factor grow as many trees as the scaled chances predict,
+/// within 5σ (the per-layer acceptance test); the sparsest bin is a
+/// clearing and the densest a grove; and over the area each biome keeps its
+/// listed (the founding game's) chance within 10 %.
+#[test]
+fn density_maps_make_groves_and_clearings_at_the_listed_average() {
+    let w = world();
+    let p = &*w.params;
+    let preset = Preset::classic();
+    let unit = p.tree_unit as i64;
+    let (x0, z0, span) = (-5000i64, 2000i64, 6000i64);
+    const BINS: [f32; 3] = [0.5, 1.5, f32::INFINITY];
+    // Per biome and bin: (eligible, grown, expected, variance), and the
+    // same per layer (tree kind) of the biome.
+    type Row = (u64, u64, f64, f64);
+    let mut bins: HashMap<usize, [(Row, [Row; MAX_BIOME_LAYERS]); 3]> = HashMap::new();
+    for gz in unit_squares(unit, z0, z0 + span).step_by(2) {
+        for gx in unit_squares(unit, x0, x0 + span).step_by(2) {
+            let c = candidate(&p.pattern, &p.bayer, SEED, unit, gx, gz);
+            let f = decorate::footing(&w.program, p, w.lanes, c.x, c.z);
+            let b = f.biome as usize;
+            if p.biome_tree_map[b].node >= p.node_count || p.biome_tree_count[b] == 0 {
+                continue;
+            }
+            let kind = &p.tree_kinds[p.biome_trees[b][0].what as usize];
+            let surface = if f.height > p.snow_above { p.snow_block } else { p.biome_top[b] };
+            if f.height < p.water_level || kind.on_mask >> surface & 1 == 0 || f.slope > p.tree_max_slope {
+                continue;
+            }
+            let grown = decorate::tree_at(p, c.threshold, c.variant, f).map(|(kind, _)| kind);
+            let (e, layers) = &mut bins.entry(b).or_default()[BINS.iter().position(|&t| f.density < t).unwrap_or(2)];
+            let q = scaled_total(p, b, f.density);
+            *e = (e.0 + 1, e.1 + grown.is_some() as u64, e.2 + q, e.3 + q * (1.0 - q));
+            for (layer, r) in p.biome_trees[b][..p.biome_tree_count[b] as usize].iter().zip(layers.iter_mut()) {
+                let q = scaled_density(layer.density, f.density) as f64 / DENSITY_ONE as f64;
+                *r = (r.0 + 1, r.1 + (grown == Some(layer.what)) as u64, r.2 + q, r.3 + q * (1.0 - q));
+            }
+        }
+    }
+    let mut tested = 0;
+    for (b, rows) in &bins {
+        let name = &preset.biomes[*b].name;
+        let listed = scaled_total(p, *b, 1.0);
+        let eligible: u64 = rows.iter().map(|r| r.0 .0).sum();
+        if eligible < 2000 || rows.iter().any(|r| r.0 .0 < 200) {
+            continue;
+        }
+        for (i, (total, layers)) in rows.iter().enumerate() {
+            for (what, (n, grown, expected, variance)) in
+                std::iter::once(("all", total)).chain(layers.iter().map(|l| ("a layer", l)))
+            {
+                let sigma = variance.sqrt();
+                assert!(
+                    (*grown as f64 - expected).abs() <= 5.0 * sigma + 2.0,
+                    "{name}, factor bin {i}, {what}: {grown} trees on {n} candidates, expected {expected:.1} ± {sigma:.1}"
+                );
+            }
+        }
+        let rate = |r: &Row| r.1 as f64 / r.0 as f64 / listed;
+        assert!(rate(&rows[0].0) < 0.5, "{name}: no clearings (sparsest bin at {:.2}× the chance)", rate(&rows[0].0));
+        assert!(rate(&rows[2].0) > 1.5, "{name}: no groves (densest bin at {:.2}× the chance)", rate(&rows[2].0));
+        let grown: u64 = rows.iter().map(|r| r.0 .1).sum();
+        let average = grown as f64 / eligible as f64 / listed;
+        println!(
+            "{name}: {eligible} candidates; clearings {:.2}×, middle {:.2}×, groves {:.2}× the listed chance; {average:.3}× on average",
+            rate(&rows[0].0),
+            rate(&rows[1].0),
+            rate(&rows[2].0)
+        );
+        assert!((0.9..=1.1).contains(&average), "{name}: {average:.3}× the listed chance on average");
+        tested += 1;
+    }
+    assert!(tested >= 3, "only {tested} biomes with density maps had enough candidates: {:?}", bins.keys());
+}
+
 /// Over a large area, the share of eligible candidates (dry, the right
 /// surface, not too steep) that grow a tree is each biome's chance × the
 /// candidate spacing², within binomial tolerance; biomes without trees have
@@ -247,8 +332,9 @@ fn each_biome_grows_its_chance() {
     let unit = p.tree_unit as i64;
     let (x0, z0, span) = (-3000i64, -3000i64, 6000i64);
 
-    // Trees: per biome, (eligible candidates, grown).
-    let mut trees: HashMap<u32, (u64, u64)> = HashMap::new();
+    // Trees: per biome, (eligible candidates, grown, expected, variance):
+    // each candidate grows with the chance its biome's density map gives it.
+    let mut trees: HashMap<u32, (u64, u64, f64, f64)> = HashMap::new();
     let mut grown_in: HashSet<String> = HashSet::new();
     for gz in unit_squares(unit, z0, z0 + span).step_by(3) {
         for gx in unit_squares(unit, x0, x0 + span).step_by(3) {
@@ -269,9 +355,12 @@ fn each_biome_grows_its_chance() {
             let surface = if f.height > p.snow_above { p.snow_block } else { p.biome_top[b] };
             let eligible = f.height >= p.water_level && kind.on_mask >> surface & 1 == 1 && f.slope <= p.tree_max_slope;
             if eligible {
+                let q = scaled_total(p, b, f.density);
                 let e = trees.entry(b as u32).or_default();
                 e.0 += 1;
                 e.1 += grown as u64;
+                e.2 += q;
+                e.3 += q * (1.0 - q);
             } else {
                 assert!(!grown, "a tree grew where the rules forbid it");
             }
@@ -279,14 +368,11 @@ fn each_biome_grows_its_chance() {
     }
     assert!(grown_in.is_subset(&tree_biomes), "trees in biomes without trees: {grown_in:?}");
     let mut tested = 0;
-    for (b, (eligible, grown)) in &trees {
+    for (b, (eligible, grown, expected, variance)) in &trees {
         if *eligible < 400 {
             continue;
         }
-        let density: u32 = p.biome_trees[*b as usize].iter().map(|l| l.density).sum();
-        let q = density as f64 / DENSITY_ONE as f64;
-        let expected = *eligible as f64 * q;
-        let sigma = (*eligible as f64 * q * (1.0 - q)).sqrt();
+        let sigma = variance.sqrt();
         let name = &preset.biomes[*b as usize].name;
         assert!(
             (*grown as f64 - expected).abs() <= 5.0 * sigma + 2.0,

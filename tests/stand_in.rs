@@ -13,7 +13,7 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-const GOLDEN: &str = "62459fc9ba5f85f8e0c887f8f7ee08fe247af1538d062b683cfe3dcc553c56cb  100 chunks";
+const GOLDEN: &str = "b10fbe4f027077cf4bb49e40bc3e6f63c0d6b9d3eac85046027cf281afe73e15  100 chunks";
 const REGION: [&str; 6] = ["--seed", "42", "--from", "-2,-2,-2", "--to", "2,1,2"];
 
 fn skipped() -> bool {

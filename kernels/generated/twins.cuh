@@ -91,7 +91,7 @@
     static_assert(__builtin_offsetof(FlatNode, children) == 16 && sizeof(((const FlatNode*)0)->children) == 12, "FlatNode.children"); \
     static_assert(__builtin_offsetof(FlatNode, z_offset) == 28 && sizeof(((const FlatNode*)0)->z_offset) == 4, "FlatNode.z_offset"); \
     static_assert(__builtin_offsetof(FlatNode, slots) == 32 && sizeof(((const FlatNode*)0)->slots) == 16, "FlatNode.slots"); \
-    static_assert(sizeof(WorldParams) == 7420, "WorldParams size"); \
+    static_assert(sizeof(WorldParams) == 7740, "WorldParams size"); \
     static_assert(__builtin_offsetof(WorldParams, node_count) == 0 && sizeof(((const WorldParams*)0)->node_count) == 4, "WorldParams.node_count"); \
     static_assert(__builtin_offsetof(WorldParams, biome_count) == 4 && sizeof(((const WorldParams*)0)->biome_count) == 4, "WorldParams.biome_count"); \
     static_assert(__builtin_offsetof(WorldParams, field_roots) == 8 && sizeof(((const WorldParams*)0)->field_roots) == 24, "WorldParams.field_roots"); \
@@ -137,28 +137,29 @@
     static_assert(__builtin_offsetof(WorldParams, tree_kinds) == 3732 && sizeof(((const WorldParams*)0)->tree_kinds) == 992, "WorldParams.tree_kinds"); \
     static_assert(__builtin_offsetof(WorldParams, biome_tree_count) == 4724 && sizeof(((const WorldParams*)0)->biome_tree_count) == 64, "WorldParams.biome_tree_count"); \
     static_assert(__builtin_offsetof(WorldParams, biome_trees) == 4788 && sizeof(((const WorldParams*)0)->biome_trees) == 768, "WorldParams.biome_trees"); \
-    static_assert(__builtin_offsetof(WorldParams, biome_plant_count) == 5556 && sizeof(((const WorldParams*)0)->biome_plant_count) == 64, "WorldParams.biome_plant_count"); \
-    static_assert(__builtin_offsetof(WorldParams, biome_plants) == 5620 && sizeof(((const WorldParams*)0)->biome_plants) == 768, "WorldParams.biome_plants"); \
-    static_assert(__builtin_offsetof(WorldParams, block_priority) == 6388 && sizeof(((const WorldParams*)0)->block_priority) == 128, "WorldParams.block_priority"); \
-    static_assert(__builtin_offsetof(WorldParams, pattern) == 6516 && sizeof(((const WorldParams*)0)->pattern) == 128, "WorldParams.pattern"); \
-    static_assert(__builtin_offsetof(WorldParams, bayer) == 6644 && sizeof(((const WorldParams*)0)->bayer) == 64, "WorldParams.bayer"); \
-    static_assert(__builtin_offsetof(WorldParams, cave_layer_count) == 6708 && sizeof(((const WorldParams*)0)->cave_layer_count) == 4, "WorldParams.cave_layer_count"); \
-    static_assert(__builtin_offsetof(WorldParams, cave_noise_count) == 6712 && sizeof(((const WorldParams*)0)->cave_noise_count) == 4, "WorldParams.cave_noise_count"); \
-    static_assert(__builtin_offsetof(WorldParams, cave_bottom) == 6716 && sizeof(((const WorldParams*)0)->cave_bottom) == 4, "WorldParams.cave_bottom"); \
-    static_assert(__builtin_offsetof(WorldParams, cave_top) == 6720 && sizeof(((const WorldParams*)0)->cave_top) == 4, "WorldParams.cave_top"); \
-    static_assert(__builtin_offsetof(WorldParams, cave_lava_below) == 6724 && sizeof(((const WorldParams*)0)->cave_lava_below) == 4, "WorldParams.cave_lava_below"); \
-    static_assert(__builtin_offsetof(WorldParams, cave_lava_block) == 6728 && sizeof(((const WorldParams*)0)->cave_lava_block) == 4, "WorldParams.cave_lava_block"); \
-    static_assert(__builtin_offsetof(WorldParams, cave_water_clearance) == 6732 && sizeof(((const WorldParams*)0)->cave_water_clearance) == 4, "WorldParams.cave_water_clearance"); \
-    static_assert(__builtin_offsetof(WorldParams, cave_noises) == 6736 && sizeof(((const WorldParams*)0)->cave_noises) == 192, "WorldParams.cave_noises"); \
-    static_assert(__builtin_offsetof(WorldParams, cave_layers) == 6928 && sizeof(((const WorldParams*)0)->cave_layers) == 80, "WorldParams.cave_layers"); \
-    static_assert(__builtin_offsetof(WorldParams, vein_kind_count) == 7008 && sizeof(((const WorldParams*)0)->vein_kind_count) == 4, "WorldParams.vein_kind_count"); \
-    static_assert(__builtin_offsetof(WorldParams, vein_spacing) == 7012 && sizeof(((const WorldParams*)0)->vein_spacing) == 4, "WorldParams.vein_spacing"); \
-    static_assert(__builtin_offsetof(WorldParams, vein_reach) == 7016 && sizeof(((const WorldParams*)0)->vein_reach) == 4, "WorldParams.vein_reach"); \
-    static_assert(__builtin_offsetof(WorldParams, vein_lowest) == 7020 && sizeof(((const WorldParams*)0)->vein_lowest) == 4, "WorldParams.vein_lowest"); \
-    static_assert(__builtin_offsetof(WorldParams, vein_highest) == 7024 && sizeof(((const WorldParams*)0)->vein_highest) == 4, "WorldParams.vein_highest"); \
-    static_assert(__builtin_offsetof(WorldParams, vein_seed) == 7028 && sizeof(((const WorldParams*)0)->vein_seed) == 8, "WorldParams.vein_seed"); \
-    static_assert(__builtin_offsetof(WorldParams, vein_kinds) == 7036 && sizeof(((const WorldParams*)0)->vein_kinds) == 320, "WorldParams.vein_kinds"); \
-    static_assert(__builtin_offsetof(WorldParams, vein_bayer) == 7356 && sizeof(((const WorldParams*)0)->vein_bayer) == 64, "WorldParams.vein_bayer"); \
+    static_assert(__builtin_offsetof(WorldParams, biome_tree_map) == 5556 && sizeof(((const WorldParams*)0)->biome_tree_map) == 320, "WorldParams.biome_tree_map"); \
+    static_assert(__builtin_offsetof(WorldParams, biome_plant_count) == 5876 && sizeof(((const WorldParams*)0)->biome_plant_count) == 64, "WorldParams.biome_plant_count"); \
+    static_assert(__builtin_offsetof(WorldParams, biome_plants) == 5940 && sizeof(((const WorldParams*)0)->biome_plants) == 768, "WorldParams.biome_plants"); \
+    static_assert(__builtin_offsetof(WorldParams, block_priority) == 6708 && sizeof(((const WorldParams*)0)->block_priority) == 128, "WorldParams.block_priority"); \
+    static_assert(__builtin_offsetof(WorldParams, pattern) == 6836 && sizeof(((const WorldParams*)0)->pattern) == 128, "WorldParams.pattern"); \
+    static_assert(__builtin_offsetof(WorldParams, bayer) == 6964 && sizeof(((const WorldParams*)0)->bayer) == 64, "WorldParams.bayer"); \
+    static_assert(__builtin_offsetof(WorldParams, cave_layer_count) == 7028 && sizeof(((const WorldParams*)0)->cave_layer_count) == 4, "WorldParams.cave_layer_count"); \
+    static_assert(__builtin_offsetof(WorldParams, cave_noise_count) == 7032 && sizeof(((const WorldParams*)0)->cave_noise_count) == 4, "WorldParams.cave_noise_count"); \
+    static_assert(__builtin_offsetof(WorldParams, cave_bottom) == 7036 && sizeof(((const WorldParams*)0)->cave_bottom) == 4, "WorldParams.cave_bottom"); \
+    static_assert(__builtin_offsetof(WorldParams, cave_top) == 7040 && sizeof(((const WorldParams*)0)->cave_top) == 4, "WorldParams.cave_top"); \
+    static_assert(__builtin_offsetof(WorldParams, cave_lava_below) == 7044 && sizeof(((const WorldParams*)0)->cave_lava_below) == 4, "WorldParams.cave_lava_below"); \
+    static_assert(__builtin_offsetof(WorldParams, cave_lava_block) == 7048 && sizeof(((const WorldParams*)0)->cave_lava_block) == 4, "WorldParams.cave_lava_block"); \
+    static_assert(__builtin_offsetof(WorldParams, cave_water_clearance) == 7052 && sizeof(((const WorldParams*)0)->cave_water_clearance) == 4, "WorldParams.cave_water_clearance"); \
+    static_assert(__builtin_offsetof(WorldParams, cave_noises) == 7056 && sizeof(((const WorldParams*)0)->cave_noises) == 192, "WorldParams.cave_noises"); \
+    static_assert(__builtin_offsetof(WorldParams, cave_layers) == 7248 && sizeof(((const WorldParams*)0)->cave_layers) == 80, "WorldParams.cave_layers"); \
+    static_assert(__builtin_offsetof(WorldParams, vein_kind_count) == 7328 && sizeof(((const WorldParams*)0)->vein_kind_count) == 4, "WorldParams.vein_kind_count"); \
+    static_assert(__builtin_offsetof(WorldParams, vein_spacing) == 7332 && sizeof(((const WorldParams*)0)->vein_spacing) == 4, "WorldParams.vein_spacing"); \
+    static_assert(__builtin_offsetof(WorldParams, vein_reach) == 7336 && sizeof(((const WorldParams*)0)->vein_reach) == 4, "WorldParams.vein_reach"); \
+    static_assert(__builtin_offsetof(WorldParams, vein_lowest) == 7340 && sizeof(((const WorldParams*)0)->vein_lowest) == 4, "WorldParams.vein_lowest"); \
+    static_assert(__builtin_offsetof(WorldParams, vein_highest) == 7344 && sizeof(((const WorldParams*)0)->vein_highest) == 4, "WorldParams.vein_highest"); \
+    static_assert(__builtin_offsetof(WorldParams, vein_seed) == 7348 && sizeof(((const WorldParams*)0)->vein_seed) == 8, "WorldParams.vein_seed"); \
+    static_assert(__builtin_offsetof(WorldParams, vein_kinds) == 7356 && sizeof(((const WorldParams*)0)->vein_kinds) == 320, "WorldParams.vein_kinds"); \
+    static_assert(__builtin_offsetof(WorldParams, vein_bayer) == 7676 && sizeof(((const WorldParams*)0)->vein_bayer) == 64, "WorldParams.vein_bayer"); \
     static_assert(sizeof(FlatVein) == 40, "FlatVein size"); \
     static_assert(__builtin_offsetof(FlatVein, block) == 0 && sizeof(((const FlatVein*)0)->block) == 4, "FlatVein.block"); \
     static_assert(__builtin_offsetof(FlatVein, replace_mask) == 4 && sizeof(((const FlatVein*)0)->replace_mask) == 4, "FlatVein.replace_mask"); \
@@ -199,6 +200,12 @@
     static_assert(__builtin_offsetof(FlatLayer, what) == 0 && sizeof(((const FlatLayer*)0)->what) == 4, "FlatLayer.what"); \
     static_assert(__builtin_offsetof(FlatLayer, density) == 4 && sizeof(((const FlatLayer*)0)->density) == 4, "FlatLayer.density"); \
     static_assert(__builtin_offsetof(FlatLayer, on_mask) == 8 && sizeof(((const FlatLayer*)0)->on_mask) == 4, "FlatLayer.on_mask"); \
+    static_assert(sizeof(FlatDensityMap) == 20, "FlatDensityMap size"); \
+    static_assert(__builtin_offsetof(FlatDensityMap, node) == 0 && sizeof(((const FlatDensityMap*)0)->node) == 4, "FlatDensityMap.node"); \
+    static_assert(__builtin_offsetof(FlatDensityMap, scale) == 4 && sizeof(((const FlatDensityMap*)0)->scale) == 4, "FlatDensityMap.scale"); \
+    static_assert(__builtin_offsetof(FlatDensityMap, offset) == 8 && sizeof(((const FlatDensityMap*)0)->offset) == 4, "FlatDensityMap.offset"); \
+    static_assert(__builtin_offsetof(FlatDensityMap, min) == 12 && sizeof(((const FlatDensityMap*)0)->min) == 4, "FlatDensityMap.min"); \
+    static_assert(__builtin_offsetof(FlatDensityMap, max) == 16 && sizeof(((const FlatDensityMap*)0)->max) == 4, "FlatDensityMap.max"); \
     static_assert(sizeof(PlacedTree) == 20, "PlacedTree size"); \
     static_assert(__builtin_offsetof(PlacedTree, x) == 0 && sizeof(((const PlacedTree*)0)->x) == 4, "PlacedTree.x"); \
     static_assert(__builtin_offsetof(PlacedTree, z) == 4 && sizeof(((const PlacedTree*)0)->z) == 4, "PlacedTree.z"); \

@@ -18,7 +18,8 @@ use crate::world::coords::{CHUNK_AREA, CHUNK_VOLUME};
 use crate::worldgen::decorate::PlacedTree;
 use crate::worldgen::noise::lattice::GROUP;
 use crate::worldgen::params::{
-    self, FlatCaveLayer, FlatCaveNoise, FlatLayer, FlatLeafLayer, FlatNode, FlatTree, FlatVein, WorldParams,
+    self, FlatCaveLayer, FlatCaveNoise, FlatDensityMap, FlatLayer, FlatLeafLayer, FlatNode, FlatTree, FlatVein,
+    WorldParams,
 };
 use crate::worldgen::placement;
 use crate::worldgen::preset::{
@@ -204,6 +205,7 @@ pub fn layouts() -> Vec<Layout> {
             tree_kinds,
             biome_tree_count,
             biome_trees,
+            biome_tree_map,
             biome_plant_count,
             biome_plants,
             block_priority,
@@ -244,6 +246,7 @@ pub fn layouts() -> Vec<Layout> {
         layout!(FlatLeafLayer { dy, radius, round }),
         layout!(FlatTree { trunk_block, leaves_block, trunk_min, trunk_span, on_mask, crown, layer_count, layers }),
         layout!(FlatLayer { what, density, on_mask }),
+        layout!(FlatDensityMap { node, scale, offset, min, max }),
         layout!(PlacedTree { x, z, base, kind, trunk }),
         layout!(ColumnJob { x, z }),
         layout!(ChunkJob { x, y, z, column }),

@@ -19,7 +19,7 @@
 //!   the higher (priority, id) wins (trunks, then leaves, then plants).
 
 use super::heightmap::{sample_points, Heightmap, Lanes};
-use super::params::{FlatTree, WorldParams};
+use super::params::{scaled_density, FlatTree, WorldParams};
 use super::placement::{candidate, layer_of, unit_squares};
 use super::NoiseProgram;
 use crate::world::block::MAX_BLOCK_TYPES;
@@ -102,11 +102,13 @@ pub struct Footing {
     pub biome: u32,
     /// Largest minus smallest of the four pre-smoothing heights.
     pub slope: f32,
+    /// The biome's tree density map at the column (1 without one).
+    pub density: f32,
 }
 
 /// Samples the footing of the column (x, z): `h_b` at its four diagonal
 /// neighbours (the smoothing stencil, in the heightmap's order) and the
-/// biome at the column itself.
+/// biome at the column itself, and that biome's tree density there.
 pub fn footing(program: &NoiseProgram, p: &WorldParams, lanes: Lanes, x: i64, z: i64) -> Footing {
     let xs = [x - 1, x + 1, x - 1, x + 1, x, x, x, x].map(|v| v as f32);
     let zs = [z - 1, z - 1, z + 1, z + 1, z, z, z, z].map(|v| v as f32);
@@ -115,20 +117,22 @@ pub fn footing(program: &NoiseProgram, p: &WorldParams, lanes: Lanes, x: i64, z:
     let [a, b, c, d, ..] = h_b;
     let v = (((a + b) + c) + d) * 0.25;
     let slope = a.max(b).max(c).max(d) - a.min(b).min(c).min(d);
-    Footing { height: v as i32, biome: biome[4] as u32, slope }
+    let density = program.tree_density_factor(p, biome[4] as usize % p.biome_trees.len(), x as f32, z as f32);
+    Footing { height: v as i32, biome: biome[4] as u32, slope, density }
 }
 
-/// The tree kind layer a candidate threshold selects in biome `b`, if any.
+/// The tree kind layer a candidate threshold selects in biome `b`, its
+/// densities scaled by `factor`, if any.
 #[inline]
-fn tree_layer(p: &WorldParams, b: usize, threshold: u32) -> Option<usize> {
+fn tree_layer(p: &WorldParams, b: usize, threshold: u32, factor: f32) -> Option<usize> {
     let n = p.biome_tree_count[b] as usize;
-    layer_of(threshold, p.biome_trees[b][..n].iter().map(|l| l.density))
+    layer_of(threshold, p.biome_trees[b][..n].iter().map(|l| scaled_density(l.density, factor)))
 }
 
 /// The tree growing at a candidate, if the rules allow it.
 pub fn tree_at(p: &WorldParams, threshold: u32, variant: u64, f: Footing) -> Option<(u32, u32)> {
     let b = f.biome as usize % p.biome_trees.len();
-    let layer = p.biome_trees[b][tree_layer(p, b, threshold)?];
+    let layer = p.biome_trees[b][tree_layer(p, b, threshold, f.density)?];
     let kind = p.tree_kinds.get(layer.what as usize)?;
     let dry = f.height >= p.water_level;
     let footing = layer.on_mask >> (surface_block(p, f.height, b) & 31) & 1 == 1;
@@ -168,7 +172,9 @@ pub fn plan(
             let inside = (0..CHUNK_SIZE_I64).contains(&rx) && (0..CHUNK_SIZE_I64).contains(&rz);
             if inside {
                 let b = hm.biomes[column_index(rx as usize, rz as usize)] as usize % p.biome_trees.len();
-                if tree_layer(p, b, c.threshold).is_none() {
+                // The densest the biome's map can make it: a candidate
+                // above that grows nothing wherever it stands.
+                if tree_layer(p, b, c.threshold, p.biome_tree_map[b].max.max(1.0)).is_none() {
                     continue;
                 }
             }

@@ -42,6 +42,9 @@ pub enum Op {
 #[derive(Clone, Debug)]
 pub struct NoiseProgram {
     pub ops: Vec<Op>,
+    /// Per biome, the program of its tree density map's node (its value in
+    /// field 0), where it has one.
+    pub tree_maps: Vec<Option<NoiseProgram>>,
 }
 
 impl NoiseProgram {
@@ -51,7 +54,28 @@ impl NoiseProgram {
             emit(params, root as usize, &mut ops);
             ops.push(Op::StoreField(field));
         }
-        NoiseProgram { ops }
+        let tree_maps = params
+            .biome_tree_map
+            .iter()
+            .map(|m| (m.node < params.node_count).then(|| NoiseProgram::compile_node(params, m.node as usize)))
+            .collect();
+        NoiseProgram { ops, tree_maps }
+    }
+
+    /// The program of one node, its value stored in field 0.
+    pub fn compile_node(params: &WorldParams, node: usize) -> NoiseProgram {
+        let mut ops = Vec::new();
+        emit(params, node, &mut ops);
+        ops.push(Op::StoreField(0));
+        NoiseProgram { ops, tree_maps: Vec::new() }
+    }
+
+    /// The tree density factor of biome `b` at (x, z): 1 without a map.
+    pub fn tree_density_factor(&self, params: &WorldParams, b: usize, x: f32, z: f32) -> f32 {
+        match (self.tree_maps.get(b), params.biome_tree_map.get(b)) {
+            (Some(Some(program)), Some(map)) => map.factor(program.eval::<f32>(x, z)[0]),
+            _ => 1.0,
+        }
     }
 
     /// Evaluates the six column fields at (x, z), lane-wise.

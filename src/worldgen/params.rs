@@ -137,6 +137,44 @@ pub struct FlatLayer {
     pub on_mask: u32,
 }
 
+/// A biome's tree density map (see `DensityMap` in the preset): the node
+/// of the noise graph, or [`NO_DENSITY_MAP`], and its transform. Twin:
+/// `FlatDensityMap` in kernels/worldgen_params.cuh.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FlatDensityMap {
+    pub node: u32,
+    pub scale: f32,
+    pub offset: f32,
+    pub min: f32,
+    pub max: f32,
+}
+
+/// `FlatDensityMap::node` of a biome without a map: the factor is 1.
+pub const NO_DENSITY_MAP: u32 = u32::MAX;
+
+impl Default for FlatDensityMap {
+    fn default() -> Self {
+        FlatDensityMap { node: NO_DENSITY_MAP, scale: 0.0, offset: 1.0, min: 1.0, max: 1.0 }
+    }
+}
+
+impl FlatDensityMap {
+    /// The factor at a point where the map's node gives `v`: the same f32
+    /// operations, in the same order, as `bw_density_factor`.
+    #[inline]
+    pub fn factor(&self, v: f32) -> f32 {
+        (v * self.scale + self.offset).max(self.min).min(self.max)
+    }
+}
+
+/// A layer density scaled by a density map's factor, truncated; exact for
+/// a factor of 1. Twin: `bw_scaled_density`.
+#[inline]
+pub fn scaled_density(density: u32, factor: f32) -> u32 {
+    (density as f32 * factor) as u32
+}
+
 /// A cave noise. Twin: `FlatCaveNoise` in kernels/worldgen_params.cuh.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -255,6 +293,8 @@ pub struct WorldParams {
     pub tree_kinds: [FlatTree; MAX_TREE_KINDS],
     pub biome_tree_count: [u32; MAX_BIOMES],
     pub biome_trees: [[FlatLayer; MAX_BIOME_LAYERS]; MAX_BIOMES],
+    /// Each biome's tree density map.
+    pub biome_tree_map: [FlatDensityMap; MAX_BIOMES],
     pub biome_plant_count: [u32; MAX_BIOMES],
     pub biome_plants: [[FlatLayer; MAX_BIOME_LAYERS]; MAX_BIOMES],
     /// Where two decorations claim one block, the higher of
@@ -307,6 +347,7 @@ fn density(chance: f32, candidates_per_column: f32) -> u32 {
 /// Fills the decoration part of `p` from the preset's `decorations`.
 fn flatten_decorations(p: &mut WorldParams, preset: &Preset, d: &Decorations) {
     let unit2 = (d.tree_spacing * d.tree_spacing) as f32;
+    let nodes = preset.node_indices();
     p.tree_unit = d.tree_spacing as i32;
     p.tree_max_slope = d.tree_max_slope;
     p.trunk_soil_block = block(&d.trunk_soil);
@@ -341,11 +382,23 @@ fn flatten_decorations(p: &mut WorldParams, preset: &Preset, d: &Decorations) {
     p.tree_reach = reach;
     for b in &d.biomes {
         let Some(bi) = preset.biome_index(&b.biome) else { continue };
+        if let Some(m) = &b.tree_density {
+            p.biome_tree_map[bi] = FlatDensityMap {
+                node: nodes.get(m.noise.as_str()).map_or(NO_DENSITY_MAP, |&i| i as u32),
+                scale: m.scale,
+                offset: m.offset,
+                min: m.min,
+                max: m.max,
+            };
+        }
+        let top = p.biome_tree_map[bi].max;
         let mut total = 0;
         for (slot, (name, chance)) in p.biome_trees[bi].iter_mut().zip(&b.trees) {
             let kind = d.trees.iter().position(|t| &t.name == name).unwrap_or(0);
             let dens = density(*chance, unit2);
-            total += dens;
+            // The bound for the unseen rejection: the scaled density is
+            // monotone in the factor, which never exceeds `max`.
+            total += scaled_density(dens, top);
             *slot = FlatLayer { what: kind as u32, density: dens, on_mask: p.tree_kinds[kind].on_mask };
         }
         p.biome_tree_count[bi] = b.trees.len() as u32;
@@ -595,6 +648,7 @@ impl WorldParams {
             tree_kinds: [FlatTree::default(); MAX_TREE_KINDS],
             biome_tree_count: [0; MAX_BIOMES],
             biome_trees: [[FlatLayer::default(); MAX_BIOME_LAYERS]; MAX_BIOMES],
+            biome_tree_map: [FlatDensityMap::default(); MAX_BIOMES],
             biome_plant_count: [0; MAX_BIOMES],
             biome_plants: [[FlatLayer::default(); MAX_BIOME_LAYERS]; MAX_BIOMES],
             block_priority: [0; MAX_BLOCK_TYPES],

@@ -58,8 +58,27 @@ pub struct BiomeDecorations {
     pub biome: String,
     #[serde(default)]
     pub trees: Vec<(String, f32)>,
+    /// Scales every tree chance of the biome by a noise field, so forests
+    /// have groves and clearings instead of an even sprinkle.
+    #[serde(default)]
+    pub tree_density: Option<DensityMap>,
     #[serde(default)]
     pub plants: Vec<PlantLayer>,
+}
+
+/// A density map, as the Chile thesis drives its layers with density
+/// textures: at a candidate (x, z) the layer's chance is multiplied by
+/// `clamp(noise(x, z)·scale + offset, min, max)`, `noise` a node of the
+/// preset's noise graph. With a field of mean 0, `offset` 1 and bounds
+/// symmetric around 1, the average chance stays the listed one.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct DensityMap {
+    pub noise: String,
+    pub scale: f32,
+    pub offset: f32,
+    pub min: f32,
+    pub max: f32,
 }
 
 #[derive(Clone, Debug, Deserialize, PartialEq)]
@@ -83,6 +102,8 @@ pub const MAX_TREE_REACH: u32 = 3;
 pub const MAX_TRUNK_HEIGHT: u32 = 24;
 pub const MAX_CANOPY_DY: i32 = 8;
 pub const TREE_SPACING_RANGE: std::ops::RangeInclusive<u32> = 3..=16;
+/// Largest factor a density map may give.
+pub const MAX_DENSITY_FACTOR: f32 = 8.0;
 
 pub(super) fn validate(p: &Preset, d: &Decorations, c: &Check) -> Result<(), PresetError> {
     if !TREE_SPACING_RANGE.contains(&d.tree_spacing) {
@@ -181,6 +202,16 @@ fn validate_biome(p: &Preset, d: &Decorations, i: usize, b: &BiomeDecorations, c
             c.bad(here("trees"), format!("chances add up to {tree_sum}, above 1/tree_spacing² = {}", 1.0 / unit2))
         );
     }
+    if let Some(m) = &b.tree_density {
+        validate_map(p, m, &here("tree_density"), c)?;
+        // Where the map is highest the chances must still share the candidates.
+        if tree_sum * unit2 * m.max > 1.0 {
+            return Err(c.bad(
+                here("tree_density.max"),
+                format!("{} × the chances ({tree_sum}) exceeds 1/tree_spacing² = {}", m.max, 1.0 / unit2),
+            ));
+        }
+    }
     let mut plant_sum = 0.0;
     for (j, pl) in b.plants.iter().enumerate() {
         c.block(here(&format!("plants[{j}].block")), &pl.block)?;
@@ -193,4 +224,57 @@ fn validate_biome(p: &Preset, d: &Decorations, i: usize, b: &BiomeDecorations, c
         return Err(c.bad(here("plants"), format!("chances add up to {plant_sum}, above 1")));
     }
     Ok(())
+}
+
+fn validate_map(p: &Preset, m: &DensityMap, here: &str, c: &Check) -> Result<(), PresetError> {
+    if !p.noise.iter().any(|n| n.name == m.noise) {
+        return Err(c.bad(format!("{here}.noise"), format!("`{}` is not a node of the noise graph", m.noise)));
+    }
+    for (f, v) in [("scale", m.scale), ("offset", m.offset)] {
+        if !v.is_finite() {
+            return Err(c.bad(format!("{here}.{f}"), format!("{v} is not a finite number")));
+        }
+    }
+    let min_ok = m.min.is_finite() && 0.0 <= m.min && m.min <= MAX_DENSITY_FACTOR;
+    if !(min_ok && m.max.is_finite() && m.min <= m.max && m.max <= MAX_DENSITY_FACTOR) {
+        return Err(c.bad(
+            format!("{here}.{}", if min_ok { "max" } else { "min" }),
+            format!("({}, {}) is not a range (min, max) within 0..={MAX_DENSITY_FACTOR}", m.min, m.max),
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::worldgen::Preset;
+
+    const MAP: &str = r#"tree_density: (noise: "groves", scale: 4.0, offset: 1.0, min: 0.0, max: 2.0)"#;
+
+    fn forest_map(map: &str) -> String {
+        let classic = include_str!("../../../assets/worldgen/classic.ron");
+        let forest = r#"(biome: "forest", trees: [("oak", 0.009)],"#;
+        let at = classic.find(forest).expect("classic has forests") + forest.len();
+        let line = at + classic[at..].find(MAP).expect("forests have a map");
+        format!("{}{map}{}", &classic[..line], &classic[line + MAP.len()..])
+    }
+
+    #[test]
+    fn bad_density_maps_are_refused_with_their_field() {
+        Preset::parse(&forest_map(MAP), "t.ron").expect("classic's own map is valid");
+        let cases = [
+            (MAP.replace("\"groves\"", "\"glades\""), "forest).tree_density.noise"),
+            (MAP.replace("scale: 4.0", "scale: inf"), "tree_density.scale"),
+            (MAP.replace("offset: 1.0", "offset: NaN"), "tree_density.offset"),
+            (MAP.replace("min: 0.0", "min: 3.0"), "tree_density.max"),
+            (MAP.replace("min: 0.0", "min: -1.0"), "tree_density.min"),
+            (MAP.replace("max: 2.0", "max: 9.0"), "within 0..=8"),
+            (MAP.replace("max: 2.0", "max: 5.0"), "tree_density.max"),
+        ];
+        for (map, expected) in cases {
+            let Err(err) = Preset::parse(&forest_map(&map), "t.ron") else { panic!("accepted: {map}") };
+            let err = err.to_string();
+            assert!(err.contains(expected), "{map}: {err}");
+        }
+    }
 }
