@@ -247,7 +247,7 @@ mod tests {
         assert!(help_text().contains("glacial") && help_text().contains("archipelago"), "{}", help_text());
         let classic = Preset::classic();
         assert_eq!(classic.biomes.len(), 14);
-        assert_eq!(classic.noise.len(), 21);
+        assert_eq!(classic.noise.len(), 23);
     }
 
     #[test]
