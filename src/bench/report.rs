@@ -106,11 +106,12 @@ pub fn table(reports: &[GenReport]) -> String {
     if let (Some(d), Some(v)) = (&first.decorate, &first.veins) {
         let _ = writeln!(
             s,
-            "\nPlacement, one CPU thread, 16 columns: decorations {:.4} ms per surface chunk ({:.1} per column), \
-             veins {:.4} ms per chunk they reach ({:.1} per column): per chunk {:.2}× the decorations \
-             (goal ≤ 1.5×); per column, veins and decorations {:.2}× the decorations alone",
+            "\nPlacement, one CPU thread, 16 columns: decorations {:.4} ms per surface chunk ({:.1} per column, \
+             {:.1} trees per column), veins {:.4} ms per chunk they reach ({:.1} per column): per chunk {:.2}× \
+             the decorations (goal ≤ 1.5×); per column, veins and decorations {:.2}× the decorations alone",
             d.ms_per_chunk_decorate,
             d.surface_chunks_per_column,
+            d.trees_per_column,
             v.ms_per_chunk_veins,
             v.vein_chunks_per_column,
             v.veins_over_decoration_per_chunk,

@@ -172,9 +172,10 @@ pub fn plan(
             let inside = (0..CHUNK_SIZE_I64).contains(&rx) && (0..CHUNK_SIZE_I64).contains(&rz);
             if inside {
                 let b = hm.biomes[column_index(rx as usize, rz as usize)] as usize % p.biome_trees.len();
-                // The densest the biome's map can make it: a candidate
-                // above that grows nothing wherever it stands.
-                if tree_layer(p, b, c.threshold, p.biome_tree_map[b].max.max(1.0)).is_none() {
+                // The density map costs one node's noise, the footing
+                // eight columns': settle the threshold first.
+                let factor = program.tree_density_factor(p, b, c.x as f32, c.z as f32);
+                if tree_layer(p, b, c.threshold, factor).is_none() {
                     continue;
                 }
             }
