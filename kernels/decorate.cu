@@ -71,7 +71,7 @@ extern "C" __global__ void __launch_bounds__(BW_DECORATE_THREADS)
                     const float v = bw_eval_node(p, map.node, (float)c.x, (float)c.z);
                     factor = fminf(fmaxf(v * map.scale + map.offset, map.min), map.max);
                 }
-                const int l = bw_layer_of_scaled(c.threshold, p->biome_trees[b], p->biome_tree_count[b], factor);
+                const int l = bw_layer_of(c.threshold, p->biome_trees[b], p->biome_tree_count[b], factor);
                 if (l >= 0) {
                     const FlatLayer layer = p->biome_trees[b][l];
                     const bool dry = h >= p->water_level;

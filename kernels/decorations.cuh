@@ -36,7 +36,7 @@ __device__ __forceinline__ unsigned int bw_plant_at(const WorldParams* p, long l
     const unsigned int n = p->biome_plant_count[b];
     if (n == 0 || h < p->water_level) return 0;
     const BwCandidate c = bw_candidate(p, 1, x, z);
-    const int l = bw_layer_of(c.threshold, p->biome_plants[b], n);
+    const int l = bw_layer_of(c.threshold, p->biome_plants[b], n, 1.0f);
     if (l < 0) return 0;
     const FlatLayer layer = p->biome_plants[b][l];
     return ((layer.on_mask >> (bw_surface_block(p, h, b) & 31)) & 1u) ? layer.what : 0;

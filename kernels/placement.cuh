@@ -61,25 +61,16 @@ __device__ __forceinline__ BwCandidate bw_candidate(const WorldParams* p, long l
     return c;
 }
 
-// The first layer whose accumulated density exceeds the threshold, or -1.
-__device__ __forceinline__ int bw_layer_of(unsigned int threshold, const FlatLayer* layers, unsigned int count) {
-    unsigned int sum = 0;
-    for (unsigned int i = 0; i < count && i < BW_MAX_BIOME_LAYERS; ++i) {
-        sum += layers[i].density;
-        if (sum > threshold) return (int)i;
-    }
-    return -1;
-}
-
 // A layer density scaled by a density map's factor, truncated (exact for a
 // factor of 1). Twin: scaled_density in src/worldgen/params.rs.
 __device__ __forceinline__ unsigned int bw_scaled_density(unsigned int density, float factor) {
     return (unsigned int)((float)density * factor);
 }
 
-// bw_layer_of over the layers' densities scaled by `factor`.
-__device__ __forceinline__ int bw_layer_of_scaled(unsigned int threshold, const FlatLayer* layers, unsigned int count,
-                                                  float factor) {
+// The first layer whose accumulated density, each scaled by `factor` (1:
+// the listed densities, exactly), exceeds the threshold, or -1.
+__device__ __forceinline__ int bw_layer_of(unsigned int threshold, const FlatLayer* layers, unsigned int count,
+                                           float factor) {
     unsigned int sum = 0;
     for (unsigned int i = 0; i < count && i < BW_MAX_BIOME_LAYERS; ++i) {
         sum += bw_scaled_density(layers[i].density, factor);
