@@ -1,18 +1,114 @@
-// The decoration plan on the device: which trees reach into each chunk
-// column. One thread per tree candidate (the Chile thesis's pattern at the tree
-// spacing, over the column and `tree_reach` blocks around it), survivors
-// packed with a block-level prefix sum and one atomic per round. The trees'
-// blocks are written by bw_fill. Rust twin: src/worldgen/decorate.rs (plan).
+// The decoration plan on the device: which trees and rocks reach into each
+// chunk column. One thread per candidate (the Chile thesis's pattern at the
+// tree spacing, then at the rock spacing, over the column and the reach
+// around it), survivors packed with a block-level prefix sum and one atomic
+// per round. Their blocks are written by bw_fill. Rust twin:
+// src/worldgen/decorate.rs (plan).
 #include "block_scan.cuh"
 #include "column.cuh"
 #include "decorations.cuh"
 
+// A candidate column's surface, as the heightmap kernel computes it: h_b at
+// the four diagonal neighbours in stencil order, the biome at the column
+// itself. Twin: footing in src/worldgen/decorate.rs.
+struct BwFooting {
+    int height;
+    unsigned int biome;
+    float slope;
+};
+
+__device__ BwFooting bw_footing(const WorldParams* p, long long x, long long z) {
+    float h_b[5];
+    unsigned char biome[5];
+    const long long dx[5] = {-1, 1, -1, 1, 0}, dz[5] = {-1, -1, 1, 1, 0};
+    for (int i = 0; i < 5; ++i) {
+        bw_sample_column(p, SwitchFields{}, (float)(x + dx[i]), (float)(z + dz[i]), &h_b[i], &biome[i]);
+    }
+    const float v = (((h_b[0] + h_b[1]) + h_b[2]) + h_b[3]) * 0.25f;
+    BwFooting f;
+    f.height = (int)v;
+    f.slope = fmaxf(fmaxf(fmaxf(h_b[0], h_b[1]), h_b[2]), h_b[3]) - fminf(fminf(fminf(h_b[0], h_b[1]), h_b[2]), h_b[3]);
+    f.biome = biome[4] % BW_MAX_BIOMES;
+    return f;
+}
+
+// The tree a tree candidate grows, if the rules allow one: `tree` gets its
+// base, kind and trunk height. Twin: accepted_tree.
+__device__ bool bw_accepted_tree(const WorldParams* p, const BwCandidate& c, PlacedObject* tree) {
+    if (c.threshold >= p->tree_max_density) return false;
+    const BwFooting f = bw_footing(p, c.x, c.z);
+    // The biome's density map at the candidate, as FlatDensityMap::factor
+    // computes it (1 without a map).
+    const FlatDensityMap map = p->biome_tree_map[f.biome];
+    float factor = 1.0f;
+    if (map.node < p->node_count) {
+        const float v = bw_eval_node(p, map.node, (float)c.x, (float)c.z);
+        factor = fminf(fmaxf(v * map.scale + map.offset, map.min), map.max);
+    }
+    const int l = bw_layer_of(c.threshold, p->biome_trees[f.biome], p->biome_tree_count[f.biome], factor);
+    if (l < 0) return false;
+    const FlatLayer layer = p->biome_trees[f.biome][l];
+    const bool dry = f.height >= p->water_level;
+    const bool footing = (layer.on_mask >> (bw_surface_block(p, f.height, f.biome) & 31)) & 1u;
+    if (layer.what >= BW_MAX_TREE_KINDS || !dry || !footing || f.slope > p->tree_max_slope) return false;
+    const FlatTree kind = p->tree_kinds[layer.what];
+    tree->base = f.height + 1;
+    tree->kind = layer.what;
+    tree->shape = kind.trunk_min + (unsigned int)(c.variant % ((unsigned long long)kind.trunk_span + 1));
+    return true;
+}
+
+// Whether a rock centred on (x, z) of shape `shape` yields to a tree whose
+// trunk stands in or beside its footprint. Twin: rock_yields.
+__device__ bool bw_rock_yields(const WorldParams* p, long long x, long long z, unsigned int shape) {
+    if (p->tree_unit <= 0) return false;
+    const long long unit = p->tree_unit;
+    const long long rx = bw_rock_radius(shape, 0) + 1, rz = bw_rock_radius(shape, 2) + 1;
+    const long long gx0 = bw_div_floor(x - rx, unit), gx1 = bw_div_floor(x + rx, unit);
+    const long long gz0 = bw_div_floor(z - rz, unit), gz1 = bw_div_floor(z + rz, unit);
+    for (long long gz = gz0; gz <= gz1; ++gz) {
+        for (long long gx = gx0; gx <= gx1; ++gx) {
+            const BwCandidate c = bw_candidate(p, unit, gx, gz);
+            const long long ax = c.x - x, az = c.z - z;
+            PlacedObject tree;
+            if (ax >= -rx && ax <= rx && az >= -rz && az <= rz && bw_accepted_tree(p, c, &tree)) return true;
+        }
+    }
+    return false;
+}
+
+// The rock a rock candidate lays, if the rules allow one and it does not
+// yield to a tree: `rock` gets its centre height, kind and radii. Twin:
+// rock_at and rock_yields.
+__device__ bool bw_accepted_rock(const WorldParams* p, const BwCandidate& c, PlacedObject* rock) {
+    if (c.threshold >= p->rock_max_density) return false;
+    const BwFooting f = bw_footing(p, c.x, c.z);
+    const int l = bw_layer_of(c.threshold, p->biome_rocks[f.biome], p->biome_rock_count[f.biome], 1.0f);
+    if (l < 0) return false;
+    const FlatLayer layer = p->biome_rocks[f.biome][l];
+    if (layer.what >= BW_MAX_ROCK_KINDS) return false;
+    const FlatRock kind = p->rock_kinds[layer.what];
+    const bool dry = f.height >= p->water_level;
+    const bool footing = (layer.on_mask >> (bw_surface_block(p, f.height, f.biome) & 31)) & 1u;
+    if (!dry || !footing || f.slope > kind.max_slope) return false;
+    const unsigned int r = kind.radius_min + (unsigned int)(c.variant % ((unsigned long long)kind.radius_span + 1));
+    const unsigned int stretch = (unsigned int)((c.variant >> 32) % 3);
+    const unsigned int rx = stretch == 1 ? r + 1 : r, rz = stretch == 2 ? r + 1 : r;
+    const unsigned int ry = r + (unsigned int)((c.variant >> 40) & 1ull);
+    const unsigned int shape = rx | ry << 8 | rz << 16;
+    if (bw_rock_yields(p, c.x, c.z, shape)) return false;
+    rock->base = f.height;
+    rock->kind = BW_ROCK_KIND + layer.what;
+    rock->shape = shape;
+    return true;
+}
+
 // Grid = column job count, block BW_DECORATE_THREADS. Per job: its trees
-// (up to BW_MAX_TREES_PER_COLUMN, in `trees` from job × that), their number
-// in `tree_counts`, and the highest block any of them places in
-// `extremes[3·job + 2]` (the heightmap kernel wrote [0] and [1]).
+// and rocks (up to BW_MAX_TREES_PER_COLUMN, in `trees` from job × that),
+// their number in `tree_counts`, and the highest block any of them places
+// in `extremes[3·job + 2]` (the heightmap kernel wrote [0] and [1]).
 extern "C" __global__ void __launch_bounds__(BW_DECORATE_THREADS)
-    bw_decorate(const ColumnJob* jobs, unsigned int job_count, PlacedTree* trees, unsigned int* tree_counts,
+    bw_decorate(const ColumnJob* jobs, unsigned int job_count, PlacedObject* trees, unsigned int* tree_counts,
                 int* extremes) {
     __shared__ unsigned int s_scan[2 * BW_DECORATE_THREADS];
     __shared__ unsigned int s_base;
@@ -30,74 +126,47 @@ extern "C" __global__ void __launch_bounds__(BW_DECORATE_THREADS)
     }
     __syncthreads();
 
-    const long long unit = p->tree_unit > 0 ? p->tree_unit : 1;
-    const long long reach = p->tree_reach;
     const long long x0 = (long long)col.x * BW_CHUNK, z0 = (long long)col.z * BW_CHUNK;
-    const long long lo = -reach, hi = BW_CHUNK + reach;
-    const long long gx0 = bw_div_floor(x0 + lo, unit), gz0 = bw_div_floor(z0 + lo, unit);
-    const long long nx = bw_div_floor(x0 + hi - 1, unit) - gx0 + 1;
-    const long long nz = bw_div_floor(z0 + hi - 1, unit) - gz0 + 1;
-    const long long squares = p->tree_unit > 0 ? nx * nz : 0;
-    const long long rounds = (squares + BW_DECORATE_THREADS - 1) / BW_DECORATE_THREADS;
+    // Pass 0 plans the trees, pass 1 the rocks; both passes' bounds are the
+    // same for every thread of the block, so all of them hold the barriers.
+    for (int pass = 0; pass < 2; ++pass) {
+        const int grid = pass == 0 ? p->tree_unit : p->rock_unit;
+        const long long unit = grid > 0 ? grid : 1;
+        const long long reach = pass == 0 ? p->tree_reach : p->rock_reach;
+        const unsigned long long seed = pass == 0 ? bw_deco_seed(p) : ((unsigned long long)p->rock_seed[0] |
+                                                                       ((unsigned long long)p->rock_seed[1] << 32));
+        const long long lo = -reach, hi = BW_CHUNK + reach;
+        const long long gx0 = bw_div_floor(x0 + lo, unit), gz0 = bw_div_floor(z0 + lo, unit);
+        const long long nx = bw_div_floor(x0 + hi - 1, unit) - gx0 + 1;
+        const long long nz = bw_div_floor(z0 + hi - 1, unit) - gz0 + 1;
+        const long long squares = grid > 0 ? nx * nz : 0;
+        const long long rounds = (squares + BW_DECORATE_THREADS - 1) / BW_DECORATE_THREADS;
 
-    for (long long r = 0; r < rounds; ++r) {
-        const long long k = r * BW_DECORATE_THREADS + threadIdx.x;
-        unsigned int keep = 0;
-        PlacedTree tree = {0, 0, 0, 0, 0};
-        if (active && k < squares) {
-            const BwCandidate c = bw_candidate(p, unit, gx0 + k % nx, gz0 + k / nx);
-            const long long rx = c.x - x0, rz = c.z - z0;
-            if (rx >= lo && rx < hi && rz >= lo && rz < hi && c.threshold < p->tree_max_density) {
-                // The footing, as the heightmap kernel computes it: h_b at
-                // the four diagonal neighbours in stencil order, the biome
-                // at the column itself.
-                float h_b[5];
-                unsigned char biome[5];
-                const long long dx[5] = {-1, 1, -1, 1, 0}, dz[5] = {-1, -1, 1, 1, 0};
-                for (int i = 0; i < 5; ++i) {
-                    bw_sample_column(p, SwitchFields{}, (float)(c.x + dx[i]), (float)(c.z + dz[i]), &h_b[i],
-                                     &biome[i]);
-                }
-                const float v = (((h_b[0] + h_b[1]) + h_b[2]) + h_b[3]) * 0.25f;
-                const int h = (int)v;
-                const float slope = fmaxf(fmaxf(fmaxf(h_b[0], h_b[1]), h_b[2]), h_b[3]) -
-                                    fminf(fminf(fminf(h_b[0], h_b[1]), h_b[2]), h_b[3]);
-                const unsigned int b = biome[4] % BW_MAX_BIOMES;
-                // The biome's density map at the candidate, as
-                // FlatDensityMap::factor computes it (1 without a map).
-                const FlatDensityMap map = p->biome_tree_map[b];
-                float factor = 1.0f;
-                if (map.node < p->node_count) {
-                    const float v = bw_eval_node(p, map.node, (float)c.x, (float)c.z);
-                    factor = fminf(fmaxf(v * map.scale + map.offset, map.min), map.max);
-                }
-                const int l = bw_layer_of(c.threshold, p->biome_trees[b], p->biome_tree_count[b], factor);
-                if (l >= 0) {
-                    const FlatLayer layer = p->biome_trees[b][l];
-                    const bool dry = h >= p->water_level;
-                    const bool footing = (layer.on_mask >> (bw_surface_block(p, h, b) & 31)) & 1u;
-                    if (layer.what < BW_MAX_TREE_KINDS && dry && footing && !(slope > p->tree_max_slope)) {
-                        const FlatTree kind = p->tree_kinds[layer.what];
-                        tree.x = (int)rx;
-                        tree.z = (int)rz;
-                        tree.base = h + 1;
-                        tree.kind = layer.what;
-                        tree.trunk = kind.trunk_min + (unsigned int)(c.variant % ((unsigned long long)kind.trunk_span + 1));
-                        keep = 1;
-                    }
+        for (long long r = 0; r < rounds; ++r) {
+            const long long k = r * BW_DECORATE_THREADS + threadIdx.x;
+            unsigned int keep = 0;
+            PlacedObject obj = {0, 0, 0, 0, 0};
+            if (active && k < squares) {
+                const BwCandidate c = bw_candidate_seeded(p, seed, unit, gx0 + k % nx, gz0 + k / nx);
+                const long long rx = c.x - x0, rz = c.z - z0;
+                if (rx >= lo && rx < hi && rz >= lo && rz < hi &&
+                    (pass == 0 ? bw_accepted_tree(p, c, &obj) : bw_accepted_rock(p, c, &obj))) {
+                    obj.x = (int)rx;
+                    obj.z = (int)rz;
+                    keep = 1;
                 }
             }
+            unsigned int total = 0;
+            const unsigned int offset = bw_block_exclusive_sum<BW_DECORATE_THREADS>(keep, s_scan, &total);
+            if (threadIdx.x == 0 && active && total != 0) s_base = atomicAdd(&tree_counts[job], total);
+            __syncthreads();
+            if (keep) {
+                const unsigned int slot = s_base + offset;
+                if (slot < BW_MAX_TREES_PER_COLUMN) trees[(size_t)job * BW_MAX_TREES_PER_COLUMN + slot] = obj;
+                atomicMax(&s_top, bw_tree_top(p, obj));
+            }
+            __syncthreads();
         }
-        unsigned int total = 0;
-        const unsigned int offset = bw_block_exclusive_sum<BW_DECORATE_THREADS>(keep, s_scan, &total);
-        if (threadIdx.x == 0 && active && total != 0) s_base = atomicAdd(&tree_counts[job], total);
-        __syncthreads();
-        if (keep) {
-            const unsigned int slot = s_base + offset;
-            if (slot < BW_MAX_TREES_PER_COLUMN) trees[(size_t)job * BW_MAX_TREES_PER_COLUMN + slot] = tree;
-            atomicMax(&s_top, bw_tree_top(p, tree));
-        }
-        __syncthreads();
     }
     if (active && threadIdx.x == 0) extremes[job * 3 + 2] = s_top;
 }

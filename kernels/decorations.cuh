@@ -10,9 +10,32 @@ __device__ __forceinline__ unsigned int bw_surface_block(const WorldParams* p, i
     return h > p->snow_above ? p->snow_block : p->biome_top[b];
 }
 
-__device__ __forceinline__ int bw_tree_top(const WorldParams* p, const PlacedTree& t) {
+// PlacedObject::kind of the first rock kind.
+#define BW_ROCK_KIND BW_MAX_TREE_KINDS
+
+__device__ __forceinline__ int bw_rock_radius(unsigned int shape, int axis) { return (int)((shape >> (8 * axis)) & 255u); }
+
+// The highest block of a tree or rock.
+__device__ __forceinline__ int bw_tree_top(const WorldParams* p, const PlacedObject& t) {
+    if (t.kind >= BW_ROCK_KIND) return t.base + bw_rock_radius(t.shape, 1);
     const int crown = t.kind < BW_MAX_TREE_KINDS ? p->tree_kinds[t.kind].crown : 0;
-    return t.base + (int)t.trunk - 1 + crown;
+    return t.base + (int)t.shape - 1 + crown;
+}
+
+// Whether (dx, dy, dz) lies in the ellipsoid of a rock's radii, each grown
+// by half a block, in integers.
+__device__ __forceinline__ bool bw_in_rock(unsigned int shape, int dx, int dy, int dz) {
+    const int rx = 2 * bw_rock_radius(shape, 0) + 1, ry = 2 * bw_rock_radius(shape, 1) + 1;
+    const int rz = 2 * bw_rock_radius(shape, 2) + 1;
+    const int a = rx * rx, b = ry * ry, c = rz * rz;
+    return 4 * (dx * dx * b * c + dy * dy * a * c + dz * dz * a * b) <= a * b * c;
+}
+
+// What a rock places at (dx, dy, dz) from its centre; 0 for nothing.
+__device__ __forceinline__ unsigned int bw_rock_block_at(const FlatRock& rock, unsigned int shape, int dx, int dy,
+                                                         int dz) {
+    if (!bw_in_rock(shape, dx, dy, dz)) return 0;
+    return bw_in_rock(shape, dx, dy + 1, dz) ? rock.block : rock.top_block;
 }
 
 // What a tree places at (dx, dy, dz) from its lowest log; 0 for nothing.

@@ -28,12 +28,13 @@
 // result independent of the order of the column's trees.
 __device__ __forceinline__ unsigned int bw_decorate_block(const WorldParams* p, ColumnJob col, unsigned int lx,
                                                           unsigned int lz, long long y, long long h, unsigned int biome,
-                                                          unsigned int block, const PlacedTree* trees,
+                                                          unsigned int block, const PlacedObject* trees,
                                                           unsigned int tree_count) {
     if (tree_count > BW_MAX_TREES_PER_COLUMN) tree_count = BW_MAX_TREES_PER_COLUMN;
     if (y == h) {
         for (unsigned int i = 0; i < tree_count; ++i) {
-            if (trees[i].x == (int)lx && trees[i].z == (int)lz) return p->trunk_soil_block;
+            const PlacedObject t = trees[i];
+            if (t.kind < BW_MAX_TREE_KINDS && t.x == (int)lx && t.z == (int)lz) return p->trunk_soil_block;
         }
         return block;
     }
@@ -45,12 +46,19 @@ __device__ __forceinline__ unsigned int bw_decorate_block(const WorldParams* p, 
         if (plant != 0 && bw_claim_key(p, plant) > bw_claim_key(p, best)) best = plant;
     }
     for (unsigned int i = 0; i < tree_count; ++i) {
-        const PlacedTree t = trees[i];
+        const PlacedObject t = trees[i];
         const int dx = (int)lx - t.x, dz = (int)lz - t.z;
-        if (t.kind >= BW_MAX_TREE_KINDS || dx < -p->tree_reach || dx > p->tree_reach || dz < -p->tree_reach ||
-            dz > p->tree_reach)
-            continue;
-        const unsigned int id = bw_tree_block_at(p->tree_kinds[t.kind], (int)t.trunk, dx, (int)(y - t.base), dz);
+        unsigned int id = 0;
+        if (t.kind < BW_MAX_TREE_KINDS) {
+            if (dx < -p->tree_reach || dx > p->tree_reach || dz < -p->tree_reach || dz > p->tree_reach) continue;
+            id = bw_tree_block_at(p->tree_kinds[t.kind], (int)t.shape, dx, (int)(y - t.base), dz);
+        } else if (t.kind - BW_ROCK_KIND < BW_MAX_ROCK_KINDS) {
+            const long long dy = y - t.base;
+            if (dx < -p->rock_reach || dx > p->rock_reach || dz < -p->rock_reach || dz > p->rock_reach ||
+                dy < -p->rock_reach || dy > p->rock_reach)
+                continue;
+            id = bw_rock_block_at(p->rock_kinds[t.kind - BW_ROCK_KIND], t.shape, dx, (int)dy, dz);
+        }
         if (id != 0 && bw_claim_key(p, id) > bw_claim_key(p, best)) best = id;
     }
     return best;
@@ -64,7 +72,7 @@ __device__ __forceinline__ unsigned int bw_decorate_block(const WorldParams* p, 
 // bw_density's masks for the same chunks (read only in worlds with caves).
 extern "C" __global__ void __launch_bounds__(BW_FILL_THREADS)
     bw_fill(const ChunkJob* jobs, unsigned int chunk_count, const int* heights, const unsigned char* biomes,
-            const PlacedTree* trees, const unsigned int* tree_counts, const unsigned char* caves, unsigned char* runs,
+            const PlacedObject* trees, const unsigned int* tree_counts, const unsigned char* caves, unsigned char* runs,
             unsigned int* runs_used, unsigned int runs_capacity, unsigned int* counts) {
     __shared__ unsigned int s_counts[BW_MAX_BLOCK_TYPES];
     __shared__ unsigned char s_ids[BW_FILL_THREADS];
@@ -117,7 +125,7 @@ extern "C" __global__ void __launch_bounds__(BW_FILL_THREADS)
             ((caves[(size_t)chunk * BW_CAVE_MASK_BYTES + column * 4u + ly / 8u] >> (ly % 8u)) & 1u)) {
             block = y < (long long)params->cave_lava_below ? params->cave_lava_block : params->air_block;
         }
-        if (params->tree_unit > 0 || params->plant_reach > 0) {
+        if (params->tree_unit > 0 || params->plant_reach > 0 || params->rock_unit > 0) {
             block = bw_decorate_block(params, ColumnJob{job.x, job.z}, column % BW_CHUNK, column / BW_CHUNK, y, h, biome,
                                       block, trees + (size_t)job.column * BW_MAX_TREES_PER_COLUMN,
                                       tree_counts[job.column]);

@@ -41,14 +41,16 @@ struct BwCandidate {
     unsigned long long variant;
 };
 
-// The candidate of global unit square (gx, gz) at spacing `unit` blocks.
-__device__ __forceinline__ BwCandidate bw_candidate(const WorldParams* p, long long unit, long long gx, long long gz) {
+// The candidate of global unit square (gx, gz) at spacing `unit` blocks on
+// the grid of `seed`.
+__device__ __forceinline__ BwCandidate bw_candidate_seeded(const WorldParams* p, unsigned long long seed, long long unit,
+                                                           long long gx, long long gz) {
     const long long cells = BW_CELL_UNITS;
     const long long cx = bw_div_floor(gx, cells);
     const long long cz = bw_div_floor(gz, cells);
     const unsigned int i = (unsigned int)((gx - cx * cells) + cells * (gz - cz * cells));
     const unsigned long long key = ((unsigned long long)(unsigned int)cx << 32) | (unsigned int)cz;
-    const unsigned long long hash = bw_splitmix64(bw_deco_seed(p) ^ bw_splitmix64(key));
+    const unsigned long long hash = bw_splitmix64(seed ^ bw_splitmix64(key));
     const unsigned int ox = (unsigned int)(hash & 7), oz = (unsigned int)((hash >> 3) & 7);
     const unsigned int sub = (unsigned int)((hash >> 6) & 63);
     const unsigned int ux = (i + ox) % 8, uz = (i / 8 + oz) % 8;
@@ -59,6 +61,11 @@ __device__ __forceinline__ BwCandidate bw_candidate(const WorldParams* p, long l
     c.threshold = (unsigned int)p->bayer[ux + 8 * uz] * (BW_DENSITY_ONE / BW_PATTERN_POINTS) + sub;
     c.variant = bw_splitmix64(hash + (unsigned long long)i + 1ull);
     return c;
+}
+
+// A candidate of the trees' and plants' grid.
+__device__ __forceinline__ BwCandidate bw_candidate(const WorldParams* p, long long unit, long long gx, long long gz) {
+    return bw_candidate_seeded(p, bw_deco_seed(p), unit, gx, gz);
 }
 
 // A layer density scaled by a density map's factor, truncated (exact for a

@@ -1,6 +1,6 @@
 // The flat world description uploaded by the host, and the job structs.
 // Layout twins of `WorldParams`, `FlatNode`, `FlatTree`, `FlatLeafLayer`,
-// `FlatLayer`, `FlatDensityMap`, `FlatCaveNoise`, `FlatCaveLayer`, `FlatVein` in src/worldgen/params.rs, `PlacedTree` in
+// `FlatRock`, `FlatLayer`, `FlatDensityMap`, `FlatCaveNoise`, `FlatCaveLayer`, `FlatVein` in src/worldgen/params.rs, `PlacedObject` in
 // src/worldgen/decorate.rs and `ColumnJob` / `ChunkJob` / `FarJob` in
 // src/backend/twins.rs; the generated checks
 // below hold every field's offset equal to Rust's.
@@ -49,6 +49,15 @@ struct FlatVein {
     unsigned int radius_bottom;
     unsigned int blobs_min;
     unsigned int blobs_span;
+};
+
+struct FlatRock {
+    unsigned int block;
+    unsigned int top_block;
+    unsigned int radius_min;
+    unsigned int radius_span;
+    unsigned int on_mask;
+    float max_slope;
 };
 
 struct FlatLayer {
@@ -137,6 +146,14 @@ struct WorldParams {
     FlatDensityMap biome_tree_map[BW_MAX_BIOMES];
     unsigned int biome_plant_count[BW_MAX_BIOMES];
     FlatLayer biome_plants[BW_MAX_BIOMES][BW_MAX_BIOME_LAYERS];
+    int rock_unit;
+    int rock_reach;
+    unsigned int rock_max_density;
+    unsigned int rock_kind_count;
+    unsigned int rock_seed[2];
+    FlatRock rock_kinds[BW_MAX_ROCK_KINDS];
+    unsigned int biome_rock_count[BW_MAX_BIOMES];
+    FlatLayer biome_rocks[BW_MAX_BIOMES][BW_MAX_BIOME_LAYERS];
     unsigned int block_priority[BW_MAX_BLOCK_TYPES];
     unsigned char pattern[BW_PATTERN_POINTS][2];
     unsigned char bayer[BW_PATTERN_POINTS];
@@ -161,13 +178,14 @@ struct WorldParams {
     unsigned char vein_bayer[BW_PATTERN_POINTS];
 };
 
-// One tree of a chunk column's plan (written by bw_decorate, read by bw_fill).
-struct PlacedTree {
-    int x;  // trunk column relative to the chunk column's corner
+// One tree or rock of a chunk column's plan (written by bw_decorate, read by
+// bw_fill); see PlacedObject in src/worldgen/decorate.rs for the fields.
+struct PlacedObject {
+    int x;
     int z;
-    int base;  // world height of the lowest log
+    int base;
     unsigned int kind;
-    unsigned int trunk;
+    unsigned int shape;
 };
 
 

@@ -8,7 +8,7 @@ use blockworld::cli::region_hash::region_positions;
 use blockworld::world::block::BlockId;
 use blockworld::world::chunk::Chunk;
 use blockworld::world::coords::{column_index, ChunkPos, ColumnPos};
-use blockworld::worldgen::decorate::{self, ColumnDecorations, PlacedTree};
+use blockworld::worldgen::decorate::{self, ColumnDecorations, PlacedObject};
 use blockworld::worldgen::heightmap::Lanes;
 use blockworld::worldgen::params::{scaled_density, WorldParams};
 use blockworld::worldgen::placement::{candidate, least_block_distance, unit_squares, DENSITY_ONE};
@@ -154,7 +154,7 @@ fn without_looking_across_borders_trees_are_cut_and_the_check_sees_it() {
         .into_iter()
         .map(|pos| {
             let data = w.column(pos.column());
-            let own: Vec<PlacedTree> = data
+            let own: Vec<PlacedObject> = data
                 .decorations
                 .trees
                 .iter()
@@ -192,14 +192,18 @@ fn the_uniform_air_shortcut_accounts_for_tree_tops() {
 
 /// Trees from the plans of many columns, in world coordinates; a tree seen
 /// by several columns must be the same tree in each.
-fn trees_of_area(w: &WorldGen, cols: std::ops::Range<i32>, rows: std::ops::Range<i32>) -> Vec<([i64; 2], PlacedTree)> {
-    let mut seen: HashMap<[i64; 2], PlacedTree> = HashMap::new();
+fn trees_of_area(
+    w: &WorldGen,
+    cols: std::ops::Range<i32>,
+    rows: std::ops::Range<i32>,
+) -> Vec<([i64; 2], PlacedObject)> {
+    let mut seen: HashMap<[i64; 2], PlacedObject> = HashMap::new();
     for cz in rows {
         for cx in cols.clone() {
             let data = w.column(ColumnPos { x: cx, z: cz });
-            for t in &data.decorations.trees {
+            for t in data.decorations.trees.iter().filter(|t| t.rock().is_none()) {
                 let at = [cx as i64 * 32 + t.x as i64, cz as i64 * 32 + t.z as i64];
-                let world_tree = PlacedTree { x: 0, z: 0, ..*t };
+                let world_tree = PlacedObject { x: 0, z: 0, ..*t };
                 if let Some(prev) = seen.insert(at, world_tree) {
                     assert_eq!(prev, world_tree, "two columns disagree about the tree at {at:?}");
                 }

@@ -111,6 +111,7 @@ mod parity {
             let count = |b: BlockId| generated.iter().map(|c| c.counts().0[b.0 as usize] as u64).sum::<u64>();
             assert!(count(BlockId::LOG) + count(BlockId::PINE_LOG) > 200, "{from}..{to} must hold trees");
             assert!(count(BlockId::TALL_GRASS) > 50, "{from}..{to} must hold grass");
+            assert!(count(BlockId::MOSSY_STONE) + count(BlockId::COBBLESTONE) > 20, "{from}..{to} must hold rocks");
             assert_parity(42, from, to);
             chunks += positions.len();
         }

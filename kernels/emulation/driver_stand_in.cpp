@@ -553,12 +553,12 @@ static const KernelDef kKernels[] = {
      [](void** a, dim3, std::string& why) {
          unsigned n = arg<unsigned>(a, 1);
          return reach(arg<void*>(a, 0), sizeof(ColumnJob) * n, "jobs", why) &&
-                reach(arg<void*>(a, 2), sizeof(PlacedTree) * BW_MAX_TREES_PER_COLUMN * size_t(n), "trees", why) &&
+                reach(arg<void*>(a, 2), sizeof(PlacedObject) * BW_MAX_TREES_PER_COLUMN * size_t(n), "trees", why) &&
                 reach(arg<void*>(a, 3), sizeof(unsigned) * n, "tree_counts", why) &&
                 reach(arg<void*>(a, 4), sizeof(int) * 3 * n, "extremes", why);
      },
      [](void** a, dim3 g, dim3 b) {
-         BW_LAUNCH(bw_decorate, g, b, arg<const ColumnJob*>(a, 0), arg<unsigned>(a, 1), arg<PlacedTree*>(a, 2),
+         BW_LAUNCH(bw_decorate, g, b, arg<const ColumnJob*>(a, 0), arg<unsigned>(a, 1), arg<PlacedObject*>(a, 2),
                    arg<unsigned*>(a, 3), arg<int*>(a, 4));
      }},
     {"bw_density",
@@ -578,7 +578,7 @@ static const KernelDef kKernels[] = {
          unsigned n = arg<unsigned>(a, 1), cols = 0;
          return reach_chunk_jobs(a, n, &cols, why) &&
                 reach(arg<void*>(a, 3), BW_CHUNK_AREA * size_t(cols), "biomes", why) &&
-                reach(arg<void*>(a, 4), sizeof(PlacedTree) * BW_MAX_TREES_PER_COLUMN * size_t(cols), "trees", why) &&
+                reach(arg<void*>(a, 4), sizeof(PlacedObject) * BW_MAX_TREES_PER_COLUMN * size_t(cols), "trees", why) &&
                 reach(arg<void*>(a, 5), sizeof(unsigned) * cols, "tree_counts", why) &&
                 (bw_world.cave_layer_count == 0 ||
                  reach(arg<void*>(a, 6), size_t(BW_CAVE_MASK_BYTES) * n, "caves", why)) &&
@@ -588,7 +588,7 @@ static const KernelDef kKernels[] = {
      },
      [](void** a, dim3 g, dim3 b) {
          BW_LAUNCH(bw_fill, g, b, arg<const ChunkJob*>(a, 0), arg<unsigned>(a, 1), arg<const int*>(a, 2),
-                   arg<const unsigned char*>(a, 3), arg<const PlacedTree*>(a, 4), arg<const unsigned*>(a, 5),
+                   arg<const unsigned char*>(a, 3), arg<const PlacedObject*>(a, 4), arg<const unsigned*>(a, 5),
                    arg<const unsigned char*>(a, 6), arg<unsigned char*>(a, 7), arg<unsigned*>(a, 8),
                    arg<unsigned>(a, 9), arg<unsigned*>(a, 10));
      }},

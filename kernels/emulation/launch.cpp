@@ -53,7 +53,7 @@ void bw_emu_far_cells_switch(const WorldParams* params, const FarJob* jobs, unsi
               job_count, heights, biomes);
 }
 
-void bw_emu_decorate(const WorldParams* params, const ColumnJob* jobs, unsigned int job_count, PlacedTree* trees,
+void bw_emu_decorate(const WorldParams* params, const ColumnJob* jobs, unsigned int job_count, PlacedObject* trees,
                      unsigned int* tree_counts, int* extremes) {
     if (job_count == 0) return;
     bw_world = *params;
@@ -69,7 +69,7 @@ void bw_emu_density(const WorldParams* params, const ChunkJob* jobs, unsigned in
 }
 
 void bw_emu_fill(const WorldParams* params, const ChunkJob* jobs, unsigned int chunk_count, const int* heights,
-                 const unsigned char* biomes, const PlacedTree* trees, const unsigned int* tree_counts,
+                 const unsigned char* biomes, const PlacedObject* trees, const unsigned int* tree_counts,
                  const unsigned char* caves, unsigned char* runs, unsigned int* runs_used,
                  unsigned int runs_capacity, unsigned int* counts) {
     *runs_used = 0;

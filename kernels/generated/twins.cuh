@@ -57,6 +57,7 @@
 #define BW_RUN_HEADER_BYTES 4
 #define BW_RUN_BYTES 2
 #define BW_MAX_TREE_KINDS 8
+#define BW_MAX_ROCK_KINDS 4
 #define BW_MAX_CANOPY_LAYERS 8
 #define BW_MAX_BIOME_LAYERS 4
 #define BW_PATTERN_POINTS 64
@@ -91,7 +92,7 @@
     static_assert(__builtin_offsetof(FlatNode, children) == 16 && sizeof(((const FlatNode*)0)->children) == 12, "FlatNode.children"); \
     static_assert(__builtin_offsetof(FlatNode, z_offset) == 28 && sizeof(((const FlatNode*)0)->z_offset) == 4, "FlatNode.z_offset"); \
     static_assert(__builtin_offsetof(FlatNode, slots) == 32 && sizeof(((const FlatNode*)0)->slots) == 16, "FlatNode.slots"); \
-    static_assert(sizeof(WorldParams) == 7740, "WorldParams size"); \
+    static_assert(sizeof(WorldParams) == 8692, "WorldParams size"); \
     static_assert(__builtin_offsetof(WorldParams, node_count) == 0 && sizeof(((const WorldParams*)0)->node_count) == 4, "WorldParams.node_count"); \
     static_assert(__builtin_offsetof(WorldParams, biome_count) == 4 && sizeof(((const WorldParams*)0)->biome_count) == 4, "WorldParams.biome_count"); \
     static_assert(__builtin_offsetof(WorldParams, field_roots) == 8 && sizeof(((const WorldParams*)0)->field_roots) == 24, "WorldParams.field_roots"); \
@@ -140,26 +141,34 @@
     static_assert(__builtin_offsetof(WorldParams, biome_tree_map) == 5556 && sizeof(((const WorldParams*)0)->biome_tree_map) == 320, "WorldParams.biome_tree_map"); \
     static_assert(__builtin_offsetof(WorldParams, biome_plant_count) == 5876 && sizeof(((const WorldParams*)0)->biome_plant_count) == 64, "WorldParams.biome_plant_count"); \
     static_assert(__builtin_offsetof(WorldParams, biome_plants) == 5940 && sizeof(((const WorldParams*)0)->biome_plants) == 768, "WorldParams.biome_plants"); \
-    static_assert(__builtin_offsetof(WorldParams, block_priority) == 6708 && sizeof(((const WorldParams*)0)->block_priority) == 128, "WorldParams.block_priority"); \
-    static_assert(__builtin_offsetof(WorldParams, pattern) == 6836 && sizeof(((const WorldParams*)0)->pattern) == 128, "WorldParams.pattern"); \
-    static_assert(__builtin_offsetof(WorldParams, bayer) == 6964 && sizeof(((const WorldParams*)0)->bayer) == 64, "WorldParams.bayer"); \
-    static_assert(__builtin_offsetof(WorldParams, cave_layer_count) == 7028 && sizeof(((const WorldParams*)0)->cave_layer_count) == 4, "WorldParams.cave_layer_count"); \
-    static_assert(__builtin_offsetof(WorldParams, cave_noise_count) == 7032 && sizeof(((const WorldParams*)0)->cave_noise_count) == 4, "WorldParams.cave_noise_count"); \
-    static_assert(__builtin_offsetof(WorldParams, cave_bottom) == 7036 && sizeof(((const WorldParams*)0)->cave_bottom) == 4, "WorldParams.cave_bottom"); \
-    static_assert(__builtin_offsetof(WorldParams, cave_top) == 7040 && sizeof(((const WorldParams*)0)->cave_top) == 4, "WorldParams.cave_top"); \
-    static_assert(__builtin_offsetof(WorldParams, cave_lava_below) == 7044 && sizeof(((const WorldParams*)0)->cave_lava_below) == 4, "WorldParams.cave_lava_below"); \
-    static_assert(__builtin_offsetof(WorldParams, cave_lava_block) == 7048 && sizeof(((const WorldParams*)0)->cave_lava_block) == 4, "WorldParams.cave_lava_block"); \
-    static_assert(__builtin_offsetof(WorldParams, cave_water_clearance) == 7052 && sizeof(((const WorldParams*)0)->cave_water_clearance) == 4, "WorldParams.cave_water_clearance"); \
-    static_assert(__builtin_offsetof(WorldParams, cave_noises) == 7056 && sizeof(((const WorldParams*)0)->cave_noises) == 192, "WorldParams.cave_noises"); \
-    static_assert(__builtin_offsetof(WorldParams, cave_layers) == 7248 && sizeof(((const WorldParams*)0)->cave_layers) == 80, "WorldParams.cave_layers"); \
-    static_assert(__builtin_offsetof(WorldParams, vein_kind_count) == 7328 && sizeof(((const WorldParams*)0)->vein_kind_count) == 4, "WorldParams.vein_kind_count"); \
-    static_assert(__builtin_offsetof(WorldParams, vein_spacing) == 7332 && sizeof(((const WorldParams*)0)->vein_spacing) == 4, "WorldParams.vein_spacing"); \
-    static_assert(__builtin_offsetof(WorldParams, vein_reach) == 7336 && sizeof(((const WorldParams*)0)->vein_reach) == 4, "WorldParams.vein_reach"); \
-    static_assert(__builtin_offsetof(WorldParams, vein_lowest) == 7340 && sizeof(((const WorldParams*)0)->vein_lowest) == 4, "WorldParams.vein_lowest"); \
-    static_assert(__builtin_offsetof(WorldParams, vein_highest) == 7344 && sizeof(((const WorldParams*)0)->vein_highest) == 4, "WorldParams.vein_highest"); \
-    static_assert(__builtin_offsetof(WorldParams, vein_seed) == 7348 && sizeof(((const WorldParams*)0)->vein_seed) == 8, "WorldParams.vein_seed"); \
-    static_assert(__builtin_offsetof(WorldParams, vein_kinds) == 7356 && sizeof(((const WorldParams*)0)->vein_kinds) == 320, "WorldParams.vein_kinds"); \
-    static_assert(__builtin_offsetof(WorldParams, vein_bayer) == 7676 && sizeof(((const WorldParams*)0)->vein_bayer) == 64, "WorldParams.vein_bayer"); \
+    static_assert(__builtin_offsetof(WorldParams, rock_unit) == 6708 && sizeof(((const WorldParams*)0)->rock_unit) == 4, "WorldParams.rock_unit"); \
+    static_assert(__builtin_offsetof(WorldParams, rock_reach) == 6712 && sizeof(((const WorldParams*)0)->rock_reach) == 4, "WorldParams.rock_reach"); \
+    static_assert(__builtin_offsetof(WorldParams, rock_max_density) == 6716 && sizeof(((const WorldParams*)0)->rock_max_density) == 4, "WorldParams.rock_max_density"); \
+    static_assert(__builtin_offsetof(WorldParams, rock_kind_count) == 6720 && sizeof(((const WorldParams*)0)->rock_kind_count) == 4, "WorldParams.rock_kind_count"); \
+    static_assert(__builtin_offsetof(WorldParams, rock_seed) == 6724 && sizeof(((const WorldParams*)0)->rock_seed) == 8, "WorldParams.rock_seed"); \
+    static_assert(__builtin_offsetof(WorldParams, rock_kinds) == 6732 && sizeof(((const WorldParams*)0)->rock_kinds) == 96, "WorldParams.rock_kinds"); \
+    static_assert(__builtin_offsetof(WorldParams, biome_rock_count) == 6828 && sizeof(((const WorldParams*)0)->biome_rock_count) == 64, "WorldParams.biome_rock_count"); \
+    static_assert(__builtin_offsetof(WorldParams, biome_rocks) == 6892 && sizeof(((const WorldParams*)0)->biome_rocks) == 768, "WorldParams.biome_rocks"); \
+    static_assert(__builtin_offsetof(WorldParams, block_priority) == 7660 && sizeof(((const WorldParams*)0)->block_priority) == 128, "WorldParams.block_priority"); \
+    static_assert(__builtin_offsetof(WorldParams, pattern) == 7788 && sizeof(((const WorldParams*)0)->pattern) == 128, "WorldParams.pattern"); \
+    static_assert(__builtin_offsetof(WorldParams, bayer) == 7916 && sizeof(((const WorldParams*)0)->bayer) == 64, "WorldParams.bayer"); \
+    static_assert(__builtin_offsetof(WorldParams, cave_layer_count) == 7980 && sizeof(((const WorldParams*)0)->cave_layer_count) == 4, "WorldParams.cave_layer_count"); \
+    static_assert(__builtin_offsetof(WorldParams, cave_noise_count) == 7984 && sizeof(((const WorldParams*)0)->cave_noise_count) == 4, "WorldParams.cave_noise_count"); \
+    static_assert(__builtin_offsetof(WorldParams, cave_bottom) == 7988 && sizeof(((const WorldParams*)0)->cave_bottom) == 4, "WorldParams.cave_bottom"); \
+    static_assert(__builtin_offsetof(WorldParams, cave_top) == 7992 && sizeof(((const WorldParams*)0)->cave_top) == 4, "WorldParams.cave_top"); \
+    static_assert(__builtin_offsetof(WorldParams, cave_lava_below) == 7996 && sizeof(((const WorldParams*)0)->cave_lava_below) == 4, "WorldParams.cave_lava_below"); \
+    static_assert(__builtin_offsetof(WorldParams, cave_lava_block) == 8000 && sizeof(((const WorldParams*)0)->cave_lava_block) == 4, "WorldParams.cave_lava_block"); \
+    static_assert(__builtin_offsetof(WorldParams, cave_water_clearance) == 8004 && sizeof(((const WorldParams*)0)->cave_water_clearance) == 4, "WorldParams.cave_water_clearance"); \
+    static_assert(__builtin_offsetof(WorldParams, cave_noises) == 8008 && sizeof(((const WorldParams*)0)->cave_noises) == 192, "WorldParams.cave_noises"); \
+    static_assert(__builtin_offsetof(WorldParams, cave_layers) == 8200 && sizeof(((const WorldParams*)0)->cave_layers) == 80, "WorldParams.cave_layers"); \
+    static_assert(__builtin_offsetof(WorldParams, vein_kind_count) == 8280 && sizeof(((const WorldParams*)0)->vein_kind_count) == 4, "WorldParams.vein_kind_count"); \
+    static_assert(__builtin_offsetof(WorldParams, vein_spacing) == 8284 && sizeof(((const WorldParams*)0)->vein_spacing) == 4, "WorldParams.vein_spacing"); \
+    static_assert(__builtin_offsetof(WorldParams, vein_reach) == 8288 && sizeof(((const WorldParams*)0)->vein_reach) == 4, "WorldParams.vein_reach"); \
+    static_assert(__builtin_offsetof(WorldParams, vein_lowest) == 8292 && sizeof(((const WorldParams*)0)->vein_lowest) == 4, "WorldParams.vein_lowest"); \
+    static_assert(__builtin_offsetof(WorldParams, vein_highest) == 8296 && sizeof(((const WorldParams*)0)->vein_highest) == 4, "WorldParams.vein_highest"); \
+    static_assert(__builtin_offsetof(WorldParams, vein_seed) == 8300 && sizeof(((const WorldParams*)0)->vein_seed) == 8, "WorldParams.vein_seed"); \
+    static_assert(__builtin_offsetof(WorldParams, vein_kinds) == 8308 && sizeof(((const WorldParams*)0)->vein_kinds) == 320, "WorldParams.vein_kinds"); \
+    static_assert(__builtin_offsetof(WorldParams, vein_bayer) == 8628 && sizeof(((const WorldParams*)0)->vein_bayer) == 64, "WorldParams.vein_bayer"); \
     static_assert(sizeof(FlatVein) == 40, "FlatVein size"); \
     static_assert(__builtin_offsetof(FlatVein, block) == 0 && sizeof(((const FlatVein*)0)->block) == 4, "FlatVein.block"); \
     static_assert(__builtin_offsetof(FlatVein, replace_mask) == 4 && sizeof(((const FlatVein*)0)->replace_mask) == 4, "FlatVein.replace_mask"); \
@@ -196,6 +205,13 @@
     static_assert(__builtin_offsetof(FlatTree, crown) == 20 && sizeof(((const FlatTree*)0)->crown) == 4, "FlatTree.crown"); \
     static_assert(__builtin_offsetof(FlatTree, layer_count) == 24 && sizeof(((const FlatTree*)0)->layer_count) == 4, "FlatTree.layer_count"); \
     static_assert(__builtin_offsetof(FlatTree, layers) == 28 && sizeof(((const FlatTree*)0)->layers) == 96, "FlatTree.layers"); \
+    static_assert(sizeof(FlatRock) == 24, "FlatRock size"); \
+    static_assert(__builtin_offsetof(FlatRock, block) == 0 && sizeof(((const FlatRock*)0)->block) == 4, "FlatRock.block"); \
+    static_assert(__builtin_offsetof(FlatRock, top_block) == 4 && sizeof(((const FlatRock*)0)->top_block) == 4, "FlatRock.top_block"); \
+    static_assert(__builtin_offsetof(FlatRock, radius_min) == 8 && sizeof(((const FlatRock*)0)->radius_min) == 4, "FlatRock.radius_min"); \
+    static_assert(__builtin_offsetof(FlatRock, radius_span) == 12 && sizeof(((const FlatRock*)0)->radius_span) == 4, "FlatRock.radius_span"); \
+    static_assert(__builtin_offsetof(FlatRock, on_mask) == 16 && sizeof(((const FlatRock*)0)->on_mask) == 4, "FlatRock.on_mask"); \
+    static_assert(__builtin_offsetof(FlatRock, max_slope) == 20 && sizeof(((const FlatRock*)0)->max_slope) == 4, "FlatRock.max_slope"); \
     static_assert(sizeof(FlatLayer) == 12, "FlatLayer size"); \
     static_assert(__builtin_offsetof(FlatLayer, what) == 0 && sizeof(((const FlatLayer*)0)->what) == 4, "FlatLayer.what"); \
     static_assert(__builtin_offsetof(FlatLayer, density) == 4 && sizeof(((const FlatLayer*)0)->density) == 4, "FlatLayer.density"); \
@@ -206,12 +222,12 @@
     static_assert(__builtin_offsetof(FlatDensityMap, offset) == 8 && sizeof(((const FlatDensityMap*)0)->offset) == 4, "FlatDensityMap.offset"); \
     static_assert(__builtin_offsetof(FlatDensityMap, min) == 12 && sizeof(((const FlatDensityMap*)0)->min) == 4, "FlatDensityMap.min"); \
     static_assert(__builtin_offsetof(FlatDensityMap, max) == 16 && sizeof(((const FlatDensityMap*)0)->max) == 4, "FlatDensityMap.max"); \
-    static_assert(sizeof(PlacedTree) == 20, "PlacedTree size"); \
-    static_assert(__builtin_offsetof(PlacedTree, x) == 0 && sizeof(((const PlacedTree*)0)->x) == 4, "PlacedTree.x"); \
-    static_assert(__builtin_offsetof(PlacedTree, z) == 4 && sizeof(((const PlacedTree*)0)->z) == 4, "PlacedTree.z"); \
-    static_assert(__builtin_offsetof(PlacedTree, base) == 8 && sizeof(((const PlacedTree*)0)->base) == 4, "PlacedTree.base"); \
-    static_assert(__builtin_offsetof(PlacedTree, kind) == 12 && sizeof(((const PlacedTree*)0)->kind) == 4, "PlacedTree.kind"); \
-    static_assert(__builtin_offsetof(PlacedTree, trunk) == 16 && sizeof(((const PlacedTree*)0)->trunk) == 4, "PlacedTree.trunk"); \
+    static_assert(sizeof(PlacedObject) == 20, "PlacedObject size"); \
+    static_assert(__builtin_offsetof(PlacedObject, x) == 0 && sizeof(((const PlacedObject*)0)->x) == 4, "PlacedObject.x"); \
+    static_assert(__builtin_offsetof(PlacedObject, z) == 4 && sizeof(((const PlacedObject*)0)->z) == 4, "PlacedObject.z"); \
+    static_assert(__builtin_offsetof(PlacedObject, base) == 8 && sizeof(((const PlacedObject*)0)->base) == 4, "PlacedObject.base"); \
+    static_assert(__builtin_offsetof(PlacedObject, kind) == 12 && sizeof(((const PlacedObject*)0)->kind) == 4, "PlacedObject.kind"); \
+    static_assert(__builtin_offsetof(PlacedObject, shape) == 16 && sizeof(((const PlacedObject*)0)->shape) == 4, "PlacedObject.shape"); \
     static_assert(sizeof(ColumnJob) == 8, "ColumnJob size"); \
     static_assert(__builtin_offsetof(ColumnJob, x) == 0 && sizeof(((const ColumnJob*)0)->x) == 4, "ColumnJob.x"); \
     static_assert(__builtin_offsetof(ColumnJob, z) == 4 && sizeof(((const ColumnJob*)0)->z) == 4, "ColumnJob.z"); \

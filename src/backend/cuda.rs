@@ -33,7 +33,7 @@ use super::DeviceOptions;
 use crate::far::tile::TILE_AREA;
 use crate::world::block::MAX_BLOCK_TYPES;
 use crate::world::coords::{CHUNK_AREA, CHUNK_VOLUME};
-use crate::worldgen::decorate::PlacedTree;
+use crate::worldgen::decorate::PlacedObject;
 use crate::worldgen::params::WorldParams;
 use crate::worldgen::preset::MAX_NODES;
 use cudarc::driver::sys;
@@ -318,7 +318,7 @@ struct Slot {
     biomes: CudaSlice<u8>,
     /// [min, max, tree top] per column.
     min_max: CudaSlice<i32>,
-    trees: CudaSlice<PlacedTree>,
+    trees: CudaSlice<PlacedObject>,
     tree_counts: CudaSlice<u32>,
     /// bw_density's masks (read by bw_fill only in worlds with caves).
     caves: CudaSlice<u8>,
@@ -384,7 +384,7 @@ impl Slot {
                 heights: stream.alloc::<i32>(MAX_BATCH_COLUMNS * CHUNK_AREA).map_err(&e)?,
                 biomes: stream.alloc::<u8>(MAX_BATCH_COLUMNS * CHUNK_AREA).map_err(&e)?,
                 min_max: stream.alloc::<i32>(MAX_BATCH_COLUMNS * 3).map_err(&e)?,
-                trees: stream.alloc::<PlacedTree>(MAX_BATCH_COLUMNS * MAX_TREES_PER_COLUMN).map_err(&e)?,
+                trees: stream.alloc::<PlacedObject>(MAX_BATCH_COLUMNS * MAX_TREES_PER_COLUMN).map_err(&e)?,
                 tree_counts: stream.alloc::<u32>(MAX_BATCH_COLUMNS).map_err(&e)?,
                 caves: stream.alloc::<u8>(MAX_BATCH_CHUNKS * CHUNK_VOLUME / 8).map_err(&e)?,
                 runs: stream.alloc::<u8>(MAX_BATCH_CHUNKS * RUNS_BYTES_PER_CHUNK).map_err(&e)?,

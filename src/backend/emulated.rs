@@ -10,7 +10,7 @@ use super::{BackendError, Engine};
 use crate::far::tile::TILE_AREA;
 use crate::world::block::MAX_BLOCK_TYPES;
 use crate::world::coords::{CHUNK_AREA, CHUNK_VOLUME};
-use crate::worldgen::decorate::PlacedTree;
+use crate::worldgen::decorate::PlacedObject;
 use crate::worldgen::params::WorldParams;
 use crate::worldgen::preset::MAX_NODES as MAX_NODES_FOR_DEVICE;
 use std::ffi::c_void;
@@ -55,7 +55,7 @@ extern "C" {
         params: *const WorldParams,
         jobs: *const ColumnJob,
         job_count: u32,
-        trees: *mut PlacedTree,
+        trees: *mut PlacedObject,
         tree_counts: *mut u32,
         extremes: *mut i32,
     );
@@ -74,7 +74,7 @@ extern "C" {
         chunk_count: u32,
         heights: *const i32,
         biomes: *const u8,
-        trees: *const PlacedTree,
+        trees: *const PlacedObject,
         tree_counts: *const u32,
         caves: *const u8,
         runs: *mut u8,
@@ -92,7 +92,7 @@ pub struct EmulatedDevice {
     objects: Vec<*mut c_void>,
     heights: Vec<i32>,
     biomes: Vec<u8>,
-    trees: Vec<PlacedTree>,
+    trees: Vec<PlacedObject>,
     tree_counts: Vec<u32>,
     path: KernelPath,
     density: DensityVariant,
@@ -211,7 +211,7 @@ impl KernelDevice for EmulatedDevice {
         let t = std::time::Instant::now();
         self.heights = vec![0; columns.len() * CHUNK_AREA];
         self.biomes = vec![0; columns.len() * CHUNK_AREA];
-        self.trees = vec![PlacedTree::default(); columns.len() * MAX_TREES_PER_COLUMN];
+        self.trees = vec![PlacedObject::default(); columns.len() * MAX_TREES_PER_COLUMN];
         self.tree_counts = vec![0; columns.len()];
         let mut min_max = vec![0i32; columns.len() * 3];
         let _guard = LAUNCH_LOCK.lock().unwrap_or_else(|e| e.into_inner());

@@ -15,16 +15,17 @@ use crate::far::clipmap::TILE_CELLS;
 use crate::far::tile::TILE_AREA;
 use crate::world::block::MAX_BLOCK_TYPES;
 use crate::world::coords::{CHUNK_AREA, CHUNK_VOLUME};
-use crate::worldgen::decorate::PlacedTree;
+use crate::worldgen::decorate::PlacedObject;
 use crate::worldgen::noise::lattice::GROUP;
 use crate::worldgen::params::{
-    self, FlatCaveLayer, FlatCaveNoise, FlatDensityMap, FlatLayer, FlatLeafLayer, FlatNode, FlatTree, FlatVein,
-    WorldParams,
+    self, FlatCaveLayer, FlatCaveNoise, FlatDensityMap, FlatLayer, FlatLeafLayer, FlatNode, FlatRock, FlatTree,
+    FlatVein, WorldParams,
 };
 use crate::worldgen::placement;
 use crate::worldgen::preset::{
     MAX_BIOMES, MAX_BIOME_LAYERS, MAX_CANOPY_LAYERS, MAX_CAVE_LAYERS, MAX_CAVE_NOISES, MAX_CAVE_OCTAVES, MAX_DEPTH,
-    MAX_NODES, MAX_TREE_KINDS, MAX_VEIN_KINDS, MAX_VEIN_REACH, TABLE_SIZE, THRESHOLDS, VEIN_SPACING_RANGE,
+    MAX_NODES, MAX_ROCK_KINDS, MAX_TREE_KINDS, MAX_VEIN_KINDS, MAX_VEIN_REACH, TABLE_SIZE, THRESHOLDS,
+    VEIN_SPACING_RANGE,
 };
 use std::fmt::Write;
 
@@ -54,15 +55,16 @@ pub const DENSITY_GROUPS_PER_CHUNK: u32 = (CHUNK_VOLUME / (GROUP * GROUP * GROUP
 /// Threads per thread block of `bw_decorate` (one block per chunk column,
 /// one thread per tree candidate, in rounds).
 pub const DECORATE_THREADS: u32 = 128;
-/// Room for trees in one column's plan: at the smallest spacing (3) the
-/// 38-block square around a column spans at most 14 × 14 unit squares,
-/// each with one candidate.
+/// Room for trees and rocks in one column's plan: at the smallest spacings
+/// the square around a column each reaches into spans at most 14 × 14 tree
+/// and 6 × 6 rock unit squares, each with one candidate.
 pub const MAX_TREES_PER_COLUMN: usize = 256;
 const _: () = {
-    let side = (crate::world::coords::CHUNK_SIZE + 2 * crate::worldgen::preset::MAX_TREE_REACH as usize)
-        .div_ceil(*crate::worldgen::preset::TREE_SPACING_RANGE.start() as usize)
-        + 1;
-    assert!(side * side <= MAX_TREES_PER_COLUMN);
+    use crate::worldgen::preset::{MAX_ROCK_RADIUS, MAX_TREE_REACH, ROCK_SPACING_RANGE, TREE_SPACING_RANGE};
+    let chunk = crate::world::coords::CHUNK_SIZE;
+    let trees = (chunk + 2 * MAX_TREE_REACH as usize).div_ceil(*TREE_SPACING_RANGE.start() as usize) + 1;
+    let rocks = (chunk + 2 * (MAX_ROCK_RADIUS as usize + 1)).div_ceil(*ROCK_SPACING_RANGE.start() as usize) + 1;
+    assert!(trees * trees + rocks * rocks <= MAX_TREES_PER_COLUMN);
 };
 
 /// Room for vein candidates in one `bw_fill` thread block: its slab of
@@ -122,7 +124,7 @@ unsafe impl cudarc::driver::DeviceRepr for ColumnJob {}
 // SAFETY: as above.
 unsafe impl cudarc::driver::DeviceRepr for ChunkJob {}
 // SAFETY: as above.
-unsafe impl cudarc::driver::DeviceRepr for PlacedTree {}
+unsafe impl cudarc::driver::DeviceRepr for PlacedObject {}
 // SAFETY: as above.
 unsafe impl cudarc::driver::DeviceRepr for FarJob {}
 
@@ -208,6 +210,14 @@ pub fn layouts() -> Vec<Layout> {
             biome_tree_map,
             biome_plant_count,
             biome_plants,
+            rock_unit,
+            rock_reach,
+            rock_max_density,
+            rock_kind_count,
+            rock_seed,
+            rock_kinds,
+            biome_rock_count,
+            biome_rocks,
             block_priority,
             pattern,
             bayer,
@@ -245,9 +255,10 @@ pub fn layouts() -> Vec<Layout> {
         layout!(FlatCaveLayer { kind, a, b, threshold, min_depth }),
         layout!(FlatLeafLayer { dy, radius, round }),
         layout!(FlatTree { trunk_block, leaves_block, trunk_min, trunk_span, on_mask, crown, layer_count, layers }),
+        layout!(FlatRock { block, top_block, radius_min, radius_span, on_mask, max_slope }),
         layout!(FlatLayer { what, density, on_mask }),
         layout!(FlatDensityMap { node, scale, offset, min, max }),
-        layout!(PlacedTree { x, z, base, kind, trunk }),
+        layout!(PlacedObject { x, z, base, kind, shape }),
         layout!(ColumnJob { x, z }),
         layout!(ChunkJob { x, y, z, column }),
         layout!(FarJob { x, z, cell }),
@@ -310,6 +321,7 @@ pub fn constants() -> Vec<(&'static str, i64)> {
         ("BW_RUN_HEADER_BYTES", RUN_HEADER_BYTES as i64),
         ("BW_RUN_BYTES", RUN_BYTES as i64),
         ("BW_MAX_TREE_KINDS", MAX_TREE_KINDS as i64),
+        ("BW_MAX_ROCK_KINDS", MAX_ROCK_KINDS as i64),
         ("BW_MAX_CANOPY_LAYERS", MAX_CANOPY_LAYERS as i64),
         ("BW_MAX_BIOME_LAYERS", MAX_BIOME_LAYERS as i64),
         ("BW_PATTERN_POINTS", placement::PATTERN_POINTS as i64),

@@ -141,6 +141,21 @@ fn pixel(tile: usize, x: usize, y: usize) -> [u8; 4] {
             let edge = cell(x, y) != cell(x + 1, y) || y % 5 == 4;
             shade([120, 120, 120], if edge { 0.55 } else { 0.78 + 0.3 * hash(tile, cell(x, y), y / 5, 13) + 0.08 * n })
         }
+        "mossy_stone_top" | "mossy_stone_side" => {
+            // Stone under moss: patches of it on top, a ragged fringe
+            // hanging down the sides.
+            let moss = if TILES[tile].ends_with("side") {
+                y < 2 + jag || (y < 6 + jag && hash(tile, x, 0, 43) > 0.55)
+            } else {
+                n2 > 0.22 || n > 0.75
+            };
+            if moss {
+                shade([82, 124, 54], 0.74 + 0.28 * n + 0.1 * n2)
+            } else {
+                let crack = hash(tile, x / 3, y, 11) > 0.86;
+                shade([125, 125, 125], if crack { 0.72 } else { 0.86 + 0.22 * n2 + 0.06 * n })
+            }
+        }
         "glass" => {
             let frame = x == 0 || y == 0 || x == 15 || y == 15;
             let glint = x + y == 11 && (3..7).contains(&x) || x + y == 14 && (5..8).contains(&x);

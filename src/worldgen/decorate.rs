@@ -1,4 +1,4 @@
-//! The decoration stage: trees, flowers and grass on the filled terrain,
+//! The decoration stage: trees, rocks, flowers and grass on the filled terrain,
 //! placed by [`super::placement`] from the preset's `decorations`.
 //! CUDA twins: `kernels/decorate.cu` (the tree plan of a chunk column, see
 //! [`plan`]) and the decoration part of `kernels/fill.cu` (see [`apply`]).
@@ -14,29 +14,59 @@
 //!   surface block the kind does not list (`on`: snow, sand…), or, for
 //!   trees, on a slope steeper than `tree_max_slope`. The surface block
 //!   under a trunk becomes `trunk_soil`.
-//! * **Overlaps** are settled without regard to order: a decoration only
-//!   fills blocks the terrain left as air, and where two claim one block
-//!   the higher (priority, id) wins (trunks, then leaves, then plants).
+//! * **Rocks** stand on a grid of their own (`rock_spacing`, another seed):
+//!   an ellipsoid centred on the surface, so half of it is sunk, stretched
+//!   or not and sized by the candidate's hash, its upper surface of the
+//!   kind's `top` block. The rules are as for trees, with a slope limit per
+//!   kind.
+//! * **Overlaps** are settled without regard to order. Between objects of
+//!   different footprints: a rock yields to any tree the rules accept whose
+//!   trunk is inside its footprint or beside it, and trees never look at
+//!   rocks, so no decision feeds back ([`rock_yields`]). Per block: a
+//!   decoration only fills blocks the terrain left as air, and where two
+//!   claim one block the higher (priority, id) wins (trunks, then rocks,
+//!   then leaves, then plants).
 
 use super::heightmap::{sample_points, Heightmap, Lanes};
-use super::params::{scaled_density, FlatTree, WorldParams};
-use super::placement::{candidate, layer_of, unit_squares};
+use super::params::{scaled_density, FlatRock, FlatTree, WorldParams};
+use super::placement::{candidate, layer_of, unit_squares, Candidate};
+use super::preset::MAX_TREE_KINDS;
 use super::NoiseProgram;
 use crate::world::block::MAX_BLOCK_TYPES;
 use crate::world::coords::{column_index, ColumnPos, CHUNK_SIZE, CHUNK_SIZE_I64};
 
-/// One tree of a chunk column's plan. Twin: `PlacedTree` in kernels/worldgen_params.cuh.
+/// One tree or rock of a chunk column's plan. Twin: `PlacedObject` in
+/// kernels/worldgen_params.cuh.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct PlacedTree {
-    /// Trunk column relative to the chunk column's corner block (may lie
-    /// outside 0..32 by up to the reach).
+pub struct PlacedObject {
+    /// Trunk or centre column relative to the chunk column's corner block
+    /// (may lie outside 0..32 by up to the reach).
     pub x: i32,
     pub z: i32,
-    /// World height of the lowest log: one above the surface.
+    /// Trees: world height of the lowest log, one above the surface.
+    /// Rocks: world height of the centre, the surface itself.
     pub base: i32,
+    /// A tree kind, or [`ROCK_KIND`] + a rock kind.
     pub kind: u32,
-    pub trunk: u32,
+    /// Trees: the trunk height. Rocks: the radii, x | y << 8 | z << 16.
+    pub shape: u32,
+}
+
+/// `PlacedObject::kind` of the first rock kind: tree kinds lie below it.
+pub const ROCK_KIND: u32 = MAX_TREE_KINDS as u32;
+
+impl PlacedObject {
+    /// The rock kind, if this is a rock.
+    pub fn rock(&self) -> Option<usize> {
+        self.kind.checked_sub(ROCK_KIND).map(|k| k as usize)
+    }
+}
+
+/// A rock's radii (x, y, z) from its shape word.
+#[inline]
+pub fn rock_radii(shape: u32) -> (i32, i32, i32) {
+    ((shape & 255) as i32, (shape >> 8 & 255) as i32, (shape >> 16 & 255) as i32)
 }
 
 /// "No tree": below every height.
@@ -45,7 +75,7 @@ pub const NO_TREE_TOP: i32 = i32::MIN;
 /// The trees that reach into one chunk column.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ColumnDecorations {
-    pub trees: Vec<PlacedTree>,
+    pub trees: Vec<PlacedObject>,
     /// The highest block any of them places, or [`NO_TREE_TOP`].
     pub tree_top: i32,
 }
@@ -62,10 +92,35 @@ pub fn decoration_top(p: &WorldParams, max_height: i32, tree_top: i32) -> i32 {
     tree_top.max(max_height.saturating_add(p.plant_reach))
 }
 
-/// The highest block of a tree.
-pub fn tree_top(p: &WorldParams, t: &PlacedTree) -> i32 {
+/// The highest block of a tree or rock.
+pub fn tree_top(p: &WorldParams, t: &PlacedObject) -> i32 {
+    if t.rock().is_some() {
+        return t.base + rock_radii(t.shape).1;
+    }
     let crown = p.tree_kinds.get(t.kind as usize).map_or(0, |k| k.crown);
-    t.base + t.trunk as i32 - 1 + crown
+    t.base + t.shape as i32 - 1 + crown
+}
+
+/// Whether (dx, dy, dz) from a rock's centre lies in its ellipsoid of radii
+/// `r`: each radius grown by half a block, in integers.
+#[inline]
+fn in_rock(r: (i32, i32, i32), dx: i32, dy: i32, dz: i32) -> bool {
+    let (a, b, c) = ((2 * r.0 + 1).pow(2), (2 * r.1 + 1).pow(2), (2 * r.2 + 1).pow(2));
+    4 * (dx * dx * b * c + dy * dy * a * c + dz * dz * a * b) <= a * b * c
+}
+
+/// What a rock places at (dx, dy, dz) from its centre: its top block where
+/// the block above lies outside it, its block elsewhere inside, 0 outside.
+#[inline]
+pub fn rock_block_at(rock: &FlatRock, shape: u32, dx: i32, dy: i32, dz: i32) -> u32 {
+    let r = rock_radii(shape);
+    if !in_rock(r, dx, dy, dz) {
+        0
+    } else if in_rock(r, dx, dy + 1, dz) {
+        rock.block
+    } else {
+        rock.top_block
+    }
 }
 
 /// What a tree places at (dx, dy, dz) from its lowest log; 0 (air) for nothing.
@@ -143,9 +198,100 @@ pub fn tree_at(p: &WorldParams, threshold: u32, variant: u64, f: Footing) -> Opt
     Some((layer.what, trunk))
 }
 
-/// The trees that reach into chunk column `col`: every accepted candidate
-/// within `tree_reach` blocks of it. `hm` is the column's own heightmap: it
-/// settles the biome of candidates inside the column without sampling.
+/// The tree standing at a tree candidate, if any: its footing, kind and trunk height.
+pub fn accepted_tree(
+    program: &NoiseProgram,
+    p: &WorldParams,
+    lanes: Lanes,
+    c: Candidate,
+) -> Option<(Footing, u32, u32)> {
+    if c.threshold >= p.tree_max_density {
+        return None;
+    }
+    let f = footing(program, p, lanes, c.x, c.z);
+    tree_at(p, c.threshold, c.variant, f).map(|(kind, trunk)| (f, kind, trunk))
+}
+
+/// The rock lying at a rock candidate, if the rules allow it: its kind and shape.
+pub fn rock_at(p: &WorldParams, threshold: u32, variant: u64, f: Footing) -> Option<(u32, u32)> {
+    let b = f.biome as usize % p.biome_rocks.len();
+    let n = (p.biome_rock_count[b] as usize).min(p.biome_rocks[b].len());
+    let layer = p.biome_rocks[b][layer_of(threshold, p.biome_rocks[b][..n].iter().map(|l| l.density))?];
+    let rock = p.rock_kinds.get(layer.what as usize)?;
+    let dry = f.height >= p.water_level;
+    let footing = layer.on_mask >> (surface_block(p, f.height, b) & 31) & 1 == 1;
+    if !dry || !footing || f.slope > rock.max_slope {
+        return None;
+    }
+    let r = rock.radius_min + (variant % (rock.radius_span as u64 + 1)) as u32;
+    // Stretched along x, along z, or round, and one block taller or not,
+    // from other bits of the hash.
+    let (rx, rz) = match (variant >> 32) % 3 {
+        0 => (r, r),
+        1 => (r + 1, r),
+        _ => (r, r + 1),
+    };
+    let ry = r + (variant >> 40 & 1) as u32;
+    Some((layer.what, rx | ry << 8 | rz << 16))
+}
+
+/// Whether a rock centred on (x, z) with radii `r` yields to a tree: some
+/// tree candidate the rules accept has its trunk within the rock's
+/// footprint or beside it. Trees never look at rocks, so what a rock
+/// decides never changes what another object decides: the outcome does not
+/// depend on the order anything is planned in.
+pub fn rock_yields(program: &NoiseProgram, p: &WorldParams, lanes: Lanes, x: i64, z: i64, r: (i32, i32, i32)) -> bool {
+    if p.tree_unit <= 0 {
+        return false;
+    }
+    let (reach_x, reach_z) = (r.0 as i64 + 1, r.2 as i64 + 1);
+    let unit = p.tree_unit as i64;
+    let seed = p.deco_seed();
+    for gz in unit_squares(unit, z - reach_z, z + reach_z + 1) {
+        for gx in unit_squares(unit, x - reach_x, x + reach_x + 1) {
+            let c = candidate(&p.pattern, &p.bayer, seed, unit, gx, gz);
+            let near = (c.x - x).abs() <= reach_x && (c.z - z).abs() <= reach_z;
+            if near && accepted_tree(program, p, lanes, c).is_some() {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// The rocks that reach into chunk column `col` from candidates up to
+/// `rock_reach` blocks beyond it, less those that yield to a tree.
+fn plan_rocks(program: &NoiseProgram, p: &WorldParams, col: ColumnPos, lanes: Lanes, out: &mut ColumnDecorations) {
+    if p.rock_unit <= 0 {
+        return;
+    }
+    let (unit, reach) = (p.rock_unit as i64, p.rock_reach as i64);
+    let (x0, z0) = (col.x as i64 * CHUNK_SIZE_I64, col.z as i64 * CHUNK_SIZE_I64);
+    let (lo, hi) = (-reach, CHUNK_SIZE_I64 + reach);
+    let seed = p.rock_seed();
+    for gz in unit_squares(unit, z0 + lo, z0 + hi) {
+        for gx in unit_squares(unit, x0 + lo, x0 + hi) {
+            let c = candidate(&p.pattern, &p.bayer, seed, unit, gx, gz);
+            let (rx, rz) = (c.x - x0, c.z - z0);
+            if rx < lo || rx >= hi || rz < lo || rz >= hi || c.threshold >= p.rock_max_density {
+                continue;
+            }
+            let f = footing(program, p, lanes, c.x, c.z);
+            let Some((kind, shape)) = rock_at(p, c.threshold, c.variant, f) else { continue };
+            if rock_yields(program, p, lanes, c.x, c.z, rock_radii(shape)) {
+                continue;
+            }
+            let t = PlacedObject { x: rx as i32, z: rz as i32, base: f.height, kind: ROCK_KIND + kind, shape };
+            out.tree_top = out.tree_top.max(tree_top(p, &t));
+            out.trees.push(t);
+        }
+    }
+}
+
+/// The trees and rocks that reach into chunk column `col`: every accepted
+/// candidate within `tree_reach` (`rock_reach`) blocks of it. `hm` is the
+/// column's own heightmap: it settles the biome of tree candidates inside
+/// the column without sampling.
 pub fn plan(
     program: &NoiseProgram,
     p: &WorldParams,
@@ -154,6 +300,7 @@ pub fn plan(
     lanes: Lanes,
 ) -> ColumnDecorations {
     let mut out = ColumnDecorations::none();
+    plan_rocks(program, p, col, lanes, &mut out);
     if p.tree_unit <= 0 {
         return out;
     }
@@ -179,9 +326,8 @@ pub fn plan(
                     continue;
                 }
             }
-            let f = footing(program, p, lanes, c.x, c.z);
-            if let Some((kind, trunk)) = tree_at(p, c.threshold, c.variant, f) {
-                let t = PlacedTree { x: rx as i32, z: rz as i32, base: f.height + 1, kind, trunk };
+            if let Some((f, kind, trunk)) = accepted_tree(program, p, lanes, c) {
+                let t = PlacedObject { x: rx as i32, z: rz as i32, base: f.height + 1, kind, shape: trunk };
                 out.tree_top = out.tree_top.max(tree_top(p, &t));
                 out.trees.push(t);
             }
@@ -287,6 +433,12 @@ pub fn apply(
     }
     let reach = p.tree_reach;
     for tree in &deco.trees {
+        if let Some(k) = tree.rock() {
+            if let Some(rock) = p.rock_kinds.get(k) {
+                place_rock(&mut t, rock, tree);
+            }
+            continue;
+        }
         let Some(kind) = p.tree_kinds.get(tree.kind as usize) else { continue };
         let (lo, hi) = (tree.base as i64 - 1, tree_top(p, tree) as i64);
         if hi < y0 || lo >= y1 {
@@ -301,9 +453,23 @@ pub fn apply(
             let dy = (y - tree.base as i64) as i32;
             for dz in -reach..=reach {
                 for dx in -reach..=reach {
-                    let id = tree_block_at(kind, tree.trunk as i32, dx, dy, dz);
+                    let id = tree_block_at(kind, tree.shape as i32, dx, dy, dz);
                     t.claim(tree.x + dx, y, tree.z + dz, id);
                 }
+            }
+        }
+    }
+}
+
+/// Claims the blocks of rock `r` (kind `rock`) within the chunk.
+fn place_rock(t: &mut Target, rock: &FlatRock, r: &PlacedObject) {
+    let (rx, ry, rz) = rock_radii(r.shape);
+    let y1 = t.y0 + CHUNK_SIZE_I64;
+    for y in (r.base as i64 - ry as i64).max(t.y0)..=(r.base as i64 + ry as i64).min(y1 - 1) {
+        let dy = (y - r.base as i64) as i32;
+        for dz in -rz..=rz {
+            for dx in -rx..=rx {
+                t.claim(r.x + dx, y, r.z + dz, rock_block_at(rock, r.shape, dx, dy, dz));
             }
         }
     }

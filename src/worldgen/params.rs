@@ -7,8 +7,8 @@ use super::noise::perlin::SCALE_3D;
 use super::placement::{self, DENSITY_ONE, PATTERN_POINTS};
 use super::preset::{
     CaveLayer, Caves, Decorations, Input, NodeKind, Preset, Veins, MAX_BIOMES, MAX_BIOME_LAYERS, MAX_CANOPY_LAYERS,
-    MAX_CAVE_LAYERS, MAX_CAVE_NOISES, MAX_CAVE_OCTAVES, MAX_NODES, MAX_TREE_KINDS, MAX_VEIN_KINDS, TABLE_SIZE,
-    THRESHOLDS,
+    MAX_CAVE_LAYERS, MAX_CAVE_NOISES, MAX_CAVE_OCTAVES, MAX_NODES, MAX_ROCK_KINDS, MAX_TREE_KINDS, MAX_VEIN_KINDS,
+    TABLE_SIZE, THRESHOLDS,
 };
 use crate::world::block::{BlockId, MAX_BLOCK_TYPES};
 
@@ -125,11 +125,26 @@ pub struct FlatTree {
     pub layers: [FlatLeafLayer; MAX_CANOPY_LAYERS],
 }
 
+/// A rock kind. Twin: `FlatRock` in kernels/worldgen_params.cuh.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct FlatRock {
+    pub block: u32,
+    /// The block of its upper surface.
+    pub top_block: u32,
+    pub radius_min: u32,
+    /// Radii are `radius_min + 0..=radius_span`.
+    pub radius_span: u32,
+    /// Bit b set: lies on block id b.
+    pub on_mask: u32,
+    pub max_slope: f32,
+}
+
 /// One decoration layer of a biome. Twin: `FlatLayer` in kernels/worldgen_params.cuh.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct FlatLayer {
-    /// Tree kind index (tree layers) or block id (plant layers).
+    /// Tree or rock kind index (tree and rock layers) or block id (plant layers).
     pub what: u32,
     /// Share of the candidates it takes, in 1/`DENSITY_ONE`.
     pub density: u32,
@@ -297,6 +312,20 @@ pub struct WorldParams {
     pub biome_tree_map: [FlatDensityMap; MAX_BIOMES],
     pub biome_plant_count: [u32; MAX_BIOMES],
     pub biome_plants: [[FlatLayer; MAX_BIOME_LAYERS]; MAX_BIOMES],
+    /// Rock candidate spacing in blocks; 0: no rocks.
+    pub rock_unit: i32,
+    /// How far from its centre block a rock reaches along any axis: its
+    /// largest radius, one more where its hash stretches or raises it.
+    pub rock_reach: i32,
+    /// The largest total rock density of any biome.
+    pub rock_max_density: u32,
+    pub rock_kind_count: u32,
+    /// The seed rock candidates hash: not the trees', so the two grids'
+    /// thresholds are unrelated.
+    pub rock_seed: [u32; 2],
+    pub rock_kinds: [FlatRock; MAX_ROCK_KINDS],
+    pub biome_rock_count: [u32; MAX_BIOMES],
+    pub biome_rocks: [[FlatLayer; MAX_BIOME_LAYERS]; MAX_BIOMES],
     /// Where two decorations claim one block, the higher of
     /// (priority, id) wins: trunks over leaves over plants, air lowest.
     pub block_priority: [u32; MAX_BLOCK_TYPES],
@@ -334,7 +363,10 @@ pub struct WorldParams {
 /// Priority classes of [`WorldParams::block_priority`].
 pub const PRIORITY_PLANT: u32 = 1;
 pub const PRIORITY_LEAVES: u32 = 2;
-pub const PRIORITY_TRUNK: u32 = 3;
+pub const PRIORITY_ROCK: u32 = 3;
+pub const PRIORITY_TRUNK: u32 = 4;
+/// Salt of [`WorldParams::rock_seed`].
+const ROCK_SEED_SALT: u64 = 0x526F_636B_5365_6564;
 
 fn block_mask(names: &[String]) -> u32 {
     names.iter().fold(0, |m, n| m | 1u32.checked_shl(block(n)).unwrap_or(0))
@@ -345,7 +377,7 @@ fn density(chance: f32, candidates_per_column: f32) -> u32 {
 }
 
 /// Fills the decoration part of `p` from the preset's `decorations`.
-fn flatten_decorations(p: &mut WorldParams, preset: &Preset, d: &Decorations) {
+fn flatten_decorations(p: &mut WorldParams, preset: &Preset, d: &Decorations, seed: u64) {
     let unit2 = (d.tree_spacing * d.tree_spacing) as f32;
     let nodes = preset.node_indices();
     p.tree_unit = d.tree_spacing as i32;
@@ -418,6 +450,48 @@ fn flatten_decorations(p: &mut WorldParams, preset: &Preset, d: &Decorations) {
     }
     if p.tree_max_density == 0 {
         p.tree_unit = 0;
+    }
+    flatten_rocks(p, preset, d, seed);
+}
+
+/// Fills the rock part of `p` from the preset's `decorations`.
+fn flatten_rocks(p: &mut WorldParams, preset: &Preset, d: &Decorations, seed: u64) {
+    let s = splitmix64(seed ^ ROCK_SEED_SALT);
+    p.rock_seed = [s as u32, (s >> 32) as u32];
+    p.rock_kind_count = d.rocks.len() as u32;
+    let mut reach = 0;
+    for (slot, r) in p.rock_kinds.iter_mut().zip(&d.rocks) {
+        *slot = FlatRock {
+            block: block(&r.block),
+            top_block: block(r.top.as_deref().unwrap_or(&r.block)),
+            radius_min: r.radius.0,
+            radius_span: r.radius.1 - r.radius.0,
+            on_mask: block_mask(&r.on),
+            max_slope: r.max_slope,
+        };
+        reach = reach.max(r.radius.1 as i32 + 1);
+        for id in [slot.block, slot.top_block] {
+            if let Some(slot) = p.block_priority.get_mut(id as usize) {
+                *slot = (*slot).max(PRIORITY_ROCK);
+            }
+        }
+    }
+    p.rock_reach = reach;
+    let unit2 = (d.rock_spacing * d.rock_spacing) as f32;
+    for b in &d.biomes {
+        let Some(bi) = preset.biome_index(&b.biome) else { continue };
+        let mut total = 0;
+        for (slot, (name, chance)) in p.biome_rocks[bi].iter_mut().zip(&b.rocks) {
+            let kind = d.rocks.iter().position(|r| &r.name == name).unwrap_or(0);
+            *slot =
+                FlatLayer { what: kind as u32, density: density(*chance, unit2), on_mask: p.rock_kinds[kind].on_mask };
+            total += slot.density;
+        }
+        p.biome_rock_count[bi] = b.rocks.len() as u32;
+        p.rock_max_density = p.rock_max_density.max(total);
+    }
+    if p.rock_max_density > 0 {
+        p.rock_unit = d.rock_spacing as i32;
     }
 }
 
@@ -651,6 +725,14 @@ impl WorldParams {
             biome_tree_map: [FlatDensityMap::default(); MAX_BIOMES],
             biome_plant_count: [0; MAX_BIOMES],
             biome_plants: [[FlatLayer::default(); MAX_BIOME_LAYERS]; MAX_BIOMES],
+            rock_unit: 0,
+            rock_reach: 0,
+            rock_max_density: 0,
+            rock_kind_count: 0,
+            rock_seed: [0; 2],
+            rock_kinds: [FlatRock::default(); MAX_ROCK_KINDS],
+            biome_rock_count: [0; MAX_BIOMES],
+            biome_rocks: [[FlatLayer::default(); MAX_BIOME_LAYERS]; MAX_BIOMES],
             block_priority: [0; MAX_BLOCK_TYPES],
             pattern: placement::pattern(),
             bayer: placement::bayer8(),
@@ -682,7 +764,7 @@ impl WorldParams {
             p.biome_exponent[i] = b.exponent;
         }
         if let Some(d) = &preset.decorations {
-            flatten_decorations(&mut p, preset, d);
+            flatten_decorations(&mut p, preset, d, seed);
         }
         if let Some(c) = &preset.caves {
             flatten_caves(&mut p, preset, c, seed);
@@ -717,7 +799,12 @@ impl WorldParams {
 
     /// Whether anything grows in this world.
     pub fn decorates(&self) -> bool {
-        self.tree_unit > 0 || self.plant_reach > 0
+        self.tree_unit > 0 || self.plant_reach > 0 || self.rock_unit > 0
+    }
+
+    /// The seed rock candidates hash.
+    pub fn rock_seed(&self) -> u64 {
+        self.rock_seed[0] as u64 | (self.rock_seed[1] as u64) << 32
     }
 
     /// The seed the vein candidates hash.

@@ -17,7 +17,33 @@ pub struct Decorations {
     /// What the surface block under a trunk becomes.
     pub trunk_soil: String,
     pub trees: Vec<TreeDef>,
+    /// Rocks stand on their own candidate grid with this spacing in blocks;
+    /// 0 (the default): no rocks.
+    #[serde(default)]
+    pub rock_spacing: u32,
+    #[serde(default)]
+    pub rocks: Vec<RockDef>,
     pub biomes: Vec<BiomeDecorations>,
+}
+
+/// A boulder: a rough ellipsoid of `block` centred on the ground, so its
+/// lower half is sunk; `top` (mossy stone, say) covers its upper surface.
+/// Each rock picks its radius from `radius` and whether it is stretched
+/// along x, along z or neither from a hash of its candidate.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RockDef {
+    pub name: String,
+    pub block: String,
+    /// The blocks of its upper surface; the default is `block`.
+    #[serde(default)]
+    pub top: Option<String>,
+    /// Radius range in blocks, inclusive.
+    pub radius: (u32, u32),
+    /// Surface blocks it lies on.
+    pub on: Vec<String>,
+    /// Steepest footing it accepts, measured as for trees.
+    pub max_slope: f32,
 }
 
 /// A tree shape: a trunk and layers of leaves around its top.
@@ -64,6 +90,9 @@ pub struct BiomeDecorations {
     pub tree_density: Option<DensityMap>,
     #[serde(default)]
     pub plants: Vec<PlantLayer>,
+    /// Rocks by name, each with its chance per surface column.
+    #[serde(default)]
+    pub rocks: Vec<(String, f32)>,
 }
 
 /// A density map, as the Chile thesis drives its layers with density
@@ -102,6 +131,10 @@ pub const MAX_TREE_REACH: u32 = 3;
 pub const MAX_TRUNK_HEIGHT: u32 = 24;
 pub const MAX_CANOPY_DY: i32 = 8;
 pub const TREE_SPACING_RANGE: std::ops::RangeInclusive<u32> = 3..=16;
+pub const MAX_ROCK_KINDS: usize = 4;
+/// Largest rock radius; a stretched rock reaches one further.
+pub const MAX_ROCK_RADIUS: u32 = 3;
+pub const ROCK_SPACING_RANGE: std::ops::RangeInclusive<u32> = 8..=32;
 /// Largest factor a density map may give.
 pub const MAX_DENSITY_FACTOR: f32 = 8.0;
 
@@ -127,6 +160,7 @@ pub(super) fn validate(p: &Preset, d: &Decorations, c: &Check) -> Result<(), Pre
         }
         validate_tree(i, t, c)?;
     }
+    validate_rocks(d, c)?;
     for (i, b) in d.biomes.iter().enumerate() {
         if d.biomes[..i].iter().any(|o| o.biome == b.biome) {
             return Err(c.bad(
@@ -168,6 +202,40 @@ fn validate_tree(i: usize, t: &TreeDef, c: &Check) -> Result<(), PresetError> {
                 here(&format!("canopy[{j}].dy")),
                 format!("{} is outside {lowest}..={MAX_CANOPY_DY} (never below the shortest trunk's base)", l.dy),
             ));
+        }
+    }
+    Ok(())
+}
+
+fn validate_rocks(d: &Decorations, c: &Check) -> Result<(), PresetError> {
+    if d.rocks.len() > MAX_ROCK_KINDS {
+        return Err(c.bad("decorations.rocks", format!("at most {MAX_ROCK_KINDS} rocks, found {}", d.rocks.len())));
+    }
+    let used = d.biomes.iter().any(|b| !b.rocks.is_empty());
+    if used && !ROCK_SPACING_RANGE.contains(&d.rock_spacing) {
+        return Err(c.bad(
+            "decorations.rock_spacing",
+            format!("{} is outside {}..={}", d.rock_spacing, ROCK_SPACING_RANGE.start(), ROCK_SPACING_RANGE.end()),
+        ));
+    }
+    for (i, r) in d.rocks.iter().enumerate() {
+        let here = |f: &str| format!("decorations.rocks[{i}] ({}).{f}", r.name);
+        if d.rocks[..i].iter().any(|o| o.name == r.name) {
+            return Err(c.bad(here("name"), format!("duplicate rock `{}`", r.name)));
+        }
+        c.block(here("block"), &r.block)?;
+        if let Some(top) = &r.top {
+            c.block(here("top"), top)?;
+        }
+        for b in &r.on {
+            c.block(here("on"), b)?;
+        }
+        let (lo, hi) = r.radius;
+        if lo == 0 || lo > hi || hi > MAX_ROCK_RADIUS {
+            return Err(c.bad(here("radius"), format!("({lo}, {hi}) is not a range within 1..={MAX_ROCK_RADIUS}")));
+        }
+        if !(r.max_slope.is_finite() && r.max_slope >= 0.0) {
+            return Err(c.bad(here("max_slope"), format!("{} is not a finite number ≥ 0", r.max_slope)));
         }
     }
     Ok(())
@@ -222,6 +290,22 @@ fn validate_biome(p: &Preset, d: &Decorations, i: usize, b: &BiomeDecorations, c
     }
     if plant_sum > 1.0 {
         return Err(c.bad(here("plants"), format!("chances add up to {plant_sum}, above 1")));
+    }
+    if b.rocks.len() > MAX_BIOME_LAYERS {
+        return Err(c.bad(here("rocks"), format!("at most {MAX_BIOME_LAYERS} rocks")));
+    }
+    let mut rock_sum = 0.0;
+    for (j, (name, v)) in b.rocks.iter().enumerate() {
+        if !d.rocks.iter().any(|r| &r.name == name) {
+            return Err(c.bad(here(&format!("rocks[{j}]")), format!("`{name}` is not a rock")));
+        }
+        rock_sum += chance(here(&format!("rocks[{j}]")), *v)?;
+    }
+    let rock2 = (d.rock_spacing * d.rock_spacing) as f32;
+    if rock_sum * rock2 > 1.0 {
+        return Err(
+            c.bad(here("rocks"), format!("chances add up to {rock_sum}, above 1/rock_spacing² = {}", 1.0 / rock2))
+        );
     }
     Ok(())
 }
