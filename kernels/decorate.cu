@@ -54,7 +54,8 @@ __device__ bool bw_accepted_tree(const WorldParams* p, const BwCandidate& c, Pla
     const FlatTree kind = p->tree_kinds[layer.what];
     tree->base = f.height + 1;
     tree->kind = layer.what;
-    tree->shape = kind.trunk_min + (unsigned int)(c.variant % ((unsigned long long)kind.trunk_span + 1));
+    tree->shape =
+        bw_tree_shape(kind.trunk_min + (unsigned int)(c.variant % ((unsigned long long)kind.trunk_span + 1)), c.variant);
     return true;
 }
 

@@ -19,7 +19,15 @@ __device__ __forceinline__ int bw_rock_radius(unsigned int shape, int axis) { re
 __device__ __forceinline__ int bw_tree_top(const WorldParams* p, const PlacedObject& t) {
     if (t.kind >= BW_ROCK_KIND) return t.base + bw_rock_radius(t.shape, 1);
     const int crown = t.kind < BW_MAX_TREE_KINDS ? p->tree_kinds[t.kind].crown : 0;
-    return t.base + (int)t.shape - 1 + crown;
+    return t.base + (int)(t.shape & 255u) - 1 + crown;
+}
+
+// A tree's shape word: trunk height, and the crown's lean (on, way) and
+// slimness from the candidate's hash. Twin: tree_shape.
+__device__ __forceinline__ unsigned int bw_tree_shape(unsigned int trunk, unsigned long long variant) {
+    const unsigned int bits = (unsigned int)(variant >> 48);
+    const unsigned int lean = bits & 1u, dir = (bits >> 1) & 3u, slim = ((bits >> 3) & 3u) == 0u ? 1u : 0u;
+    return trunk | dir << 8 | lean << 10 | slim << 11;
 }
 
 // Whether (dx, dy, dz) lies in the ellipsoid of a rock's radii, each grown
@@ -38,16 +46,25 @@ __device__ __forceinline__ unsigned int bw_rock_block_at(const FlatRock& rock, u
     return bw_in_rock(shape, dx, dy + 1, dz) ? rock.block : rock.top_block;
 }
 
-// What a tree places at (dx, dy, dz) from its lowest log; 0 for nothing.
-__device__ __forceinline__ unsigned int bw_tree_block_at(const FlatTree& kind, int trunk, int dx, int dy, int dz) {
+// What a tree of shape word `shape` places at (dx, dy, dz) from its lowest
+// log; 0 for nothing. Twin: tree_block_at.
+__device__ __forceinline__ unsigned int bw_tree_block_at(const FlatTree& kind, unsigned int shape, int dx, int dy,
+                                                         int dz) {
+    const int trunk = (int)(shape & 255u);
     if (dx == 0 && dz == 0 && dy >= 0 && dy < trunk) return kind.trunk_block;
     const int above_top = dy - (trunk - 1);
-    const int ax = dx < 0 ? -dx : dx;
-    const int az = dz < 0 ? -dz : dz;
+    const unsigned int dir = (shape >> 8) & 3u;
+    const bool leans = ((shape >> 10) & 1u) != 0u;
+    const int ox = leans ? (dir == 0 ? 1 : dir == 2 ? -1 : 0) : 0;
+    const int oz = leans ? (dir == 1 ? 1 : dir == 3 ? -1 : 0) : 0;
+    const bool slim = ((shape >> 11) & 1u) != 0u;
     for (unsigned int i = 0; i < kind.layer_count && i < BW_MAX_CANOPY_LAYERS; ++i) {
         const FlatLeafLayer l = kind.layers[i];
-        const bool corner = l.round != 0 && l.radius > 0 && ax == l.radius && az == l.radius;
-        if (above_top == l.dy && ax <= l.radius && az <= l.radius && !corner) return kind.leaves_block;
+        const int sx = l.lean != 0 ? dx - ox : dx, sz = l.lean != 0 ? dz - oz : dz;
+        const int ax = sx < 0 ? -sx : sx, az = sz < 0 ? -sz : sz;
+        const int r = slim && l.radius >= 2 ? l.radius - 1 : l.radius;
+        const bool corner = l.round != 0 && r > 0 && ax == r && az == r;
+        if (above_top == l.dy && ax <= r && az <= r && !corner) return kind.leaves_block;
     }
     return 0;
 }

@@ -51,7 +51,7 @@ __device__ __forceinline__ unsigned int bw_decorate_block(const WorldParams* p, 
         unsigned int id = 0;
         if (t.kind < BW_MAX_TREE_KINDS) {
             if (dx < -p->tree_reach || dx > p->tree_reach || dz < -p->tree_reach || dz > p->tree_reach) continue;
-            id = bw_tree_block_at(p->tree_kinds[t.kind], (int)t.shape, dx, (int)(y - t.base), dz);
+            id = bw_tree_block_at(p->tree_kinds[t.kind], t.shape, dx, (int)(y - t.base), dz);
         } else if (t.kind - BW_ROCK_KIND < BW_MAX_ROCK_KINDS) {
             const long long dy = y - t.base;
             if (dx < -p->rock_reach || dx > p->rock_reach || dz < -p->rock_reach || dz > p->rock_reach ||

@@ -23,6 +23,7 @@ struct FlatLeafLayer {
     int dy;
     int radius;
     unsigned int round;
+    unsigned int lean;
 };
 
 struct FlatTree {

@@ -73,13 +73,21 @@ fn check_whole_trees(w: &WorldGen, blocks: &Blocks) -> (usize, Vec<String>) {
                     while blocks.get([b[0], b[1] + trunk, b[2]]) == Some(here) {
                         trunk += 1;
                     }
-                    // The kind whose trunk block and height range match.
-                    let Some(kind) = kinds.iter().find(|k| {
-                        k.trunk_block == here.0 as u32
-                            && (k.trunk_min as i64..=(k.trunk_min + k.trunk_span) as i64).contains(&trunk)
-                    }) else {
+                    // Its plan gives its kind and variant (lean, slimness);
+                    // the blocks must show the planned trunk.
+                    let plan = w.column(ColumnPos { x: b[0].div_euclid(32) as i32, z: b[2].div_euclid(32) as i32 });
+                    let Some(tree) =
+                        plan.decorations.trees.iter().find(|t| {
+                            t.rock().is_none() && t.x as i64 == x && t.z as i64 == z && t.base as i64 == b[1]
+                        })
+                    else {
                         continue;
                     };
+                    let kind = &kinds[tree.kind as usize];
+                    if decorate::trunk_height(tree.shape) as i64 != trunk {
+                        cut.push(format!("tree at {b:?}: a trunk of {trunk}, planned {}", tree.shape & 255));
+                        continue;
+                    }
                     let r = p.tree_reach as i64;
                     let top = trunk - 1 + kind.crown as i64;
                     let mut missing = 0;
@@ -87,7 +95,7 @@ fn check_whole_trees(w: &WorldGen, blocks: &Blocks) -> (usize, Vec<String>) {
                     for dy in 0..=top {
                         for dz in -r..=r {
                             for dx in -r..=r {
-                                let want = decorate::tree_block_at(kind, trunk as i32, dx as i32, dy as i32, dz as i32);
+                                let want = decorate::tree_block_at(kind, tree.shape, dx as i32, dy as i32, dz as i32);
                                 if want == 0 {
                                     continue;
                                 }
@@ -432,4 +440,47 @@ fn each_biome_grows_its_chance() {
         tested += 1;
     }
     assert!(tested >= 3, "only {tested} plant biomes had enough columns");
+}
+
+/// Each kind comes in variants from its candidate's hash: over a forest
+/// area, crowns lean each of the four ways or stand straight, about half
+/// lean and a quarter are slim (within 5σ), and a leaning crown is the
+/// straight one with its top layers moved a block, no leaf lost.
+#[test]
+fn trees_come_in_shape_variants() {
+    let w = world();
+    let trees = trees_of_area(&w, 2..12, -14..-4);
+    let n = trees.len() as f64;
+    let leaning: Vec<u32> = trees.iter().map(|(_, t)| t.shape).filter(|s| s >> 10 & 1 == 1).collect();
+    let ways: HashSet<u32> = leaning.iter().map(|s| s >> 8 & 3).collect();
+    assert_eq!(ways.len(), 4, "crowns lean every way");
+    let slim = trees.iter().filter(|(_, t)| t.shape >> 11 & 1 == 1).count() as f64;
+    for (what, count, q) in [("leaning", leaning.len() as f64, 0.5), ("slim", slim, 0.25)] {
+        let sigma = (n * q * (1.0 - q)).sqrt();
+        assert!(
+            (count - n * q).abs() <= 5.0 * sigma,
+            "{count} {what} of {n} trees, expected {:.0} ± {sigma:.1}",
+            n * q
+        );
+    }
+    let oak = &w.params.tree_kinds[0];
+    let straight = decorate::tree_shape(5, 0);
+    let blocks = |shape: u32| {
+        let mut v = Vec::new();
+        for dy in 0..12 {
+            for dz in -3..=3 {
+                for dx in -3..=3 {
+                    if decorate::tree_block_at(oak, shape, dx, dy, dz) != 0 {
+                        v.push((dx, dy, dz));
+                    }
+                }
+            }
+        }
+        v
+    };
+    for way in 0..4u32 {
+        let lean = straight | way << 8 | 1 << 10;
+        assert_ne!(blocks(lean), blocks(straight), "way {way}");
+        assert_eq!(blocks(lean).len(), blocks(straight).len(), "way {way}: the same leaves, moved");
+    }
 }

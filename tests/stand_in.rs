@@ -13,7 +13,7 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-const GOLDEN: &str = "3a869048e8533ce2d5eb6fbe3eab6c1cb64fdc724141f6dc76e1c0a319fa4e17  100 chunks";
+const GOLDEN: &str = "6d2c1e09457f7daebc2ea149762e0f73d70d1846a764265cd16713408a0d4d2e  100 chunks";
 const REGION: [&str; 6] = ["--seed", "42", "--from", "-2,-2,-2", "--to", "2,1,2"];
 
 fn skipped() -> bool {

@@ -92,7 +92,7 @@
     static_assert(__builtin_offsetof(FlatNode, children) == 16 && sizeof(((const FlatNode*)0)->children) == 12, "FlatNode.children"); \
     static_assert(__builtin_offsetof(FlatNode, z_offset) == 28 && sizeof(((const FlatNode*)0)->z_offset) == 4, "FlatNode.z_offset"); \
     static_assert(__builtin_offsetof(FlatNode, slots) == 32 && sizeof(((const FlatNode*)0)->slots) == 16, "FlatNode.slots"); \
-    static_assert(sizeof(WorldParams) == 8692, "WorldParams size"); \
+    static_assert(sizeof(WorldParams) == 8948, "WorldParams size"); \
     static_assert(__builtin_offsetof(WorldParams, node_count) == 0 && sizeof(((const WorldParams*)0)->node_count) == 4, "WorldParams.node_count"); \
     static_assert(__builtin_offsetof(WorldParams, biome_count) == 4 && sizeof(((const WorldParams*)0)->biome_count) == 4, "WorldParams.biome_count"); \
     static_assert(__builtin_offsetof(WorldParams, field_roots) == 8 && sizeof(((const WorldParams*)0)->field_roots) == 24, "WorldParams.field_roots"); \
@@ -135,40 +135,40 @@
     static_assert(__builtin_offsetof(WorldParams, trunk_soil_block) == 3720 && sizeof(((const WorldParams*)0)->trunk_soil_block) == 4, "WorldParams.trunk_soil_block"); \
     static_assert(__builtin_offsetof(WorldParams, plant_reach) == 3724 && sizeof(((const WorldParams*)0)->plant_reach) == 4, "WorldParams.plant_reach"); \
     static_assert(__builtin_offsetof(WorldParams, tree_kind_count) == 3728 && sizeof(((const WorldParams*)0)->tree_kind_count) == 4, "WorldParams.tree_kind_count"); \
-    static_assert(__builtin_offsetof(WorldParams, tree_kinds) == 3732 && sizeof(((const WorldParams*)0)->tree_kinds) == 992, "WorldParams.tree_kinds"); \
-    static_assert(__builtin_offsetof(WorldParams, biome_tree_count) == 4724 && sizeof(((const WorldParams*)0)->biome_tree_count) == 64, "WorldParams.biome_tree_count"); \
-    static_assert(__builtin_offsetof(WorldParams, biome_trees) == 4788 && sizeof(((const WorldParams*)0)->biome_trees) == 768, "WorldParams.biome_trees"); \
-    static_assert(__builtin_offsetof(WorldParams, biome_tree_map) == 5556 && sizeof(((const WorldParams*)0)->biome_tree_map) == 320, "WorldParams.biome_tree_map"); \
-    static_assert(__builtin_offsetof(WorldParams, biome_plant_count) == 5876 && sizeof(((const WorldParams*)0)->biome_plant_count) == 64, "WorldParams.biome_plant_count"); \
-    static_assert(__builtin_offsetof(WorldParams, biome_plants) == 5940 && sizeof(((const WorldParams*)0)->biome_plants) == 768, "WorldParams.biome_plants"); \
-    static_assert(__builtin_offsetof(WorldParams, rock_unit) == 6708 && sizeof(((const WorldParams*)0)->rock_unit) == 4, "WorldParams.rock_unit"); \
-    static_assert(__builtin_offsetof(WorldParams, rock_reach) == 6712 && sizeof(((const WorldParams*)0)->rock_reach) == 4, "WorldParams.rock_reach"); \
-    static_assert(__builtin_offsetof(WorldParams, rock_max_density) == 6716 && sizeof(((const WorldParams*)0)->rock_max_density) == 4, "WorldParams.rock_max_density"); \
-    static_assert(__builtin_offsetof(WorldParams, rock_kind_count) == 6720 && sizeof(((const WorldParams*)0)->rock_kind_count) == 4, "WorldParams.rock_kind_count"); \
-    static_assert(__builtin_offsetof(WorldParams, rock_seed) == 6724 && sizeof(((const WorldParams*)0)->rock_seed) == 8, "WorldParams.rock_seed"); \
-    static_assert(__builtin_offsetof(WorldParams, rock_kinds) == 6732 && sizeof(((const WorldParams*)0)->rock_kinds) == 96, "WorldParams.rock_kinds"); \
-    static_assert(__builtin_offsetof(WorldParams, biome_rock_count) == 6828 && sizeof(((const WorldParams*)0)->biome_rock_count) == 64, "WorldParams.biome_rock_count"); \
-    static_assert(__builtin_offsetof(WorldParams, biome_rocks) == 6892 && sizeof(((const WorldParams*)0)->biome_rocks) == 768, "WorldParams.biome_rocks"); \
-    static_assert(__builtin_offsetof(WorldParams, block_priority) == 7660 && sizeof(((const WorldParams*)0)->block_priority) == 128, "WorldParams.block_priority"); \
-    static_assert(__builtin_offsetof(WorldParams, pattern) == 7788 && sizeof(((const WorldParams*)0)->pattern) == 128, "WorldParams.pattern"); \
-    static_assert(__builtin_offsetof(WorldParams, bayer) == 7916 && sizeof(((const WorldParams*)0)->bayer) == 64, "WorldParams.bayer"); \
-    static_assert(__builtin_offsetof(WorldParams, cave_layer_count) == 7980 && sizeof(((const WorldParams*)0)->cave_layer_count) == 4, "WorldParams.cave_layer_count"); \
-    static_assert(__builtin_offsetof(WorldParams, cave_noise_count) == 7984 && sizeof(((const WorldParams*)0)->cave_noise_count) == 4, "WorldParams.cave_noise_count"); \
-    static_assert(__builtin_offsetof(WorldParams, cave_bottom) == 7988 && sizeof(((const WorldParams*)0)->cave_bottom) == 4, "WorldParams.cave_bottom"); \
-    static_assert(__builtin_offsetof(WorldParams, cave_top) == 7992 && sizeof(((const WorldParams*)0)->cave_top) == 4, "WorldParams.cave_top"); \
-    static_assert(__builtin_offsetof(WorldParams, cave_lava_below) == 7996 && sizeof(((const WorldParams*)0)->cave_lava_below) == 4, "WorldParams.cave_lava_below"); \
-    static_assert(__builtin_offsetof(WorldParams, cave_lava_block) == 8000 && sizeof(((const WorldParams*)0)->cave_lava_block) == 4, "WorldParams.cave_lava_block"); \
-    static_assert(__builtin_offsetof(WorldParams, cave_water_clearance) == 8004 && sizeof(((const WorldParams*)0)->cave_water_clearance) == 4, "WorldParams.cave_water_clearance"); \
-    static_assert(__builtin_offsetof(WorldParams, cave_noises) == 8008 && sizeof(((const WorldParams*)0)->cave_noises) == 192, "WorldParams.cave_noises"); \
-    static_assert(__builtin_offsetof(WorldParams, cave_layers) == 8200 && sizeof(((const WorldParams*)0)->cave_layers) == 80, "WorldParams.cave_layers"); \
-    static_assert(__builtin_offsetof(WorldParams, vein_kind_count) == 8280 && sizeof(((const WorldParams*)0)->vein_kind_count) == 4, "WorldParams.vein_kind_count"); \
-    static_assert(__builtin_offsetof(WorldParams, vein_spacing) == 8284 && sizeof(((const WorldParams*)0)->vein_spacing) == 4, "WorldParams.vein_spacing"); \
-    static_assert(__builtin_offsetof(WorldParams, vein_reach) == 8288 && sizeof(((const WorldParams*)0)->vein_reach) == 4, "WorldParams.vein_reach"); \
-    static_assert(__builtin_offsetof(WorldParams, vein_lowest) == 8292 && sizeof(((const WorldParams*)0)->vein_lowest) == 4, "WorldParams.vein_lowest"); \
-    static_assert(__builtin_offsetof(WorldParams, vein_highest) == 8296 && sizeof(((const WorldParams*)0)->vein_highest) == 4, "WorldParams.vein_highest"); \
-    static_assert(__builtin_offsetof(WorldParams, vein_seed) == 8300 && sizeof(((const WorldParams*)0)->vein_seed) == 8, "WorldParams.vein_seed"); \
-    static_assert(__builtin_offsetof(WorldParams, vein_kinds) == 8308 && sizeof(((const WorldParams*)0)->vein_kinds) == 320, "WorldParams.vein_kinds"); \
-    static_assert(__builtin_offsetof(WorldParams, vein_bayer) == 8628 && sizeof(((const WorldParams*)0)->vein_bayer) == 64, "WorldParams.vein_bayer"); \
+    static_assert(__builtin_offsetof(WorldParams, tree_kinds) == 3732 && sizeof(((const WorldParams*)0)->tree_kinds) == 1248, "WorldParams.tree_kinds"); \
+    static_assert(__builtin_offsetof(WorldParams, biome_tree_count) == 4980 && sizeof(((const WorldParams*)0)->biome_tree_count) == 64, "WorldParams.biome_tree_count"); \
+    static_assert(__builtin_offsetof(WorldParams, biome_trees) == 5044 && sizeof(((const WorldParams*)0)->biome_trees) == 768, "WorldParams.biome_trees"); \
+    static_assert(__builtin_offsetof(WorldParams, biome_tree_map) == 5812 && sizeof(((const WorldParams*)0)->biome_tree_map) == 320, "WorldParams.biome_tree_map"); \
+    static_assert(__builtin_offsetof(WorldParams, biome_plant_count) == 6132 && sizeof(((const WorldParams*)0)->biome_plant_count) == 64, "WorldParams.biome_plant_count"); \
+    static_assert(__builtin_offsetof(WorldParams, biome_plants) == 6196 && sizeof(((const WorldParams*)0)->biome_plants) == 768, "WorldParams.biome_plants"); \
+    static_assert(__builtin_offsetof(WorldParams, rock_unit) == 6964 && sizeof(((const WorldParams*)0)->rock_unit) == 4, "WorldParams.rock_unit"); \
+    static_assert(__builtin_offsetof(WorldParams, rock_reach) == 6968 && sizeof(((const WorldParams*)0)->rock_reach) == 4, "WorldParams.rock_reach"); \
+    static_assert(__builtin_offsetof(WorldParams, rock_max_density) == 6972 && sizeof(((const WorldParams*)0)->rock_max_density) == 4, "WorldParams.rock_max_density"); \
+    static_assert(__builtin_offsetof(WorldParams, rock_kind_count) == 6976 && sizeof(((const WorldParams*)0)->rock_kind_count) == 4, "WorldParams.rock_kind_count"); \
+    static_assert(__builtin_offsetof(WorldParams, rock_seed) == 6980 && sizeof(((const WorldParams*)0)->rock_seed) == 8, "WorldParams.rock_seed"); \
+    static_assert(__builtin_offsetof(WorldParams, rock_kinds) == 6988 && sizeof(((const WorldParams*)0)->rock_kinds) == 96, "WorldParams.rock_kinds"); \
+    static_assert(__builtin_offsetof(WorldParams, biome_rock_count) == 7084 && sizeof(((const WorldParams*)0)->biome_rock_count) == 64, "WorldParams.biome_rock_count"); \
+    static_assert(__builtin_offsetof(WorldParams, biome_rocks) == 7148 && sizeof(((const WorldParams*)0)->biome_rocks) == 768, "WorldParams.biome_rocks"); \
+    static_assert(__builtin_offsetof(WorldParams, block_priority) == 7916 && sizeof(((const WorldParams*)0)->block_priority) == 128, "WorldParams.block_priority"); \
+    static_assert(__builtin_offsetof(WorldParams, pattern) == 8044 && sizeof(((const WorldParams*)0)->pattern) == 128, "WorldParams.pattern"); \
+    static_assert(__builtin_offsetof(WorldParams, bayer) == 8172 && sizeof(((const WorldParams*)0)->bayer) == 64, "WorldParams.bayer"); \
+    static_assert(__builtin_offsetof(WorldParams, cave_layer_count) == 8236 && sizeof(((const WorldParams*)0)->cave_layer_count) == 4, "WorldParams.cave_layer_count"); \
+    static_assert(__builtin_offsetof(WorldParams, cave_noise_count) == 8240 && sizeof(((const WorldParams*)0)->cave_noise_count) == 4, "WorldParams.cave_noise_count"); \
+    static_assert(__builtin_offsetof(WorldParams, cave_bottom) == 8244 && sizeof(((const WorldParams*)0)->cave_bottom) == 4, "WorldParams.cave_bottom"); \
+    static_assert(__builtin_offsetof(WorldParams, cave_top) == 8248 && sizeof(((const WorldParams*)0)->cave_top) == 4, "WorldParams.cave_top"); \
+    static_assert(__builtin_offsetof(WorldParams, cave_lava_below) == 8252 && sizeof(((const WorldParams*)0)->cave_lava_below) == 4, "WorldParams.cave_lava_below"); \
+    static_assert(__builtin_offsetof(WorldParams, cave_lava_block) == 8256 && sizeof(((const WorldParams*)0)->cave_lava_block) == 4, "WorldParams.cave_lava_block"); \
+    static_assert(__builtin_offsetof(WorldParams, cave_water_clearance) == 8260 && sizeof(((const WorldParams*)0)->cave_water_clearance) == 4, "WorldParams.cave_water_clearance"); \
+    static_assert(__builtin_offsetof(WorldParams, cave_noises) == 8264 && sizeof(((const WorldParams*)0)->cave_noises) == 192, "WorldParams.cave_noises"); \
+    static_assert(__builtin_offsetof(WorldParams, cave_layers) == 8456 && sizeof(((const WorldParams*)0)->cave_layers) == 80, "WorldParams.cave_layers"); \
+    static_assert(__builtin_offsetof(WorldParams, vein_kind_count) == 8536 && sizeof(((const WorldParams*)0)->vein_kind_count) == 4, "WorldParams.vein_kind_count"); \
+    static_assert(__builtin_offsetof(WorldParams, vein_spacing) == 8540 && sizeof(((const WorldParams*)0)->vein_spacing) == 4, "WorldParams.vein_spacing"); \
+    static_assert(__builtin_offsetof(WorldParams, vein_reach) == 8544 && sizeof(((const WorldParams*)0)->vein_reach) == 4, "WorldParams.vein_reach"); \
+    static_assert(__builtin_offsetof(WorldParams, vein_lowest) == 8548 && sizeof(((const WorldParams*)0)->vein_lowest) == 4, "WorldParams.vein_lowest"); \
+    static_assert(__builtin_offsetof(WorldParams, vein_highest) == 8552 && sizeof(((const WorldParams*)0)->vein_highest) == 4, "WorldParams.vein_highest"); \
+    static_assert(__builtin_offsetof(WorldParams, vein_seed) == 8556 && sizeof(((const WorldParams*)0)->vein_seed) == 8, "WorldParams.vein_seed"); \
+    static_assert(__builtin_offsetof(WorldParams, vein_kinds) == 8564 && sizeof(((const WorldParams*)0)->vein_kinds) == 320, "WorldParams.vein_kinds"); \
+    static_assert(__builtin_offsetof(WorldParams, vein_bayer) == 8884 && sizeof(((const WorldParams*)0)->vein_bayer) == 64, "WorldParams.vein_bayer"); \
     static_assert(sizeof(FlatVein) == 40, "FlatVein size"); \
     static_assert(__builtin_offsetof(FlatVein, block) == 0 && sizeof(((const FlatVein*)0)->block) == 4, "FlatVein.block"); \
     static_assert(__builtin_offsetof(FlatVein, replace_mask) == 4 && sizeof(((const FlatVein*)0)->replace_mask) == 4, "FlatVein.replace_mask"); \
@@ -192,11 +192,12 @@
     static_assert(__builtin_offsetof(FlatCaveLayer, b) == 8 && sizeof(((const FlatCaveLayer*)0)->b) == 4, "FlatCaveLayer.b"); \
     static_assert(__builtin_offsetof(FlatCaveLayer, threshold) == 12 && sizeof(((const FlatCaveLayer*)0)->threshold) == 4, "FlatCaveLayer.threshold"); \
     static_assert(__builtin_offsetof(FlatCaveLayer, min_depth) == 16 && sizeof(((const FlatCaveLayer*)0)->min_depth) == 4, "FlatCaveLayer.min_depth"); \
-    static_assert(sizeof(FlatLeafLayer) == 12, "FlatLeafLayer size"); \
+    static_assert(sizeof(FlatLeafLayer) == 16, "FlatLeafLayer size"); \
     static_assert(__builtin_offsetof(FlatLeafLayer, dy) == 0 && sizeof(((const FlatLeafLayer*)0)->dy) == 4, "FlatLeafLayer.dy"); \
     static_assert(__builtin_offsetof(FlatLeafLayer, radius) == 4 && sizeof(((const FlatLeafLayer*)0)->radius) == 4, "FlatLeafLayer.radius"); \
     static_assert(__builtin_offsetof(FlatLeafLayer, round) == 8 && sizeof(((const FlatLeafLayer*)0)->round) == 4, "FlatLeafLayer.round"); \
-    static_assert(sizeof(FlatTree) == 124, "FlatTree size"); \
+    static_assert(__builtin_offsetof(FlatLeafLayer, lean) == 12 && sizeof(((const FlatLeafLayer*)0)->lean) == 4, "FlatLeafLayer.lean"); \
+    static_assert(sizeof(FlatTree) == 156, "FlatTree size"); \
     static_assert(__builtin_offsetof(FlatTree, trunk_block) == 0 && sizeof(((const FlatTree*)0)->trunk_block) == 4, "FlatTree.trunk_block"); \
     static_assert(__builtin_offsetof(FlatTree, leaves_block) == 4 && sizeof(((const FlatTree*)0)->leaves_block) == 4, "FlatTree.leaves_block"); \
     static_assert(__builtin_offsetof(FlatTree, trunk_min) == 8 && sizeof(((const FlatTree*)0)->trunk_min) == 4, "FlatTree.trunk_min"); \
@@ -204,7 +205,7 @@
     static_assert(__builtin_offsetof(FlatTree, on_mask) == 16 && sizeof(((const FlatTree*)0)->on_mask) == 4, "FlatTree.on_mask"); \
     static_assert(__builtin_offsetof(FlatTree, crown) == 20 && sizeof(((const FlatTree*)0)->crown) == 4, "FlatTree.crown"); \
     static_assert(__builtin_offsetof(FlatTree, layer_count) == 24 && sizeof(((const FlatTree*)0)->layer_count) == 4, "FlatTree.layer_count"); \
-    static_assert(__builtin_offsetof(FlatTree, layers) == 28 && sizeof(((const FlatTree*)0)->layers) == 96, "FlatTree.layers"); \
+    static_assert(__builtin_offsetof(FlatTree, layers) == 28 && sizeof(((const FlatTree*)0)->layers) == 128, "FlatTree.layers"); \
     static_assert(sizeof(FlatRock) == 24, "FlatRock size"); \
     static_assert(__builtin_offsetof(FlatRock, block) == 0 && sizeof(((const FlatRock*)0)->block) == 4, "FlatRock.block"); \
     static_assert(__builtin_offsetof(FlatRock, top_block) == 4 && sizeof(((const FlatRock*)0)->top_block) == 4, "FlatRock.top_block"); \

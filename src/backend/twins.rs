@@ -253,7 +253,7 @@ pub fn layouts() -> Vec<Layout> {
         }),
         layout!(FlatCaveNoise { seed, octaves, shift_xz, shift_y, weights }),
         layout!(FlatCaveLayer { kind, a, b, threshold, min_depth }),
-        layout!(FlatLeafLayer { dy, radius, round }),
+        layout!(FlatLeafLayer { dy, radius, round, lean }),
         layout!(FlatTree { trunk_block, leaves_block, trunk_min, trunk_span, on_mask, crown, layer_count, layers }),
         layout!(FlatRock { block, top_block, radius_min, radius_span, on_mask, max_slope }),
         layout!(FlatLayer { what, density, on_mask }),

@@ -5,7 +5,7 @@
 
 use super::clipmap::{TileKey, TILE_CELLS};
 use crate::world::block::BlockId;
-use crate::worldgen::decorate::{footing, tree_at};
+use crate::worldgen::decorate::{footing, tree_at, trunk_height};
 use crate::worldgen::heightmap::sample_columns;
 use crate::worldgen::placement::candidates;
 use crate::worldgen::WorldGen;
@@ -161,7 +161,8 @@ fn grow_canopies(world: &WorldGen, key: TileKey, cells: &mut [Cell]) {
     );
     for cand in found.into_iter().filter(|t| t.threshold < p.tree_max_density) {
         let f = footing(&world.program, p, world.lanes, cand.x, cand.z);
-        let Some((kind, trunk)) = tree_at(p, cand.threshold, cand.variant, f) else { continue };
+        let Some((kind, shape)) = tree_at(p, cand.threshold, cand.variant, f) else { continue };
+        let trunk = trunk_height(shape);
         let Some(k) = p.tree_kinds.get(kind as usize) else { continue };
         if k.leaves_block == 0 {
             continue;
@@ -170,7 +171,7 @@ fn grow_canopies(world: &WorldGen, key: TileKey, cells: &mut [Cell]) {
             k.layers[..(k.layer_count as usize).min(k.layers.len())].iter().map(|l| l.radius).max().unwrap_or(0) as i64;
         // The lowest log is one above the ground; the top leaf `crown`
         // above the top log; the surface one above that.
-        let canopy = Canopy { surface: f.height + trunk as i32 + k.crown + 1, leaves: BlockId(k.leaves_block as u8) };
+        let canopy = Canopy { surface: f.height + trunk + k.crown + 1, leaves: BlockId(k.leaves_block as u8) };
         let cell_of = |v: i64, o: i64| (v - o).div_euclid(c);
         let n = TILE_CELLS as i64;
         for j in cell_of(cand.z - radius, z0).max(0)..=cell_of(cand.z + radius, z0).min(n - 1) {

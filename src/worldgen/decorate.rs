@@ -49,7 +49,8 @@ pub struct PlacedObject {
     pub base: i32,
     /// A tree kind, or [`ROCK_KIND`] + a rock kind.
     pub kind: u32,
-    /// Trees: the trunk height. Rocks: the radii, x | y << 8 | z << 16.
+    /// Trees: the shape word ([`tree_shape`]). Rocks: the radii,
+    /// x | y << 8 | z << 16.
     pub shape: u32,
 }
 
@@ -98,7 +99,7 @@ pub fn tree_top(p: &WorldParams, t: &PlacedObject) -> i32 {
         return t.base + rock_radii(t.shape).1;
     }
     let crown = p.tree_kinds.get(t.kind as usize).map_or(0, |k| k.crown);
-    t.base + t.shape as i32 - 1 + crown
+    t.base + trunk_height(t.shape) - 1 + crown
 }
 
 /// Whether (dx, dy, dz) from a rock's centre lies in its ellipsoid of radii
@@ -123,17 +124,47 @@ pub fn rock_block_at(rock: &FlatRock, shape: u32, dx: i32, dy: i32, dz: i32) -> 
     }
 }
 
-/// What a tree places at (dx, dy, dz) from its lowest log; 0 (air) for nothing.
+/// A tree's shape word: its trunk height, and the variant its candidate's
+/// hash picks: whether the crown above the top log leans a block, which
+/// way (a rotation of one asymmetric shape), and whether the crown is slim
+/// (the layers of radius 2 or more one smaller).
+pub fn tree_shape(trunk: u32, variant: u64) -> u32 {
+    let bits = (variant >> 48) as u32;
+    let (lean, dir, slim) = (bits & 1, bits >> 1 & 3, (bits >> 3 & 3 == 0) as u32);
+    trunk | dir << 8 | lean << 10 | slim << 11
+}
+
+/// The trunk height of a tree's shape word.
 #[inline]
-pub fn tree_block_at(kind: &FlatTree, trunk: i32, dx: i32, dy: i32, dz: i32) -> u32 {
+pub fn trunk_height(shape: u32) -> i32 {
+    (shape & 255) as i32
+}
+
+/// The offset of a leaning crown's layers, (0, 0) when it stands straight.
+#[inline]
+fn lean_offset(shape: u32) -> (i32, i32) {
+    if shape >> 10 & 1 == 0 {
+        return (0, 0);
+    }
+    [(1, 0), (0, 1), (-1, 0), (0, -1)][(shape >> 8 & 3) as usize]
+}
+
+/// What a tree of shape word `shape` places at (dx, dy, dz) from its
+/// lowest log; 0 (air) for nothing.
+#[inline]
+pub fn tree_block_at(kind: &FlatTree, shape: u32, dx: i32, dy: i32, dz: i32) -> u32 {
+    let trunk = trunk_height(shape);
     if dx == 0 && dz == 0 && (0..trunk).contains(&dy) {
         return kind.trunk_block;
     }
     let above_top = dy - (trunk - 1);
+    let (ox, oz) = lean_offset(shape);
+    let slim = shape >> 11 & 1 == 1;
     for l in &kind.layers[..(kind.layer_count as usize).min(kind.layers.len())] {
-        let (ax, az) = (dx.abs(), dz.abs());
-        let corner = l.round != 0 && l.radius > 0 && ax == l.radius && az == l.radius;
-        if above_top == l.dy && ax <= l.radius && az <= l.radius && !corner {
+        let (ax, az) = if l.lean != 0 { ((dx - ox).abs(), (dz - oz).abs()) } else { (dx.abs(), dz.abs()) };
+        let r = if slim && l.radius >= 2 { l.radius - 1 } else { l.radius };
+        let corner = l.round != 0 && r > 0 && ax == r && az == r;
+        if above_top == l.dy && ax <= r && az <= r && !corner {
             return kind.leaves_block;
         }
     }
@@ -184,7 +215,7 @@ fn tree_layer(p: &WorldParams, b: usize, threshold: u32, factor: f32) -> Option<
     layer_of(threshold, p.biome_trees[b][..n].iter().map(|l| scaled_density(l.density, factor)))
 }
 
-/// The tree growing at a candidate, if the rules allow it.
+/// The tree growing at a candidate, if the rules allow it: its kind and shape word.
 pub fn tree_at(p: &WorldParams, threshold: u32, variant: u64, f: Footing) -> Option<(u32, u32)> {
     let b = f.biome as usize % p.biome_trees.len();
     let layer = p.biome_trees[b][tree_layer(p, b, threshold, f.density)?];
@@ -195,10 +226,10 @@ pub fn tree_at(p: &WorldParams, threshold: u32, variant: u64, f: Footing) -> Opt
         return None;
     }
     let trunk = kind.trunk_min + (variant % (kind.trunk_span as u64 + 1)) as u32;
-    Some((layer.what, trunk))
+    Some((layer.what, tree_shape(trunk, variant)))
 }
 
-/// The tree standing at a tree candidate, if any: its footing, kind and trunk height.
+/// The tree standing at a tree candidate, if any: its footing, kind and shape word.
 pub fn accepted_tree(
     program: &NoiseProgram,
     p: &WorldParams,
@@ -209,7 +240,7 @@ pub fn accepted_tree(
         return None;
     }
     let f = footing(program, p, lanes, c.x, c.z);
-    tree_at(p, c.threshold, c.variant, f).map(|(kind, trunk)| (f, kind, trunk))
+    tree_at(p, c.threshold, c.variant, f).map(|(kind, shape)| (f, kind, shape))
 }
 
 /// The rock lying at a rock candidate, if the rules allow it: its kind and shape.
@@ -326,8 +357,8 @@ pub fn plan(
                     continue;
                 }
             }
-            if let Some((f, kind, trunk)) = accepted_tree(program, p, lanes, c) {
-                let t = PlacedObject { x: rx as i32, z: rz as i32, base: f.height + 1, kind, shape: trunk };
+            if let Some((f, kind, shape)) = accepted_tree(program, p, lanes, c) {
+                let t = PlacedObject { x: rx as i32, z: rz as i32, base: f.height + 1, kind, shape };
                 out.tree_top = out.tree_top.max(tree_top(p, &t));
                 out.trees.push(t);
             }
@@ -453,7 +484,7 @@ pub fn apply(
             let dy = (y - tree.base as i64) as i32;
             for dz in -reach..=reach {
                 for dx in -reach..=reach {
-                    let id = tree_block_at(kind, tree.shape as i32, dx, dy, dz);
+                    let id = tree_block_at(kind, tree.shape, dx, dy, dz);
                     t.claim(tree.x + dx, y, tree.z + dz, id);
                 }
             }

@@ -7,8 +7,8 @@ use super::noise::perlin::SCALE_3D;
 use super::placement::{self, DENSITY_ONE, PATTERN_POINTS};
 use super::preset::{
     CaveLayer, Caves, Decorations, Input, NodeKind, Preset, Veins, MAX_BIOMES, MAX_BIOME_LAYERS, MAX_CANOPY_LAYERS,
-    MAX_CAVE_LAYERS, MAX_CAVE_NOISES, MAX_CAVE_OCTAVES, MAX_NODES, MAX_ROCK_KINDS, MAX_TREE_KINDS, MAX_VEIN_KINDS,
-    TABLE_SIZE, THRESHOLDS,
+    MAX_CAVE_LAYERS, MAX_CAVE_NOISES, MAX_CAVE_OCTAVES, MAX_NODES, MAX_ROCK_KINDS, MAX_TREE_KINDS, MAX_TREE_REACH,
+    MAX_VEIN_KINDS, TABLE_SIZE, THRESHOLDS,
 };
 use crate::world::block::{BlockId, MAX_BLOCK_TYPES};
 
@@ -105,6 +105,9 @@ pub struct FlatLeafLayer {
     pub radius: i32,
     /// 1: the four corners stay empty.
     pub round: u32,
+    /// 1: the layer follows a leaning crown (it lies above the top log and
+    /// shifting it a block stays within the widest reach).
+    pub lean: u32,
 }
 
 /// A tree kind. Twin: `FlatTree` in kernels/worldgen_params.cuh.
@@ -393,8 +396,9 @@ fn flatten_decorations(p: &mut WorldParams, preset: &Preset, d: &Decorations, se
     for (slot, t) in p.tree_kinds.iter_mut().zip(&d.trees) {
         let mut layers = [FlatLeafLayer::default(); MAX_CANOPY_LAYERS];
         for (l, def) in layers.iter_mut().zip(&t.canopy) {
-            *l = FlatLeafLayer { dy: def.dy, radius: def.radius as i32, round: def.round as u32 };
-            reach = reach.max(def.radius as i32);
+            let lean = def.dy > 0 && def.radius < MAX_TREE_REACH;
+            *l = FlatLeafLayer { dy: def.dy, radius: def.radius as i32, round: def.round as u32, lean: lean as u32 };
+            reach = reach.max(def.radius as i32 + lean as i32);
         }
         *slot = FlatTree {
             trunk_block: block(&t.trunk),
