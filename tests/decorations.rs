@@ -484,3 +484,40 @@ fn trees_come_in_shape_variants() {
         assert_eq!(blocks(lean).len(), blocks(straight).len(), "way {way}: the same leaves, moved");
     }
 }
+
+/// The fill visits a tree layer by layer ([`decorate::tree_layer_blocks`]);
+/// the kernels ask block by block ([`decorate::tree_block_at`]). Both give
+/// the same blocks, the trunk winning where a layer covers it, for every
+/// classic kind, trunk height and variant.
+#[test]
+fn a_tree_visited_by_layer_equals_it_asked_by_block() {
+    let w = world();
+    let p = &*w.params;
+    let key = |id: u32| decorate::claim_key(p, id);
+    let mut compared = 0;
+    for kind in &p.tree_kinds[..p.tree_kind_count as usize] {
+        for trunk in kind.trunk_min..=kind.trunk_min + kind.trunk_span {
+            for variant in 0..16u64 {
+                let shape = decorate::tree_shape(trunk, variant << 48);
+                for dy in -2..40 {
+                    let mut by_layer: HashMap<(i32, i32), u32> = HashMap::new();
+                    decorate::tree_layer_blocks(kind, shape, dy, |dx, dz, id| {
+                        let e = by_layer.entry((dx, dz)).or_insert(0);
+                        if key(id) > key(*e) {
+                            *e = id;
+                        }
+                    });
+                    for dz in -4..=4 {
+                        for dx in -4..=4 {
+                            let want = decorate::tree_block_at(kind, shape, dx, dy, dz);
+                            let got = by_layer.get(&(dx, dz)).copied().unwrap_or(0);
+                            assert_eq!(got, want, "kind {}, shape {shape:#x}, at {dx},{dy},{dz}", kind.trunk_block);
+                            compared += (want != 0) as usize;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(compared > 10_000, "{compared} blocks compared");
+}

@@ -135,7 +135,8 @@ pub fn decorate_figures(world: &WorldGen, corner: [i32; 2], repeat: usize) -> De
         ms_per_column_heightmap_one_thread: hm_ms,
         surface_chunks_per_column: per_column,
         decorate_to_heightmap_share: per_chunk / (hm_ms / per_column),
-        trees_per_column: plans.iter().map(|d| d.trees.len()).sum::<usize>() as f64 / columns.len() as f64,
+        trees_per_column: plans.iter().flat_map(|d| &d.trees).filter(|t| t.rock().is_none()).count() as f64
+            / columns.len() as f64,
     }
 }
 

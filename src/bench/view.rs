@@ -122,7 +122,8 @@ pub struct ViewReach {
 #[derive(Clone, Debug, Serialize)]
 pub struct ViewVariant {
     /// "with caves" (the preset as it is), "without caves" (its `caves`
-    /// removed) or "without veins" (its `veins` removed).
+    /// removed), "without veins" (its `veins` removed) or "without rocks"
+    /// (its decorations' rocks removed).
     pub variant: &'static str,
     pub runs: Vec<ViewRun>,
     pub wall_ms_median: f64,
@@ -148,6 +149,10 @@ pub struct ViewReport {
     /// its `veins` (goal ≤ 1.05). None when the preset has no veins.
     pub ratio_veins_wall: Option<f64>,
     pub ratio_veins_cpu: Option<f64>,
+    /// The same over the preset without its rocks (goal ≤ 1.05). None when
+    /// the preset has no rocks.
+    pub ratio_rocks_wall: Option<f64>,
+    pub ratio_rocks_cpu: Option<f64>,
 }
 
 /// CPU time of every thread of this process so far.
@@ -169,6 +174,21 @@ pub(crate) fn process_cpu_ms() -> f64 {
 }
 
 const WITHOUT_VEINS: &str = "without veins";
+const WITHOUT_ROCKS: &str = "without rocks";
+
+/// `preset` with its decorations' rocks removed, if it has any.
+fn without_rocks(preset: &Preset) -> Option<Preset> {
+    let mut d = preset.decorations.clone()?;
+    if d.rocks.is_empty() {
+        return None;
+    }
+    d.rocks.clear();
+    d.rock_spacing = 0;
+    for b in &mut d.biomes {
+        b.rocks.clear();
+    }
+    Some(Preset { decorations: Some(d), ..preset.clone() })
+}
 
 pub fn run(opts: &ViewOptions) -> Result<ViewReport> {
     if opts.runs == 0 {
@@ -183,6 +203,9 @@ pub fn run(opts: &ViewOptions) -> Result<ViewReport> {
     }
     if opts.preset.veins.is_some() {
         presets.push((WITHOUT_VEINS, Preset { veins: None, ..opts.preset.clone() }));
+    }
+    if let Some(p) = without_rocks(&opts.preset) {
+        presets.push((WITHOUT_ROCKS, p));
     }
     let mut runs: Vec<Vec<ViewRun>> = vec![Vec::new(); presets.len()];
     let mut backend = String::new();
@@ -221,6 +244,8 @@ pub fn run(opts: &ViewOptions) -> Result<ViewReport> {
         ratio_frame_culling_off: frames_ratio(&variants, |f| f.surface_culling_off.frame_ms),
         ratio_veins_wall: over(WITHOUT_VEINS, |v| v.wall_ms_median),
         ratio_veins_cpu: over(WITHOUT_VEINS, |v| v.cpu_ms_median),
+        ratio_rocks_wall: over(WITHOUT_ROCKS, |v| v.wall_ms_median),
+        ratio_rocks_cpu: over(WITHOUT_ROCKS, |v| v.cpu_ms_median),
         variants,
     })
 }
@@ -433,6 +458,9 @@ impl fmt::Display for ViewReport {
         }
         if let (Some(w), Some(c)) = (r.ratio_veins_wall, r.ratio_veins_cpu) {
             writeln!(f, "  veins / no veins: {w:.2}x wall, {c:.2}x CPU (goal: 1.05x wall)")?;
+        }
+        if let (Some(w), Some(c)) = (r.ratio_rocks_wall, r.ratio_rocks_cpu) {
+            writeln!(f, "  rocks / no rocks: {w:.2}x wall, {c:.2}x CPU (goal: 1.05x wall)")?;
         }
         Ok(())
     }

@@ -30,7 +30,7 @@
 use super::heightmap::{sample_points, Heightmap, Lanes};
 use super::params::{scaled_density, FlatRock, FlatTree, WorldParams};
 use super::placement::{candidate, layer_of, unit_squares, Candidate};
-use super::preset::MAX_TREE_KINDS;
+use super::preset::{MAX_BIOME_LAYERS, MAX_TREE_KINDS};
 use super::NoiseProgram;
 use crate::world::block::MAX_BLOCK_TYPES;
 use crate::world::coords::{column_index, ColumnPos, CHUNK_SIZE, CHUNK_SIZE_I64};
@@ -272,6 +272,20 @@ pub fn rock_at(p: &WorldParams, threshold: u32, variant: u64, f: Footing) -> Opt
 /// decides never changes what another object decides: the outcome does not
 /// depend on the order anything is planned in.
 pub fn rock_yields(program: &NoiseProgram, p: &WorldParams, lanes: Lanes, x: i64, z: i64, r: (i32, i32, i32)) -> bool {
+    rock_yields_given(program, p, lanes, x, z, r, &[])
+}
+
+/// [`rock_yields`], taking the outcome of tree candidates already settled
+/// (their column, and whether a tree grows there) from `known`.
+fn rock_yields_given(
+    program: &NoiseProgram,
+    p: &WorldParams,
+    lanes: Lanes,
+    x: i64,
+    z: i64,
+    r: (i32, i32, i32),
+    known: &[([i64; 2], bool)],
+) -> bool {
     if p.tree_unit <= 0 {
         return false;
     }
@@ -281,8 +295,14 @@ pub fn rock_yields(program: &NoiseProgram, p: &WorldParams, lanes: Lanes, x: i64
     for gz in unit_squares(unit, z - reach_z, z + reach_z + 1) {
         for gx in unit_squares(unit, x - reach_x, x + reach_x + 1) {
             let c = candidate(&p.pattern, &p.bayer, seed, unit, gx, gz);
-            let near = (c.x - x).abs() <= reach_x && (c.z - z).abs() <= reach_z;
-            if near && accepted_tree(program, p, lanes, c).is_some() {
+            if (c.x - x).abs() > reach_x || (c.z - z).abs() > reach_z || c.threshold >= p.tree_max_density {
+                continue;
+            }
+            let grows = match known.iter().find(|(at, _)| *at == [c.x, c.z]) {
+                Some(&(_, grows)) => grows,
+                None => accepted_tree(program, p, lanes, c).is_some(),
+            };
+            if grows {
                 return true;
             }
         }
@@ -291,8 +311,17 @@ pub fn rock_yields(program: &NoiseProgram, p: &WorldParams, lanes: Lanes, x: i64
 }
 
 /// The rocks that reach into chunk column `col` from candidates up to
-/// `rock_reach` blocks beyond it, less those that yield to a tree.
-fn plan_rocks(program: &NoiseProgram, p: &WorldParams, col: ColumnPos, lanes: Lanes, out: &mut ColumnDecorations) {
+/// `rock_reach` blocks beyond it, less those that yield to a tree. `known`
+/// holds the tree candidates the column's tree plan settled.
+fn plan_rocks(
+    program: &NoiseProgram,
+    p: &WorldParams,
+    col: ColumnPos,
+    hm: &Heightmap,
+    lanes: Lanes,
+    known: &[([i64; 2], bool)],
+    out: &mut ColumnDecorations,
+) {
     if p.rock_unit <= 0 {
         return;
     }
@@ -307,9 +336,18 @@ fn plan_rocks(program: &NoiseProgram, p: &WorldParams, col: ColumnPos, lanes: La
             if rx < lo || rx >= hi || rz < lo || rz >= hi || c.threshold >= p.rock_max_density {
                 continue;
             }
+            // Inside the column its own biome settles the threshold before
+            // the footing's eight columns are sampled.
+            if (0..CHUNK_SIZE_I64).contains(&rx) && (0..CHUNK_SIZE_I64).contains(&rz) {
+                let b = hm.biomes[column_index(rx as usize, rz as usize)] as usize % p.biome_rocks.len();
+                let n = (p.biome_rock_count[b] as usize).min(MAX_BIOME_LAYERS);
+                if layer_of(c.threshold, p.biome_rocks[b][..n].iter().map(|l| l.density)).is_none() {
+                    continue;
+                }
+            }
             let f = footing(program, p, lanes, c.x, c.z);
             let Some((kind, shape)) = rock_at(p, c.threshold, c.variant, f) else { continue };
-            if rock_yields(program, p, lanes, c.x, c.z, rock_radii(shape)) {
+            if rock_yields_given(program, p, lanes, c.x, c.z, rock_radii(shape), known) {
                 continue;
             }
             let t = PlacedObject { x: rx as i32, z: rz as i32, base: f.height, kind: ROCK_KIND + kind, shape };
@@ -331,10 +369,25 @@ pub fn plan(
     lanes: Lanes,
 ) -> ColumnDecorations {
     let mut out = ColumnDecorations::none();
-    plan_rocks(program, p, col, lanes, &mut out);
-    if p.tree_unit <= 0 {
-        return out;
+    // Every tree candidate settled here, for the rocks' yielding.
+    let mut known: Vec<([i64; 2], bool)> = Vec::new();
+    if p.tree_unit > 0 {
+        plan_trees(program, p, col, hm, lanes, &mut known, &mut out);
     }
+    plan_rocks(program, p, col, hm, lanes, &known, &mut out);
+    out
+}
+
+/// The trees of [`plan`], noting in `known` what each candidate in range gave.
+fn plan_trees(
+    program: &NoiseProgram,
+    p: &WorldParams,
+    col: ColumnPos,
+    hm: &Heightmap,
+    lanes: Lanes,
+    known: &mut Vec<([i64; 2], bool)>,
+    out: &mut ColumnDecorations,
+) {
     let unit = p.tree_unit as i64;
     let reach = p.tree_reach as i64;
     let (x0, z0) = (col.x as i64 * CHUNK_SIZE_I64, col.z as i64 * CHUNK_SIZE_I64);
@@ -354,17 +407,19 @@ pub fn plan(
                 // eight columns': settle the threshold first.
                 let factor = program.tree_density_factor(p, b, c.x as f32, c.z as f32);
                 if tree_layer(p, b, c.threshold, factor).is_none() {
+                    known.push(([c.x, c.z], false));
                     continue;
                 }
             }
-            if let Some((f, kind, shape)) = accepted_tree(program, p, lanes, c) {
+            let tree = accepted_tree(program, p, lanes, c);
+            known.push(([c.x, c.z], tree.is_some()));
+            if let Some((f, kind, shape)) = tree {
                 let t = PlacedObject { x: rx as i32, z: rz as i32, base: f.height + 1, kind, shape };
                 out.tree_top = out.tree_top.max(tree_top(p, &t));
                 out.trees.push(t);
             }
         }
     }
-    out
 }
 
 /// The plant on the surface column (x, z) of height `h` and biome `b`, or 0.
@@ -462,7 +517,6 @@ pub fn apply(
             }
         }
     }
-    let reach = p.tree_reach;
     for tree in &deco.trees {
         if let Some(k) = tree.rock() {
             if let Some(rock) = p.rock_kinds.get(k) {
@@ -482,10 +536,35 @@ pub fn apply(
         }
         for y in (lo + 1).max(y0)..=hi.min(y1 - 1) {
             let dy = (y - tree.base as i64) as i32;
-            for dz in -reach..=reach {
-                for dx in -reach..=reach {
-                    let id = tree_block_at(kind, tree.shape, dx, dy, dz);
-                    t.claim(tree.x + dx, y, tree.z + dz, id);
+            tree_layer_blocks(kind, tree.shape, dy, |dx, dz, id| t.claim(tree.x + dx, y, tree.z + dz, id));
+        }
+    }
+}
+
+/// Every block a tree of shape word `shape` places at height `dy` above its
+/// lowest log, as (dx, dz, id): the blocks where [`tree_block_at`] is not
+/// air, visiting only the trunk and the layers at that height rather than
+/// the whole reach. Where a layer covers the trunk it names both; the
+/// claim order keeps the trunk, as `tree_block_at` does.
+#[inline]
+pub fn tree_layer_blocks(kind: &FlatTree, shape: u32, dy: i32, mut put: impl FnMut(i32, i32, u32)) {
+    let trunk = trunk_height(shape);
+    if (0..trunk).contains(&dy) {
+        put(0, 0, kind.trunk_block);
+    }
+    let above_top = dy - (trunk - 1);
+    let (ox, oz) = lean_offset(shape);
+    let slim = shape >> 11 & 1 == 1;
+    for l in &kind.layers[..(kind.layer_count as usize).min(kind.layers.len())] {
+        if l.dy != above_top || kind.leaves_block == 0 {
+            continue;
+        }
+        let r = if slim && l.radius >= 2 { l.radius - 1 } else { l.radius };
+        let (cx, cz) = if l.lean != 0 { (ox, oz) } else { (0, 0) };
+        for dz in -r..=r {
+            for dx in -r..=r {
+                if !(l.round != 0 && r > 0 && dx.abs() == r && dz.abs() == r) {
+                    put(cx + dx, cz + dz, kind.leaves_block);
                 }
             }
         }
