@@ -117,7 +117,8 @@ extern "C" __global__ void __launch_bounds__(BW_FILL_THREADS)
         } else {
             block = params->deep_block;
         }
-        if (vein_count > 0 && y < h) {
+        // Below the surface, or on it under water (beds).
+        if (vein_count > 0 && (y < h || (y == h && h < (long long)params->water_level))) {
             block = bw_vein_block(params, s_veins, vein_count, corner, (int)(column % BW_CHUNK), (int)ly,
                                   (int)(column / BW_CHUNK), block);
         }

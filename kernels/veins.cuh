@@ -149,7 +149,8 @@ __device__ __forceinline__ void bw_gather_veins(const WorldParams* p, const long
     __syncthreads();
 }
 
-// The block that `block` (terrain, strictly below its column's surface) at
+// The block that `block` (terrain below its column's surface, or on it under
+// water) at
 // (x, y, z) relative to the chunk corner becomes: the block of the
 // first-listed kind among the gathered veins that cover it and may replace
 // it, else itself.

@@ -16,9 +16,10 @@
 //!   the 26 directions. A blob covers the blocks within its radius, and
 //!   half of those up to half a block further out (by a hash of the block),
 //!   so edges are ragged.
-//! * **Rule.** A terrain block strictly below its column's surface becomes
-//!   the block of the first-listed kind among the veins that cover it and
-//!   may replace it. That is a function of the block alone, so the order in
+//! * **Rule.** A terrain block strictly below its column's surface, or the
+//!   surface itself where it lies under water (so beds can show patches),
+//!   becomes the block of the first-listed kind among the veins that cover
+//!   it and may replace it. That is a function of the block alone, so the order in
 //!   which veins are visited never matters, and a chunk needs only the
 //!   candidates within `vein_reach` of it.
 //!
@@ -240,8 +241,8 @@ pub fn may_alter(p: &WorldParams, pos: ChunkPos, block: u32) -> bool {
 /// keeping `counts` right.
 pub fn apply(p: &WorldParams, pos: ChunkPos, hm: &Heightmap, bytes: &mut [u8], counts: &mut [u32; MAX_BLOCK_TYPES]) {
     let (lo, hi) = chunk_box(pos);
-    // Veins take only blocks strictly below the surface.
-    if lo[1] >= hm.max_height as i64 {
+    // Veins take only blocks below the surface, or on it under water.
+    if lo[1] > hm.max_height as i64 {
         return;
     }
     apply_veins(p, lo, &hm.heights, &touching(p, lo, hi), bytes, counts);
@@ -275,7 +276,8 @@ pub fn apply_veins(
                 for x in bl[0].max(lo[0])..=bh[0].min(hi[0]) {
                     let column = ((z - lo[2]) * CHUNK_SIZE_I64 + (x - lo[0])) as usize;
                     let surface = heights[column] as i64;
-                    for y in bl[1].max(lo[1])..=bh[1].min(hi[1]).min(surface - 1) {
+                    let top = if surface < p.water_level as i64 { surface } else { surface - 1 };
+                    for y in bl[1].max(lo[1])..=bh[1].min(hi[1]).min(top) {
                         let i = column * CHUNK_SIZE + (y - lo[1]) as usize;
                         let replaceable = kind.replace_mask >> bytes[i] & 1 == 1;
                         if replaceable && (v.kind as u8) < claim[i] && v.covers([x, y, z]) {
@@ -399,27 +401,36 @@ mod tests {
         assert!(control >= 8, "the painter found an order effect in only {control} chunks");
     }
 
+    /// Above water veins take only blocks strictly below the surface;
+    /// under water the surface too, so beds show patches. Never a block
+    /// above it.
     #[test]
-    fn veins_touch_no_block_at_or_above_the_surface() {
-        let p = WorldParams::new(&Preset::classic(), 11);
-        let (pos, veins, _) = rock(&p);
+    fn veins_touch_the_surface_only_under_water_and_nothing_above() {
+        let base = WorldParams::new(&Preset::classic(), 11);
+        let (pos, veins, _) = rock(&base);
         let lo = chunk_box(pos).0;
         // A surface in the middle of the chunk, different per column.
         let heights: Box<[i32; CHUNK_AREA]> = Box::new(std::array::from_fn(|c| (lo[1] + 8 + (c % 17) as i64) as i32));
-        let (mut bytes, mut counts) = stone(&p);
-        apply_veins(&p, lo, &heights, &veins, &mut bytes, &mut counts);
-        let mut changed_below = 0;
-        for (c, &h) in heights.iter().enumerate() {
-            for ly in 0..CHUNK_SIZE {
-                let changed = bytes[c * CHUNK_SIZE + ly] != p.deep_block as u8;
-                if lo[1] + ly as i64 >= h as i64 {
-                    assert!(!changed, "column {c}, height {}", lo[1] + ly as i64);
+        for under_water in [true, false] {
+            let mut p = base.clone();
+            p.water_level = if under_water { lo[1] as i32 + 100 } else { lo[1] as i32 - 100 };
+            let (mut bytes, mut counts) = stone(&p);
+            apply_veins(&p, lo, &heights, &veins, &mut bytes, &mut counts);
+            let (mut below, mut surface) = (0, 0);
+            for (c, &h) in heights.iter().enumerate() {
+                for ly in 0..CHUNK_SIZE {
+                    let y = lo[1] + ly as i64;
+                    let changed = bytes[c * CHUNK_SIZE + ly] != p.deep_block as u8;
+                    let may = y < h as i64 || (y == h as i64 && under_water);
+                    assert!(may || !changed, "column {c}, height {y}, under water: {under_water}");
+                    below += (changed && y < h as i64) as u32;
+                    surface += (changed && y == h as i64) as u32;
                 }
-                changed_below += changed as u32;
             }
+            assert!(below > 50, "{below}");
+            assert_eq!(surface > 0, under_water, "{surface} surface blocks changed, under water: {under_water}");
+            assert_eq!(counts.iter().sum::<u32>(), CHUNK_VOLUME as u32);
         }
-        assert!(changed_below > 50, "{changed_below}");
-        assert_eq!(counts.iter().sum::<u32>(), CHUNK_VOLUME as u32);
     }
 
     #[test]
