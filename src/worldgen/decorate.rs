@@ -28,7 +28,7 @@
 //!   then leaves, then plants).
 
 use super::heightmap::{sample_points, Heightmap, Lanes};
-use super::params::{scaled_density, FlatRock, FlatTree, WorldParams};
+use super::params::{scaled_density, FlatLayer, FlatRock, FlatTree, WorldParams};
 use super::placement::{candidate, layer_of, unit_squares, Candidate};
 use super::preset::{MAX_BIOME_LAYERS, MAX_TREE_KINDS};
 use super::NoiseProgram;
@@ -215,14 +215,21 @@ fn tree_layer(p: &WorldParams, b: usize, threshold: u32, factor: f32) -> Option<
     layer_of(threshold, p.biome_trees[b][..n].iter().map(|l| scaled_density(l.density, factor)))
 }
 
+/// Whether an object of `layer` may stand on footing `f` in biome `b`: dry,
+/// on a surface the layer lists, and no steeper than `max_slope`.
+#[inline]
+fn footing_allows(p: &WorldParams, layer: &FlatLayer, f: Footing, b: usize, max_slope: f32) -> bool {
+    let dry = f.height >= p.water_level;
+    let on = layer.on_mask >> (surface_block(p, f.height, b) & 31) & 1 == 1;
+    dry && on && f.slope <= max_slope
+}
+
 /// The tree growing at a candidate, if the rules allow it: its kind and shape word.
 pub fn tree_at(p: &WorldParams, threshold: u32, variant: u64, f: Footing) -> Option<(u32, u32)> {
     let b = f.biome as usize % p.biome_trees.len();
     let layer = p.biome_trees[b][tree_layer(p, b, threshold, f.density)?];
     let kind = p.tree_kinds.get(layer.what as usize)?;
-    let dry = f.height >= p.water_level;
-    let footing = layer.on_mask >> (surface_block(p, f.height, b) & 31) & 1 == 1;
-    if !dry || !footing || f.slope > p.tree_max_slope {
+    if !footing_allows(p, &layer, f, b, p.tree_max_slope) {
         return None;
     }
     let trunk = kind.trunk_min + (variant % (kind.trunk_span as u64 + 1)) as u32;
@@ -249,9 +256,7 @@ pub fn rock_at(p: &WorldParams, threshold: u32, variant: u64, f: Footing) -> Opt
     let n = (p.biome_rock_count[b] as usize).min(p.biome_rocks[b].len());
     let layer = p.biome_rocks[b][layer_of(threshold, p.biome_rocks[b][..n].iter().map(|l| l.density))?];
     let rock = p.rock_kinds.get(layer.what as usize)?;
-    let dry = f.height >= p.water_level;
-    let footing = layer.on_mask >> (surface_block(p, f.height, b) & 31) & 1 == 1;
-    if !dry || !footing || f.slope > rock.max_slope {
+    if !footing_allows(p, &layer, f, b, rock.max_slope) {
         return None;
     }
     let r = rock.radius_min + (variant % (rock.radius_span as u64 + 1)) as u32;
@@ -310,6 +315,30 @@ fn rock_yields_given(
     false
 }
 
+/// The candidates of one grid (spacing `unit`, hashed from `seed`) whose
+/// columns lie within `reach` blocks of chunk column `col` and whose
+/// threshold lies below `max_density`, each with its column relative to the
+/// chunk column's corner.
+fn near_column(
+    p: &WorldParams,
+    col: ColumnPos,
+    unit: i64,
+    reach: i64,
+    seed: u64,
+    max_density: u32,
+) -> impl Iterator<Item = (Candidate, i64, i64)> + '_ {
+    let (x0, z0) = (col.x as i64 * CHUNK_SIZE_I64, col.z as i64 * CHUNK_SIZE_I64);
+    let (lo, hi) = (-reach, CHUNK_SIZE_I64 + reach);
+    unit_squares(unit, z0 + lo, z0 + hi)
+        .flat_map(move |gz| unit_squares(unit, x0 + lo, x0 + hi).map(move |gx| (gx, gz)))
+        .filter_map(move |(gx, gz)| {
+            let c = candidate(&p.pattern, &p.bayer, seed, unit, gx, gz);
+            let (rx, rz) = (c.x - x0, c.z - z0);
+            let near = (lo..hi).contains(&rx) && (lo..hi).contains(&rz);
+            (near && c.threshold < max_density).then_some((c, rx, rz))
+        })
+}
+
 /// The rocks that reach into chunk column `col` from candidates up to
 /// `rock_reach` blocks beyond it, less those that yield to a tree. `known`
 /// holds the tree candidates the column's tree plan settled.
@@ -325,35 +354,25 @@ fn plan_rocks(
     if p.rock_unit <= 0 {
         return;
     }
-    let (unit, reach) = (p.rock_unit as i64, p.rock_reach as i64);
-    let (x0, z0) = (col.x as i64 * CHUNK_SIZE_I64, col.z as i64 * CHUNK_SIZE_I64);
-    let (lo, hi) = (-reach, CHUNK_SIZE_I64 + reach);
-    let seed = p.rock_seed();
-    for gz in unit_squares(unit, z0 + lo, z0 + hi) {
-        for gx in unit_squares(unit, x0 + lo, x0 + hi) {
-            let c = candidate(&p.pattern, &p.bayer, seed, unit, gx, gz);
-            let (rx, rz) = (c.x - x0, c.z - z0);
-            if rx < lo || rx >= hi || rz < lo || rz >= hi || c.threshold >= p.rock_max_density {
+    let near = near_column(p, col, p.rock_unit as i64, p.rock_reach as i64, p.rock_seed(), p.rock_max_density);
+    for (c, rx, rz) in near {
+        // Inside the column its own biome settles the threshold before
+        // the footing's eight columns are sampled.
+        if (0..CHUNK_SIZE_I64).contains(&rx) && (0..CHUNK_SIZE_I64).contains(&rz) {
+            let b = hm.biomes[column_index(rx as usize, rz as usize)] as usize % p.biome_rocks.len();
+            let n = (p.biome_rock_count[b] as usize).min(MAX_BIOME_LAYERS);
+            if layer_of(c.threshold, p.biome_rocks[b][..n].iter().map(|l| l.density)).is_none() {
                 continue;
             }
-            // Inside the column its own biome settles the threshold before
-            // the footing's eight columns are sampled.
-            if (0..CHUNK_SIZE_I64).contains(&rx) && (0..CHUNK_SIZE_I64).contains(&rz) {
-                let b = hm.biomes[column_index(rx as usize, rz as usize)] as usize % p.biome_rocks.len();
-                let n = (p.biome_rock_count[b] as usize).min(MAX_BIOME_LAYERS);
-                if layer_of(c.threshold, p.biome_rocks[b][..n].iter().map(|l| l.density)).is_none() {
-                    continue;
-                }
-            }
-            let f = footing(program, p, lanes, c.x, c.z);
-            let Some((kind, shape)) = rock_at(p, c.threshold, c.variant, f) else { continue };
-            if rock_yields_given(program, p, lanes, c.x, c.z, rock_radii(shape), known) {
-                continue;
-            }
-            let t = PlacedObject { x: rx as i32, z: rz as i32, base: f.height, kind: ROCK_KIND + kind, shape };
-            out.tree_top = out.tree_top.max(tree_top(p, &t));
-            out.trees.push(t);
         }
+        let f = footing(program, p, lanes, c.x, c.z);
+        let Some((kind, shape)) = rock_at(p, c.threshold, c.variant, f) else { continue };
+        if rock_yields_given(program, p, lanes, c.x, c.z, rock_radii(shape), known) {
+            continue;
+        }
+        let t = PlacedObject { x: rx as i32, z: rz as i32, base: f.height, kind: ROCK_KIND + kind, shape };
+        out.tree_top = out.tree_top.max(tree_top(p, &t));
+        out.trees.push(t);
     }
 }
 
@@ -388,36 +407,25 @@ fn plan_trees(
     known: &mut Vec<([i64; 2], bool)>,
     out: &mut ColumnDecorations,
 ) {
-    let unit = p.tree_unit as i64;
-    let reach = p.tree_reach as i64;
-    let (x0, z0) = (col.x as i64 * CHUNK_SIZE_I64, col.z as i64 * CHUNK_SIZE_I64);
-    let (lo, hi) = (-reach, CHUNK_SIZE_I64 + reach);
-    let seed = p.deco_seed();
-    for gz in unit_squares(unit, z0 + lo, z0 + hi) {
-        for gx in unit_squares(unit, x0 + lo, x0 + hi) {
-            let c = candidate(&p.pattern, &p.bayer, seed, unit, gx, gz);
-            let (rx, rz) = (c.x - x0, c.z - z0);
-            if rx < lo || rx >= hi || rz < lo || rz >= hi || c.threshold >= p.tree_max_density {
+    let near = near_column(p, col, p.tree_unit as i64, p.tree_reach as i64, p.deco_seed(), p.tree_max_density);
+    for (c, rx, rz) in near {
+        let inside = (0..CHUNK_SIZE_I64).contains(&rx) && (0..CHUNK_SIZE_I64).contains(&rz);
+        if inside {
+            let b = hm.biomes[column_index(rx as usize, rz as usize)] as usize % p.biome_trees.len();
+            // The density map costs one node's noise, the footing
+            // eight columns': settle the threshold first.
+            let factor = program.tree_density_factor(p, b, c.x as f32, c.z as f32);
+            if tree_layer(p, b, c.threshold, factor).is_none() {
+                known.push(([c.x, c.z], false));
                 continue;
             }
-            let inside = (0..CHUNK_SIZE_I64).contains(&rx) && (0..CHUNK_SIZE_I64).contains(&rz);
-            if inside {
-                let b = hm.biomes[column_index(rx as usize, rz as usize)] as usize % p.biome_trees.len();
-                // The density map costs one node's noise, the footing
-                // eight columns': settle the threshold first.
-                let factor = program.tree_density_factor(p, b, c.x as f32, c.z as f32);
-                if tree_layer(p, b, c.threshold, factor).is_none() {
-                    known.push(([c.x, c.z], false));
-                    continue;
-                }
-            }
-            let tree = accepted_tree(program, p, lanes, c);
-            known.push(([c.x, c.z], tree.is_some()));
-            if let Some((f, kind, shape)) = tree {
-                let t = PlacedObject { x: rx as i32, z: rz as i32, base: f.height + 1, kind, shape };
-                out.tree_top = out.tree_top.max(tree_top(p, &t));
-                out.trees.push(t);
-            }
+        }
+        let tree = accepted_tree(program, p, lanes, c);
+        known.push(([c.x, c.z], tree.is_some()));
+        if let Some((f, kind, shape)) = tree {
+            let t = PlacedObject { x: rx as i32, z: rz as i32, base: f.height + 1, kind, shape };
+            out.tree_top = out.tree_top.max(tree_top(p, &t));
+            out.trees.push(t);
         }
     }
 }
