@@ -256,20 +256,9 @@ fn validate_biome(p: &Preset, d: &Decorations, i: usize, b: &BiomeDecorations, c
             Err(c.bad(field, format!("{v} is not a chance in (0, 1]")))
         }
     };
-    let mut tree_sum = 0.0;
-    for (j, (name, v)) in b.trees.iter().enumerate() {
-        if !d.trees.iter().any(|t| &t.name == name) {
-            return Err(c.bad(here(&format!("trees[{j}]")), format!("`{name}` is not a tree")));
-        }
-        tree_sum += chance(here(&format!("trees[{j}]")), *v)?;
-    }
-    // One candidate per spacing² columns: the chances share it.
+    let tree_names: Vec<&str> = d.trees.iter().map(|t| t.name.as_str()).collect();
+    let tree_sum = named_chances(&b.trees, &tree_names, ("trees", "tree"), d.tree_spacing, &here, &chance, c)?;
     let unit2 = (d.tree_spacing * d.tree_spacing) as f32;
-    if tree_sum * unit2 > 1.0 {
-        return Err(
-            c.bad(here("trees"), format!("chances add up to {tree_sum}, above 1/tree_spacing² = {}", 1.0 / unit2))
-        );
-    }
     if let Some(m) = &b.tree_density {
         validate_map(p, m, &here("tree_density"), c)?;
         // Where the map is highest the chances must still share the candidates.
@@ -294,20 +283,35 @@ fn validate_biome(p: &Preset, d: &Decorations, i: usize, b: &BiomeDecorations, c
     if b.rocks.len() > MAX_BIOME_LAYERS {
         return Err(c.bad(here("rocks"), format!("at most {MAX_BIOME_LAYERS} rocks")));
     }
-    let mut rock_sum = 0.0;
-    for (j, (name, v)) in b.rocks.iter().enumerate() {
-        if !d.rocks.iter().any(|r| &r.name == name) {
-            return Err(c.bad(here(&format!("rocks[{j}]")), format!("`{name}` is not a rock")));
-        }
-        rock_sum += chance(here(&format!("rocks[{j}]")), *v)?;
-    }
-    let rock2 = (d.rock_spacing * d.rock_spacing) as f32;
-    if rock_sum * rock2 > 1.0 {
-        return Err(
-            c.bad(here("rocks"), format!("chances add up to {rock_sum}, above 1/rock_spacing² = {}", 1.0 / rock2))
-        );
-    }
+    let rock_names: Vec<&str> = d.rocks.iter().map(|r| r.name.as_str()).collect();
+    named_chances(&b.rocks, &rock_names, ("rocks", "rock"), d.rock_spacing, &here, &chance, c)?;
     Ok(())
+}
+
+/// Checks a biome's `(name, chance)` list of trees or rocks (`what`: the
+/// field and the noun) against the kinds defined, and returns the chances'
+/// sum: one candidate per spacing² columns, which the chances share.
+fn named_chances(
+    list: &[(String, f32)],
+    names: &[&str],
+    (field, noun): (&str, &str),
+    spacing: u32,
+    here: &dyn Fn(&str) -> String,
+    chance: &dyn Fn(String, f32) -> Result<f32, PresetError>,
+    c: &Check,
+) -> Result<f32, PresetError> {
+    let mut sum = 0.0;
+    for (j, (name, v)) in list.iter().enumerate() {
+        if !names.contains(&name.as_str()) {
+            return Err(c.bad(here(&format!("{field}[{j}]")), format!("`{name}` is not a {noun}")));
+        }
+        sum += chance(here(&format!("{field}[{j}]")), *v)?;
+    }
+    let unit2 = (spacing * spacing) as f32;
+    if sum * unit2 > 1.0 {
+        return Err(c.bad(here(field), format!("chances add up to {sum}, above 1/{noun}_spacing² = {}", 1.0 / unit2)));
+    }
+    Ok(sum)
 }
 
 fn validate_map(p: &Preset, m: &DensityMap, here: &str, c: &Check) -> Result<(), PresetError> {
@@ -341,6 +345,36 @@ mod tests {
         let at = classic.find(forest).expect("classic has forests") + forest.len();
         let line = at + classic[at..].find(MAP).expect("forests have a map");
         format!("{}{map}{}", &classic[..line], &classic[line + MAP.len()..])
+    }
+
+    /// Classic with `from` replaced by `to` (which must occur once).
+    fn classic_with(from: &str, to: &str) -> String {
+        let classic = include_str!("../../../assets/worldgen/classic.ron");
+        assert_eq!(classic.matches(from).count(), 1, "{from}");
+        classic.replace(from, to)
+    }
+
+    #[test]
+    fn bad_rocks_are_refused_with_their_field() {
+        Preset::parse(&classic_with("rock_spacing: 12,", "rock_spacing: 12,"), "t.ron")
+            .expect("classic's rocks are valid");
+        let boulder = r#"(name: "boulder", block: "stone", radius: (1, 2)"#;
+        let cases = [
+            (classic_with("rock_spacing: 12,", "rock_spacing: 4,"), "decorations.rock_spacing"),
+            (classic_with(boulder, r#"(name: "boulder", block: "stone", radius: (0, 2)"#), "(boulder).radius"),
+            (classic_with(boulder, r#"(name: "boulder", block: "stone", radius: (2, 4)"#), "(boulder).radius"),
+            (classic_with(boulder, r#"(name: "boulder", block: "granite", radius: (1, 2)"#), "(boulder).block"),
+            (classic_with("max_slope: 6.0),", "max_slope: NaN),"), "(boulder).max_slope"),
+            (classic_with(r#"rocks: [("boulder", 0.001)]"#, r#"rocks: [("bolder", 0.001)]"#), "(tundra).rocks[0]"),
+            (classic_with(r#"rocks: [("boulder", 0.001)]"#, r#"rocks: [("boulder", 0.01)]"#), "1/rock_spacing²"),
+        ];
+        for (text, expected) in cases {
+            let Err(err) = Preset::parse(&text, "t.ron") else {
+                panic!("accepted a preset that should fail: {expected}")
+            };
+            let err = err.to_string();
+            assert!(err.contains(expected), "expected `{expected}` in: {err}");
+        }
     }
 
     #[test]
