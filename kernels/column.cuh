@@ -17,20 +17,20 @@ __device__ __forceinline__ unsigned int bw_threshold_index(float v, const float*
 // The original's get_biome(h, m, t, n, n + h), driven by the preset's rules.
 __device__ __forceinline__ unsigned int bw_select_biome(const WorldParams* p, float h, float m, float t, float n,
                                                         float nh) {
-    if (h <= p->ocean_max_height || n <= p->ocean_max_mountain) return p->ocean_biome;
-    if (h <= p->beach_max_height) return p->beach_biome;
-    if (n >= p->mountain_min && nh >= p->mountain_min_with_height) return p->mountain_biome;
-    unsigned int limit = p->threshold_search_limit;
-    unsigned int row = bw_threshold_index(m, p->moisture_thresholds, limit);
-    unsigned int col = bw_threshold_index(t, p->heat_thresholds, limit);
-    return p->biome_table[row][col];
+    if (h <= p->biomes.ocean_max_height || n <= p->biomes.ocean_max_mountain) return p->biomes.ocean_biome;
+    if (h <= p->biomes.beach_max_height) return p->biomes.beach_biome;
+    if (n >= p->biomes.mountain_min && nh >= p->biomes.mountain_min_with_height) return p->biomes.mountain_biome;
+    unsigned int limit = p->biomes.threshold_search_limit;
+    unsigned int row = bw_threshold_index(m, p->biomes.moisture_thresholds, limit);
+    unsigned int col = bw_threshold_index(t, p->biomes.heat_thresholds, limit);
+    return p->biomes.table[row][col];
 }
 
 // The six fields through the polymorphic noise objects (the seed-004 design).
 struct VirtualFields {
     NoiseObject* const* objects;
     __device__ float compute(const WorldParams* p, int field, float x, float z) const {
-        return objects[p->field_roots[field]]->compute(x, z);
+        return objects[p->terrain.field_roots[field]]->compute(x, z);
     }
 };
 
@@ -56,11 +56,11 @@ __device__ inline float bw_eval_node(const WorldParams* p, unsigned int root, fl
     float ret = 0.0f;
     while (top >= 0) {
         BwEvalFrame& f = stack[top];
-        const FlatNode n = p->nodes[f.node];
+        const FlatNode n = p->terrain.nodes[f.node];
         unsigned int source = (unsigned int)n.children[0];
         switch (n.kind) {
         case BW_NODE_BASIC:
-            ret = bw_perlin3(n.seed, f.x, f.z, n.z_offset) * p->perlin_gain;
+            ret = bw_perlin3(n.seed, f.x, f.z, n.z_offset) * p->terrain.perlin_gain;
             top -= 1;
             break;
         case BW_NODE_OCTAVE: {
@@ -73,7 +73,7 @@ __device__ inline float bw_eval_node(const WorldParams* p, unsigned int root, fl
                 v = v + (1.0f / u) * noise;
                 u = u * 2.0f;
             }
-            ret = v * p->perlin_gain;
+            ret = v * p->terrain.perlin_gain;
             top -= 1;
             break;
         }
@@ -81,7 +81,7 @@ __device__ inline float bw_eval_node(const WorldParams* p, unsigned int root, fl
         case BW_NODE_HETERO:
         case BW_NODE_HYBRID:
         case BW_NODE_QUILEZ:
-            ret = bw_fractal(n, p->perlin_gain, f.x, f.z);
+            ret = bw_fractal(n, p->terrain.perlin_gain, f.x, f.z);
             top -= 1;
             break;
         case BW_NODE_COMBINED:
@@ -139,7 +139,7 @@ __device__ inline float bw_eval_node(const WorldParams* p, unsigned int root, fl
 
 struct SwitchFields {
     __device__ float compute(const WorldParams* p, int field, float x, float z) const {
-        return bw_eval_node(p, p->field_roots[field], x, z);
+        return bw_eval_node(p, p->terrain.field_roots[field], x, z);
     }
 };
 
@@ -154,13 +154,13 @@ __device__ __forceinline__ void bw_sample_column(const WorldParams* p, const Fie
     float r = f[BW_FIELD_ROUGHNESS];
     float peaks = fminf(fmaxf(f[BW_FIELD_PEAKS], -1.0f), 1.0f);  // see column.rs
     float n = f[BW_FIELD_MOUNTAIN];
-    n = n + bw_signpow(peaks, fminf(fmaxf((1.0f - n) * p->peak_exponent_scale, 0.0f), BW_MAX_EXPONENT));
-    t = fminf(fmaxf(t - p->temperature_mountain_cooling * n, 0.0f), 1.0f);
+    n = n + bw_signpow(peaks, fminf(fmaxf((1.0f - n) * p->terrain.peak_exponent_scale, 0.0f), BW_MAX_EXPONENT));
+    t = fminf(fmaxf(t - p->terrain.temperature_mountain_cooling * n, 0.0f), 1.0f);
     float nh = n + h;
     unsigned int b = bw_select_biome(p, h, m, t, n, nh);
-    h = bw_signpow(h, p->biome_exponent[b]);
-    float base = h * p->height_amplitude + n * p->mountain_amplitude;
-    float out = base * p->biome_scale[b] + p->biome_roughness[b] * r * p->roughness_amplitude;
+    h = bw_signpow(h, p->biomes.exponent[b]);
+    float base = h * p->terrain.height_amplitude + n * p->terrain.mountain_amplitude;
+    float out = base * p->biomes.scale[b] + p->biomes.roughness[b] * r * p->terrain.roughness_amplitude;
     *h_b = fminf(fmaxf(out, -BW_MAX_SURFACE), BW_MAX_SURFACE);
     *biome = (unsigned char)b;
 }

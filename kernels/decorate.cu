@@ -35,23 +35,23 @@ __device__ BwFooting bw_footing(const WorldParams* p, long long x, long long z) 
 // The tree a tree candidate grows, if the rules allow one: `tree` gets its
 // base, kind and trunk height. Twin: accepted_tree.
 __device__ bool bw_accepted_tree(const WorldParams* p, const BwCandidate& c, PlacedObject* tree) {
-    if (c.threshold >= p->tree_max_density) return false;
+    if (c.threshold >= p->deco.trees.max_density) return false;
     const BwFooting f = bw_footing(p, c.x, c.z);
     // The biome's density map at the candidate, as FlatDensityMap::factor
     // computes it (1 without a map).
-    const FlatDensityMap map = p->biome_tree_map[f.biome];
+    const FlatDensityMap map = p->deco.trees.biome_map[f.biome];
     float factor = 1.0f;
-    if (map.node < p->node_count) {
+    if (map.node < p->terrain.node_count) {
         const float v = bw_eval_node(p, map.node, (float)c.x, (float)c.z);
         factor = fminf(fmaxf(v * map.scale + map.offset, map.min), map.max);
     }
-    const int l = bw_layer_of(c.threshold, p->biome_trees[f.biome], p->biome_tree_count[f.biome], factor);
+    const int l = bw_layer_of(c.threshold, p->deco.trees.biome_layers[f.biome], p->deco.trees.biome_count[f.biome], factor);
     if (l < 0) return false;
-    const FlatLayer layer = p->biome_trees[f.biome][l];
-    const bool dry = f.height >= p->water_level;
+    const FlatLayer layer = p->deco.trees.biome_layers[f.biome][l];
+    const bool dry = f.height >= p->surface.water_level;
     const bool footing = (layer.on_mask >> (bw_surface_block(p, f.height, f.biome) & 31)) & 1u;
-    if (layer.what >= BW_MAX_TREE_KINDS || !dry || !footing || f.slope > p->tree_max_slope) return false;
-    const FlatTree kind = p->tree_kinds[layer.what];
+    if (layer.what >= BW_MAX_TREE_KINDS || !dry || !footing || f.slope > p->deco.trees.max_slope) return false;
+    const FlatTree kind = p->deco.trees.kinds[layer.what];
     tree->base = f.height + 1;
     tree->kind = layer.what;
     tree->shape =
@@ -62,8 +62,8 @@ __device__ bool bw_accepted_tree(const WorldParams* p, const BwCandidate& c, Pla
 // Whether a rock centred on (x, z) of shape `shape` yields to a tree whose
 // trunk stands in or beside its footprint. Twin: rock_yields.
 __device__ bool bw_rock_yields(const WorldParams* p, long long x, long long z, unsigned int shape) {
-    if (p->tree_unit <= 0) return false;
-    const long long unit = p->tree_unit;
+    if (p->deco.trees.unit <= 0) return false;
+    const long long unit = p->deco.trees.unit;
     const long long rx = bw_rock_radius(shape, 0) + 1, rz = bw_rock_radius(shape, 2) + 1;
     const long long gx0 = bw_div_floor(x - rx, unit), gx1 = bw_div_floor(x + rx, unit);
     const long long gz0 = bw_div_floor(z - rz, unit), gz1 = bw_div_floor(z + rz, unit);
@@ -82,14 +82,14 @@ __device__ bool bw_rock_yields(const WorldParams* p, long long x, long long z, u
 // yield to a tree: `rock` gets its centre height, kind and radii. Twin:
 // rock_at and rock_yields.
 __device__ bool bw_accepted_rock(const WorldParams* p, const BwCandidate& c, PlacedObject* rock) {
-    if (c.threshold >= p->rock_max_density) return false;
+    if (c.threshold >= p->deco.rocks.max_density) return false;
     const BwFooting f = bw_footing(p, c.x, c.z);
-    const int l = bw_layer_of(c.threshold, p->biome_rocks[f.biome], p->biome_rock_count[f.biome], 1.0f);
+    const int l = bw_layer_of(c.threshold, p->deco.rocks.biome_layers[f.biome], p->deco.rocks.biome_count[f.biome], 1.0f);
     if (l < 0) return false;
-    const FlatLayer layer = p->biome_rocks[f.biome][l];
+    const FlatLayer layer = p->deco.rocks.biome_layers[f.biome][l];
     if (layer.what >= BW_MAX_ROCK_KINDS) return false;
-    const FlatRock kind = p->rock_kinds[layer.what];
-    const bool dry = f.height >= p->water_level;
+    const FlatRock kind = p->deco.rocks.kinds[layer.what];
+    const bool dry = f.height >= p->surface.water_level;
     const bool footing = (layer.on_mask >> (bw_surface_block(p, f.height, f.biome) & 31)) & 1u;
     if (!dry || !footing || f.slope > kind.max_slope) return false;
     const unsigned int r = kind.radius_min + (unsigned int)(c.variant % ((unsigned long long)kind.radius_span + 1));
@@ -131,11 +131,11 @@ extern "C" __global__ void __launch_bounds__(BW_DECORATE_THREADS)
     // Pass 0 plans the trees, pass 1 the rocks; both passes' bounds are the
     // same for every thread of the block, so all of them hold the barriers.
     for (int pass = 0; pass < 2; ++pass) {
-        const int grid = pass == 0 ? p->tree_unit : p->rock_unit;
+        const int grid = pass == 0 ? p->deco.trees.unit : p->deco.rocks.unit;
         const long long unit = grid > 0 ? grid : 1;
-        const long long reach = pass == 0 ? p->tree_reach : p->rock_reach;
-        const unsigned long long seed = pass == 0 ? bw_deco_seed(p) : ((unsigned long long)p->rock_seed[0] |
-                                                                       ((unsigned long long)p->rock_seed[1] << 32));
+        const long long reach = pass == 0 ? p->deco.trees.reach : p->deco.rocks.reach;
+        const unsigned long long seed = pass == 0 ? bw_deco_seed(p) : ((unsigned long long)p->deco.rocks.seed[0] |
+                                                                       ((unsigned long long)p->deco.rocks.seed[1] << 32));
         const long long lo = -reach, hi = BW_CHUNK + reach;
         const long long gx0 = bw_div_floor(x0 + lo, unit), gz0 = bw_div_floor(z0 + lo, unit);
         const long long nx = bw_div_floor(x0 + hi - 1, unit) - gx0 + 1;

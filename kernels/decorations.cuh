@@ -7,7 +7,7 @@
 #define BW_NO_TREE_TOP (-2147483647 - 1)
 
 __device__ __forceinline__ unsigned int bw_surface_block(const WorldParams* p, int h, unsigned int b) {
-    return h > p->snow_above ? p->snow_block : p->biome_top[b];
+    return h > p->surface.snow_above ? p->surface.snow_block : p->surface.top[b];
 }
 
 // PlacedObject::kind of the first rock kind.
@@ -18,7 +18,7 @@ __device__ __forceinline__ int bw_rock_radius(unsigned int shape, int axis) { re
 // The highest block of a tree or rock.
 __device__ __forceinline__ int bw_tree_top(const WorldParams* p, const PlacedObject& t) {
     if (t.kind >= BW_ROCK_KIND) return t.base + bw_rock_radius(t.shape, 1);
-    const int crown = t.kind < BW_MAX_TREE_KINDS ? p->tree_kinds[t.kind].crown : 0;
+    const int crown = t.kind < BW_MAX_TREE_KINDS ? p->deco.trees.kinds[t.kind].crown : 0;
     return t.base + (int)(t.shape & 255u) - 1 + crown;
 }
 
@@ -73,16 +73,16 @@ __device__ __forceinline__ unsigned int bw_tree_block_at(const FlatTree& kind, u
 __device__ __forceinline__ unsigned int bw_plant_at(const WorldParams* p, long long x, long long z, int h,
                                                     unsigned int b) {
     b %= BW_MAX_BIOMES;
-    const unsigned int n = p->biome_plant_count[b];
-    if (n == 0 || h < p->water_level) return 0;
+    const unsigned int n = p->deco.plants.biome_count[b];
+    if (n == 0 || h < p->surface.water_level) return 0;
     const BwCandidate c = bw_candidate(p, 1, x, z);
-    const int l = bw_layer_of(c.threshold, p->biome_plants[b], n, 1.0f);
+    const int l = bw_layer_of(c.threshold, p->deco.plants.biome_layers[b], n, 1.0f);
     if (l < 0) return 0;
-    const FlatLayer layer = p->biome_plants[b][l];
+    const FlatLayer layer = p->deco.plants.biome_layers[b][l];
     return ((layer.on_mask >> (bw_surface_block(p, h, b) & 31)) & 1u) ? layer.what : 0;
 }
 
 // The order in which decorations claim a block: higher wins.
 __device__ __forceinline__ unsigned int bw_claim_key(const WorldParams* p, unsigned int id) {
-    return (id < BW_MAX_BLOCK_TYPES ? p->block_priority[id] : 0u) << 8 | id;
+    return (id < BW_MAX_BLOCK_TYPES ? p->deco.block_priority[id] : 0u) << 8 | id;
 }

@@ -10,9 +10,9 @@
 // Whether the block at height y over a column of surface h may be carved by
 // a layer reaching up to min_depth below the surface.
 __device__ __forceinline__ bool bw_may_open(const WorldParams* p, long long y, long long h, long long min_depth) {
-    const long long w = p->water_level;
-    return y <= h - min_depth && y >= (long long)p->cave_bottom && y <= (long long)p->cave_top &&
-           (y > w || y <= (h < w ? h : w) - (long long)p->cave_water_clearance);
+    const long long w = p->surface.water_level;
+    return y <= h - min_depth && y >= (long long)p->caves.bottom && y <= (long long)p->caves.top &&
+           (y > w || y <= (h < w ? h : w) - (long long)p->caves.water_clearance);
 }
 
 __device__ __forceinline__ bool bw_layer_fires(const FlatCaveLayer& l, const float v[BW_MAX_CAVE_NOISES]) {
@@ -50,14 +50,14 @@ extern "C" __global__ void __launch_bounds__(BW_DENSITY_THREADS)
     const long long h = active ? (long long)heights[(size_t)job.column * BW_CHUNK_AREA + column] : 0;
     const long long y = (long long)oy + j;
     const unsigned int noise_count =
-        p->cave_noise_count < BW_MAX_CAVE_NOISES ? p->cave_noise_count : BW_MAX_CAVE_NOISES;
+        p->caves.noise_count < BW_MAX_CAVE_NOISES ? p->caves.noise_count : BW_MAX_CAVE_NOISES;
     const unsigned int layer_count =
-        p->cave_layer_count < BW_MAX_CAVE_LAYERS ? p->cave_layer_count : BW_MAX_CAVE_LAYERS;
+        p->caves.layer_count < BW_MAX_CAVE_LAYERS ? p->caves.layer_count : BW_MAX_CAVE_LAYERS;
 
     if (tid == 0) s_open = 0;
     __syncthreads();
     bool open = false;
-    for (unsigned int l = 0; l < layer_count; ++l) open = open || bw_may_open(p, y, h, p->cave_layers[l].min_depth);
+    for (unsigned int l = 0; l < layer_count; ++l) open = open || bw_may_open(p, y, h, p->caves.layers[l].min_depth);
     if (active && open) atomicMax(&s_open, 1);
     __syncthreads();
     const bool work = s_open != 0;
@@ -65,8 +65,8 @@ extern "C" __global__ void __launch_bounds__(BW_DENSITY_THREADS)
     // Corner gradients: one thread per (noise, octave, corner).
     if (work && cooperative) {
         const unsigned int e = tid, c = e % 8u, o = (e / 8u) % BW_MAX_CAVE_OCTAVES, n = e / (8u * BW_MAX_CAVE_OCTAVES);
-        if (n < noise_count && o < p->cave_noises[n].octaves) {
-            const FlatCaveNoise nz = p->cave_noises[n];
+        if (n < noise_count && o < p->caves.noises[n].octaves) {
+            const FlatCaveNoise nz = p->caves.noises[n];
             const unsigned int sxz = nz.shift_xz - o, sy = nz.shift_y - o;
             float gr[3];
             bw_gradient(bw_corner_hash(bw_octave_seed(nz.seed, o), bw_cell_index(ox, sxz) + (int)(c & 1u),
@@ -84,8 +84,8 @@ extern "C" __global__ void __launch_bounds__(BW_DENSITY_THREADS)
             const unsigned int at = e % BW_GROUP, c = (e / BW_GROUP) % 8u, axis = (e / (BW_GROUP * 8u)) % 3u,
                                o = (e / (BW_GROUP * 24u)) % BW_MAX_CAVE_OCTAVES,
                                n = e / (BW_GROUP * 24u * BW_MAX_CAVE_OCTAVES);
-            if (n >= noise_count || o >= p->cave_noises[n].octaves) continue;
-            const FlatCaveNoise nz = p->cave_noises[n];
+            if (n >= noise_count || o >= p->caves.noises[n].octaves) continue;
+            const FlatCaveNoise nz = p->caves.noises[n];
             const unsigned int shift = (axis == 1u ? nz.shift_y : nz.shift_xz) - o;
             const int origin = axis == 0u ? ox : (axis == 1u ? oy : oz);
             const float f = bw_cell_fraction(origin + (int)at, shift);
@@ -101,7 +101,7 @@ extern "C" __global__ void __launch_bounds__(BW_DENSITY_THREADS)
     if (work && active) {
         float v[BW_MAX_CAVE_NOISES] = {0.0f, 0.0f, 0.0f, 0.0f};
         for (unsigned int n = 0; n < noise_count; ++n) {
-            const FlatCaveNoise nz = p->cave_noises[n];
+            const FlatCaveNoise nz = p->caves.noises[n];
             float acc = 0.0f;
             for (unsigned int o = 0; o < nz.octaves && o < BW_MAX_CAVE_OCTAVES; ++o) {
                 float value;
@@ -122,7 +122,7 @@ extern "C" __global__ void __launch_bounds__(BW_DENSITY_THREADS)
             v[n] = acc;
         }
         for (unsigned int l = 0; l < layer_count; ++l) {
-            const FlatCaveLayer layer = p->cave_layers[l];
+            const FlatCaveLayer layer = p->caves.layers[l];
             carved = carved || (bw_may_open(p, y, h, layer.min_depth) && bw_layer_fires(layer, v));
         }
     }

@@ -34,11 +34,11 @@ __device__ __forceinline__ unsigned int bw_decorate_block(const WorldParams* p, 
     if (y == h) {
         for (unsigned int i = 0; i < tree_count; ++i) {
             const PlacedObject t = trees[i];
-            if (t.kind < BW_MAX_TREE_KINDS && t.x == (int)lx && t.z == (int)lz) return p->trunk_soil_block;
+            if (t.kind < BW_MAX_TREE_KINDS && t.x == (int)lx && t.z == (int)lz) return p->deco.trunk_soil_block;
         }
         return block;
     }
-    if (y <= h || y <= (long long)p->water_level) return block;
+    if (y <= h || y <= (long long)p->surface.water_level) return block;
     unsigned int best = block;
     if (y == h + 1) {
         const long long x = (long long)col.x * BW_CHUNK + lx, z = (long long)col.z * BW_CHUNK + lz;
@@ -50,14 +50,14 @@ __device__ __forceinline__ unsigned int bw_decorate_block(const WorldParams* p, 
         const int dx = (int)lx - t.x, dz = (int)lz - t.z;
         unsigned int id = 0;
         if (t.kind < BW_MAX_TREE_KINDS) {
-            if (dx < -p->tree_reach || dx > p->tree_reach || dz < -p->tree_reach || dz > p->tree_reach) continue;
-            id = bw_tree_block_at(p->tree_kinds[t.kind], t.shape, dx, (int)(y - t.base), dz);
+            if (dx < -p->deco.trees.reach || dx > p->deco.trees.reach || dz < -p->deco.trees.reach || dz > p->deco.trees.reach) continue;
+            id = bw_tree_block_at(p->deco.trees.kinds[t.kind], t.shape, dx, (int)(y - t.base), dz);
         } else if (t.kind - BW_ROCK_KIND < BW_MAX_ROCK_KINDS) {
             const long long dy = y - t.base;
-            if (dx < -p->rock_reach || dx > p->rock_reach || dz < -p->rock_reach || dz > p->rock_reach ||
-                dy < -p->rock_reach || dy > p->rock_reach)
+            if (dx < -p->deco.rocks.reach || dx > p->deco.rocks.reach || dz < -p->deco.rocks.reach || dz > p->deco.rocks.reach ||
+                dy < -p->deco.rocks.reach || dy > p->deco.rocks.reach)
                 continue;
-            id = bw_rock_block_at(p->rock_kinds[t.kind - BW_ROCK_KIND], t.shape, dx, (int)dy, dz);
+            id = bw_rock_block_at(p->deco.rocks.kinds[t.kind - BW_ROCK_KIND], t.shape, dx, (int)dy, dz);
         }
         if (id != 0 && bw_claim_key(p, id) > bw_claim_key(p, best)) best = id;
     }
@@ -97,36 +97,36 @@ extern "C" __global__ void __launch_bounds__(BW_FILL_THREADS)
     const long long hi[3] = {lo[0] + BW_FILL_THREADS / BW_CHUNK - 1, corner[1] + BW_CHUNK - 1, lo[2]};
     // The same for every thread of the block, so all of them reach the
     // gather's barriers or none does.
-    const bool veins = active && params->vein_kind_count > 0 &&
-                       hi[1] >= (long long)params->vein_lowest - params->vein_reach &&
-                       lo[1] <= (long long)params->vein_highest + params->vein_reach;
+    const bool veins = active && params->veins.kind_count > 0 &&
+                       hi[1] >= (long long)params->veins.lowest - params->veins.reach &&
+                       lo[1] <= (long long)params->veins.highest + params->veins.reach;
     unsigned int vein_count = 0;
     if (veins) bw_gather_veins<BW_FILL_THREADS>(params, lo, hi, corner, s_veins, s_scan, &vein_count);
 
-    unsigned int block = params->air_block;
+    unsigned int block = params->surface.air_block;
     if (active) {
         const long long h = heights[job.column * BW_CHUNK_AREA + column];
         const unsigned int biome = biomes[job.column * BW_CHUNK_AREA + column];
         const long long y = (long long)job.y * BW_CHUNK + ly;
         if (y > h) {
-            block = y <= (long long)params->water_level ? params->water_block : params->air_block;
+            block = y <= (long long)params->surface.water_level ? params->surface.water_block : params->surface.air_block;
         } else if (y == h) {
-            block = h > (long long)params->snow_above ? params->snow_block : params->biome_top[biome];
-        } else if (y >= h - (long long)params->under_depth) {
-            block = params->biome_under[biome];
+            block = h > (long long)params->surface.snow_above ? params->surface.snow_block : params->surface.top[biome];
+        } else if (y >= h - (long long)params->surface.under_depth) {
+            block = params->surface.under[biome];
         } else {
-            block = params->deep_block;
+            block = params->surface.deep_block;
         }
         // Below the surface, or on it under water (beds).
-        if (vein_count > 0 && (y < h || (y == h && h < (long long)params->water_level))) {
+        if (vein_count > 0 && (y < h || (y == h && h < (long long)params->surface.water_level))) {
             block = bw_vein_block(params, s_veins, vein_count, corner, (int)(column % BW_CHUNK), (int)ly,
                                   (int)(column / BW_CHUNK), block);
         }
-        if (params->cave_layer_count > 0 &&
+        if (params->caves.layer_count > 0 &&
             ((caves[(size_t)chunk * BW_CAVE_MASK_BYTES + column * 4u + ly / 8u] >> (ly % 8u)) & 1u)) {
-            block = y < (long long)params->cave_lava_below ? params->cave_lava_block : params->air_block;
+            block = y < (long long)params->caves.lava_below ? params->caves.lava_block : params->surface.air_block;
         }
-        if (params->tree_unit > 0 || params->plant_reach > 0 || params->rock_unit > 0) {
+        if (params->deco.trees.unit > 0 || params->deco.plants.reach > 0 || params->deco.rocks.unit > 0) {
             block = bw_decorate_block(params, ColumnJob{job.x, job.z}, column % BW_CHUNK, column / BW_CHUNK, y, h, biome,
                                       block, trees + (size_t)job.column * BW_MAX_TREES_PER_COLUMN,
                                       tree_counts[job.column]);

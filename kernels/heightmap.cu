@@ -9,8 +9,8 @@
 extern "C" __global__ void bw_build_noise_objects(NoiseObject** objects) {
     const WorldParams* params = &bw_world;
     if (blockIdx.x == 0 && threadIdx.x == 0) {
-        for (unsigned int i = 0; i < params->node_count; ++i) {
-            objects[i] = bw_make_noise_object(params, params->nodes[i], objects);
+        for (unsigned int i = 0; i < params->terrain.node_count; ++i) {
+            objects[i] = bw_make_noise_object(params, params->terrain.nodes[i], objects);
         }
     }
 }
@@ -19,7 +19,7 @@ extern "C" __global__ void bw_build_noise_objects(NoiseObject** objects) {
 extern "C" __global__ void bw_destroy_noise_objects(NoiseObject** objects) {
     const WorldParams* params = &bw_world;
     if (blockIdx.x == 0 && threadIdx.x == 0) {
-        for (unsigned int i = 0; i < params->node_count; ++i) {
+        for (unsigned int i = 0; i < params->terrain.node_count; ++i) {
             delete objects[i];
             objects[i] = nullptr;
         }

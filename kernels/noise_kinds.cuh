@@ -11,7 +11,7 @@
 #include "worldgen_params.cuh"
 
 // Σ over octaves of w^j·T_in(N(frequency·λ^j·p)), summed the kind's way.
-// `gain` is the world's Perlin gain (WorldParams::perlin_gain).
+// `gain` is the world's Perlin gain (TerrainParams::perlin_gain).
 __device__ __forceinline__ float bw_fractal(const FlatNode& n, float gain, float x, float z) {
     float f = n.slots[BW_SLOT_FREQUENCY];
     float lacunarity = n.slots[BW_SLOT_LACUNARITY];

@@ -141,14 +141,14 @@ __device__ inline NoiseObject* bw_make_noise_object(const WorldParams* p, const 
                                                     NoiseObject* const* built) {
     switch (n.kind) {
     case BW_NODE_BASIC:
-        return new BasicNoise(n.seed, n.z_offset, p->perlin_gain);
+        return new BasicNoise(n.seed, n.z_offset, p->terrain.perlin_gain);
     case BW_NODE_OCTAVE:
-        return new OctaveNoise(n.seed, n.z_offset, n.octaves, p->perlin_gain);
+        return new OctaveNoise(n.seed, n.z_offset, n.octaves, p->terrain.perlin_gain);
     case BW_NODE_FBM:
     case BW_NODE_HETERO:
     case BW_NODE_HYBRID:
     case BW_NODE_QUILEZ:
-        return new FractalNoise(n, p->perlin_gain);
+        return new FractalNoise(n, p->terrain.perlin_gain);
     case BW_NODE_COMBINED:
         return new CombinedNoise(built[n.children[0]], built[n.children[1]]);
     case BW_NODE_DISTORT:

@@ -12,7 +12,7 @@ __device__ __forceinline__ unsigned long long bw_splitmix64(unsigned long long z
 }
 
 __device__ __forceinline__ unsigned long long bw_deco_seed(const WorldParams* p) {
-    return (unsigned long long)p->deco_seed[0] | ((unsigned long long)p->deco_seed[1] << 32);
+    return (unsigned long long)p->deco.seed[0] | ((unsigned long long)p->deco.seed[1] << 32);
 }
 
 // Floor division. A 64-bit division is a long subroutine on the GPU; where
@@ -56,9 +56,9 @@ __device__ __forceinline__ BwCandidate bw_candidate_seeded(const WorldParams* p,
     const unsigned int ux = (i + ox) % 8, uz = (i / 8 + oz) % 8;
     const long long cell = unit * cells;
     BwCandidate c;
-    c.x = cx * cell + (long long)p->pattern[i][0] * unit / BW_PATTERN_SUB;
-    c.z = cz * cell + (long long)p->pattern[i][1] * unit / BW_PATTERN_SUB;
-    c.threshold = (unsigned int)p->bayer[ux + 8 * uz] * (BW_DENSITY_ONE / BW_PATTERN_POINTS) + sub;
+    c.x = cx * cell + (long long)p->deco.pattern[i][0] * unit / BW_PATTERN_SUB;
+    c.z = cz * cell + (long long)p->deco.pattern[i][1] * unit / BW_PATTERN_SUB;
+    c.threshold = (unsigned int)p->deco.bayer[ux + 8 * uz] * (BW_DENSITY_ONE / BW_PATTERN_POINTS) + sub;
     c.variant = bw_splitmix64(hash + (unsigned long long)i + 1ull);
     return c;
 }

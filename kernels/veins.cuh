@@ -50,17 +50,17 @@ __device__ __forceinline__ unsigned int bw_vein_block_hash(long long x, long lon
 // in (*ox, *oy, *oz); false where the candidate is not accepted.
 __device__ __forceinline__ bool bw_vein_candidate(const WorldParams* p, long long gx, long long gy, long long gz,
                                                   BwVein* v, long long* ox, long long* oy, long long* oz) {
-    const long long unit = p->vein_spacing, cells = BW_VEIN_CELL_CUBES;
+    const long long unit = p->veins.spacing, cells = BW_VEIN_CELL_CUBES;
     const long long cx = bw_div_floor(gx, cells), cy = bw_div_floor(gy, cells), cz = bw_div_floor(gz, cells);
     const long long lx = gx - cx * cells, ly = gy - cy * cells, lz = gz - cz * cells;
     const unsigned long long index = (unsigned long long)(lx + cells * ly + cells * cells * lz);
-    const unsigned long long seed = (unsigned long long)p->vein_seed[0] | ((unsigned long long)p->vein_seed[1] << 32);
+    const unsigned long long seed = (unsigned long long)p->veins.seed[0] | ((unsigned long long)p->veins.seed[1] << 32);
     const unsigned long long xz = bw_splitmix64(((unsigned long long)(unsigned int)cx << 32) | (unsigned int)cz);
     const unsigned long long hash = bw_splitmix64(seed ^ bw_splitmix64(xz ^ (unsigned long long)(unsigned int)cy));
     const unsigned int ux = (unsigned int)(((unsigned long long)lx + hash) & 3ull);
     const unsigned int uy = (unsigned int)(((unsigned long long)ly + (hash >> 2)) & 3ull);
     const unsigned int uz = (unsigned int)(((unsigned long long)lz + (hash >> 4)) & 3ull);
-    const unsigned int level = p->vein_bayer[ux + 4u * uy + 16u * uz];
+    const unsigned int level = p->veins.bayer[ux + 4u * uy + 16u * uz];
     const unsigned int limit = level * (BW_DENSITY_ONE / BW_PATTERN_POINTS) + (unsigned int)((hash >> 6) & 63ull);
     const unsigned long long variant = bw_splitmix64(hash + index + 1ull);
     // Offsets below 2^16 and a spacing of 8..=32: 32-bit remainders are exact.
@@ -69,15 +69,15 @@ __device__ __forceinline__ bool bw_vein_candidate(const WorldParams* p, long lon
     *oy = gy * unit + (long long)((unsigned int)((variant >> 16) & 0xFFFFull) % u);
     *oz = gz * unit + (long long)((unsigned int)((variant >> 32) & 0xFFFFull) % u);
     unsigned int sum = 0, kind = BW_MAX_VEIN_KINDS;
-    for (unsigned int k = 0; k < p->vein_kind_count && k < BW_MAX_VEIN_KINDS; ++k) {
-        sum += bw_vein_density(p->vein_kinds[k], *oy);
+    for (unsigned int k = 0; k < p->veins.kind_count && k < BW_MAX_VEIN_KINDS; ++k) {
+        sum += bw_vein_density(p->veins.kinds[k], *oy);
         if (sum > limit) {
             kind = k;
             break;
         }
     }
     if (kind == BW_MAX_VEIN_KINDS) return false;
-    const FlatVein& k = p->vein_kinds[kind];
+    const FlatVein& k = p->veins.kinds[kind];
     const long long radius = bw_vein_radius(k, *oy);
     const int d = (int)((unsigned int)(variant >> 56) % 27u);
     int dx = (int)(d % 3) - 1, dy = (int)((d / 3) % 3) - 1, dz = (int)(d / 9) - 1;
@@ -114,7 +114,7 @@ template <int THREADS>
 __device__ __forceinline__ void bw_gather_veins(const WorldParams* p, const long long lo[3],
                                                 const long long hi[3], const long long corner[3], BwVein* s_veins,
                                                 unsigned int* s_scan, unsigned int* count) {
-    const long long unit = p->vein_spacing > 0 ? p->vein_spacing : 1, reach = p->vein_reach;
+    const long long unit = p->veins.spacing > 0 ? p->veins.spacing : 1, reach = p->veins.reach;
     long long g0[3], n[3];
     for (int a = 0; a < 3; ++a) {
         g0[a] = bw_div_floor(lo[a] - reach, unit);
@@ -168,7 +168,7 @@ __device__ __forceinline__ unsigned int bw_vein_block(const WorldParams* p, cons
         if (v.kind >= best || x < v.lo[0] || x > v.hi[0] || y < v.lo[1] || y > v.hi[1] || z < v.lo[2] ||
             z > v.hi[2])
             continue;
-        if (((p->vein_kinds[v.kind].replace_mask >> block) & 1u) == 0u) continue;
+        if (((p->veins.kinds[v.kind].replace_mask >> block) & 1u) == 0u) continue;
         const int r2 = v.radius * v.radius;
         bool hit = false, shell = false;
         for (unsigned int j = 0; j < v.blobs && !hit; ++j) {
@@ -181,5 +181,5 @@ __device__ __forceinline__ unsigned int bw_vein_block(const WorldParams* p, cons
             hit = (bw_vein_block_hash(corner[0] + x, corner[1] + y, corner[2] + z, v.salt) & 1u) == 1u;
         if (hit) best = v.kind;
     }
-    return best < BW_MAX_VEIN_KINDS ? p->vein_kinds[best].block : block;
+    return best < BW_MAX_VEIN_KINDS ? p->veins.kinds[best].block : block;
 }

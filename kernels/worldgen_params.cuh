@@ -1,5 +1,5 @@
 // The flat world description uploaded by the host, and the job structs.
-// Layout twins of `WorldParams`, `FlatNode`, `FlatTree`, `FlatLeafLayer`,
+// Layout twins of `WorldParams` and its stage blocks, `FlatNode`, `FlatTree`, `FlatLeafLayer`,
 // `FlatRock`, `FlatLayer`, `FlatDensityMap`, `FlatCaveNoise`, `FlatCaveLayer`, `FlatVein` in src/worldgen/params.rs, `PlacedObject` in
 // src/worldgen/decorate.rs and `ColumnJob` / `ChunkJob` / `FarJob` in
 // src/backend/twins.rs; the generated checks
@@ -93,19 +93,21 @@ struct FlatCaveLayer {
     int min_depth;
 };
 
-struct WorldParams {
+// One block per generation stage, as in src/worldgen/params.rs.
+struct TerrainParams {
     unsigned int node_count;
-    unsigned int biome_count;
     unsigned int field_roots[BW_FIELD_COUNT];
     FlatNode nodes[BW_MAX_NODES];
     float perlin_gain;
-
     float height_amplitude;
     float mountain_amplitude;
     float roughness_amplitude;
     float temperature_mountain_cooling;
     float peak_exponent_scale;
+};
 
+struct BiomeParams {
+    unsigned int count;
     float ocean_max_height;
     float ocean_max_mountain;
     float beach_max_height;
@@ -117,14 +119,15 @@ struct WorldParams {
     unsigned int ocean_biome;
     unsigned int beach_biome;
     unsigned int mountain_biome;
-    unsigned int biome_table[BW_TABLE_SIZE][BW_TABLE_SIZE];
+    unsigned int table[BW_TABLE_SIZE][BW_TABLE_SIZE];
+    float roughness[BW_MAX_BIOMES];
+    float scale[BW_MAX_BIOMES];
+    float exponent[BW_MAX_BIOMES];
+};
 
-    unsigned int biome_top[BW_MAX_BIOMES];
-    unsigned int biome_under[BW_MAX_BIOMES];
-    float biome_roughness[BW_MAX_BIOMES];
-    float biome_scale[BW_MAX_BIOMES];
-    float biome_exponent[BW_MAX_BIOMES];
-
+struct SurfaceParams {
+    unsigned int top[BW_MAX_BIOMES];
+    unsigned int under[BW_MAX_BIOMES];
     int water_level;
     int snow_above;
     int under_depth;
@@ -132,51 +135,78 @@ struct WorldParams {
     unsigned int deep_block;
     unsigned int snow_block;
     unsigned int air_block;
+};
 
-    unsigned int deco_seed[2];
-    int tree_unit;
-    int tree_reach;
-    float tree_max_slope;
-    unsigned int tree_max_density;
+struct TreeParams {
+    int unit;
+    int reach;
+    float max_slope;
+    unsigned int max_density;
+    unsigned int kind_count;
+    FlatTree kinds[BW_MAX_TREE_KINDS];
+    unsigned int biome_count[BW_MAX_BIOMES];
+    FlatLayer biome_layers[BW_MAX_BIOMES][BW_MAX_BIOME_LAYERS];
+    FlatDensityMap biome_map[BW_MAX_BIOMES];
+};
+
+struct RockParams {
+    int unit;
+    int reach;
+    unsigned int max_density;
+    unsigned int kind_count;
+    unsigned int seed[2];
+    FlatRock kinds[BW_MAX_ROCK_KINDS];
+    unsigned int biome_count[BW_MAX_BIOMES];
+    FlatLayer biome_layers[BW_MAX_BIOMES][BW_MAX_BIOME_LAYERS];
+};
+
+struct PlantParams {
+    int reach;
+    unsigned int biome_count[BW_MAX_BIOMES];
+    FlatLayer biome_layers[BW_MAX_BIOMES][BW_MAX_BIOME_LAYERS];
+};
+
+struct DecorationParams {
+    unsigned int seed[2];
     unsigned int trunk_soil_block;
-    int plant_reach;
-    unsigned int tree_kind_count;
-    FlatTree tree_kinds[BW_MAX_TREE_KINDS];
-    unsigned int biome_tree_count[BW_MAX_BIOMES];
-    FlatLayer biome_trees[BW_MAX_BIOMES][BW_MAX_BIOME_LAYERS];
-    FlatDensityMap biome_tree_map[BW_MAX_BIOMES];
-    unsigned int biome_plant_count[BW_MAX_BIOMES];
-    FlatLayer biome_plants[BW_MAX_BIOMES][BW_MAX_BIOME_LAYERS];
-    int rock_unit;
-    int rock_reach;
-    unsigned int rock_max_density;
-    unsigned int rock_kind_count;
-    unsigned int rock_seed[2];
-    FlatRock rock_kinds[BW_MAX_ROCK_KINDS];
-    unsigned int biome_rock_count[BW_MAX_BIOMES];
-    FlatLayer biome_rocks[BW_MAX_BIOMES][BW_MAX_BIOME_LAYERS];
     unsigned int block_priority[BW_MAX_BLOCK_TYPES];
+    TreeParams trees;
+    RockParams rocks;
+    PlantParams plants;
     unsigned char pattern[BW_PATTERN_POINTS][2];
     unsigned char bayer[BW_PATTERN_POINTS];
+};
 
-    unsigned int cave_layer_count;
-    unsigned int cave_noise_count;
-    int cave_bottom;
-    int cave_top;
-    int cave_lava_below;
-    unsigned int cave_lava_block;
-    int cave_water_clearance;
-    FlatCaveNoise cave_noises[BW_MAX_CAVE_NOISES];
-    FlatCaveLayer cave_layers[BW_MAX_CAVE_LAYERS];
+struct CaveParams {
+    unsigned int layer_count;
+    unsigned int noise_count;
+    int bottom;
+    int top;
+    int lava_below;
+    unsigned int lava_block;
+    int water_clearance;
+    FlatCaveNoise noises[BW_MAX_CAVE_NOISES];
+    FlatCaveLayer layers[BW_MAX_CAVE_LAYERS];
+};
 
-    unsigned int vein_kind_count;
-    int vein_spacing;
-    int vein_reach;
-    int vein_lowest;
-    int vein_highest;
-    unsigned int vein_seed[2];
-    FlatVein vein_kinds[BW_MAX_VEIN_KINDS];
-    unsigned char vein_bayer[BW_PATTERN_POINTS];
+struct VeinParams {
+    unsigned int kind_count;
+    int spacing;
+    int reach;
+    int lowest;
+    int highest;
+    unsigned int seed[2];
+    FlatVein kinds[BW_MAX_VEIN_KINDS];
+    unsigned char bayer[BW_PATTERN_POINTS];
+};
+
+struct WorldParams {
+    TerrainParams terrain;
+    BiomeParams biomes;
+    SurfaceParams surface;
+    DecorationParams deco;
+    CaveParams caves;
+    VeinParams veins;
 };
 
 // One tree or rock of a chunk column's plan (written by bw_decorate, read by

@@ -57,8 +57,8 @@ fn check_whole_trees(w: &WorldGen, blocks: &Blocks) -> (usize, Vec<String>) {
     };
     let mut checked = 0;
     let mut cut = Vec::new();
-    let soil = BlockId(p.trunk_soil_block as u8);
-    let kinds = &p.tree_kinds[..p.tree_kind_count as usize];
+    let soil = BlockId(p.deco.trunk_soil_block as u8);
+    let kinds = &p.deco.trees.kinds[..p.deco.trees.kind_count as usize];
     for (pos, chunk) in &blocks.0 {
         for z in 0..32i64 {
             for x in 0..32i64 {
@@ -88,7 +88,7 @@ fn check_whole_trees(w: &WorldGen, blocks: &Blocks) -> (usize, Vec<String>) {
                         cut.push(format!("tree at {b:?}: a trunk of {trunk}, planned {}", tree.shape & 255));
                         continue;
                     }
-                    let r = p.tree_reach as i64;
+                    let r = p.deco.trees.reach as i64;
                     let top = trunk - 1 + kind.crown as i64;
                     let mut missing = 0;
                     let mut inside = true;
@@ -226,7 +226,7 @@ fn trunks_keep_their_spacing_across_chunk_borders() {
     let w = world();
     let trees = trees_of_area(&w, 2..12, -14..-4);
     assert!(trees.len() > 150, "{} trees", trees.len());
-    let least = least_block_distance(w.params.tree_unit as i64);
+    let least = least_block_distance(w.params.deco.trees.unit as i64);
     let mut closest = f64::MAX;
     for (i, (a, _)) in trees.iter().enumerate() {
         for (b, _) in &trees[i + 1..] {
@@ -244,14 +244,14 @@ fn decorating(p: &WorldParams, preset: &Preset) -> (HashSet<String>, HashSet<Str
     let names = |counts: &[u32; 16]| {
         preset.biomes.iter().enumerate().filter(|(i, _)| counts[*i] > 0).map(|(_, b)| b.name.clone()).collect()
     };
-    (names(&p.biome_tree_count), names(&p.biome_plant_count))
+    (names(&p.deco.trees.biome_count), names(&p.deco.plants.biome_count))
 }
 
 /// The chance that a candidate of biome `b` grows some tree, its layers'
 /// densities scaled by `factor` (the biome's density map there).
 fn scaled_total(p: &WorldParams, b: usize, factor: f32) -> f64 {
-    let n = p.biome_tree_count[b] as usize;
-    let sum: u32 = p.biome_trees[b][..n].iter().map(|l| scaled_density(l.density, factor)).sum();
+    let n = p.deco.trees.biome_count[b] as usize;
+    let sum: u32 = p.deco.trees.biome_layers[b][..n].iter().map(|l| scaled_density(l.density, factor)).sum();
     sum as f64 / DENSITY_ONE as f64
 }
 
@@ -265,7 +265,7 @@ fn density_maps_make_groves_and_clearings_at_the_listed_average() {
     let w = world();
     let p = &*w.params;
     let preset = Preset::classic();
-    let unit = p.tree_unit as i64;
+    let unit = p.deco.trees.unit as i64;
     let (x0, z0, span) = (-5000i64, 2000i64, 6000i64);
     const BINS: [f32; 3] = [0.5, 1.5, f32::INFINITY];
     // Per biome and bin: (eligible, grown, expected, variance), and the
@@ -274,22 +274,25 @@ fn density_maps_make_groves_and_clearings_at_the_listed_average() {
     let mut bins: HashMap<usize, [(Row, [Row; MAX_BIOME_LAYERS]); 3]> = HashMap::new();
     for gz in unit_squares(unit, z0, z0 + span).step_by(2) {
         for gx in unit_squares(unit, x0, x0 + span).step_by(2) {
-            let c = candidate(&p.pattern, &p.bayer, SEED, unit, gx, gz);
+            let c = candidate(&p.deco.pattern, &p.deco.bayer, SEED, unit, gx, gz);
             let f = decorate::footing(&w.program, p, w.lanes, c.x, c.z);
             let b = f.biome as usize;
-            if p.biome_tree_map[b].node >= p.node_count || p.biome_tree_count[b] == 0 {
+            if p.deco.trees.biome_map[b].node >= p.terrain.node_count || p.deco.trees.biome_count[b] == 0 {
                 continue;
             }
-            let kind = &p.tree_kinds[p.biome_trees[b][0].what as usize];
-            let surface = if f.height > p.snow_above { p.snow_block } else { p.biome_top[b] };
-            if f.height < p.water_level || kind.on_mask >> surface & 1 == 0 || f.slope > p.tree_max_slope {
+            let kind = &p.deco.trees.kinds[p.deco.trees.biome_layers[b][0].what as usize];
+            let surface = if f.height > p.surface.snow_above { p.surface.snow_block } else { p.surface.top[b] };
+            if f.height < p.surface.water_level || kind.on_mask >> surface & 1 == 0 || f.slope > p.deco.trees.max_slope
+            {
                 continue;
             }
             let grown = decorate::tree_at(p, c.threshold, c.variant, f).map(|(kind, _)| kind);
             let (e, layers) = &mut bins.entry(b).or_default()[BINS.iter().position(|&t| f.density < t).unwrap_or(2)];
             let q = scaled_total(p, b, f.density);
             *e = (e.0 + 1, e.1 + grown.is_some() as u64, e.2 + q, e.3 + q * (1.0 - q));
-            for (layer, r) in p.biome_trees[b][..p.biome_tree_count[b] as usize].iter().zip(layers.iter_mut()) {
+            for (layer, r) in
+                p.deco.trees.biome_layers[b][..p.deco.trees.biome_count[b] as usize].iter().zip(layers.iter_mut())
+            {
                 let q = scaled_density(layer.density, f.density) as f64 / DENSITY_ONE as f64;
                 *r = (r.0 + 1, r.1 + (grown == Some(layer.what)) as u64, r.2 + q, r.3 + q * (1.0 - q));
             }
@@ -341,7 +344,7 @@ fn each_biome_grows_its_chance() {
     let p = &*w.params;
     let preset = Preset::classic();
     let (tree_biomes, plant_biomes) = decorating(p, &preset);
-    let unit = p.tree_unit as i64;
+    let unit = p.deco.trees.unit as i64;
     let (x0, z0, span) = (-3000i64, -3000i64, 6000i64);
 
     // Trees: per biome, (eligible candidates, grown, expected, variance):
@@ -350,10 +353,10 @@ fn each_biome_grows_its_chance() {
     let mut grown_in: HashSet<String> = HashSet::new();
     for gz in unit_squares(unit, z0, z0 + span).step_by(3) {
         for gx in unit_squares(unit, x0, x0 + span).step_by(3) {
-            let c = candidate(&p.pattern, &p.bayer, SEED, unit, gx, gz);
+            let c = candidate(&p.deco.pattern, &p.deco.bayer, SEED, unit, gx, gz);
             let f = decorate::footing(&w.program, p, w.lanes, c.x, c.z);
             let b = f.biome as usize;
-            let n = p.biome_tree_count[b] as usize;
+            let n = p.deco.trees.biome_count[b] as usize;
             let grown = decorate::tree_at(p, c.threshold, c.variant, f).is_some();
             if grown {
                 grown_in.insert(preset.biomes[b].name.clone());
@@ -363,9 +366,11 @@ fn each_biome_grows_its_chance() {
             if n == 0 {
                 continue;
             }
-            let kind = &p.tree_kinds[p.biome_trees[b][0].what as usize];
-            let surface = if f.height > p.snow_above { p.snow_block } else { p.biome_top[b] };
-            let eligible = f.height >= p.water_level && kind.on_mask >> surface & 1 == 1 && f.slope <= p.tree_max_slope;
+            let kind = &p.deco.trees.kinds[p.deco.trees.biome_layers[b][0].what as usize];
+            let surface = if f.height > p.surface.snow_above { p.surface.snow_block } else { p.surface.top[b] };
+            let eligible = f.height >= p.surface.water_level
+                && kind.on_mask >> surface & 1 == 1
+                && f.slope <= p.deco.trees.max_slope;
             if eligible {
                 let q = scaled_total(p, b, f.density);
                 let e = trees.entry(b as u32).or_default();
@@ -404,12 +409,13 @@ fn each_biome_grows_its_chance() {
                     let c = column_index(x, z);
                     let (h, b) = (hm.heights[c], hm.biomes[c] as usize);
                     let plant = decorate::plant_at(p, cx as i64 * 32 + x as i64, cz as i64 * 32 + z as i64, h, b);
-                    if p.biome_plant_count[b] == 0 {
+                    if p.deco.plants.biome_count[b] == 0 {
                         assert_eq!(plant, 0, "a plant in {}", preset.biomes[b].name);
                         continue;
                     }
-                    let surface = if h > p.snow_above { p.snow_block } else { p.biome_top[b] };
-                    let eligible = h >= p.water_level && p.biome_plants[b][0].on_mask >> surface & 1 == 1;
+                    let surface = if h > p.surface.snow_above { p.surface.snow_block } else { p.surface.top[b] };
+                    let eligible =
+                        h >= p.surface.water_level && p.deco.plants.biome_layers[b][0].on_mask >> surface & 1 == 1;
                     if eligible {
                         let e = plants.entry(b as u32).or_default();
                         e.0 += 1;
@@ -426,8 +432,8 @@ fn each_biome_grows_its_chance() {
         if *eligible < 5_000 {
             continue;
         }
-        let n = p.biome_plant_count[*b as usize] as usize;
-        let density: u32 = p.biome_plants[*b as usize][..n].iter().map(|l| l.density).sum();
+        let n = p.deco.plants.biome_count[*b as usize] as usize;
+        let density: u32 = p.deco.plants.biome_layers[*b as usize][..n].iter().map(|l| l.density).sum();
         let q = density as f64 / DENSITY_ONE as f64;
         let expected = *eligible as f64 * q;
         let sigma = (*eligible as f64 * q * (1.0 - q)).sqrt();
@@ -463,7 +469,7 @@ fn trees_come_in_shape_variants() {
             n * q
         );
     }
-    let oak = &w.params.tree_kinds[0];
+    let oak = &w.params.deco.trees.kinds[0];
     let straight = decorate::tree_shape(5, 0);
     let blocks = |shape: u32| {
         let mut v = Vec::new();
@@ -495,7 +501,7 @@ fn a_tree_visited_by_layer_equals_it_asked_by_block() {
     let p = &*w.params;
     let key = |id: u32| decorate::claim_key(p, id);
     let mut compared = 0;
-    for kind in &p.tree_kinds[..p.tree_kind_count as usize] {
+    for kind in &p.deco.trees.kinds[..p.deco.trees.kind_count as usize] {
         for trunk in kind.trunk_min..=kind.trunk_min + kind.trunk_span {
             for variant in 0..16u64 {
                 let shape = decorate::tree_shape(trunk, variant << 48);

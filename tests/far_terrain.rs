@@ -87,12 +87,13 @@ fn far_tree_crowns_stand_over_the_chunks_trees() {
         .max_by_key(|&k| tile::generate(&world, k).cells.iter().filter(|c| c.canopy.is_some()).count())
         .expect("tiles");
     let t = tile::generate(&world, key);
-    let leaves: Vec<u8> = world.params.tree_kinds.iter().map(|k| k.leaves_block as u8).filter(|&b| b != 0).collect();
+    let leaves: Vec<u8> =
+        world.params.deco.trees.kinds.iter().map(|k| k.leaves_block as u8).filter(|&b| b != 0).collect();
     let (mut crowns, mut leafy_crowns, mut bare, mut leafy_bare) = (0, 0, 0, 0);
     for j in 0..TILE_CELLS {
         for i in 0..TILE_CELLS {
             let cell = t.cell(i, j);
-            if cell.ground < world.params.water_level {
+            if cell.ground < world.params.surface.water_level {
                 continue;
             }
             let [x, z] = sample_point(key, i, j);

@@ -61,12 +61,12 @@ impl Object {
 fn accepted(w: &WorldGen, lo: (i64, i64), hi: (i64, i64)) -> Vec<Object> {
     let p = &*w.params;
     let mut out = Vec::new();
-    for c in candidates(&p.pattern, &p.bayer, p.deco_seed(), p.tree_unit as i64, lo, hi) {
+    for c in candidates(&p.deco.pattern, &p.deco.bayer, p.deco.seed(), p.deco.trees.unit as i64, lo, hi) {
         if decorate::accepted_tree(&w.program, p, w.lanes, c).is_some() {
             out.push(Object::Tree([c.x, c.z]));
         }
     }
-    for c in candidates(&p.pattern, &p.bayer, p.rock_seed(), p.rock_unit as i64, lo, hi) {
+    for c in candidates(&p.deco.pattern, &p.deco.bayer, p.deco.rocks.seed(), p.deco.rocks.unit as i64, lo, hi) {
         let f = decorate::footing(&w.program, p, w.lanes, c.x, c.z);
         if let Some((_, shape)) = decorate::rock_at(p, c.threshold, c.variant, f) {
             out.push(Object::Rock([c.x, c.z], decorate::rock_radii(shape)));
@@ -196,7 +196,7 @@ fn rocks_against_trunks(w: &WorldGen, chunks: &[Chunk]) -> (usize, usize) {
         Some(c.blocks().get(b[0].rem_euclid(32) as usize, b[1].rem_euclid(32) as usize, b[2].rem_euclid(32) as usize))
     };
     let logs: Vec<u32> =
-        w.params.tree_kinds[..w.params.tree_kind_count as usize].iter().map(|k| k.trunk_block).collect();
+        w.params.deco.trees.kinds[..w.params.deco.trees.kind_count as usize].iter().map(|k| k.trunk_block).collect();
     let (mut trunks, mut touching) = (0, 0);
     for c in chunks {
         let hm = &w.column(c.pos.column()).heightmap;
@@ -261,12 +261,12 @@ fn rocks_that_never_yield_touch_trunks_and_the_check_sees_it() {
                 tree_top: i32::MAX,
             };
             let (x0, z0) = (pos.x as i64 * 32, pos.z as i64 * 32);
-            let reach = p.rock_reach as i64;
+            let reach = p.deco.rocks.reach as i64;
             for c in candidates(
-                &p.pattern,
-                &p.bayer,
-                p.rock_seed(),
-                p.rock_unit as i64,
+                &p.deco.pattern,
+                &p.deco.bayer,
+                p.deco.rocks.seed(),
+                p.deco.rocks.unit as i64,
                 (x0 - reach, z0 - reach),
                 (x0 + 32 + reach, z0 + 32 + reach),
             ) {
@@ -314,23 +314,23 @@ fn each_biome_lays_its_rock_chance() {
     let w = world();
     let p = &*w.params;
     let preset = Preset::classic();
-    let unit = p.rock_unit as i64;
+    let unit = p.deco.rocks.unit as i64;
     assert!(unit > 0, "classic has rocks");
     // (biome, kind) → (eligible candidates, laid, expected).
     let mut tally: HashMap<(usize, u32), (u64, u64, f64)> = HashMap::new();
     let (x0, z0, span) = (-6000i64, -6000i64, 12000i64);
     for gz in unit_squares(unit, z0, z0 + span).step_by(2) {
         for gx in unit_squares(unit, x0, x0 + span).step_by(2) {
-            let c = candidate(&p.pattern, &p.bayer, p.rock_seed(), unit, gx, gz);
+            let c = candidate(&p.deco.pattern, &p.deco.bayer, p.deco.rocks.seed(), unit, gx, gz);
             let f = decorate::footing(&w.program, p, w.lanes, c.x, c.z);
             let b = f.biome as usize;
             let laid = decorate::rock_at(p, c.threshold, c.variant, f).map(|(k, _)| k);
-            let n = p.biome_rock_count[b] as usize;
-            let surface = if f.height > p.snow_above { p.snow_block } else { p.biome_top[b] };
-            for layer in &p.biome_rocks[b][..n] {
-                let kind = &p.rock_kinds[layer.what as usize];
+            let n = p.deco.rocks.biome_count[b] as usize;
+            let surface = if f.height > p.surface.snow_above { p.surface.snow_block } else { p.surface.top[b] };
+            for layer in &p.deco.rocks.biome_layers[b][..n] {
+                let kind = &p.deco.rocks.kinds[layer.what as usize];
                 let eligible =
-                    f.height >= p.water_level && layer.on_mask >> surface & 1 == 1 && f.slope <= kind.max_slope;
+                    f.height >= p.surface.water_level && layer.on_mask >> surface & 1 == 1 && f.slope <= kind.max_slope;
                 if eligible {
                     let e = tally.entry((b, layer.what)).or_default();
                     e.0 += 1;

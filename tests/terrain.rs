@@ -152,7 +152,7 @@ fn classic_reaches_every_selectable_biome_but_ice() {
     let world = WorldGen::new(Preset::classic(), 42);
     let stats = classic_map_stats();
     let reachable: BTreeSet<&str> =
-        world.params.reachable_biomes().into_iter().map(|b| world.preset.biomes[b as usize].name.as_str()).collect();
+        world.params.biomes.reachable().into_iter().map(|b| world.preset.biomes[b as usize].name.as_str()).collect();
     assert_eq!(reachable.len(), 12, "river and rainforest are unused by the rules");
     let seen: BTreeSet<&str> = stats.biome_shares.iter().filter(|s| s.share > 0.0).map(|s| s.biome.as_str()).collect();
     let missing: Vec<&&str> = reachable.difference(&seen).collect();

@@ -15,7 +15,7 @@ fn bands(p: &WorldParams, from: ChunkPos, to: ChunkPos) -> Vec<(i32, usize, f64,
     let counted = count_veins(p, (from, to));
     let mut out = Vec::new();
     for layer in from.y..=to.y {
-        for (k, kind) in p.vein_kinds().iter().enumerate() {
+        for (k, kind) in p.veins.kinds().iter().enumerate() {
             let expected = expected_veins(p, (from, to), layer, kind);
             let n = counted.get(&(layer, k as u32)).copied().unwrap_or(0);
             assert!(expected > 0.0 || n == 0, "layer {layer}, kind {k}: {n} veins where none may start");

@@ -487,20 +487,20 @@ static const KernelDef kKernels[] = {
     {"bw_build_noise_objects",
      {8},
      [](void** a, dim3, std::string& why) {
-         return reach(arg<NoiseObject**>(a, 0), sizeof(NoiseObject*) * bw_world.node_count, "objects", why);
+         return reach(arg<NoiseObject**>(a, 0), sizeof(NoiseObject*) * bw_world.terrain.node_count, "objects", why);
      },
      [](void** a, dim3 g, dim3 b) { BW_LAUNCH(bw_build_noise_objects, g, b, arg<NoiseObject**>(a, 0)); }},
     {"bw_destroy_noise_objects",
      {8},
      [](void** a, dim3, std::string& why) {
-         return reach(arg<NoiseObject**>(a, 0), sizeof(NoiseObject*) * bw_world.node_count, "objects", why);
+         return reach(arg<NoiseObject**>(a, 0), sizeof(NoiseObject*) * bw_world.terrain.node_count, "objects", why);
      },
      [](void** a, dim3 g, dim3 b) { BW_LAUNCH(bw_destroy_noise_objects, g, b, arg<NoiseObject**>(a, 0)); }},
     {"bw_heightmap",
      {8, 8, 4, 8, 8, 8},
      [](void** a, dim3, std::string& why) {
          unsigned n = arg<unsigned>(a, 2);
-         return reach(arg<void*>(a, 0), sizeof(NoiseObject*) * bw_world.node_count, "objects", why) &&
+         return reach(arg<void*>(a, 0), sizeof(NoiseObject*) * bw_world.terrain.node_count, "objects", why) &&
                 reach(arg<void*>(a, 1), sizeof(ColumnJob) * n, "jobs", why) &&
                 reach(arg<void*>(a, 3), sizeof(int) * BW_CHUNK_AREA * n, "heights", why) &&
                 reach(arg<void*>(a, 4), BW_CHUNK_AREA * size_t(n), "biomes", why) &&
@@ -527,7 +527,7 @@ static const KernelDef kKernels[] = {
      {8, 8, 4, 8, 8},
      [](void** a, dim3, std::string& why) {
          unsigned n = arg<unsigned>(a, 2);
-         return reach(arg<void*>(a, 0), sizeof(NoiseObject*) * bw_world.node_count, "objects", why) &&
+         return reach(arg<void*>(a, 0), sizeof(NoiseObject*) * bw_world.terrain.node_count, "objects", why) &&
                 reach(arg<void*>(a, 1), sizeof(FarJob) * n, "jobs", why) &&
                 reach(arg<void*>(a, 3), sizeof(int) * BW_FAR_TILE_AREA * size_t(n), "heights", why) &&
                 reach(arg<void*>(a, 4), BW_FAR_TILE_AREA * size_t(n), "biomes", why);
@@ -580,7 +580,7 @@ static const KernelDef kKernels[] = {
                 reach(arg<void*>(a, 3), BW_CHUNK_AREA * size_t(cols), "biomes", why) &&
                 reach(arg<void*>(a, 4), sizeof(PlacedObject) * BW_MAX_TREES_PER_COLUMN * size_t(cols), "trees", why) &&
                 reach(arg<void*>(a, 5), sizeof(unsigned) * cols, "tree_counts", why) &&
-                (bw_world.cave_layer_count == 0 ||
+                (bw_world.caves.layer_count == 0 ||
                  reach(arg<void*>(a, 6), size_t(BW_CAVE_MASK_BYTES) * n, "caves", why)) &&
                 reach(arg<void*>(a, 7), size_t(arg<unsigned>(a, 9)), "runs", why) &&
                 reach(arg<void*>(a, 8), sizeof(unsigned), "runs_used", why) &&

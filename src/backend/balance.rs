@@ -52,12 +52,13 @@ pub struct Meter {
 }
 
 impl Meter {
-    pub fn record(&mut self, chunks: usize, cost: Duration) {
+    /// Records a batch of `chunks` that cost `cost`, finished at `now`.
+    pub fn record(&mut self, chunks: usize, cost: Duration, now: Instant) {
         // A batch that cost nothing measurable says nothing about the rate.
         let cost = cost.as_secs_f64().max(1e-6);
         self.chunks = self.chunks * DECAY + chunks as f64;
         self.seconds = self.seconds * DECAY + cost;
-        self.last = Some(Instant::now());
+        self.last = Some(now);
     }
 
     /// Whether the last batch was recorded `STALE_AFTER` or more before `now`.
@@ -171,20 +172,26 @@ mod tests {
         Duration::from_millis(x)
     }
 
+    /// The instant every test's batches finish at: no test reads the clock.
+    fn t0() -> Instant {
+        static T0: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+        *T0.get_or_init(Instant::now)
+    }
+
     fn measured(chunks: usize, cost: Duration) -> Meter {
         let mut m = Meter::default();
-        m.record(chunks, cost);
+        m.record(chunks, cost, t0());
         m
     }
 
     #[test]
     fn the_smoothed_rate_follows_a_change_without_jumping() {
         let mut m = measured(100, ms(100)); // 1000/s
-        m.record(100, ms(50)); // 2000/s now
+        m.record(100, ms(50), t0()); // 2000/s now
         let r = m.rate().unwrap_or(0.0);
         assert!(r > 1000.0 && r < 2000.0, "between the old and the new rate: {r}");
         for _ in 0..40 {
-            m.record(100, ms(50));
+            m.record(100, ms(50), t0());
         }
         assert!((m.rate().unwrap_or(0.0) - 2000.0).abs() < 1.0, "converges");
     }
@@ -193,10 +200,10 @@ mod tests {
     fn batch_sizes_hold_within_the_band_and_follow_beyond_it() {
         let mut m = measured(1000, ms(1000)); // 1000/s: 40 per 40 ms
         assert_eq!(m.batch(256, 8), 40);
-        m.record(1100, ms(1000)); // ~1057/s, inside the band
+        m.record(1100, ms(1000), t0()); // ~1057/s, inside the band
         assert_eq!(m.batch(256, 8), 40, "no change for a small move");
         for _ in 0..20 {
-            m.record(3000, ms(1000));
+            m.record(3000, ms(1000), t0());
         }
         assert_eq!(m.batch(256, 8), 120, "a large move is followed");
         assert_eq!(m.batch(64, 8), 64, "capped");
@@ -207,34 +214,24 @@ mod tests {
     fn a_fast_device_takes_the_front_and_a_slow_one_the_back_or_nothing() {
         let cpu = measured(1000, ms(1000)); // 1000 chunks/s
         let mut fast = measured(10_000, ms(1000));
-        let t = device_take(500, &mut fast, Some(&cpu), (256, 64), Instant::now());
+        let t = device_take(500, &mut fast, Some(&cpu), (256, 64), t0());
         assert_eq!(t, Some(Take { skip: 26, n: 256 }), "{t:?}");
         // 2 chunks/s: one chunk takes 0.5 s, in which the CPU makes 500.
         let mut slow = measured(2, ms(1000));
-        assert_eq!(
-            device_take(400, &mut slow, Some(&cpu), (256, 64), Instant::now()),
-            None,
-            "nothing it would finish first"
-        );
-        assert_eq!(device_take(800, &mut slow, Some(&cpu), (256, 64), Instant::now()), Some(Take { skip: 500, n: 1 }));
+        assert_eq!(device_take(400, &mut slow, Some(&cpu), (256, 64), t0()), None, "nothing it would finish first");
+        assert_eq!(device_take(800, &mut slow, Some(&cpu), (256, 64), t0()), Some(Take { skip: 500, n: 1 }));
         // Alone, a device takes the front whatever its speed.
-        assert_eq!(device_take(400, &mut slow, None, (256, 64), Instant::now()), Some(Take { skip: 0, n: 1 }));
+        assert_eq!(device_take(400, &mut slow, None, (256, 64), t0()), Some(Take { skip: 0, n: 1 }));
         // As fast as the CPU: its 40 ms batch, after what the CPU makes meanwhile.
         let mut even = measured(1000, ms(1000));
-        assert_eq!(device_take(100, &mut even, Some(&cpu), (256, 64), Instant::now()), Some(Take { skip: 40, n: 40 }));
+        assert_eq!(device_take(100, &mut even, Some(&cpu), (256, 64), t0()), Some(Take { skip: 40, n: 40 }));
         // On a short queue, at most its share, from the back.
-        assert_eq!(device_take(60, &mut even, Some(&cpu), (256, 64), Instant::now()), Some(Take { skip: 30, n: 30 }));
+        assert_eq!(device_take(60, &mut even, Some(&cpu), (256, 64), t0()), Some(Take { skip: 30, n: 30 }));
         // Unmeasured next to the CPU: a few chunks from the back.
+        assert_eq!(device_take(30, &mut Meter::default(), Some(&cpu), (256, 64), t0()), Some(Take { skip: 27, n: 3 }));
+        assert_eq!(device_take(5, &mut Meter::default(), Some(&cpu), (256, 64), t0()), Some(Take { skip: 4, n: 1 }));
         assert_eq!(
-            device_take(30, &mut Meter::default(), Some(&cpu), (256, 64), Instant::now()),
-            Some(Take { skip: 27, n: 3 })
-        );
-        assert_eq!(
-            device_take(5, &mut Meter::default(), Some(&cpu), (256, 64), Instant::now()),
-            Some(Take { skip: 4, n: 1 })
-        );
-        assert_eq!(
-            device_take(900, &mut Meter::default(), Some(&cpu), (256, 64), Instant::now()),
+            device_take(900, &mut Meter::default(), Some(&cpu), (256, 64), t0()),
             Some(Take { skip: 892, n: 8 })
         );
     }
@@ -246,12 +243,12 @@ mod tests {
     fn a_device_with_an_old_figure_is_measured_again() {
         let cpu = measured(10_000, ms(1000));
         let mut dev = measured(1000, ms(1000));
-        let now = Instant::now();
+        let now = t0();
         assert_eq!(device_take(8, &mut dev, Some(&cpu), (256, 64), now), None, "a recent figure: nothing");
         let later = now + STALE_AFTER;
         assert_eq!(device_take(8, &mut dev, Some(&cpu), (256, 64), later), Some(Take { skip: 7, n: 1 }), "a probe");
-        dev.record(1, Duration::from_micros(50));
-        assert_eq!(device_take(8, &mut dev, Some(&cpu), (256, 64), Instant::now()), None, "measured again");
+        dev.record(1, Duration::from_micros(50), later);
+        assert_eq!(device_take(8, &mut dev, Some(&cpu), (256, 64), later), None, "measured again");
     }
 
     #[test]
@@ -260,7 +257,7 @@ mod tests {
         for dev_rate in [1usize, 10, 100, 500, 1000, 3000, 20_000] {
             for queued in [1usize, 5, 50, 300, 2000] {
                 let mut dev = measured(dev_rate, ms(1000));
-                if let Some(Take { skip, n }) = device_take(queued, &mut dev, Some(&cpu), (256, 64), Instant::now()) {
+                if let Some(Take { skip, n }) = device_take(queued, &mut dev, Some(&cpu), (256, 64), t0()) {
                     assert!(skip + n <= queued);
                     let device_done = n as f64 / dev_rate as f64;
                     let cpu_reaches = skip as f64 / 1000.0;

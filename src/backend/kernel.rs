@@ -431,15 +431,15 @@ fn short(what: &str) -> BackendError {
 
 /// Nesting depth of the deepest field root of the flat graph (a leaf is 1).
 pub fn graph_depth(params: &WorldParams) -> usize {
-    let n = (params.node_count as usize).min(params.nodes.len());
+    let n = (params.terrain.node_count as usize).min(params.terrain.nodes.len());
     let mut depth = vec![1usize; n];
     // Children come before their parents (the loader guarantees it).
     for i in 0..n {
-        let node = params.nodes[i];
+        let node = params.terrain.nodes[i];
         let child = |c: i32| if c >= 0 && (c as usize) < i { depth[c as usize] } else { 0 };
         depth[i] = 1 + node.children.iter().map(|&c| child(c)).max().unwrap_or(0);
     }
-    params.field_roots.iter().map(|&r| depth.get(r as usize).copied().unwrap_or(1)).max().unwrap_or(1)
+    params.terrain.field_roots.iter().map(|&r| depth.get(r as usize).copied().unwrap_or(1)).max().unwrap_or(1)
 }
 
 #[cfg(test)]

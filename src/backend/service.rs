@@ -113,14 +113,7 @@ impl GenerationService {
     pub fn spawn(cpu: Arc<dyn ChunkBackend>, max_batch: usize) -> Self {
         let (event_tx, events) = crossbeam_channel::unbounded();
         let shared = Arc::new(Shared {
-            state: Mutex::new(State {
-                queue: VecDeque::new(),
-                queued: HashSet::new(),
-                lanes: [Lane::new(Some(cpu)), Lane::new(None)],
-                fixed: None,
-                max_batch: max_batch.max(1),
-                closed: false,
-            }),
+            state: Mutex::new(State::new(cpu, max_batch)),
             wake: Condvar::new(),
             stats: Arc::new(ServiceStats::default()),
         });
@@ -177,8 +170,24 @@ impl GenerationService {
 
     /// How the lanes share the work now.
     pub fn balance(&self) -> Balance {
-        let mut st = self.shared.lock();
-        let now = Instant::now();
+        self.shared.lock().balance(Instant::now())
+    }
+}
+
+impl State {
+    fn new(cpu: Arc<dyn ChunkBackend>, max_batch: usize) -> State {
+        State {
+            queue: VecDeque::new(),
+            queued: HashSet::new(),
+            lanes: [Lane::new(Some(cpu)), Lane::new(None)],
+            fixed: None,
+            max_batch: max_batch.max(1),
+            closed: false,
+        }
+    }
+
+    /// How the lanes share the work at `now`.
+    fn balance(&mut self, now: Instant) -> Balance {
         let report = |lane: &mut Lane| {
             while lane.recent.front().is_some_and(|(t, _)| now.duration_since(*t) > DELIVERY_WINDOW) {
                 lane.recent.pop_front();
@@ -191,7 +200,7 @@ impl GenerationService {
                 generated: lane.generated,
             }
         };
-        let [cpu, device] = &mut st.lanes;
+        let [cpu, device] = &mut self.lanes;
         let both = cpu.backend.is_some() && device.backend.is_some();
         let alpha = if both { balance::alpha(&device.meter, &cpu.meter) } else { None };
         Balance { cpu: report(cpu), device: report(device), alpha }
@@ -332,8 +341,8 @@ impl State {
         taken[lane] <= share * (taken[0] + taken[1])
     }
 
-    /// The lane's next batch, or None to wait.
-    fn take(&mut self, lane: usize) -> Option<(Arc<dyn ChunkBackend>, Vec<Request>)> {
+    /// The lane's next batch at `now`, or None to wait.
+    fn take(&mut self, lane: usize, now: Instant) -> Option<(Arc<dyn ChunkBackend>, Vec<Request>)> {
         let backend = self.lanes[lane].backend.clone()?;
         if !self.within_share(lane) {
             return None;
@@ -344,20 +353,21 @@ impl State {
         } else {
             let [cpu, device] = &mut self.lanes;
             let cpu = cpu.backend.is_some().then_some(&cpu.meter);
-            balance::device_take(queued, &mut device.meter, cpu, (max, DEFAULT_BATCH), Instant::now())
+            balance::device_take(queued, &mut device.meter, cpu, (max, DEFAULT_BATCH), now)
         }?;
         let batch: Vec<_> = self.queue.drain(take.skip..take.skip + take.n).collect();
         self.lanes[lane].generating = batch.len();
         Some((backend, batch))
     }
 
-    fn finished(&mut self, lane: usize, batch: &[Request], cost: Duration, engine: Engine) {
+    /// A batch that cost its lane `cost` came back at `now`.
+    fn finished(&mut self, lane: usize, batch: &[Request], cost: Duration, engine: Engine, now: Instant) {
         for (p, _) in batch {
             self.queued.remove(p);
         }
         let l = &mut self.lanes[lane];
-        l.meter.record(batch.len(), cost);
-        l.recent.push_back((Instant::now(), batch.len()));
+        l.meter.record(batch.len(), cost, now);
+        l.recent.push_back((now, batch.len()));
         l.generated += batch.len() as u64;
         l.generating = 0;
         l.engine = Some(engine);
@@ -380,7 +390,7 @@ fn run_lane(shared: &Shared, lane: usize, events: &Sender<Event>) {
                 if st.closed {
                     return;
                 }
-                if let Some(job) = st.take(lane) {
+                if let Some(job) = st.take(lane, Instant::now()) {
                     shared.publish(&st);
                     break job;
                 }
@@ -402,7 +412,7 @@ fn run_lane(shared: &Shared, lane: usize, events: &Sender<Event>) {
                 let engine = backend.kind();
                 {
                     let mut st = shared.lock();
-                    st.finished(lane, &batch, cost, engine);
+                    st.finished(lane, &batch, cost, engine, Instant::now());
                     shared.publish(&st);
                 }
                 shared.wake.notify_all();
@@ -510,52 +520,126 @@ mod tests {
         assert_eq!((generated, cancelled), (1, 199));
     }
 
-    /// Sky chunks (uniform air, next to free to make) that take a set time
-    /// per chunk: the CPU kind sleeps it; the device kind reports it as its
-    /// events' busy time while it sleeps `wait` per chunk, as the driver
-    /// stand-in does when the emulation outlasts the modelled kernel.
-    struct Paced {
-        inner: Arc<dyn ChunkBackend>,
+    /// A lane's engine in the simulation below: what a batch of n chunks
+    /// costs it. A CPU lane is busy `busy` a chunk. A device lane's own
+    /// time (its CUDA events) is `busy` a chunk while the lane waits `wait`
+    /// a chunk, as under the driver stand-in when the emulation outlasts
+    /// the modelled kernel.
+    #[derive(Clone, Copy)]
+    struct Pace {
         kind: Engine,
         busy: Duration,
         wait: Duration,
-        timings: std::sync::Mutex<Option<crate::backend::DeviceTimings>>,
     }
 
-    fn paced(kind: Engine, busy_ms: f64, wait_ms: f64) -> Arc<dyn ChunkBackend> {
-        Arc::new(Paced {
-            inner: backend(),
-            kind,
-            busy: Duration::from_secs_f64(busy_ms / 1e3),
-            wait: Duration::from_secs_f64(wait_ms / 1e3),
-            timings: std::sync::Mutex::new(None),
-        })
+    fn pace(kind: Engine, busy_ms: f64, wait_ms: f64) -> Pace {
+        let ms = |v: f64| Duration::from_secs_f64(v / 1e3);
+        Pace { kind, busy: ms(busy_ms), wait: ms(wait_ms) }
     }
 
-    impl ChunkBackend for Paced {
-        fn kind(&self) -> Engine {
-            self.kind
-        }
-        fn generate(&self, positions: &[ChunkPos]) -> Result<Vec<Chunk>, crate::backend::BackendError> {
-            let n = positions.len() as u32;
-            let chunks = self.inner.generate(positions)?;
+    impl Pace {
+        /// How long the lane is away, and the cost it records.
+        fn batch(&self, n: u32) -> (Duration, Duration) {
             if self.kind.is_device() {
-                std::thread::sleep(self.wait * n);
-                *self.timings.lock().unwrap_or_else(|e| e.into_inner()) = Some(crate::backend::DeviceTimings {
+                let timings = crate::backend::DeviceTimings {
                     wait_ms: (self.wait * n).as_secs_f64() * 1e3,
                     device_ms: (self.busy * n).as_secs_f64() * 1e3,
                     ..Default::default()
-                });
+                };
+                (self.wait * n, balance::lane_cost(self.wait * n, Some(&timings)))
             } else {
-                std::thread::sleep(self.busy * n);
+                (self.busy * n, balance::lane_cost(self.busy * n, None))
             }
-            Ok(chunks)
         }
-        fn last_timings(&self) -> Option<crate::backend::DeviceTimings> {
-            *self.timings.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A lane's engine as the state sees it: only its kind is read.
+    struct Kind(Engine);
+
+    impl ChunkBackend for Kind {
+        fn kind(&self) -> Engine {
+            self.0
+        }
+        fn generate(&self, _: &[ChunkPos]) -> Result<Vec<Chunk>, crate::backend::BackendError> {
+            unreachable!("the simulation never generates")
         }
         fn describe(&self) -> String {
-            "paced".into()
+            "simulated".into()
+        }
+    }
+
+    /// The service's scheduling state driven on a simulated clock: each
+    /// idle lane takes a batch as `run_lane` does, and hands it back when
+    /// its pace says. Nothing sleeps and nothing reads the wall clock, so a
+    /// loaded machine cannot change a result.
+    struct Sim {
+        st: State,
+        epoch: Instant,
+        now: Duration,
+        paces: [Pace; 2],
+        /// Per lane: when its batch comes back, the batch, and its cost.
+        away: [Option<(Duration, Vec<Request>, Duration)>; 2],
+        delivered: Vec<(ChunkPos, Engine)>,
+    }
+
+    impl Sim {
+        fn new(cpu: Pace, device: Pace, max_batch: usize) -> Sim {
+            let mut st = State::new(Arc::new(Kind(cpu.kind)), max_batch);
+            st.apply(Command::SetLanes {
+                cpu: Some(Arc::new(Kind(cpu.kind))),
+                device: Some(Arc::new(Kind(device.kind))),
+            });
+            Sim {
+                st,
+                epoch: Instant::now(),
+                now: Duration::ZERO,
+                paces: [cpu, device],
+                away: [None, None],
+                delivered: Vec::new(),
+            }
+        }
+
+        fn at(&self) -> Instant {
+            self.epoch + self.now
+        }
+
+        /// Lanes take work, then the clock moves to the next return (or
+        /// one idle poll); false once nothing is queued or away.
+        fn step(&mut self) -> bool {
+            for lane in [CPU, DEVICE] {
+                if self.away[lane].is_none() {
+                    if let Some((_, batch)) = self.st.take(lane, self.at()) {
+                        let (away, cost) = self.paces[lane].batch(batch.len() as u32);
+                        self.away[lane] = Some((self.now + away, batch, cost));
+                    }
+                }
+            }
+            let Some(next) = self.away.iter().flatten().map(|a| a.0).min() else {
+                self.now += IDLE_POLL;
+                return !self.st.queue.is_empty();
+            };
+            self.now = next;
+            for lane in [CPU, DEVICE] {
+                if self.away[lane].as_ref().is_some_and(|a| a.0 == next) {
+                    if let Some((_, batch, cost)) = self.away[lane].take() {
+                        let engine = self.paces[lane].kind;
+                        self.st.finished(lane, &batch, cost, engine, self.at());
+                        self.delivered.extend(batch.iter().map(|(p, _)| (*p, engine)));
+                    }
+                }
+            }
+            true
+        }
+
+        fn run_for(&mut self, span: Duration) {
+            let end = self.now + span;
+            while self.now < end && self.step() {}
+        }
+
+        fn run_until_delivered(&mut self, n: usize) {
+            while self.delivered.len() < n {
+                assert!(self.step(), "the queue ran dry after {} of {n}", self.delivered.len());
+            }
         }
     }
 
@@ -563,37 +647,22 @@ mod tests {
         (0..n).map(|i| ChunkPos::new(0, 1000 + i, 0)).collect()
     }
 
-    /// Generated events by engine, until `n` arrived, keeping the order of
-    /// the requests each engine made.
-    fn collect(service: &GenerationService, n: usize) -> Vec<(ChunkPos, Engine)> {
-        (0..n)
-            .map(|_| match service.next_timeout(Duration::from_secs(60)) {
-                Some(Event::Generated { chunk, backend, .. }) => (chunk.pos, backend),
-                Some(Event::Cancelled(p)) => panic!("{p} cancelled"),
-                None => panic!("timed out"),
-            })
-            .collect()
-    }
-
     /// CPU 4 ms a chunk, device 1 ms by its events while it waits 6 ms:
     /// α settles at 1000 / (1000 + 250) = 0.8, the events' ratio, and stays.
     #[test]
     fn alpha_converges_to_the_event_timed_ratio_and_holds() {
-        let service = GenerationService::spawn(paced(Engine::Cpu, 4.0, 0.0), MAX_BATCH);
-        service.send(Command::SetLanes {
-            cpu: Some(paced(Engine::Cpu, 4.0, 0.0)),
-            device: Some(paced(Engine::Gpu, 1.0, 6.0)),
-        });
-        service.send(Command::Generate(sky(100_000)));
-        std::thread::sleep(Duration::from_millis(1500));
+        let mut sim = Sim::new(pace(Engine::Cpu, 4.0, 0.0), pace(Engine::Gpu, 1.0, 6.0), MAX_BATCH);
+        sim.st.apply(Command::Generate(sky(100_000)));
+        sim.run_for(Duration::from_millis(1500));
         let mut alphas = Vec::new();
         for _ in 0..10 {
-            std::thread::sleep(Duration::from_millis(100));
-            alphas.push(service.balance().alpha.unwrap_or(f64::NAN));
+            sim.run_for(Duration::from_millis(100));
+            let at = sim.at();
+            alphas.push(sim.st.balance(at).alpha.unwrap_or(f64::NAN));
         }
         let (lo, hi) = alphas.iter().fold((f64::MAX, f64::MIN), |(lo, hi), &a| (lo.min(a), hi.max(a)));
-        assert!((lo - 0.8).abs() < 0.06 && (hi - 0.8).abs() < 0.06, "α {alphas:?}");
-        assert!(hi - lo < 0.04, "α oscillates: {alphas:?}");
+        assert!((lo - 0.8).abs() < 0.02 && (hi - 0.8).abs() < 0.02, "α {alphas:?}");
+        assert!(hi - lo < 0.01, "α oscillates: {alphas:?}");
     }
 
     /// A device 200× slower than the CPU: it gets a probe, then only chunks
@@ -603,17 +672,15 @@ mod tests {
     /// when the nearest chunks of the next wave arrive.
     #[test]
     fn a_slow_device_gets_little_work_and_never_a_near_chunk() {
-        let service = GenerationService::spawn(paced(Engine::Cpu, 1.0, 0.0), MAX_BATCH);
-        service.send(Command::SetLanes {
-            cpu: Some(paced(Engine::Cpu, 1.0, 0.0)),
-            device: Some(paced(Engine::Gpu, 200.0, 200.0)),
-        });
+        let mut sim = Sim::new(pace(Engine::Cpu, 1.0, 0.0), pace(Engine::Gpu, 200.0, 200.0), MAX_BATCH);
         let mut by_device = Vec::new();
         let (waves, size) = (6, 300);
         for wave in 0..waves {
             let asked: Vec<ChunkPos> = (0..size).map(|i| ChunkPos::new(wave, 1000 + i, 0)).collect();
-            service.send(Command::Generate(asked.clone()));
-            for (p, e) in collect(&service, asked.len()) {
+            sim.st.apply(Command::Generate(asked.clone()));
+            let before = sim.delivered.len();
+            sim.run_until_delivered(before + asked.len());
+            for &(p, e) in &sim.delivered[before..] {
                 if e == Engine::Gpu {
                     by_device.push(asked.iter().position(|q| *q == p).unwrap_or(0));
                 }
@@ -622,26 +689,18 @@ mod tests {
         assert!(!by_device.is_empty(), "the device made nothing: the test shows nothing");
         assert!(by_device.len() * 50 <= waves as usize * size as usize, "too much: {}", by_device.len());
         assert!(by_device.iter().all(|&i| i >= 150), "the device made near chunks: {by_device:?}");
-        assert_eq!(service.balance().device.generated as usize, by_device.len());
+        let at = sim.at();
+        assert_eq!(sim.st.balance(at).device.generated as usize, by_device.len());
     }
 
     /// The UFMG paper's hand-set α = 0.5: half the chunks each, whatever the speeds.
     #[test]
     fn a_fixed_share_splits_by_count() {
-        let service = GenerationService::spawn(paced(Engine::Cpu, 0.5, 0.0), 16);
-        service.send(Command::SetLanes {
-            cpu: Some(paced(Engine::Cpu, 0.5, 0.0)),
-            device: Some(paced(Engine::Gpu, 2.0, 2.0)),
-        });
-        service.send(Command::FixShare(Some(0.5)));
-        let got = collect(
-            &{
-                service.send(Command::Generate(sky(800)));
-                service
-            },
-            800,
-        );
-        let device = got.iter().filter(|(_, e)| *e == Engine::Gpu).count();
-        assert!((device as i64 - 400).abs() <= 32, "device made {device} of 800");
+        let mut sim = Sim::new(pace(Engine::Cpu, 0.5, 0.0), pace(Engine::Gpu, 2.0, 2.0), 16);
+        sim.st.apply(Command::FixShare(Some(0.5)));
+        sim.st.apply(Command::Generate(sky(800)));
+        sim.run_until_delivered(800);
+        let device = sim.delivered.iter().filter(|(_, e)| *e == Engine::Gpu).count();
+        assert!((device as i64 - 400).abs() <= 16, "device made {device} of 800");
     }
 }

@@ -83,7 +83,7 @@ pub fn decorate_figures(world: &WorldGen, corner: [i32; 2], repeat: usize) -> De
     let mut chunks: Vec<(usize, ChunkPos)> = Vec::new();
     for (i, (c, (hm, d))) in columns.iter().zip(hms.iter().zip(&plans)).enumerate() {
         let top = decorate::decoration_top(p, hm.max_height, d.tree_top);
-        let lo = (hm.min_height - p.under_depth - 1).div_euclid(32);
+        let lo = (hm.min_height - p.surface.under_depth - 1).div_euclid(32);
         for y in lo..=top.div_euclid(32) {
             let pos = ChunkPos::new(c.x, y, c.z);
             if known_uniform(p, pos, hm.min_height, hm.max_height, top).is_none() {
@@ -160,13 +160,13 @@ pub struct VeinFigures {
 pub fn vein_figures(world: &WorldGen, decorate: &DecorateFigures, repeat: usize) -> VeinFigures {
     let p = &*world.params;
     let mut bare = world.params.clone();
-    bare.vein_kind_count = 0;
+    bare.veins.kind_count = 0;
     let corner = decorate.columns_from;
     let columns: Vec<ColumnPos> = (0..16).map(|i| ColumnPos { x: corner[0] + i % 4, z: corner[1] + i / 4 }).collect();
     let hms: Vec<_> = columns.iter().map(|&c| world.compute_heightmap(c)).collect();
     let mut chunks: Vec<(usize, ChunkPos)> = Vec::new();
     for (i, (c, hm)) in columns.iter().zip(&hms).enumerate() {
-        let lo = (p.vein_lowest - p.vein_reach).div_euclid(32);
+        let lo = (p.veins.lowest - p.veins.reach).div_euclid(32);
         for y in lo..=(hm.max_height - 1).div_euclid(32) {
             let pos = ChunkPos::new(c.x, y, c.z);
             let base = [c.x as i64 * 32, y as i64 * 32, c.z as i64 * 32];
@@ -221,11 +221,11 @@ fn dart_throwing(side: f64, least: f64, want: usize) -> (Vec<[f64; 2]>, u64) {
 /// accepted at `density` (in 1/4096).
 fn seed000(world: &WorldGen, side: i64, unit: i64, density: u32, rows: std::ops::Range<i64>) -> usize {
     let p = &*world.params;
-    let seed = world.params.deco_seed();
+    let seed = world.params.deco.seed();
     let mut n = 0;
     for gz in rows {
         for gx in unit_squares(unit, 0, side) {
-            let c = candidate(&p.pattern, &p.bayer, seed, unit, gx, gz);
+            let c = candidate(&p.deco.pattern, &p.deco.bayer, seed, unit, gx, gz);
             n += (c.x < side && c.z < side && layer_of(c.threshold, [density]).is_some()) as usize;
         }
     }
@@ -236,8 +236,8 @@ fn seed000(world: &WorldGen, side: i64, unit: i64, density: u32, rows: std::ops:
 /// at the densest tree density of any biome.
 pub fn placement_figures(world: &WorldGen, side: i64, repeat: usize) -> PlacementFigures {
     use rayon::prelude::*;
-    let unit = (world.params.tree_unit as i64).max(3);
-    let density = world.params.tree_max_density.max(1);
+    let unit = (world.params.deco.trees.unit as i64).max(3);
+    let density = world.params.deco.trees.max_density.max(1);
     let rows = unit_squares(unit, 0, side);
     let mut ours = Vec::new();
     let mut ours_par = Vec::new();

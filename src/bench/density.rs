@@ -107,15 +107,15 @@ pub fn seed001_noise(octaves: u32, seed: u32) -> FlatCaveNoise {
 /// `None` for a world without caves.
 pub fn density_figures(world: &WorldGen, repeat: usize) -> Option<DensityFigures> {
     let p = &world.params;
-    let noise = *p.cave_noises().first()?;
+    let noise = *p.caves.noises().first()?;
     // Underground chunks under the 16 benchmark columns.
     let mut times = Vec::new();
     for i in 0..16 {
         let col = ColumnPos { x: i % 4 - 2, z: i / 4 - 2 };
         let data = world.column(col);
         let hm = &data.heightmap;
-        let top = (hm.min_height as i64).min(p.cave_top as i64);
-        let mut y = (p.cave_bottom as i64).div_euclid(CHUNK_SIZE as i64);
+        let top = (hm.min_height as i64).min(p.caves.top as i64);
+        let mut y = (p.caves.bottom as i64).div_euclid(CHUNK_SIZE as i64);
         while (y + 1) * CHUNK_SIZE as i64 - 1 <= top {
             let pos = ChunkPos::new(col.x, y as i32, col.z);
             times.push(timed(repeat, || density::carve_mask(p, pos, hm).map_or(0.0, |m| m[0] as f32)));

@@ -201,7 +201,8 @@ pub fn run(
     // Decorations where they are dense: a forest of the classic seed 42.
     let decorating = world.params.decorates();
     let decorate = decorating.then(|| super::decorate::decorate_figures(&world, [4, -12], repeat));
-    let placement = (world.params.tree_unit > 0).then(|| super::decorate::placement_figures(&world, 1024, repeat));
+    let placement =
+        (world.params.deco.trees.unit > 0).then(|| super::decorate::placement_figures(&world, 1024, repeat));
     let veins = decorate
         .as_ref()
         .filter(|_| world.params.has_veins())

@@ -70,7 +70,7 @@ pub fn vein_table(
     let counted = count_veins(p, (from, to));
     let mut rows = Vec::new();
     for layer in (from.y..=to.y).rev() {
-        for (k, (flat, named)) in p.vein_kinds().iter().zip(&def.kinds).enumerate() {
+        for (k, (flat, named)) in p.veins.kinds().iter().zip(&def.kinds).enumerate() {
             let block = BlockId(flat.block as u8);
             let of = |m: &BTreeMap<i32, BlockCounts>| m.get(&layer).map_or(0, |c| c.0[block.0 as usize] as i64);
             rows.push(BandRow {
@@ -99,7 +99,7 @@ pub fn count_veins(p: &WorldParams, (from, to): (ChunkPos, ChunkPos)) -> BTreeMa
     if !p.has_veins() {
         return counted;
     }
-    let unit = p.vein_spacing as i64;
+    let unit = p.veins.spacing as i64;
     let cubes = |a: usize| lo[a].div_euclid(unit)..=hi[a].div_euclid(unit);
     for gz in cubes(2) {
         for gy in cubes(1) {
@@ -118,7 +118,7 @@ pub fn count_veins(p: &WorldParams, (from, to): (ChunkPos, ChunkPos)) -> BTreeMa
 pub fn expected_veins(p: &WorldParams, (from, to): (ChunkPos, ChunkPos), layer: i32, kind: &FlatVein) -> f64 {
     let (lo, hi) = block_box(from, to);
     let area = ((hi[0] - lo[0] + 1) * (hi[2] - lo[2] + 1)) as f64;
-    let unit = p.vein_spacing as f64;
+    let unit = p.veins.spacing as f64;
     let y0 = layer as i64 * CHUNK_SIZE_I64;
     let chance: f64 = (y0..y0 + CHUNK_SIZE_I64).map(|y| density_at(kind, y) as f64 / DENSITY_ONE as f64).sum();
     area / (unit * unit * unit) * chance

@@ -100,12 +100,12 @@ pub fn sample_point(key: TileKey, i: usize, j: usize) -> [i64; 2] {
 /// fill writes it (snow above the snow line), or water over sunken ground.
 pub fn top_block(world: &WorldGen, h: i32, biome: u8) -> BlockId {
     let p = &world.params;
-    if h < p.water_level {
-        BlockId(p.water_block as u8)
-    } else if h > p.snow_above {
-        BlockId(p.snow_block as u8)
+    if h < p.surface.water_level {
+        BlockId(p.surface.water_block as u8)
+    } else if h > p.surface.snow_above {
+        BlockId(p.surface.snow_block as u8)
     } else {
-        BlockId(p.biome_top.get(biome as usize).copied().unwrap_or(p.deep_block) as u8)
+        BlockId(p.surface.top.get(biome as usize).copied().unwrap_or(p.surface.deep_block) as u8)
     }
 }
 
@@ -130,14 +130,20 @@ pub fn assemble(world: &WorldGen, key: TileKey, columns: &[(i32, u8)]) -> FarTil
     let mut cells: Vec<Cell> = columns
         .iter()
         .map(|&(ground, biome)| {
-            let under = p.biome_under.get(biome as usize).copied().unwrap_or(p.deep_block);
+            let under = p.surface.under.get(biome as usize).copied().unwrap_or(p.surface.deep_block);
             Cell { ground, top: top_block(world, ground, biome), under: BlockId(under as u8), canopy: None }
         })
         .collect();
     if key.level < TREE_LEVELS {
         grow_canopies(world, key, &mut cells);
     }
-    FarTile { key, cells, water_level: p.water_level, deep: BlockId(p.deep_block as u8), under_depth: p.under_depth }
+    FarTile {
+        key,
+        cells,
+        water_level: p.surface.water_level,
+        deep: BlockId(p.surface.deep_block as u8),
+        under_depth: p.surface.under_depth,
+    }
 }
 
 /// Where the decoration planner puts trees (the same candidates, footing
@@ -146,24 +152,24 @@ pub fn assemble(world: &WorldGen, key: TileKey, columns: &[(i32, u8)]) -> FarTil
 /// top.
 fn grow_canopies(world: &WorldGen, key: TileKey, cells: &mut [Cell]) {
     let p = &world.params;
-    if p.tree_unit <= 0 {
+    if p.deco.trees.unit <= 0 {
         return;
     }
     let ([x0, z0], b, c) = (key.origin(), key.blocks(), key.cell());
-    let reach = p.tree_reach as i64;
+    let reach = p.deco.trees.reach as i64;
     let found = candidates(
-        &p.pattern,
-        &p.bayer,
-        p.deco_seed(),
-        p.tree_unit as i64,
+        &p.deco.pattern,
+        &p.deco.bayer,
+        p.deco.seed(),
+        p.deco.trees.unit as i64,
         (x0 - reach, z0 - reach),
         (x0 + b + reach, z0 + b + reach),
     );
-    for cand in found.into_iter().filter(|t| t.threshold < p.tree_max_density) {
+    for cand in found.into_iter().filter(|t| t.threshold < p.deco.trees.max_density) {
         let f = footing(&world.program, p, world.lanes, cand.x, cand.z);
         let Some((kind, shape)) = tree_at(p, cand.threshold, cand.variant, f) else { continue };
         let trunk = trunk_height(shape);
-        let Some(k) = p.tree_kinds.get(kind as usize) else { continue };
+        let Some(k) = p.deco.trees.kinds.get(kind as usize) else { continue };
         if k.leaves_block == 0 {
             continue;
         }

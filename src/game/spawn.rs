@@ -20,7 +20,7 @@ fn fits(world: &WorldGen, x: i64, y: i64, z: i64) -> bool {
 
 /// Feet position of the spawn point.
 pub fn spawn_point(world: &WorldGen) -> DVec3 {
-    let water = world.params.water_level;
+    let water = world.params.surface.water_level;
     for r in 0..64i32 {
         let mut dry: Vec<(i64, i64, i64, i64)> = Vec::new();
         for cz in -r..=r {

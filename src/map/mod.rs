@@ -145,14 +145,14 @@ pub fn render_on(world: &WorldGen, backend: Option<&dyn ChunkBackend>, opts: &Ma
 
     let palette = Palette::from_atlas();
     let p = &world.params;
-    let water_level = p.water_level;
+    let water_level = p.surface.water_level;
     let water = palette.top(BlockId::WATER);
     let inner = || (0..h).flat_map(move |j| (0..w).map(move |i| (i, j)));
     let (lo, hi) = inner().fold((i32::MAX, i32::MIN), |(lo, hi), (i, j)| (lo.min(at(i, j).h), hi.max(at(i, j).h)));
     let mut rgb = Vec::with_capacity(w * h * 3);
     for (i, j) in inner() {
         let s = at(i, j);
-        let ground = palette.top(BlockId(p.biome_top[s.biome as usize] as u8));
+        let ground = palette.top(BlockId(p.surface.top[s.biome as usize] as u8));
         let c = match opts.layer {
             Layer::Height => colour::grey(s.h, lo, hi),
             Layer::Biome | Layer::Shaded => {

@@ -16,20 +16,20 @@ pub const MAX_SURFACE: f32 = 1_048_576.0;
 /// The original's `get_biome(h, m, t, n, n + h)`, driven by the preset's rules.
 #[inline(always)]
 pub fn select_biome(p: &WorldParams, h: f32, m: f32, t: f32, n: f32, nh: f32) -> u32 {
-    if h <= p.ocean_max_height || n <= p.ocean_max_mountain {
-        return p.ocean_biome;
+    if h <= p.biomes.ocean_max_height || n <= p.biomes.ocean_max_mountain {
+        return p.biomes.ocean_biome;
     }
-    if h <= p.beach_max_height {
-        return p.beach_biome;
+    if h <= p.biomes.beach_max_height {
+        return p.biomes.beach_biome;
     }
-    if n >= p.mountain_min && nh >= p.mountain_min_with_height {
-        return p.mountain_biome;
+    if n >= p.biomes.mountain_min && nh >= p.biomes.mountain_min_with_height {
+        return p.biomes.mountain_biome;
     }
     // Thresholds are ascending (checked when the preset loads), so "the
     // first threshold ≥ v" is the number of thresholds below v.
-    let limit = (p.threshold_search_limit as usize).min(p.heat_thresholds.len());
+    let limit = (p.biomes.threshold_search_limit as usize).min(p.biomes.heat_thresholds.len());
     let index = |v: f32, thresholds: &[f32; 5]| thresholds[..limit].iter().map(|&th| (th < v) as usize).sum::<usize>();
-    p.biome_table[index(m, &p.moisture_thresholds)][index(t, &p.heat_thresholds)]
+    p.biomes.table[index(m, &p.biomes.moisture_thresholds)][index(t, &p.biomes.heat_thresholds)]
 }
 
 /// Samples `L::WIDTH` columns at world coordinates (x, z): writes `h_b` and
@@ -47,8 +47,9 @@ pub fn sample<L: Lanes>(program: &NoiseProgram, p: &WorldParams, x: L, z: L, h_b
     // |p|^((1−n)·3) explodes into spikes and pits thousands of blocks deep.
     let peaks = f[FIELD_PEAKS].clamp(-1.0, 1.0);
     let n = f[FIELD_MOUNTAIN];
-    let n = n.add(peaks.signpow(x.splat(1.0).sub(n).mul(x.splat(p.peak_exponent_scale)).clamp(0.0, MAX_EXPONENT)));
-    let t = t.sub(x.splat(p.temperature_mountain_cooling).mul(n)).clamp(0.0, 1.0);
+    let n =
+        n.add(peaks.signpow(x.splat(1.0).sub(n).mul(x.splat(p.terrain.peak_exponent_scale)).clamp(0.0, MAX_EXPONENT)));
+    let t = t.sub(x.splat(p.terrain.temperature_mountain_cooling).mul(n)).clamp(0.0, 1.0);
     let nh = n.add(h);
 
     // Biome choice is branchy table logic: do it per lane, then gather the
@@ -62,13 +63,13 @@ pub fn sample<L: Lanes>(program: &NoiseProgram, p: &WorldParams, x: L, z: L, h_b
     for i in 0..L::WIDTH {
         let b = select_biome(p, lanes[0][i], lanes[1][i], lanes[2][i], lanes[3][i], lanes[4][i]) as usize;
         biome[i] = b as u8;
-        exponent[i] = p.biome_exponent[b];
-        scale[i] = p.biome_scale[b];
-        rough[i] = p.biome_roughness[b];
+        exponent[i] = p.biomes.exponent[b];
+        scale[i] = p.biomes.scale[b];
+        rough[i] = p.biomes.roughness[b];
     }
     let h = h.signpow(x.load(&exponent));
-    let base = h.mul(x.splat(p.height_amplitude)).add(n.mul(x.splat(p.mountain_amplitude)));
-    let out = base.mul(x.load(&scale)).add(x.load(&rough).mul(r).mul(x.splat(p.roughness_amplitude)));
+    let base = h.mul(x.splat(p.terrain.height_amplitude)).add(n.mul(x.splat(p.terrain.mountain_amplitude)));
+    let out = base.mul(x.load(&scale)).add(x.load(&rough).mul(r).mul(x.splat(p.terrain.roughness_amplitude)));
     // A guard, not a shape: keeps any extreme preset finite and in i32.
     let out = out.clamp(-MAX_SURFACE, MAX_SURFACE);
     out.store(h_b);

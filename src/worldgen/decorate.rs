@@ -27,6 +27,7 @@
 //!   claim one block the higher (priority, id) wins (trunks, then rocks,
 //!   then leaves, then plants).
 
+use super::canvas::Canvas;
 use super::heightmap::{sample_points, Heightmap, Lanes};
 use super::params::{scaled_density, FlatLayer, FlatRock, FlatTree, WorldParams};
 use super::placement::{candidate, layer_of, unit_squares, Candidate};
@@ -90,7 +91,7 @@ impl ColumnDecorations {
 /// The highest block a column's decorations can occupy, given its highest
 /// surface: trees, and plants one above the surface.
 pub fn decoration_top(p: &WorldParams, max_height: i32, tree_top: i32) -> i32 {
-    tree_top.max(max_height.saturating_add(p.plant_reach))
+    tree_top.max(max_height.saturating_add(p.deco.plants.reach))
 }
 
 /// The highest block of a tree or rock.
@@ -98,7 +99,7 @@ pub fn tree_top(p: &WorldParams, t: &PlacedObject) -> i32 {
     if t.rock().is_some() {
         return t.base + rock_radii(t.shape).1;
     }
-    let crown = p.tree_kinds.get(t.kind as usize).map_or(0, |k| k.crown);
+    let crown = p.deco.trees.kinds.get(t.kind as usize).map_or(0, |k| k.crown);
     t.base + trunk_height(t.shape) - 1 + crown
 }
 
@@ -174,10 +175,10 @@ pub fn tree_block_at(kind: &FlatTree, shape: u32, dx: i32, dy: i32, dz: i32) -> 
 /// The terrain's top block over a column of height `h` and biome `b`.
 #[inline]
 fn surface_block(p: &WorldParams, h: i32, b: usize) -> u32 {
-    if h > p.snow_above {
-        p.snow_block
+    if h > p.surface.snow_above {
+        p.surface.snow_block
     } else {
-        p.biome_top[b]
+        p.surface.top[b]
     }
 }
 
@@ -203,7 +204,8 @@ pub fn footing(program: &NoiseProgram, p: &WorldParams, lanes: Lanes, x: i64, z:
     let [a, b, c, d, ..] = h_b;
     let v = (((a + b) + c) + d) * 0.25;
     let slope = a.max(b).max(c).max(d) - a.min(b).min(c).min(d);
-    let density = program.tree_density_factor(p, biome[4] as usize % p.biome_trees.len(), x as f32, z as f32);
+    let density =
+        program.tree_density_factor(p, biome[4] as usize % p.deco.trees.biome_layers.len(), x as f32, z as f32);
     Footing { height: v as i32, biome: biome[4] as u32, slope, density }
 }
 
@@ -211,25 +213,25 @@ pub fn footing(program: &NoiseProgram, p: &WorldParams, lanes: Lanes, x: i64, z:
 /// densities scaled by `factor`, if any.
 #[inline]
 fn tree_layer(p: &WorldParams, b: usize, threshold: u32, factor: f32) -> Option<usize> {
-    let n = p.biome_tree_count[b] as usize;
-    layer_of(threshold, p.biome_trees[b][..n].iter().map(|l| scaled_density(l.density, factor)))
+    let n = p.deco.trees.biome_count[b] as usize;
+    layer_of(threshold, p.deco.trees.biome_layers[b][..n].iter().map(|l| scaled_density(l.density, factor)))
 }
 
 /// Whether an object of `layer` may stand on footing `f` in biome `b`: dry,
 /// on a surface the layer lists, and no steeper than `max_slope`.
 #[inline]
 fn footing_allows(p: &WorldParams, layer: &FlatLayer, f: Footing, b: usize, max_slope: f32) -> bool {
-    let dry = f.height >= p.water_level;
+    let dry = f.height >= p.surface.water_level;
     let on = layer.on_mask >> (surface_block(p, f.height, b) & 31) & 1 == 1;
     dry && on && f.slope <= max_slope
 }
 
 /// The tree growing at a candidate, if the rules allow it: its kind and shape word.
 pub fn tree_at(p: &WorldParams, threshold: u32, variant: u64, f: Footing) -> Option<(u32, u32)> {
-    let b = f.biome as usize % p.biome_trees.len();
-    let layer = p.biome_trees[b][tree_layer(p, b, threshold, f.density)?];
-    let kind = p.tree_kinds.get(layer.what as usize)?;
-    if !footing_allows(p, &layer, f, b, p.tree_max_slope) {
+    let b = f.biome as usize % p.deco.trees.biome_layers.len();
+    let layer = p.deco.trees.biome_layers[b][tree_layer(p, b, threshold, f.density)?];
+    let kind = p.deco.trees.kinds.get(layer.what as usize)?;
+    if !footing_allows(p, &layer, f, b, p.deco.trees.max_slope) {
         return None;
     }
     let trunk = kind.trunk_min + (variant % (kind.trunk_span as u64 + 1)) as u32;
@@ -243,7 +245,7 @@ pub fn accepted_tree(
     lanes: Lanes,
     c: Candidate,
 ) -> Option<(Footing, u32, u32)> {
-    if c.threshold >= p.tree_max_density {
+    if c.threshold >= p.deco.trees.max_density {
         return None;
     }
     let f = footing(program, p, lanes, c.x, c.z);
@@ -252,10 +254,11 @@ pub fn accepted_tree(
 
 /// The rock lying at a rock candidate, if the rules allow it: its kind and shape.
 pub fn rock_at(p: &WorldParams, threshold: u32, variant: u64, f: Footing) -> Option<(u32, u32)> {
-    let b = f.biome as usize % p.biome_rocks.len();
-    let n = (p.biome_rock_count[b] as usize).min(p.biome_rocks[b].len());
-    let layer = p.biome_rocks[b][layer_of(threshold, p.biome_rocks[b][..n].iter().map(|l| l.density))?];
-    let rock = p.rock_kinds.get(layer.what as usize)?;
+    let b = f.biome as usize % p.deco.rocks.biome_layers.len();
+    let n = (p.deco.rocks.biome_count[b] as usize).min(p.deco.rocks.biome_layers[b].len());
+    let layer =
+        p.deco.rocks.biome_layers[b][layer_of(threshold, p.deco.rocks.biome_layers[b][..n].iter().map(|l| l.density))?];
+    let rock = p.deco.rocks.kinds.get(layer.what as usize)?;
     if !footing_allows(p, &layer, f, b, rock.max_slope) {
         return None;
     }
@@ -291,16 +294,16 @@ fn rock_yields_given(
     r: (i32, i32, i32),
     known: &[([i64; 2], bool)],
 ) -> bool {
-    if p.tree_unit <= 0 {
+    if p.deco.trees.unit <= 0 {
         return false;
     }
     let (reach_x, reach_z) = (r.0 as i64 + 1, r.2 as i64 + 1);
-    let unit = p.tree_unit as i64;
-    let seed = p.deco_seed();
+    let unit = p.deco.trees.unit as i64;
+    let seed = p.deco.seed();
     for gz in unit_squares(unit, z - reach_z, z + reach_z + 1) {
         for gx in unit_squares(unit, x - reach_x, x + reach_x + 1) {
-            let c = candidate(&p.pattern, &p.bayer, seed, unit, gx, gz);
-            if (c.x - x).abs() > reach_x || (c.z - z).abs() > reach_z || c.threshold >= p.tree_max_density {
+            let c = candidate(&p.deco.pattern, &p.deco.bayer, seed, unit, gx, gz);
+            if (c.x - x).abs() > reach_x || (c.z - z).abs() > reach_z || c.threshold >= p.deco.trees.max_density {
                 continue;
             }
             let grows = match known.iter().find(|(at, _)| *at == [c.x, c.z]) {
@@ -332,7 +335,7 @@ fn near_column(
     unit_squares(unit, z0 + lo, z0 + hi)
         .flat_map(move |gz| unit_squares(unit, x0 + lo, x0 + hi).map(move |gx| (gx, gz)))
         .filter_map(move |(gx, gz)| {
-            let c = candidate(&p.pattern, &p.bayer, seed, unit, gx, gz);
+            let c = candidate(&p.deco.pattern, &p.deco.bayer, seed, unit, gx, gz);
             let (rx, rz) = (c.x - x0, c.z - z0);
             let near = (lo..hi).contains(&rx) && (lo..hi).contains(&rz);
             (near && c.threshold < max_density).then_some((c, rx, rz))
@@ -351,17 +354,24 @@ fn plan_rocks(
     known: &[([i64; 2], bool)],
     out: &mut ColumnDecorations,
 ) {
-    if p.rock_unit <= 0 {
+    if p.deco.rocks.unit <= 0 {
         return;
     }
-    let near = near_column(p, col, p.rock_unit as i64, p.rock_reach as i64, p.rock_seed(), p.rock_max_density);
+    let near = near_column(
+        p,
+        col,
+        p.deco.rocks.unit as i64,
+        p.deco.rocks.reach as i64,
+        p.deco.rocks.seed(),
+        p.deco.rocks.max_density,
+    );
     for (c, rx, rz) in near {
         // Inside the column its own biome settles the threshold before
         // the footing's eight columns are sampled.
         if (0..CHUNK_SIZE_I64).contains(&rx) && (0..CHUNK_SIZE_I64).contains(&rz) {
-            let b = hm.biomes[column_index(rx as usize, rz as usize)] as usize % p.biome_rocks.len();
-            let n = (p.biome_rock_count[b] as usize).min(MAX_BIOME_LAYERS);
-            if layer_of(c.threshold, p.biome_rocks[b][..n].iter().map(|l| l.density)).is_none() {
+            let b = hm.biomes[column_index(rx as usize, rz as usize)] as usize % p.deco.rocks.biome_layers.len();
+            let n = (p.deco.rocks.biome_count[b] as usize).min(MAX_BIOME_LAYERS);
+            if layer_of(c.threshold, p.deco.rocks.biome_layers[b][..n].iter().map(|l| l.density)).is_none() {
                 continue;
             }
         }
@@ -390,7 +400,7 @@ pub fn plan(
     let mut out = ColumnDecorations::none();
     // Every tree candidate settled here, for the rocks' yielding.
     let mut known: Vec<([i64; 2], bool)> = Vec::new();
-    if p.tree_unit > 0 {
+    if p.deco.trees.unit > 0 {
         plan_trees(program, p, col, hm, lanes, &mut known, &mut out);
     }
     plan_rocks(program, p, col, hm, lanes, &known, &mut out);
@@ -407,11 +417,18 @@ fn plan_trees(
     known: &mut Vec<([i64; 2], bool)>,
     out: &mut ColumnDecorations,
 ) {
-    let near = near_column(p, col, p.tree_unit as i64, p.tree_reach as i64, p.deco_seed(), p.tree_max_density);
+    let near = near_column(
+        p,
+        col,
+        p.deco.trees.unit as i64,
+        p.deco.trees.reach as i64,
+        p.deco.seed(),
+        p.deco.trees.max_density,
+    );
     for (c, rx, rz) in near {
         let inside = (0..CHUNK_SIZE_I64).contains(&rx) && (0..CHUNK_SIZE_I64).contains(&rz);
         if inside {
-            let b = hm.biomes[column_index(rx as usize, rz as usize)] as usize % p.biome_trees.len();
+            let b = hm.biomes[column_index(rx as usize, rz as usize)] as usize % p.deco.trees.biome_layers.len();
             // The density map costs one node's noise, the footing
             // eight columns': settle the threshold first.
             let factor = program.tree_density_factor(p, b, c.x as f32, c.z as f32);
@@ -433,16 +450,16 @@ fn plan_trees(
 /// The plant on the surface column (x, z) of height `h` and biome `b`, or 0.
 #[inline]
 pub fn plant_at(p: &WorldParams, x: i64, z: i64, h: i32, b: usize) -> u32 {
-    let b = b % p.biome_plants.len();
-    let n = p.biome_plant_count[b] as usize;
-    if n == 0 || h < p.water_level {
+    let b = b % p.deco.plants.biome_layers.len();
+    let n = p.deco.plants.biome_count[b] as usize;
+    if n == 0 || h < p.surface.water_level {
         return 0;
     }
-    let c = candidate(&p.pattern, &p.bayer, p.deco_seed(), 1, x, z);
-    let Some(l) = layer_of(c.threshold, p.biome_plants[b][..n].iter().map(|l| l.density)) else {
+    let c = candidate(&p.deco.pattern, &p.deco.bayer, p.deco.seed(), 1, x, z);
+    let Some(l) = layer_of(c.threshold, p.deco.plants.biome_layers[b][..n].iter().map(|l| l.density)) else {
         return 0;
     };
-    let layer = p.biome_plants[b][l];
+    let layer = p.deco.plants.biome_layers[b][l];
     if layer.on_mask >> (surface_block(p, h, b) & 31) & 1 == 1 {
         layer.what
     } else {
@@ -453,7 +470,7 @@ pub fn plant_at(p: &WorldParams, x: i64, z: i64, h: i32, b: usize) -> u32 {
 /// The order in which decorations claim a block: higher wins.
 #[inline]
 pub fn claim_key(p: &WorldParams, id: u32) -> u32 {
-    p.block_priority.get(id as usize).copied().unwrap_or(0) << 8 | id
+    p.deco.block_priority.get(id as usize).copied().unwrap_or(0) << 8 | id
 }
 
 /// A chunk's blocks being decorated, with their counts kept right.
@@ -489,7 +506,7 @@ impl Target<'_> {
             return;
         }
         let h = self.hm.heights[column_index(x as usize, z as usize)] as i64;
-        if y <= h || y <= self.p.water_level as i64 {
+        if y <= h || y <= self.p.surface.water_level as i64 {
             return;
         }
         let i = Self::index(x, ly, z);
@@ -499,20 +516,16 @@ impl Target<'_> {
     }
 }
 
-/// Decorates the filled blocks of chunk `pos` (column heightmap `hm`, plan
-/// `deco`), keeping `counts` right.
-pub fn apply(
-    p: &WorldParams,
-    pos: crate::world::coords::ChunkPos,
-    hm: &Heightmap,
-    deco: &ColumnDecorations,
-    bytes: &mut [u8],
-    counts: &mut [u32; MAX_BLOCK_TYPES],
-) {
+/// The decoration pass: plants, then the plan's trees and rocks, on the
+/// canvas's filled blocks.
+pub fn apply(c: &mut Canvas) {
+    let Some(deco) = c.plan else { return };
+    let (p, pos, hm) = (c.params, c.pos, c.heightmap);
+    let (bytes, counts) = (&mut *c.blocks, &mut *c.counts);
     let y0 = pos.y as i64 * CHUNK_SIZE_I64;
     let y1 = y0 + CHUNK_SIZE_I64;
     let mut t = Target { p, hm, y0, bytes, counts };
-    if p.plant_reach > 0 && (hm.max_height as i64 + 1) >= y0 && (hm.min_height as i64 + 1) < y1 {
+    if p.deco.plants.reach > 0 && (hm.max_height as i64 + 1) >= y0 && (hm.min_height as i64 + 1) < y1 {
         let (x0, z0) = (pos.x as i64 * CHUNK_SIZE_I64, pos.z as i64 * CHUNK_SIZE_I64);
         for z in 0..CHUNK_SIZE {
             for x in 0..CHUNK_SIZE {
@@ -527,12 +540,12 @@ pub fn apply(
     }
     for tree in &deco.trees {
         if let Some(k) = tree.rock() {
-            if let Some(rock) = p.rock_kinds.get(k) {
+            if let Some(rock) = p.deco.rocks.kinds.get(k) {
                 place_rock(&mut t, rock, tree);
             }
             continue;
         }
-        let Some(kind) = p.tree_kinds.get(tree.kind as usize) else { continue };
+        let Some(kind) = p.deco.trees.kinds.get(tree.kind as usize) else { continue };
         let (lo, hi) = (tree.base as i64 - 1, tree_top(p, tree) as i64);
         if hi < y0 || lo >= y1 {
             continue;
@@ -540,7 +553,7 @@ pub fn apply(
         let in_column = (0..CHUNK_SIZE as i32).contains(&tree.x) && (0..CHUNK_SIZE as i32).contains(&tree.z);
         if in_column && (y0..y1).contains(&lo) {
             let i = Target::index(tree.x, lo - y0, tree.z);
-            t.set(i, p.trunk_soil_block);
+            t.set(i, p.deco.trunk_soil_block);
         }
         for y in (lo + 1).max(y0)..=hi.min(y1 - 1) {
             let dy = (y - tree.base as i64) as i32;

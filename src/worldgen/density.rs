@@ -20,6 +20,7 @@
 //! chunk where every group is ruled out is provably solid
 //! ([`proves_solid`]), which keeps deep chunks uniform and cheap.
 
+use super::canvas::Canvas;
 use super::heightmap::Heightmap;
 use super::noise::lattice::{self, GroupCell, GroupCorners, GROUP};
 use super::params::{FlatCaveLayer, FlatCaveNoise, WorldParams, CAVE_CHAMBERS};
@@ -40,11 +41,11 @@ const GROUPS: usize = CHUNK_SIZE / GROUP;
 /// carved by a layer reaching up to `min_depth` below the surface.
 #[inline(always)]
 pub fn may_open(p: &WorldParams, y: i64, h: i64, min_depth: i64) -> bool {
-    let w = p.water_level as i64;
+    let w = p.surface.water_level as i64;
     y <= h - min_depth
-        && y >= p.cave_bottom as i64
-        && y <= p.cave_top as i64
-        && (y > w || y <= h.min(w) - p.cave_water_clearance as i64)
+        && y >= p.caves.bottom as i64
+        && y <= p.caves.top as i64
+        && (y > w || y <= h.min(w) - p.caves.water_clearance as i64)
 }
 
 /// Whether layer `l` fires for these noise values.
@@ -75,7 +76,7 @@ fn may_fire(
 ) -> bool {
     let mut b = |i: u32| {
         let i = i as usize % MAX_CAVE_NOISES;
-        *bounds[i].get_or_insert_with(|| group_bounds(&p.cave_noises[i], origin))
+        *bounds[i].get_or_insert_with(|| group_bounds(&p.caves.noises[i], origin))
     };
     if l.kind == CAVE_CHAMBERS {
         b(l.a).1 > l.threshold
@@ -102,7 +103,7 @@ pub fn proves_solid(p: &WorldParams, pos: ChunkPos) -> bool {
             for gy in 0..GROUPS {
                 let origin = group_origin(pos, [gx, gy, gz]);
                 let mut bounds = [None; MAX_CAVE_NOISES];
-                if p.cave_layers().iter().any(|l| may_fire(l, &mut bounds, p, origin)) {
+                if p.caves.layers().iter().any(|l| may_fire(l, &mut bounds, p, origin)) {
                     return false;
                 }
             }
@@ -367,9 +368,9 @@ fn span_bits(y0: i64, lo: i64, hi: i64) -> u8 {
 /// spans, above the water level and deep enough under it.
 #[inline(always)]
 fn open_bits(p: &WorldParams, y0: i64, h: i64, min_depth: i64) -> u8 {
-    let w = p.water_level as i64;
-    let (bottom, top) = (p.cave_bottom as i64, (p.cave_top as i64).min(h - min_depth));
-    span_bits(y0, bottom.max(w + 1), top) | span_bits(y0, bottom, top.min(h.min(w) - p.cave_water_clearance as i64))
+    let w = p.surface.water_level as i64;
+    let (bottom, top) = (p.caves.bottom as i64, (p.caves.top as i64).min(h - min_depth));
+    span_bits(y0, bottom.max(w + 1), top) | span_bits(y0, bottom, top.min(h.min(w) - p.caves.water_clearance as i64))
 }
 
 /// The blocks of a chunk that caves carve, or `None` if there are none.
@@ -394,8 +395,8 @@ unsafe fn carve_mask_avx2(p: &WorldParams, pos: ChunkPos, hm: &Heightmap) -> Opt
 fn carve_mask_in(p: &WorldParams, pos: ChunkPos, hm: &Heightmap) -> Option<Box<CaveMask>> {
     let y0 = pos.y as i64 * CHUNK_SIZE as i64;
     if !p.has_caves()
-        || y0 + CHUNK_SIZE as i64 - 1 < p.cave_bottom as i64
-        || y0 > p.cave_top as i64
+        || y0 + CHUNK_SIZE as i64 - 1 < p.caves.bottom as i64
+        || y0 > p.caves.top as i64
         || y0 > hm.max_height as i64
     {
         return None;
@@ -412,12 +413,12 @@ fn carve_mask_in(p: &WorldParams, pos: ChunkPos, hm: &Heightmap) -> Option<Box<C
             for gy in 0..GROUPS {
                 let origin = group_origin(pos, [gx, gy, gz]);
                 let oy = origin[1] as i64;
-                if oy > group_top || oy + GROUP as i64 - 1 < p.cave_bottom as i64 || oy > p.cave_top as i64 {
+                if oy > group_top || oy + GROUP as i64 - 1 < p.caves.bottom as i64 || oy > p.caves.top as i64 {
                     continue;
                 }
                 let mut built = [false; MAX_CAVE_NOISES];
                 let mut rows = [0u8; GROUP * GROUP];
-                for l in p.cave_layers() {
+                for l in p.caves.layers() {
                     // Open bits only grow with the surface height, so if
                     // the lowest column is open throughout, every one is.
                     let open: [u8; GROUP * GROUP] = if open_bits(p, oy, group_floor, l.min_depth as i64) == 0xff {
@@ -432,7 +433,7 @@ fn carve_mask_in(p: &WorldParams, pos: ChunkPos, hm: &Heightmap) -> Option<Box<C
                     let mut noise = |octaves: &mut [GroupOctaves; MAX_CAVE_NOISES], i: u32| {
                         let i = i as usize % MAX_CAVE_NOISES;
                         if !std::mem::replace(&mut built[i], true) {
-                            octaves[i].build(&p.cave_noises[i], origin);
+                            octaves[i].build(&p.caves.noises[i], origin);
                         }
                         i
                     };
@@ -442,7 +443,7 @@ fn carve_mask_in(p: &WorldParams, pos: ChunkPos, hm: &Heightmap) -> Option<Box<C
                         if octaves[a].total.1 <= t {
                             continue;
                         }
-                        octaves[a].lanes(&p.cave_noises[a], Test::Above(t), &open)
+                        octaves[a].lanes(&p.caves.noises[a], Test::Above(t), &open)
                     } else {
                         let near = |o: &GroupOctaves| o.total.0 < t && o.total.1 > -t;
                         let a = noise(&mut octaves, l.a);
@@ -450,7 +451,7 @@ fn carve_mask_in(p: &WorldParams, pos: ChunkPos, hm: &Heightmap) -> Option<Box<C
                             continue;
                         }
                         // The second noise only where the first passes.
-                        let first = octaves[a].lanes(&p.cave_noises[a], Test::NearZero(t), &open);
+                        let first = octaves[a].lanes(&p.caves.noises[a], Test::NearZero(t), &open);
                         if first.iter().all(|&b| b == 0) {
                             continue;
                         }
@@ -458,7 +459,7 @@ fn carve_mask_in(p: &WorldParams, pos: ChunkPos, hm: &Heightmap) -> Option<Box<C
                         if !near(&octaves[b]) {
                             continue;
                         }
-                        octaves[b].lanes(&p.cave_noises[b], Test::NearZero(t), &first)
+                        octaves[b].lanes(&p.caves.noises[b], Test::NearZero(t), &first)
                     };
                     for (dst, bits) in rows.iter_mut().zip(&fire) {
                         *dst |= bits;
@@ -487,8 +488,15 @@ pub fn is_carved(mask: &CaveMask, index: usize) -> bool {
     mask[column * GROUPS + y / GROUP] >> (y % GROUP) & 1 != 0
 }
 
+/// The cave pass: carves the canvas where [`carve_mask`] says.
+pub fn carve(c: &mut Canvas) {
+    if let Some(mask) = carve_mask(c.params, c.pos, c.heightmap) {
+        apply(c.params, c.pos, &mask, c.blocks, c.counts);
+    }
+}
+
 /// Carves a filled chunk: air, or lava below `lava_below`; counts kept.
-pub fn apply(p: &WorldParams, pos: ChunkPos, mask: &CaveMask, bytes: &mut [u8], counts: &mut [u32]) {
+fn apply(p: &WorldParams, pos: ChunkPos, mask: &CaveMask, bytes: &mut [u8], counts: &mut [u32]) {
     let y0 = pos.y as i64 * CHUNK_SIZE as i64;
     for (at, &m) in mask.iter().enumerate() {
         if m == 0 {
@@ -500,7 +508,9 @@ pub fn apply(p: &WorldParams, pos: ChunkPos, mask: &CaveMask, bytes: &mut [u8], 
             }
             let ly = (at % GROUPS) * GROUP + bit;
             let index = (at / GROUPS) * CHUNK_SIZE + ly;
-            let new = if y0 + (ly as i64) < p.cave_lava_below as i64 { p.cave_lava_block } else { p.air_block } as u8;
+            let new =
+                if y0 + (ly as i64) < p.caves.lava_below as i64 { p.caves.lava_block } else { p.surface.air_block }
+                    as u8;
             let old = &mut bytes[index];
             counts[*old as usize] = counts[*old as usize].saturating_sub(1);
             counts[new as usize] += 1;
@@ -568,7 +578,7 @@ mod tests {
     #[test]
     fn open_bits_follow_may_open() {
         let p = crate::worldgen::WorldGen::new(crate::worldgen::preset::Preset::classic(), 1).params;
-        let w = p.water_level as i64;
+        let w = p.surface.water_level as i64;
         for h in [w - 40, w - 6, w - 5, w, w + 1, w + 9, w + 30, 300] {
             for min_depth in [0i64, 3, 10] {
                 for y0 in (-120..200).step_by(8) {
@@ -589,11 +599,11 @@ mod tests {
             let at = [pos.x * s + lx as i32, pos.y * s + ly as i32, pos.z * s + lz as i32];
             let h = hm.heights[column] as i64;
             let mut values = [0f32; MAX_CAVE_NOISES];
-            for (v, n) in values.iter_mut().zip(p.cave_noises()) {
+            for (v, n) in values.iter_mut().zip(p.caves.noises()) {
                 *v = noise_at(n, at);
             }
             *carved =
-                p.cave_layers().iter().any(|l| may_open(p, at[1] as i64, h, l.min_depth as i64) && fires(l, &values));
+                p.caves.layers().iter().any(|l| may_open(p, at[1] as i64, h, l.min_depth as i64) && fires(l, &values));
         }
         out
     }
@@ -604,7 +614,7 @@ mod tests {
         // Wider tunnels and lower chambers too, so the pruning is tried at
         // other thresholds than the bundled ones.
         for (chambers, tunnels) in [(None, None), (Some(0.1), Some(0.2)), (Some(-0.2), Some(0.01))] {
-            for (l, t) in w.params.cave_layers.iter_mut().zip([chambers, tunnels]) {
+            for (l, t) in w.params.caves.layers.iter_mut().zip([chambers, tunnels]) {
                 if let Some(t) = t {
                     l.threshold = t;
                 }

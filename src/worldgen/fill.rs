@@ -7,8 +7,8 @@
 //! (stone) below. Then veins of ore in the rock, caves carved out, and
 //! decorations on top.
 
-use super::decorate::{self, decoration_top, ColumnDecorations};
-use super::density;
+use super::canvas::Canvas;
+use super::decorate::{decoration_top, ColumnDecorations};
 use super::heightmap::Heightmap;
 use super::params::WorldParams;
 use super::preset::MAX_BIOMES;
@@ -27,22 +27,22 @@ use crate::world::coords::{ChunkPos, CHUNK_AREA, CHUNK_SIZE, CHUNK_SIZE_I64, CHU
 pub fn known_uniform(p: &WorldParams, pos: ChunkPos, min_height: i32, max_height: i32, top: i32) -> Option<BlockId> {
     let y0 = pos.y as i64 * CHUNK_SIZE_I64;
     let y1 = y0 + CHUNK_SIZE_I64 - 1;
-    let water = p.water_level as i64;
+    let water = p.surface.water_level as i64;
     if y0 > max_height as i64 {
         if y0 > water {
-            return (y0 > top as i64).then_some(BlockId(p.air_block as u8));
+            return (y0 > top as i64).then_some(BlockId(p.surface.air_block as u8));
         }
         if y1 <= water {
-            return Some(BlockId(p.water_block as u8));
+            return Some(BlockId(p.surface.water_block as u8));
         }
     }
-    if y1 < min_height as i64 - p.under_depth as i64 {
+    if y1 < min_height as i64 - p.surface.under_depth as i64 {
         let clear_of_caves = !p.has_caves()
-            || y1 < p.cave_bottom as i64
-            || y0 > p.cave_top as i64
+            || y1 < p.caves.bottom as i64
+            || y0 > p.caves.top as i64
             || super::density::proves_solid(p, pos);
-        let clear_of_veins = !p.has_veins() || !super::veins::may_alter(p, pos, p.deep_block);
-        return (clear_of_caves && clear_of_veins).then_some(BlockId(p.deep_block as u8));
+        let clear_of_veins = !p.has_veins() || !super::veins::may_alter(p, pos, p.surface.deep_block);
+        return (clear_of_caves && clear_of_veins).then_some(BlockId(p.surface.deep_block as u8));
     }
     None
 }
@@ -85,18 +85,24 @@ pub fn fill(p: &WorldParams, pos: ChunkPos, hm: &Heightmap, deco: Option<&Column
         return Chunk::uniform(pos, b);
     }
     let mut ids: Box<[BlockId]> = vec![BlockId::AIR; CHUNK_VOLUME].into_boxed_slice();
-    let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut ids);
-    let mut counts = fill_dense(p, pos, hm, bytes);
-    if p.has_veins() {
-        super::veins::apply(p, pos, hm, bytes, &mut counts.0);
+    let mut counts = [0u32; MAX_BLOCK_TYPES];
+    Canvas {
+        params: p,
+        pos,
+        heightmap: hm,
+        plan: deco,
+        blocks: bytemuck::cast_slice_mut(&mut ids),
+        counts: &mut counts,
     }
-    if let Some(mask) = density::carve_mask(p, pos, hm) {
-        density::apply(p, pos, &mask, bytes, &mut counts.0);
-    }
-    if let Some(d) = deco {
-        decorate::apply(p, pos, hm, d, bytes, &mut counts.0);
-    }
+    .paint();
+    let counts = BlockCounts(counts);
     Chunk::new(pos, ChunkBlocks::from_dense(ids, &counts), counts)
+}
+
+/// The first pass: every block from its column's surface, biome and the
+/// water level.
+pub fn terrain(c: &mut Canvas) {
+    *c.counts = fill_dense(c.params, c.pos, c.heightmap, c.blocks).0;
 }
 
 fn fill_dense(p: &WorldParams, pos: ChunkPos, hm: &Heightmap, bytes: &mut [u8]) -> BlockCounts {
@@ -117,14 +123,19 @@ unsafe fn fill_dense_avx2(p: &WorldParams, pos: ChunkPos, hm: &Heightmap, bytes:
 #[inline(always)]
 fn fill_dense_generic(p: &WorldParams, pos: ChunkPos, hm: &Heightmap, bytes: &mut [u8]) -> BlockCounts {
     let y0 = pos.y as i64 * CHUNK_SIZE_I64;
-    let water_rel = p.water_level as i64 - y0;
-    let depth = p.under_depth as i64;
-    let (air, water, deep, snow) = (p.air_block as u8, p.water_block as u8, p.deep_block as u8, p.snow_block as u8);
+    let water_rel = p.surface.water_level as i64 - y0;
+    let depth = p.surface.under_depth as i64;
+    let (air, water, deep, snow) = (
+        p.surface.air_block as u8,
+        p.surface.water_block as u8,
+        p.surface.deep_block as u8,
+        p.surface.snow_block as u8,
+    );
     let mut tops = [0u8; MAX_BIOMES];
     let mut unders = [0u8; MAX_BIOMES];
     for b in 0..MAX_BIOMES {
-        tops[b] = p.biome_top[b] as u8;
-        unders[b] = p.biome_under[b] as u8;
+        tops[b] = p.surface.top[b] as u8;
+        unders[b] = p.surface.under[b] as u8;
     }
     let mut counts = [0u32; MAX_BLOCK_TYPES];
     let water_top = (water_rel + 1).clamp(0, CHUNK_SIZE_I64);
@@ -132,7 +143,7 @@ fn fill_dense_generic(p: &WorldParams, pos: ChunkPos, hm: &Heightmap, bytes: &mu
         let h = hm.heights[c] as i64;
         // The column stage picks a biome of the preset's table, at most MAX_BIOMES long.
         let b = hm.biomes[c] as usize;
-        let top = if h > p.snow_above as i64 { snow } else { tops[b] };
+        let top = if h > p.surface.snow_above as i64 { snow } else { tops[b] };
         let under = unders[b];
         let hr = h - y0;
         let rel = ColumnRel { height: rel8(hr), under: rel8(hr - depth), water: rel8(water_rel) };

@@ -50,14 +50,16 @@ pub struct NoiseProgram {
 impl NoiseProgram {
     pub fn compile(params: &WorldParams) -> NoiseProgram {
         let mut ops = Vec::new();
-        for (field, &root) in params.field_roots.iter().enumerate() {
+        for (field, &root) in params.terrain.field_roots.iter().enumerate() {
             emit(params, root as usize, &mut ops);
             ops.push(Op::StoreField(field));
         }
         let tree_maps = params
-            .biome_tree_map
+            .deco
+            .trees
+            .biome_map
             .iter()
-            .map(|m| (m.node < params.node_count).then(|| NoiseProgram::compile_node(params, m.node as usize)))
+            .map(|m| (m.node < params.terrain.node_count).then(|| NoiseProgram::compile_node(params, m.node as usize)))
             .collect();
         NoiseProgram { ops, tree_maps }
     }
@@ -72,7 +74,7 @@ impl NoiseProgram {
 
     /// The tree density factor of biome `b` at (x, z): 1 without a map.
     pub fn tree_density_factor(&self, params: &WorldParams, b: usize, x: f32, z: f32) -> f32 {
-        match (self.tree_maps.get(b), params.biome_tree_map.get(b)) {
+        match (self.tree_maps.get(b), params.deco.trees.biome_map.get(b)) {
             (Some(Some(program)), Some(map)) => map.factor(program.eval::<f32>(x, z)[0]),
             _ => 1.0,
         }
@@ -167,16 +169,19 @@ pub fn octave_sum<L: Lanes>(seed: u32, z_offset: f32, octaves: u32, x: L, z: L) 
 }
 
 fn emit(params: &WorldParams, node: usize, ops: &mut Vec<Op>) {
-    let n = params.nodes[node];
+    let n = params.terrain.nodes[node];
     // The loader made every child an earlier node.
     let child = |i: usize| n.children[i] as usize;
     match n.kind {
-        NODE_BASIC => ops.push(Op::Basic { seed: n.seed, z_offset: n.z_offset, gain: params.perlin_gain }),
-        NODE_OCTAVE => {
-            ops.push(Op::Octave { seed: n.seed, z_offset: n.z_offset, octaves: n.octaves, gain: params.perlin_gain })
-        }
+        NODE_BASIC => ops.push(Op::Basic { seed: n.seed, z_offset: n.z_offset, gain: params.terrain.perlin_gain }),
+        NODE_OCTAVE => ops.push(Op::Octave {
+            seed: n.seed,
+            z_offset: n.z_offset,
+            octaves: n.octaves,
+            gain: params.terrain.perlin_gain,
+        }),
         NODE_FBM | NODE_HETERO | NODE_HYBRID | NODE_QUILEZ => {
-            ops.push(Op::Fractal { node: n, gain: params.perlin_gain })
+            ops.push(Op::Fractal { node: n, gain: params.terrain.perlin_gain })
         }
         NODE_COMBINED => {
             emit(params, child(1), ops);
@@ -228,7 +233,7 @@ mod tests {
         let fields = program.eval::<f32>(x, z);
         let (sx, sz) = (x * (1.0 / 512.0), z * (1.0 / 512.0));
         // classic takes noise1234's amplitude, 0.936, over the crate's 2/√3.
-        let gain = params.perlin_gain;
+        let gain = params.terrain.perlin_gain;
         assert!((gain as f64 - 0.936 / (2.0 / 3f64.sqrt())).abs() < 1e-6, "{gain}");
         let b2 = perlin3(&SeededHash(node_seed(seed, 2)), sx, sz, 64.0) * gain;
         let b1 = perlin3(&SeededHash(node_seed(seed, 1)), sx + b2, sz, 32.0) * gain;
@@ -250,7 +255,7 @@ mod tests {
         let seed = 11u64;
         let params = WorldParams::new(&Preset::parse(&text, "distort.ron").expect("valid"), seed);
         let program = NoiseProgram::compile(&params);
-        let gain = params.perlin_gain;
+        let gain = params.terrain.perlin_gain;
         let basic = |offset: u32, x: f32, z: f32| {
             perlin3(&SeededHash(node_seed(seed, offset)), x, z, 32.0 * offset as f32) * gain
         };

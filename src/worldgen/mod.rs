@@ -1,11 +1,13 @@
 //! Terrain generation on the CPU, and the description both engines share.
 //!
-//! preset (RON) → [`params::WorldParams`] (flat, shared with the kernels) →
-//! [`graph::NoiseProgram`] → [`column`] sampler → [`heightmap`] (apron +
-//! smoothing) → [`fill`] (blocks and counts, with [`veins`] of ore, carved
-//! by [`density`]: caves)
-//! → [`decorate`] (trees and plants, placed by [`placement`]). [`generator::WorldGen`] ties them
-//! together with a per-column cache.
+//! preset (RON) → [`params::WorldParams`] (one `Pod` block per stage, shared
+//! with the kernels) → [`graph::NoiseProgram`] → [`column`] sampler →
+//! [`heightmap`] (apron + smoothing) → [`decorate::plan`] (trees and rocks,
+//! placed by [`placement`]) → [`fill`], which paints a [`canvas::Canvas`]
+//! with its layers: terrain, [`veins`] of ore, caves ([`density`]) and
+//! decorations. [`generator::WorldGen`] ties them together with a
+//! per-column cache.
+pub mod canvas;
 pub mod column;
 pub mod decorate;
 pub mod density;

@@ -65,7 +65,7 @@ pub const FIELD_COUNT: usize = 6;
 /// child and slot means is the kind's (the `SLOT_*` constants); the preset
 /// loader has validated every value.
 #[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct FlatNode {
     pub kind: u32,
     /// Gradient-hash seed derived from the world seed and the node's offset
@@ -98,7 +98,7 @@ impl Default for FlatNode {
 
 /// One layer of leaves of a tree kind. Twin: `FlatLeafLayer` in kernels/worldgen_params.cuh.
 #[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct FlatLeafLayer {
     /// Height above the top log.
     pub dy: i32,
@@ -112,7 +112,7 @@ pub struct FlatLeafLayer {
 
 /// A tree kind. Twin: `FlatTree` in kernels/worldgen_params.cuh.
 #[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct FlatTree {
     pub trunk_block: u32,
     /// 0 (air) for a bare trunk.
@@ -130,7 +130,7 @@ pub struct FlatTree {
 
 /// A rock kind. Twin: `FlatRock` in kernels/worldgen_params.cuh.
 #[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct FlatRock {
     pub block: u32,
     /// The block of its upper surface.
@@ -145,7 +145,7 @@ pub struct FlatRock {
 
 /// One decoration layer of a biome. Twin: `FlatLayer` in kernels/worldgen_params.cuh.
 #[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct FlatLayer {
     /// Tree or rock kind index (tree and rock layers) or block id (plant layers).
     pub what: u32,
@@ -159,7 +159,7 @@ pub struct FlatLayer {
 /// of the noise graph, or [`NO_DENSITY_MAP`], and its transform. Twin:
 /// `FlatDensityMap` in kernels/worldgen_params.cuh.
 #[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct FlatDensityMap {
     pub node: u32,
     pub scale: f32,
@@ -195,7 +195,7 @@ pub fn scaled_density(density: u32, factor: f32) -> u32 {
 
 /// A cave noise. Twin: `FlatCaveNoise` in kernels/worldgen_params.cuh.
 #[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct FlatCaveNoise {
     /// Lattice-hash seed of octave 0 (octave o adds o·[`OCTAVE_SEED_STEP`]).
     pub seed: u32,
@@ -214,7 +214,7 @@ pub const CAVE_TUNNELS: u32 = 1;
 
 /// A cave layer. Twin: `FlatCaveLayer` in kernels/worldgen_params.cuh.
 #[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct FlatCaveLayer {
     /// [`CAVE_CHAMBERS`] or [`CAVE_TUNNELS`].
     pub kind: u32,
@@ -228,7 +228,7 @@ pub struct FlatCaveLayer {
 
 /// A kind of vein. Twin: `FlatVein` in kernels/worldgen_params.cuh.
 #[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct FlatVein {
     pub block: u32,
     /// Bit b set: replaces block id b.
@@ -248,24 +248,43 @@ pub struct FlatVein {
     pub blobs_span: u32,
 }
 
+/// The whole world description: one block per generation stage, each read
+/// by that stage on both engines. The blocks are `Pod`, so the compiler
+/// proves there is no padding and the upload is plain bytes.
 #[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct WorldParams {
+    pub terrain: TerrainParams,
+    pub biomes: BiomeParams,
+    pub surface: SurfaceParams,
+    pub deco: DecorationParams,
+    pub caves: CaveParams,
+    pub veins: VeinParams,
+}
+
+/// The noise graph and the height recipe of the column stage.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct TerrainParams {
     pub node_count: u32,
-    pub biome_count: u32,
     pub field_roots: [u32; FIELD_COUNT],
     pub nodes: [FlatNode; MAX_NODES],
     /// Every Basic and Octave node's value is multiplied by this: the
     /// preset's Perlin amplitude over the crate's 2/√3, exactly 1 when the
     /// preset keeps the crate's.
     pub perlin_gain: f32,
-
     pub height_amplitude: f32,
     pub mountain_amplitude: f32,
     pub roughness_amplitude: f32,
     pub temperature_mountain_cooling: f32,
     pub peak_exponent_scale: f32,
+}
 
+/// How the column stage picks a biome, and how each biome shapes height.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct BiomeParams {
+    pub count: u32,
     pub ocean_max_height: f32,
     pub ocean_max_mountain: f32,
     pub beach_max_height: f32,
@@ -278,14 +297,19 @@ pub struct WorldParams {
     pub beach_biome: u32,
     pub mountain_biome: u32,
     /// `[moisture index][heat index]` → biome index.
-    pub biome_table: [[u32; TABLE_SIZE]; TABLE_SIZE],
+    pub table: [[u32; TABLE_SIZE]; TABLE_SIZE],
+    pub roughness: [f32; MAX_BIOMES],
+    pub scale: [f32; MAX_BIOMES],
+    pub exponent: [f32; MAX_BIOMES],
+}
 
-    pub biome_top: [u32; MAX_BIOMES],
-    pub biome_under: [u32; MAX_BIOMES],
-    pub biome_roughness: [f32; MAX_BIOMES],
-    pub biome_scale: [f32; MAX_BIOMES],
-    pub biome_exponent: [f32; MAX_BIOMES],
-
+/// The fill stage: which block lies where over a column's surface.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct SurfaceParams {
+    /// Each biome's top and under block.
+    pub top: [u32; MAX_BIOMES],
+    pub under: [u32; MAX_BIOMES],
     pub water_level: i32,
     pub snow_above: i32,
     pub under_depth: i32,
@@ -293,82 +317,116 @@ pub struct WorldParams {
     pub deep_block: u32,
     pub snow_block: u32,
     pub air_block: u32,
+}
 
+/// The decoration stage: trees, rocks and plants, placed by the candidate
+/// pattern ([`placement`]).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct DecorationParams {
     /// The world seed (low, high word): picks each cell's dithering offset
     /// and each tree's height, by hashing, never as a random stream.
-    pub deco_seed: [u32; 2],
-    /// Tree candidate spacing in blocks; 0: no trees.
-    pub tree_unit: i32,
-    /// How far outside a chunk column trees can reach into it.
-    pub tree_reach: i32,
-    pub tree_max_slope: f32,
-    /// The largest total tree density of any biome: candidates above it are rejected unseen.
-    pub tree_max_density: u32,
+    pub seed: [u32; 2],
     pub trunk_soil_block: u32,
-    /// 1 when some biome has plants (they stand one block above the surface).
-    pub plant_reach: i32,
-    pub tree_kind_count: u32,
-    pub tree_kinds: [FlatTree; MAX_TREE_KINDS],
-    pub biome_tree_count: [u32; MAX_BIOMES],
-    pub biome_trees: [[FlatLayer; MAX_BIOME_LAYERS]; MAX_BIOMES],
-    /// Each biome's tree density map.
-    pub biome_tree_map: [FlatDensityMap; MAX_BIOMES],
-    pub biome_plant_count: [u32; MAX_BIOMES],
-    pub biome_plants: [[FlatLayer; MAX_BIOME_LAYERS]; MAX_BIOMES],
-    /// Rock candidate spacing in blocks; 0: no rocks.
-    pub rock_unit: i32,
-    /// How far from its centre block a rock reaches along any axis: its
-    /// largest radius, one more where its hash stretches or raises it.
-    pub rock_reach: i32,
-    /// The largest total rock density of any biome.
-    pub rock_max_density: u32,
-    pub rock_kind_count: u32,
-    /// The seed rock candidates hash: not the trees', so the two grids'
-    /// thresholds are unrelated.
-    pub rock_seed: [u32; 2],
-    pub rock_kinds: [FlatRock; MAX_ROCK_KINDS],
-    pub biome_rock_count: [u32; MAX_BIOMES],
-    pub biome_rocks: [[FlatLayer; MAX_BIOME_LAYERS]; MAX_BIOMES],
     /// Where two decorations claim one block, the higher of
-    /// (priority, id) wins: trunks over leaves over plants, air lowest.
+    /// (priority, id) wins: trunks over rocks over leaves over plants, air lowest.
     pub block_priority: [u32; MAX_BLOCK_TYPES],
+    pub trees: TreeParams,
+    pub rocks: RockParams,
+    pub plants: PlantParams,
     /// The candidate pattern and the dithering matrix ([`placement`]).
     pub pattern: [[u8; 2]; PATTERN_POINTS],
     pub bayer: [u8; PATTERN_POINTS],
-
-    /// 0: no caves.
-    pub cave_layer_count: u32,
-    pub cave_noise_count: u32,
-    pub cave_bottom: i32,
-    pub cave_top: i32,
-    pub cave_lava_below: i32,
-    pub cave_lava_block: u32,
-    pub cave_water_clearance: i32,
-    pub cave_noises: [FlatCaveNoise; MAX_CAVE_NOISES],
-    pub cave_layers: [FlatCaveLayer; MAX_CAVE_LAYERS],
-
-    /// 0: no veins.
-    pub vein_kind_count: u32,
-    /// Candidate spacing in blocks (one per spacing³ cube).
-    pub vein_spacing: i32,
-    /// The furthest any vein reaches from its centre along an axis.
-    pub vein_reach: i32,
-    /// The lowest and highest vein centre of any kind.
-    pub vein_lowest: i32,
-    pub vein_highest: i32,
-    /// Hashed from the world seed apart from the decorations' (low, high word).
-    pub vein_seed: [u32; 2],
-    pub vein_kinds: [FlatVein; MAX_VEIN_KINDS],
-    /// The 4 × 4 × 4 ordered-dithering matrix of the vein candidates.
-    pub vein_bayer: [u8; PATTERN_POINTS],
 }
 
-/// Priority classes of [`WorldParams::block_priority`].
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct TreeParams {
+    /// Candidate spacing in blocks; 0: no trees.
+    pub unit: i32,
+    /// How far outside a chunk column trees can reach into it.
+    pub reach: i32,
+    pub max_slope: f32,
+    /// The largest total tree density of any biome: candidates above it are rejected unseen.
+    pub max_density: u32,
+    pub kind_count: u32,
+    pub kinds: [FlatTree; MAX_TREE_KINDS],
+    pub biome_count: [u32; MAX_BIOMES],
+    pub biome_layers: [[FlatLayer; MAX_BIOME_LAYERS]; MAX_BIOMES],
+    /// Each biome's tree density map.
+    pub biome_map: [FlatDensityMap; MAX_BIOMES],
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct RockParams {
+    /// Candidate spacing in blocks; 0: no rocks.
+    pub unit: i32,
+    /// How far from its centre block a rock reaches along any axis: its
+    /// largest radius, one more where its hash stretches or raises it.
+    pub reach: i32,
+    /// The largest total rock density of any biome.
+    pub max_density: u32,
+    pub kind_count: u32,
+    /// The seed rock candidates hash: not the trees', so the two grids'
+    /// thresholds are unrelated.
+    pub seed: [u32; 2],
+    pub kinds: [FlatRock; MAX_ROCK_KINDS],
+    pub biome_count: [u32; MAX_BIOMES],
+    pub biome_layers: [[FlatLayer; MAX_BIOME_LAYERS]; MAX_BIOMES],
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct PlantParams {
+    /// 1 when some biome has plants (they stand one block above the surface).
+    pub reach: i32,
+    pub biome_count: [u32; MAX_BIOMES],
+    pub biome_layers: [[FlatLayer; MAX_BIOME_LAYERS]; MAX_BIOMES],
+}
+
+/// The cave stage (the density pass).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct CaveParams {
+    /// 0: no caves.
+    pub layer_count: u32,
+    pub noise_count: u32,
+    pub bottom: i32,
+    pub top: i32,
+    pub lava_below: i32,
+    pub lava_block: u32,
+    pub water_clearance: i32,
+    pub noises: [FlatCaveNoise; MAX_CAVE_NOISES],
+    pub layers: [FlatCaveLayer; MAX_CAVE_LAYERS],
+}
+
+/// The vein stage: ore and patches in the rock.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct VeinParams {
+    /// 0: no veins.
+    pub kind_count: u32,
+    /// Candidate spacing in blocks (one per spacing³ cube).
+    pub spacing: i32,
+    /// The furthest any vein reaches from its centre along an axis.
+    pub reach: i32,
+    /// The lowest and highest vein centre of any kind.
+    pub lowest: i32,
+    pub highest: i32,
+    /// Hashed from the world seed apart from the decorations' (low, high word).
+    pub seed: [u32; 2],
+    pub kinds: [FlatVein; MAX_VEIN_KINDS],
+    /// The 4 × 4 × 4 ordered-dithering matrix of the vein candidates.
+    pub bayer: [u8; PATTERN_POINTS],
+}
+
+/// Priority classes of [`DecorationParams::block_priority`].
 pub const PRIORITY_PLANT: u32 = 1;
 pub const PRIORITY_LEAVES: u32 = 2;
 pub const PRIORITY_ROCK: u32 = 3;
 pub const PRIORITY_TRUNK: u32 = 4;
-/// Salt of [`WorldParams::rock_seed`].
+/// Salt of [`RockParams::seed`].
 const ROCK_SEED_SALT: u64 = 0x526F_636B_5365_6564;
 
 fn block_mask(names: &[String]) -> u32 {
@@ -380,20 +438,20 @@ fn density(chance: f32, candidates_per_column: f32) -> u32 {
 }
 
 /// Fills the decoration part of `p` from the preset's `decorations`.
-fn flatten_decorations(p: &mut WorldParams, preset: &Preset, d: &Decorations, seed: u64) {
+fn flatten_decorations(p: &mut DecorationParams, preset: &Preset, d: &Decorations, seed: u64) {
     let unit2 = (d.tree_spacing * d.tree_spacing) as f32;
     let nodes = preset.node_indices();
-    p.tree_unit = d.tree_spacing as i32;
-    p.tree_max_slope = d.tree_max_slope;
+    p.trees.unit = d.tree_spacing as i32;
+    p.trees.max_slope = d.tree_max_slope;
     p.trunk_soil_block = block(&d.trunk_soil);
-    p.tree_kind_count = d.trees.len() as u32;
+    p.trees.kind_count = d.trees.len() as u32;
     let mut raise = |id: u32, class: u32| {
         if let Some(slot) = p.block_priority.get_mut(id as usize) {
             *slot = (*slot).max(class);
         }
     };
     let mut reach = 0;
-    for (slot, t) in p.tree_kinds.iter_mut().zip(&d.trees) {
+    for (slot, t) in p.trees.kinds.iter_mut().zip(&d.trees) {
         let mut layers = [FlatLeafLayer::default(); MAX_CANOPY_LAYERS];
         for (l, def) in layers.iter_mut().zip(&t.canopy) {
             let lean = def.dy > 0 && def.radius < MAX_TREE_REACH;
@@ -415,11 +473,11 @@ fn flatten_decorations(p: &mut WorldParams, preset: &Preset, d: &Decorations, se
             raise(slot.leaves_block, PRIORITY_LEAVES);
         }
     }
-    p.tree_reach = reach;
+    p.trees.reach = reach;
     for b in &d.biomes {
         let Some(bi) = preset.biome_index(&b.biome) else { continue };
         if let Some(m) = &b.tree_density {
-            p.biome_tree_map[bi] = FlatDensityMap {
+            p.trees.biome_map[bi] = FlatDensityMap {
                 node: nodes.get(m.noise.as_str()).map_or(NO_DENSITY_MAP, |&i| i as u32),
                 scale: m.scale,
                 offset: m.offset,
@@ -427,19 +485,19 @@ fn flatten_decorations(p: &mut WorldParams, preset: &Preset, d: &Decorations, se
                 max: m.max,
             };
         }
-        let top = p.biome_tree_map[bi].max;
+        let top = p.trees.biome_map[bi].max;
         let mut total = 0;
-        for (slot, (name, chance)) in p.biome_trees[bi].iter_mut().zip(&b.trees) {
+        for (slot, (name, chance)) in p.trees.biome_layers[bi].iter_mut().zip(&b.trees) {
             let kind = d.trees.iter().position(|t| &t.name == name).unwrap_or(0);
             let dens = density(*chance, unit2);
             // The bound for the unseen rejection: the scaled density is
             // monotone in the factor, which never exceeds `max`.
             total += scaled_density(dens, top);
-            *slot = FlatLayer { what: kind as u32, density: dens, on_mask: p.tree_kinds[kind].on_mask };
+            *slot = FlatLayer { what: kind as u32, density: dens, on_mask: p.trees.kinds[kind].on_mask };
         }
-        p.biome_tree_count[bi] = b.trees.len() as u32;
-        p.tree_max_density = p.tree_max_density.max(total);
-        for (slot, plant) in p.biome_plants[bi].iter_mut().zip(&b.plants) {
+        p.trees.biome_count[bi] = b.trees.len() as u32;
+        p.trees.max_density = p.trees.max_density.max(total);
+        for (slot, plant) in p.plants.biome_layers[bi].iter_mut().zip(&b.plants) {
             *slot = FlatLayer {
                 what: block(&plant.block),
                 density: density(plant.chance, 1.0),
@@ -447,24 +505,24 @@ fn flatten_decorations(p: &mut WorldParams, preset: &Preset, d: &Decorations, se
             };
             raise(slot.what, PRIORITY_PLANT);
         }
-        p.biome_plant_count[bi] = b.plants.len() as u32;
+        p.plants.biome_count[bi] = b.plants.len() as u32;
         if !b.plants.is_empty() {
-            p.plant_reach = 1;
+            p.plants.reach = 1;
         }
     }
-    if p.tree_max_density == 0 {
-        p.tree_unit = 0;
+    if p.trees.max_density == 0 {
+        p.trees.unit = 0;
     }
     flatten_rocks(p, preset, d, seed);
 }
 
 /// Fills the rock part of `p` from the preset's `decorations`.
-fn flatten_rocks(p: &mut WorldParams, preset: &Preset, d: &Decorations, seed: u64) {
+fn flatten_rocks(p: &mut DecorationParams, preset: &Preset, d: &Decorations, seed: u64) {
     let s = splitmix64(seed ^ ROCK_SEED_SALT);
-    p.rock_seed = [s as u32, (s >> 32) as u32];
-    p.rock_kind_count = d.rocks.len() as u32;
+    p.rocks.seed = [s as u32, (s >> 32) as u32];
+    p.rocks.kind_count = d.rocks.len() as u32;
     let mut reach = 0;
-    for (slot, r) in p.rock_kinds.iter_mut().zip(&d.rocks) {
+    for (slot, r) in p.rocks.kinds.iter_mut().zip(&d.rocks) {
         *slot = FlatRock {
             block: block(&r.block),
             top_block: block(r.top.as_deref().unwrap_or(&r.block)),
@@ -480,34 +538,34 @@ fn flatten_rocks(p: &mut WorldParams, preset: &Preset, d: &Decorations, seed: u6
             }
         }
     }
-    p.rock_reach = reach;
+    p.rocks.reach = reach;
     let unit2 = (d.rock_spacing * d.rock_spacing) as f32;
     for b in &d.biomes {
         let Some(bi) = preset.biome_index(&b.biome) else { continue };
         let mut total = 0;
-        for (slot, (name, chance)) in p.biome_rocks[bi].iter_mut().zip(&b.rocks) {
+        for (slot, (name, chance)) in p.rocks.biome_layers[bi].iter_mut().zip(&b.rocks) {
             let kind = d.rocks.iter().position(|r| &r.name == name).unwrap_or(0);
             *slot =
-                FlatLayer { what: kind as u32, density: density(*chance, unit2), on_mask: p.rock_kinds[kind].on_mask };
+                FlatLayer { what: kind as u32, density: density(*chance, unit2), on_mask: p.rocks.kinds[kind].on_mask };
             total += slot.density;
         }
-        p.biome_rock_count[bi] = b.rocks.len() as u32;
-        p.rock_max_density = p.rock_max_density.max(total);
+        p.rocks.biome_count[bi] = b.rocks.len() as u32;
+        p.rocks.max_density = p.rocks.max_density.max(total);
     }
-    if p.rock_max_density > 0 {
-        p.rock_unit = d.rock_spacing as i32;
+    if p.rocks.max_density > 0 {
+        p.rocks.unit = d.rock_spacing as i32;
     }
 }
 
 /// Fills the cave part of `p` from the preset's `caves`.
-fn flatten_caves(p: &mut WorldParams, preset: &Preset, c: &Caves, seed: u64) {
-    p.cave_bottom = c.bottom;
-    p.cave_top = c.top;
-    p.cave_lava_below = c.lava_below;
-    p.cave_lava_block = block(&c.lava);
-    p.cave_water_clearance = c.water_clearance as i32;
-    p.cave_noise_count = c.noises.len() as u32;
-    for (slot, n) in p.cave_noises.iter_mut().zip(&c.noises) {
+fn flatten_caves(p: &mut CaveParams, preset: &Preset, c: &Caves, seed: u64) {
+    p.bottom = c.bottom;
+    p.top = c.top;
+    p.lava_below = c.lava_below;
+    p.lava_block = block(&c.lava);
+    p.water_clearance = c.water_clearance as i32;
+    p.noise_count = c.noises.len() as u32;
+    for (slot, n) in p.noises.iter_mut().zip(&c.noises) {
         let raw: Vec<f64> = (0..n.octaves).map(|o| (n.gain as f64).powi(o as i32)).collect();
         let total: f64 = raw.iter().sum();
         let mut weights = [0.0f32; MAX_CAVE_OCTAVES];
@@ -523,8 +581,8 @@ fn flatten_caves(p: &mut WorldParams, preset: &Preset, c: &Caves, seed: u64) {
         };
     }
     let noise = |name: &str| preset.cave_noise_index(name).unwrap_or(0) as u32;
-    p.cave_layer_count = c.layers.len() as u32;
-    for (slot, l) in p.cave_layers.iter_mut().zip(&c.layers) {
+    p.layer_count = c.layers.len() as u32;
+    for (slot, l) in p.layers.iter_mut().zip(&c.layers) {
         *slot = match l {
             CaveLayer::Chambers { noise: n, above, min_depth } => FlatCaveLayer {
                 kind: CAVE_CHAMBERS,
@@ -545,15 +603,15 @@ fn flatten_caves(p: &mut WorldParams, preset: &Preset, c: &Caves, seed: u64) {
 }
 
 /// Fills the vein part of `p` from the preset's `veins`.
-fn flatten_veins(p: &mut WorldParams, v: &Veins, seed: u64) {
+fn flatten_veins(p: &mut VeinParams, v: &Veins, seed: u64) {
     let s = splitmix64(seed ^ VEIN_SEED_SALT);
-    p.vein_seed = [s as u32, (s >> 32) as u32];
-    p.vein_spacing = v.spacing as i32;
-    p.vein_kind_count = v.kinds.len() as u32;
-    p.vein_lowest = v.kinds.iter().map(|k| k.heights.0).min().unwrap_or(0);
-    p.vein_highest = v.kinds.iter().map(|k| k.heights.1).max().unwrap_or(-1);
-    p.vein_reach = v.kinds.iter().map(|k| super::preset::reach(k) as i32).max().unwrap_or(0);
-    for (slot, k) in p.vein_kinds.iter_mut().zip(&v.kinds) {
+    p.seed = [s as u32, (s >> 32) as u32];
+    p.spacing = v.spacing as i32;
+    p.kind_count = v.kinds.len() as u32;
+    p.lowest = v.kinds.iter().map(|k| k.heights.0).min().unwrap_or(0);
+    p.highest = v.kinds.iter().map(|k| k.heights.1).max().unwrap_or(-1);
+    p.reach = v.kinds.iter().map(|k| super::preset::reach(k) as i32).max().unwrap_or(0);
+    for (slot, k) in p.kinds.iter_mut().zip(&v.kinds) {
         *slot = FlatVein {
             block: block(&k.block),
             replace_mask: block_mask(&k.replaces),
@@ -662,6 +720,39 @@ fn block(name: &str) -> u32 {
 
 impl WorldParams {
     pub fn new(preset: &Preset, seed: u64) -> Box<WorldParams> {
+        Box::new(WorldParams {
+            terrain: TerrainParams::new(preset, seed),
+            biomes: BiomeParams::new(preset),
+            surface: SurfaceParams::new(preset),
+            deco: DecorationParams::new(preset, seed),
+            caves: CaveParams::new(preset, seed),
+            veins: VeinParams::new(seed, preset.veins.as_ref()),
+        })
+    }
+
+    /// Whether this world has caves.
+    pub fn has_caves(&self) -> bool {
+        self.caves.layer_count > 0
+    }
+
+    /// Whether this world has veins.
+    pub fn has_veins(&self) -> bool {
+        self.veins.kind_count > 0
+    }
+
+    /// Whether anything grows in this world.
+    pub fn decorates(&self) -> bool {
+        self.deco.trees.unit > 0 || self.deco.plants.reach > 0 || self.deco.rocks.unit > 0
+    }
+
+    /// The raw bytes uploaded to the device.
+    pub fn as_bytes(&self) -> &[u8] {
+        bytemuck::bytes_of(self)
+    }
+}
+
+impl TerrainParams {
+    fn new(preset: &Preset, seed: u64) -> TerrainParams {
         let index = preset.node_indices();
         let child = |name: &str| index.get(name).map(|&i| i as i32).unwrap_or(-1);
         let mut nodes = [FlatNode::default(); MAX_NODES];
@@ -672,25 +763,31 @@ impl WorldParams {
         for (root, (_, name)) in field_roots.iter_mut().zip(preset.fields.in_order()) {
             *root = index.get(name).copied().unwrap_or(0) as u32;
         }
-        let biome = |name: &str| preset.biome_index(name).unwrap_or(0) as u32;
-        let r = &preset.biome_rules;
-        let mut biome_table = [[0u32; TABLE_SIZE]; TABLE_SIZE];
-        for (row, names) in biome_table.iter_mut().zip(&r.table) {
-            for (cell, name) in row.iter_mut().zip(names) {
-                *cell = biome(name);
-            }
-        }
-        let mut p = WorldParams {
+        let c = &preset.column;
+        TerrainParams {
             node_count: preset.noise.len() as u32,
-            biome_count: preset.biomes.len() as u32,
             field_roots,
             nodes,
             perlin_gain: (preset.perlin_amplitude as f64 / SCALE_3D as f64) as f32,
-            height_amplitude: preset.column.height_amplitude,
-            mountain_amplitude: preset.column.mountain_amplitude,
-            roughness_amplitude: preset.column.roughness_amplitude,
-            temperature_mountain_cooling: preset.column.temperature_mountain_cooling,
-            peak_exponent_scale: preset.column.peak_exponent_scale,
+            height_amplitude: c.height_amplitude,
+            mountain_amplitude: c.mountain_amplitude,
+            roughness_amplitude: c.roughness_amplitude,
+            temperature_mountain_cooling: c.temperature_mountain_cooling,
+            peak_exponent_scale: c.peak_exponent_scale,
+        }
+    }
+
+    pub fn nodes(&self) -> &[FlatNode] {
+        &self.nodes[..self.node_count as usize]
+    }
+}
+
+impl BiomeParams {
+    fn new(preset: &Preset) -> BiomeParams {
+        let biome = |name: &str| preset.biome_index(name).unwrap_or(0) as u32;
+        let r = &preset.biome_rules;
+        let mut p = BiomeParams {
+            count: preset.biomes.len() as u32,
             ocean_max_height: r.ocean_max_height,
             ocean_max_mountain: r.ocean_max_mountain,
             beach_max_height: r.beach_max_height,
@@ -702,148 +799,166 @@ impl WorldParams {
             ocean_biome: biome(&r.ocean),
             beach_biome: biome(&r.beach),
             mountain_biome: biome(&r.mountain),
-            biome_table,
-            biome_top: [0; MAX_BIOMES],
-            biome_under: [0; MAX_BIOMES],
-            biome_roughness: [0.0; MAX_BIOMES],
-            biome_scale: [0.0; MAX_BIOMES],
-            biome_exponent: [1.0; MAX_BIOMES],
-            water_level: preset.fill.water_level,
-            snow_above: preset.fill.snow_above,
-            under_depth: preset.fill.under_depth,
-            water_block: block(&preset.fill.water),
-            deep_block: block(&preset.fill.deep),
-            snow_block: block(&preset.fill.snow),
-            air_block: BlockId::AIR.0 as u32,
-            deco_seed: [seed as u32, (seed >> 32) as u32],
-            tree_unit: 0,
-            tree_reach: 0,
-            tree_max_slope: 0.0,
-            tree_max_density: 0,
-            trunk_soil_block: 0,
-            plant_reach: 0,
-            tree_kind_count: 0,
-            tree_kinds: [FlatTree::default(); MAX_TREE_KINDS],
-            biome_tree_count: [0; MAX_BIOMES],
-            biome_trees: [[FlatLayer::default(); MAX_BIOME_LAYERS]; MAX_BIOMES],
-            biome_tree_map: [FlatDensityMap::default(); MAX_BIOMES],
-            biome_plant_count: [0; MAX_BIOMES],
-            biome_plants: [[FlatLayer::default(); MAX_BIOME_LAYERS]; MAX_BIOMES],
-            rock_unit: 0,
-            rock_reach: 0,
-            rock_max_density: 0,
-            rock_kind_count: 0,
-            rock_seed: [0; 2],
-            rock_kinds: [FlatRock::default(); MAX_ROCK_KINDS],
-            biome_rock_count: [0; MAX_BIOMES],
-            biome_rocks: [[FlatLayer::default(); MAX_BIOME_LAYERS]; MAX_BIOMES],
-            block_priority: [0; MAX_BLOCK_TYPES],
-            pattern: placement::pattern(),
-            bayer: placement::bayer8(),
-            cave_layer_count: 0,
-            cave_noise_count: 0,
-            cave_bottom: 0,
-            cave_top: -1,
-            cave_lava_below: i32::MIN,
-            cave_lava_block: 0,
-            cave_water_clearance: 0,
-            cave_noises: [FlatCaveNoise::default(); MAX_CAVE_NOISES],
-            cave_layers: [FlatCaveLayer::default(); MAX_CAVE_LAYERS],
-            vein_kind_count: 0,
-            vein_spacing: 0,
-            vein_reach: 0,
-            vein_lowest: 0,
-            vein_highest: -1,
-            vein_seed: [0; 2],
-            vein_kinds: [FlatVein::default(); MAX_VEIN_KINDS],
-            vein_bayer: super::veins::bayer4x4x4(),
+            table: [[0; TABLE_SIZE]; TABLE_SIZE],
+            roughness: [0.0; MAX_BIOMES],
+            scale: [0.0; MAX_BIOMES],
+            exponent: [1.0; MAX_BIOMES],
         };
         p.heat_thresholds.copy_from_slice(&r.heat_thresholds);
         p.moisture_thresholds.copy_from_slice(&r.moisture_thresholds);
-        for (i, b) in preset.biomes.iter().enumerate() {
-            p.biome_top[i] = block(&b.top);
-            p.biome_under[i] = block(&b.under);
-            p.biome_roughness[i] = b.roughness;
-            p.biome_scale[i] = b.scale;
-            p.biome_exponent[i] = b.exponent;
+        for (row, names) in p.table.iter_mut().zip(&r.table) {
+            for (cell, name) in row.iter_mut().zip(names) {
+                *cell = biome(name);
+            }
         }
-        if let Some(d) = &preset.decorations {
-            flatten_decorations(&mut p, preset, d, seed);
+        for (i, b) in preset.biomes.iter().enumerate().take(MAX_BIOMES) {
+            p.roughness[i] = b.roughness;
+            p.scale[i] = b.scale;
+            p.exponent[i] = b.exponent;
         }
-        if let Some(c) = &preset.caves {
-            flatten_caves(&mut p, preset, c, seed);
-        }
-        if let Some(v) = &preset.veins {
-            flatten_veins(&mut p, v, seed);
-        }
-        Box::new(p)
-    }
-
-    /// Whether this world has caves.
-    pub fn has_caves(&self) -> bool {
-        self.cave_layer_count > 0
-    }
-
-    pub fn cave_noises(&self) -> &[FlatCaveNoise] {
-        &self.cave_noises[..(self.cave_noise_count as usize).min(MAX_CAVE_NOISES)]
-    }
-
-    pub fn cave_layers(&self) -> &[FlatCaveLayer] {
-        &self.cave_layers[..(self.cave_layer_count as usize).min(MAX_CAVE_LAYERS)]
-    }
-
-    /// Whether this world has veins.
-    pub fn has_veins(&self) -> bool {
-        self.vein_kind_count > 0
-    }
-
-    pub fn vein_kinds(&self) -> &[FlatVein] {
-        &self.vein_kinds[..(self.vein_kind_count as usize).min(MAX_VEIN_KINDS)]
-    }
-
-    /// Whether anything grows in this world.
-    pub fn decorates(&self) -> bool {
-        self.tree_unit > 0 || self.plant_reach > 0 || self.rock_unit > 0
-    }
-
-    /// The seed rock candidates hash.
-    pub fn rock_seed(&self) -> u64 {
-        self.rock_seed[0] as u64 | (self.rock_seed[1] as u64) << 32
-    }
-
-    /// The seed the vein candidates hash.
-    pub fn vein_seed(&self) -> u64 {
-        self.vein_seed[0] as u64 | (self.vein_seed[1] as u64) << 32
-    }
-
-    /// The world seed the decorations hash.
-    pub fn deco_seed(&self) -> u64 {
-        self.deco_seed[0] as u64 | (self.deco_seed[1] as u64) << 32
-    }
-
-    pub fn nodes(&self) -> &[FlatNode] {
-        &self.nodes[..self.node_count as usize]
-    }
-
-    /// The raw bytes uploaded to the device.
-    pub fn as_bytes(&self) -> &[u8] {
-        // SAFETY: repr(C), only u32/i32/f32 fields and u8 arrays, no pointers;
-        // `twins::layouts_cover_every_byte_of_the_flat_structs` proves there is
-        // no padding, so every byte is initialised.
-        unsafe { std::slice::from_raw_parts((self as *const Self).cast::<u8>(), std::mem::size_of::<Self>()) }
+        p
     }
 
     /// The biomes the rules can ever select: ocean, beach, mountain and the
     /// table cells within the threshold search limit.
-    pub fn reachable_biomes(&self) -> Vec<u32> {
+    pub fn reachable(&self) -> Vec<u32> {
         let limit = self.threshold_search_limit as usize;
         let mut v = vec![self.ocean_biome, self.beach_biome, self.mountain_biome];
-        for row in &self.biome_table[..=limit] {
+        for row in &self.table[..=limit] {
             v.extend_from_slice(&row[..=limit]);
         }
         v.sort_unstable();
         v.dedup();
         v
+    }
+}
+
+impl SurfaceParams {
+    fn new(preset: &Preset) -> SurfaceParams {
+        let f = &preset.fill;
+        let mut p = SurfaceParams {
+            top: [0; MAX_BIOMES],
+            under: [0; MAX_BIOMES],
+            water_level: f.water_level,
+            snow_above: f.snow_above,
+            under_depth: f.under_depth,
+            water_block: block(&f.water),
+            deep_block: block(&f.deep),
+            snow_block: block(&f.snow),
+            air_block: BlockId::AIR.0 as u32,
+        };
+        for (i, b) in preset.biomes.iter().enumerate().take(MAX_BIOMES) {
+            p.top[i] = block(&b.top);
+            p.under[i] = block(&b.under);
+        }
+        p
+    }
+}
+
+impl DecorationParams {
+    fn new(preset: &Preset, seed: u64) -> DecorationParams {
+        let layers = [[FlatLayer::default(); MAX_BIOME_LAYERS]; MAX_BIOMES];
+        let mut p = DecorationParams {
+            seed: [seed as u32, (seed >> 32) as u32],
+            trunk_soil_block: 0,
+            block_priority: [0; MAX_BLOCK_TYPES],
+            trees: TreeParams {
+                unit: 0,
+                reach: 0,
+                max_slope: 0.0,
+                max_density: 0,
+                kind_count: 0,
+                kinds: [FlatTree::default(); MAX_TREE_KINDS],
+                biome_count: [0; MAX_BIOMES],
+                biome_layers: layers,
+                biome_map: [FlatDensityMap::default(); MAX_BIOMES],
+            },
+            rocks: RockParams {
+                unit: 0,
+                reach: 0,
+                max_density: 0,
+                kind_count: 0,
+                seed: [0; 2],
+                kinds: [FlatRock::default(); MAX_ROCK_KINDS],
+                biome_count: [0; MAX_BIOMES],
+                biome_layers: layers,
+            },
+            plants: PlantParams { reach: 0, biome_count: [0; MAX_BIOMES], biome_layers: layers },
+            pattern: placement::pattern(),
+            bayer: placement::bayer8(),
+        };
+        if let Some(d) = &preset.decorations {
+            flatten_decorations(&mut p, preset, d, seed);
+        }
+        p
+    }
+
+    /// The world seed the decorations hash.
+    pub fn seed(&self) -> u64 {
+        self.seed[0] as u64 | (self.seed[1] as u64) << 32
+    }
+}
+
+impl RockParams {
+    /// The seed rock candidates hash.
+    pub fn seed(&self) -> u64 {
+        self.seed[0] as u64 | (self.seed[1] as u64) << 32
+    }
+}
+
+impl CaveParams {
+    fn new(preset: &Preset, seed: u64) -> CaveParams {
+        let mut p = CaveParams {
+            layer_count: 0,
+            noise_count: 0,
+            bottom: 0,
+            top: -1,
+            lava_below: i32::MIN,
+            lava_block: 0,
+            water_clearance: 0,
+            noises: [FlatCaveNoise::default(); MAX_CAVE_NOISES],
+            layers: [FlatCaveLayer::default(); MAX_CAVE_LAYERS],
+        };
+        if let Some(c) = &preset.caves {
+            flatten_caves(&mut p, preset, c, seed);
+        }
+        p
+    }
+
+    pub fn noises(&self) -> &[FlatCaveNoise] {
+        &self.noises[..(self.noise_count as usize).min(MAX_CAVE_NOISES)]
+    }
+
+    pub fn layers(&self) -> &[FlatCaveLayer] {
+        &self.layers[..(self.layer_count as usize).min(MAX_CAVE_LAYERS)]
+    }
+}
+
+impl VeinParams {
+    fn new(seed: u64, veins: Option<&Veins>) -> VeinParams {
+        let mut p = VeinParams {
+            kind_count: 0,
+            spacing: 0,
+            reach: 0,
+            lowest: 0,
+            highest: -1,
+            seed: [0; 2],
+            kinds: [FlatVein::default(); MAX_VEIN_KINDS],
+            bayer: super::veins::bayer4x4x4(),
+        };
+        if let Some(v) = veins {
+            flatten_veins(&mut p, v, seed);
+        }
+        p
+    }
+
+    pub fn kinds(&self) -> &[FlatVein] {
+        &self.kinds[..(self.kind_count as usize).min(MAX_VEIN_KINDS)]
+    }
+
+    /// The seed the vein candidates hash.
+    pub fn seed(&self) -> u64 {
+        self.seed[0] as u64 | (self.seed[1] as u64) << 32
     }
 }
 
@@ -863,7 +978,7 @@ mod tests {
     fn classic_flattens_to_39_perlin_evaluations() {
         let p = WorldParams::new(&Preset::classic(), 1);
         fn cost(p: &WorldParams, i: usize) -> u32 {
-            let n = p.nodes[i];
+            let n = p.terrain.nodes[i];
             match n.kind {
                 NODE_BASIC => 1,
                 NODE_OCTAVE => n.octaves,
@@ -871,7 +986,7 @@ mod tests {
                 _ => cost(p, n.children[0] as usize),
             }
         }
-        let total: u32 = p.field_roots.iter().map(|&r| cost(&p, r as usize)).sum();
+        let total: u32 = p.terrain.field_roots.iter().map(|&r| cost(&p, r as usize)).sum();
         assert_eq!(total, 39);
         assert_eq!(p.as_bytes().len(), std::mem::size_of::<WorldParams>());
     }

@@ -28,7 +28,7 @@
 //! floating point, and a chunk with no vein near it is known from a few
 //! hundred hashes, so deep rock outside the ore heights stays uniform.
 
-use super::heightmap::Heightmap;
+use super::canvas::Canvas;
 use super::params::{splitmix64, FlatVein, WorldParams};
 use super::placement::{threshold, PATTERN_POINTS};
 use crate::world::block::MAX_BLOCK_TYPES;
@@ -143,26 +143,26 @@ impl Vein {
 
 /// The vein of the candidate in cube `g`, if it is accepted.
 pub fn candidate(p: &WorldParams, g: [i64; 3]) -> Option<Vein> {
-    candidate_in(p, g, cell_hash(p.vein_seed(), g.map(|v| v.div_euclid(CELL_CUBES))))
+    candidate_in(p, g, cell_hash(p.veins.seed(), g.map(|v| v.div_euclid(CELL_CUBES))))
 }
 
 /// [`candidate`], given the hash of the cell that holds cube `g`.
 fn candidate_in(p: &WorldParams, g: [i64; 3], hash: u64) -> Option<Vein> {
-    let unit = p.vein_spacing as i64;
+    let unit = p.veins.spacing as i64;
     let local = g.map(|v| v.rem_euclid(CELL_CUBES));
     let index = (local[0] + CELL_CUBES * local[1] + CELL_CUBES * CELL_CUBES * local[2]) as u64;
     let shifted = [0, 1, 2].map(|a| ((local[a] as u64).wrapping_add(hash >> (2 * a)) & 3) as usize);
-    let level = p.vein_bayer[shifted[0] + 4 * shifted[1] + 16 * shifted[2]];
+    let level = p.veins.bayer[shifted[0] + 4 * shifted[1] + 16 * shifted[2]];
     let limit = threshold(level, ((hash >> 6) & 63) as u32);
     // No height gives the kinds more than their larger ends together: most
     // candidates are turned away here, before any hashing or division.
-    if limit >= p.vein_kinds().iter().map(|k| k.density_top.max(k.density_bottom)).sum::<u32>() {
+    if limit >= p.veins.kinds().iter().map(|k| k.density_top.max(k.density_bottom)).sum::<u32>() {
         return None;
     }
     let variant = splitmix64(hash.wrapping_add(index + 1));
     let origin = [0, 1, 2].map(|a| g[a] * unit + ((variant >> (16 * a)) & 0xFFFF) as i64 % unit);
     let mut sum = 0;
-    let (at, k) = p.vein_kinds().iter().enumerate().find(|(_, k)| {
+    let (at, k) = p.veins.kinds().iter().enumerate().find(|(_, k)| {
         sum += density_at(k, origin[1]);
         sum > limit
     })?;
@@ -190,14 +190,14 @@ pub fn touching(p: &WorldParams, lo: [i64; 3], hi: [i64; 3]) -> Vec<Vein> {
 /// Calls `f` with every vein that can cover a block of the box `lo..=hi`
 /// until it returns false.
 fn visit_touching(p: &WorldParams, lo: [i64; 3], hi: [i64; 3], mut f: impl FnMut(Vein) -> bool) {
-    if !p.has_veins() || lo[1] > p.vein_highest as i64 + p.vein_reach as i64 {
+    if !p.has_veins() || lo[1] > p.veins.highest as i64 + p.veins.reach as i64 {
         return;
     }
-    if hi[1] < p.vein_lowest as i64 - p.vein_reach as i64 {
+    if hi[1] < p.veins.lowest as i64 - p.veins.reach as i64 {
         return;
     }
-    let unit = p.vein_spacing as i64;
-    let reach = p.vein_reach as i64;
+    let unit = p.veins.spacing as i64;
+    let reach = p.veins.reach as i64;
     let cubes = |a: usize| (lo[a] - reach).div_euclid(unit)..=(hi[a] + reach).div_euclid(unit);
     // Neighbouring cubes share a cell: hash each cell once.
     let mut cached: ([i64; 3], u64) = ([i64::MIN; 3], 0);
@@ -207,7 +207,7 @@ fn visit_touching(p: &WorldParams, lo: [i64; 3], hi: [i64; 3], mut f: impl FnMut
                 let g = [gx, gy, gz];
                 let cell = g.map(|v| v.div_euclid(CELL_CUBES));
                 if cached.0 != cell {
-                    cached = (cell, cell_hash(p.vein_seed(), cell));
+                    cached = (cell, cell_hash(p.veins.seed(), cell));
                 }
                 let Some(v) = candidate_in(p, g, cached.1) else { continue };
                 let (vl, vh) = v.bounds();
@@ -230,22 +230,21 @@ pub fn may_alter(p: &WorldParams, pos: ChunkPos, block: u32) -> bool {
     let (lo, hi) = chunk_box(pos);
     let mut alters = false;
     visit_touching(p, lo, hi, |v| {
-        alters = p.vein_kinds[v.kind as usize].replace_mask >> block & 1 == 1;
+        alters = p.veins.kinds[v.kind as usize].replace_mask >> block & 1 == 1;
         !alters
     });
     alters
 }
 
-/// Turns the blocks of chunk `pos` (its column's heightmap `hm`; terrain
-/// only, before caves and decorations) that veins cover into their ore,
-/// keeping `counts` right.
-pub fn apply(p: &WorldParams, pos: ChunkPos, hm: &Heightmap, bytes: &mut [u8], counts: &mut [u32; MAX_BLOCK_TYPES]) {
-    let (lo, hi) = chunk_box(pos);
+/// The vein pass: turns the blocks of the canvas that veins cover (terrain
+/// only, before caves and decorations) into their ore.
+pub fn apply(c: &mut Canvas) {
+    let (lo, hi) = chunk_box(c.pos);
     // Veins take only blocks below the surface, or on it under water.
-    if lo[1] > hm.max_height as i64 {
+    if !c.params.has_veins() || lo[1] > c.heightmap.max_height as i64 {
         return;
     }
-    apply_veins(p, lo, &hm.heights, &touching(p, lo, hi), bytes, counts);
+    apply_veins(c.params, lo, &c.heightmap.heights, &touching(c.params, lo, hi), c.blocks, c.counts);
 }
 
 /// [`apply`] for a given list of veins, in any order, over the chunk whose
@@ -266,7 +265,7 @@ pub fn apply_veins(
     let mut claim = [NONE; CHUNK_VOLUME];
     let mut claimed: Vec<u32> = Vec::with_capacity(1024);
     for v in veins {
-        let kind = &p.vein_kinds[v.kind as usize];
+        let kind = &p.veins.kinds[v.kind as usize];
         // Blob by blob: a chain's bounding box is mostly empty. A block two
         // blobs share is visited twice, and the claim turns the second away.
         for j in 0..v.blobs as i64 {
@@ -276,7 +275,7 @@ pub fn apply_veins(
                 for x in bl[0].max(lo[0])..=bh[0].min(hi[0]) {
                     let column = ((z - lo[2]) * CHUNK_SIZE_I64 + (x - lo[0])) as usize;
                     let surface = heights[column] as i64;
-                    let top = if surface < p.water_level as i64 { surface } else { surface - 1 };
+                    let top = if surface < p.surface.water_level as i64 { surface } else { surface - 1 };
                     for y in bl[1].max(lo[1])..=bh[1].min(hi[1]).min(top) {
                         let i = column * CHUNK_SIZE + (y - lo[1]) as usize;
                         let replaceable = kind.replace_mask >> bytes[i] & 1 == 1;
@@ -293,7 +292,7 @@ pub fn apply_veins(
     }
     for i in claimed {
         let i = i as usize;
-        let (old, new) = (bytes[i] as usize, p.vein_kinds[claim[i] as usize].block as u8);
+        let (old, new) = (bytes[i] as usize, p.veins.kinds[claim[i] as usize].block as u8);
         counts[old] -= 1;
         counts[new as usize] += 1;
         bytes[i] = new;
@@ -315,8 +314,8 @@ mod tests {
 
     fn stone(p: &WorldParams) -> (Vec<u8>, [u32; MAX_BLOCK_TYPES]) {
         let mut counts = [0; MAX_BLOCK_TYPES];
-        counts[p.deep_block as usize] = CHUNK_VOLUME as u32;
-        (vec![p.deep_block as u8; CHUNK_VOLUME], counts)
+        counts[p.surface.deep_block as usize] = CHUNK_VOLUME as u32;
+        (vec![p.surface.deep_block as u8; CHUNK_VOLUME], counts)
     }
 
     fn shuffled(veins: &[Vein], seed: u64) -> Vec<Vein> {
@@ -346,7 +345,7 @@ mod tests {
 
     /// Each vein painted over the last in `order`, ignoring the kinds' order.
     fn paint(p: &WorldParams, lo: [i64; 3], order: &[Vein]) -> Vec<u8> {
-        let mut bytes = vec![p.deep_block as u8; CHUNK_VOLUME];
+        let mut bytes = vec![p.surface.deep_block as u8; CHUNK_VOLUME];
         let hi = lo.map(|c| c + CHUNK_SIZE_I64 - 1);
         for v in order {
             let (vl, vh) = v.bounds();
@@ -355,7 +354,7 @@ mod tests {
                     for x in vl[0].max(lo[0])..=vh[0].min(hi[0]) {
                         if v.covers([x, y, z]) {
                             let i = (((z - lo[2]) * CHUNK_SIZE_I64 + x - lo[0]) * CHUNK_SIZE_I64 + y - lo[1]) as usize;
-                            bytes[i] = p.vein_kinds[v.kind as usize].block as u8;
+                            bytes[i] = p.veins.kinds[v.kind as usize].block as u8;
                         }
                     }
                 }
@@ -413,14 +412,14 @@ mod tests {
         let heights: Box<[i32; CHUNK_AREA]> = Box::new(std::array::from_fn(|c| (lo[1] + 8 + (c % 17) as i64) as i32));
         for under_water in [true, false] {
             let mut p = base.clone();
-            p.water_level = if under_water { lo[1] as i32 + 100 } else { lo[1] as i32 - 100 };
+            p.surface.water_level = if under_water { lo[1] as i32 + 100 } else { lo[1] as i32 - 100 };
             let (mut bytes, mut counts) = stone(&p);
             apply_veins(&p, lo, &heights, &veins, &mut bytes, &mut counts);
             let (mut below, mut surface) = (0, 0);
             for (c, &h) in heights.iter().enumerate() {
                 for ly in 0..CHUNK_SIZE {
                     let y = lo[1] + ly as i64;
-                    let changed = bytes[c * CHUNK_SIZE + ly] != p.deep_block as u8;
+                    let changed = bytes[c * CHUNK_SIZE + ly] != p.surface.deep_block as u8;
                     let may = y < h as i64 || (y == h as i64 && under_water);
                     assert!(may || !changed, "column {c}, height {y}, under water: {under_water}");
                     below += (changed && y < h as i64) as u32;
@@ -460,7 +459,7 @@ mod tests {
                 }
             }
             assert!(inside >= 1, "{v:?} covers nothing");
-            let reach = p.vein_reach as i64;
+            let reach = p.veins.reach as i64;
             assert!((0..3).all(|a| v.origin[a] - lo[a] <= reach && hi[a] - v.origin[a] <= reach), "{v:?}");
         }
     }
