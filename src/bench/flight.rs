@@ -644,6 +644,15 @@ impl fmt::Display for FlightReport {
         if !r.near_chunk_ready_ms.median.is_nan() {
             writeln!(f, "{pad:<28} the same within {NEAR_CHUNKS} chunks: {}", stages(&r.near_ready_stages_ms))?;
         }
+        self.write_costs(f)?;
+        self.write_far_and_memory(f)
+    }
+}
+
+impl FlightReport {
+    /// The CPU part of the frame, the drawing and the holes in the view.
+    fn write_costs(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        let (r, pad, cpu) = (self, "", &self.cpu_part.cpu_ms);
         writeln!(
             f,
             "{pad:<28} CPU part of the frame (update, upload, culling, encoding; no GPU wait): median {:.2} / p99 {:.2} / max {:.2} ms",
@@ -677,6 +686,12 @@ impl fmt::Display for FlightReport {
             "{pad:<28} holes in the view (chunks not drawn yet): {:.0} at the median frame, {} at most; nearest {nearest}; within {} chunks after {} of {} frames (at most {})",
             h.range_median, h.range_most, h.near_view_distance, h.frames_with_near_holes, r.frames, h.near_most
         )?;
+        Ok(())
+    }
+
+    /// Far terrain and memory.
+    fn write_far_and_memory(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        let (r, pad) = (self, "");
         if let Some(far) = &r.far {
             writeln!(
                 f,

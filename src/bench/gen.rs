@@ -227,42 +227,8 @@ pub fn run(
             })
             .collect::<Result<Vec<_>, _>>()?,
     );
-
     // Tables 5.2/5.3: whole worlds, cold.
-    let mut rows = Vec::new();
-    for &n in &opts.sizes {
-        let positions = world_positions(n);
-        let mut times = Vec::new();
-        let mut kernel = Vec::new();
-        let mut host = Vec::new();
-        let mut host_cpu = Vec::new();
-        let mut decode = Vec::new();
-        let mut back = None;
-        for _ in 0..repeat {
-            world.clear_cache();
-            let t = Instant::now();
-            backend.generate(&positions)?;
-            times.push(t.elapsed().as_secs_f64() * 1e3);
-            if let Some(tm) = backend.last_timings() {
-                kernel.push(tm.kernel_ms);
-                host.push(tm.host_ms);
-                host_cpu.extend(tm.host_cpu_ms);
-                decode.push(tm.decode_ms);
-                // The same world sends the same bytes every time.
-                back = Some((tm.bytes_back, tm.filled));
-            }
-        }
-        rows.push(WorldRow {
-            chunks: n,
-            ms: median(times),
-            kernel_ms: (!kernel.is_empty()).then(|| median(kernel)),
-            host_ms: (!host.is_empty()).then(|| median(host)),
-            host_cpu_ms: (!host_cpu.is_empty()).then(|| median(host_cpu)),
-            decode_ms: (!decode.is_empty()).then(|| median(decode)),
-            bytes_back: back.map(|b| b.0),
-            filled: back.map(|b| b.1),
-        });
-    }
+    let rows = opts.sizes.iter().map(|&n| world_row(&*backend, &world, n, repeat)).collect::<Result<Vec<_>, _>>()?;
     let largest = rows.iter().max_by_key(|r| r.chunks);
     let per_chunk = |ms: Option<f64>, n: usize| ms.map(|h| h * 1e3 / n.max(1) as f64);
     let host_us_per_chunk = largest.and_then(|r| per_chunk(r.host_cpu_ms.or(r.host_ms), r.chunks));
@@ -304,6 +270,42 @@ pub fn run(
         decode_us_per_chunk,
         transfer_bytes_per_chunk,
         transfer_bytes_per_filled_chunk,
+    })
+}
+
+/// One row of Tables 5.2/5.3: a world of `n` chunks, cold, `repeat` times.
+fn world_row(backend: &dyn ChunkBackend, world: &WorldGen, n: usize, repeat: usize) -> Result<WorldRow, BackendError> {
+    let positions = world_positions(n);
+    let mut times = Vec::new();
+    let mut kernel = Vec::new();
+    let mut host = Vec::new();
+    let mut host_cpu = Vec::new();
+    let mut decode = Vec::new();
+    let mut back = None;
+    for _ in 0..repeat {
+        world.clear_cache();
+        let t = Instant::now();
+        backend.generate(&positions)?;
+        times.push(t.elapsed().as_secs_f64() * 1e3);
+        if let Some(tm) = backend.last_timings() {
+            kernel.push(tm.kernel_ms);
+            host.push(tm.host_ms);
+            host_cpu.extend(tm.host_cpu_ms);
+            decode.push(tm.decode_ms);
+            // The same world sends the same bytes every time.
+            back = Some((tm.bytes_back, tm.filled));
+        }
+    }
+    let some_median = |v: Vec<f64>| (!v.is_empty()).then(|| median(v));
+    Ok(WorldRow {
+        chunks: n,
+        ms: median(times),
+        kernel_ms: some_median(kernel),
+        host_ms: some_median(host),
+        host_cpu_ms: some_median(host_cpu),
+        decode_ms: some_median(decode),
+        bytes_back: back.map(|b| b.0),
+        filled: back.map(|b| b.1),
     })
 }
 

@@ -10,6 +10,18 @@ pub fn table(reports: &[GenReport]) -> String {
     let Some(first) = reports.first() else {
         return s;
     };
+    let sections: [Section; 8] = [header, perlin, far_terrain, stages, whole_world, light, placement, caves];
+    for section in sections {
+        section(&mut s, first, reports);
+    }
+    s
+}
+
+/// One part of the table: the first report holds the CPU-only figures.
+type Section = fn(&mut String, &GenReport, &[GenReport]);
+
+/// The run and the engines.
+fn header(s: &mut String, first: &GenReport, reports: &[GenReport]) {
     let _ = writeln!(
         s,
         "blockworld bench gen — seed {}, preset {}, median of {} runs",
@@ -18,6 +30,10 @@ pub fn table(reports: &[GenReport]) -> String {
     for r in reports {
         let _ = writeln!(s, "  {:<14} {}", r.backend, r.device);
     }
+}
+
+/// Perlin 3D against the other libraries.
+fn perlin(s: &mut String, first: &GenReport, _reports: &[GenReport]) {
     let p = &first.perlin;
     let _ = writeln!(
         s,
@@ -32,6 +48,10 @@ pub fn table(reports: &[GenReport]) -> String {
         p.noise_crate,
         p.noise_crate_line
     );
+}
+
+/// Far tiles and far cells.
+fn far_terrain(s: &mut String, first: &GenReport, reports: &[GenReport]) {
     let f = &first.far_tiles;
     let _ = writeln!(
         s,
@@ -57,6 +77,10 @@ pub fn table(reports: &[GenReport]) -> String {
             r.device
         );
     }
+}
+
+/// Table 5.1 and the stages.
+fn stages(s: &mut String, _first: &GenReport, reports: &[GenReport]) {
     let _ = writeln!(s, "\nTable 5.1 and stages (ms)");
     let _ = writeln!(s, "  {:<14} {:>14} {:>14} {:>14}", "backend", "one chunk", "heightmap/col", "fill/chunk");
     for r in reports {
@@ -66,6 +90,10 @@ pub fn table(reports: &[GenReport]) -> String {
             r.backend, r.ms_single_chunk, r.ms_per_column_heightmap, r.ms_per_chunk_fill
         );
     }
+}
+
+/// Tables 5.2/5.3, with speed-ups over the first engine.
+fn whole_world(s: &mut String, first: &GenReport, reports: &[GenReport]) {
     let _ = writeln!(s, "\nTables 5.2/5.3: whole world, cold heightmap cache (ms)");
     let _ = write!(s, "  {:>8}", "chunks");
     for r in reports {
@@ -92,6 +120,10 @@ pub fn table(reports: &[GenReport]) -> String {
     if reports.len() > 1 {
         let _ = writeln!(s, "  (speedup = {} time / that backend's time)", first.backend);
     }
+}
+
+/// Lighting one chunk.
+fn light(s: &mut String, first: &GenReport, _reports: &[GenReport]) {
     let l = &first.ms_per_chunk_light;
     let _ = writeln!(
         s,
@@ -103,6 +135,10 @@ pub fn table(reports: &[GenReport]) -> String {
             _ => "no cave chunk found".to_string(),
         }
     );
+}
+
+/// Decorations and veins.
+fn placement(s: &mut String, first: &GenReport, _reports: &[GenReport]) {
     if let (Some(d), Some(v)) = (&first.decorate, &first.veins) {
         let _ = writeln!(
             s,
@@ -118,6 +154,10 @@ pub fn table(reports: &[GenReport]) -> String {
             v.placement_over_decoration_per_column
         );
     }
+}
+
+/// The density stage and the Brno table.
+fn caves(s: &mut String, first: &GenReport, _reports: &[GenReport]) {
     if let Some(d) = &first.density {
         let _ = writeln!(
             s,
@@ -139,7 +179,6 @@ pub fn table(reports: &[GenReport]) -> String {
             );
         }
     }
-    s
 }
 
 fn short(b: &str) -> &str {

@@ -244,17 +244,27 @@ struct DrawRun {
 
 const INDIRECT_BYTES: usize = std::mem::size_of::<wgpu::util::DrawIndexedIndirectArgs>();
 
-pub struct WorldRenderer {
+/// The sky's pipeline and one per terrain pass.
+struct Pipelines {
     sky: wgpu::RenderPipeline,
     opaque: wgpu::RenderPipeline,
     cutout: wgpu::RenderPipeline,
     water: wgpu::RenderPipeline,
+}
+
+/// The block tiles as a texture array, and how they are sampled.
+struct BlockTiles {
+    view: wgpu::TextureView,
+    sampler: wgpu::Sampler,
+}
+
+pub struct WorldRenderer {
+    pipelines: Pipelines,
     layout: wgpu::BindGroupLayout,
     globals: wgpu::Buffer,
     origins: wgpu::Buffer,
     origins_capacity: usize,
-    atlas_view: wgpu::TextureView,
-    sampler: wgpu::Sampler,
+    tiles: BlockTiles,
     bind_group: wgpu::BindGroup,
     /// Group 1: one mesh page as a storage buffer.
     page_layout: wgpu::BindGroupLayout,
@@ -292,7 +302,64 @@ impl WorldRenderer {
                 [SKY_COMMON, include_str!("../../assets/shaders/sky.wgsl")].concat().into(),
             ),
         });
-        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        let layout = Self::terrain_layout(device);
+        let page_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("mesh-page"),
+            entries: &[vertex_storage(0)],
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("terrain"),
+            bind_group_layouts: &[Some(&layout), Some(&page_layout)],
+            immediate_size: 0,
+        });
+        // The sky reads no mesh page.
+        let sky_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("sky"),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        let sky = sky_pipeline::create(device, &sky_layout, &sky_shader, format);
+        let [opaque, cutout, water] =
+            TerrainPass::ALL.map(|pass| terrain_passes::create(device, &pipeline_layout, &shader, format, pass));
+
+        let tiles = Self::block_tiles(gpu)?;
+        let globals = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("globals"),
+            size: std::mem::size_of::<Globals>() as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let origins_capacity = 1024;
+        let origins = Self::origins_buffer(device, origins_capacity);
+        let bind_group = Self::bind_group(device, &layout, &globals, &origins, &tiles);
+        let far = FarRenderer::new(device, format, &globals, &page_layout, SKY_COMMON);
+        Ok(WorldRenderer {
+            pipelines: Pipelines { sky, opaque, cutout, water },
+            layout,
+            globals,
+            origins,
+            origins_capacity,
+            tiles,
+            bind_group,
+            page_layout,
+            indices: Self::index_buffer(device, 4096),
+            index_quads: 4096,
+            meshes: FxHashMap::default(),
+            arena: MeshArena::default(),
+            emissive: emissive_layers(),
+            depth: None,
+            culler: Culler::default(),
+            indirect: None,
+            multi_draw: gpu.multi_draw(),
+            far,
+            format,
+            gpu_bytes: 0,
+        })
+    }
+
+    /// Group 0: the globals, the chunk origins, the tiles and their sampler.
+    fn terrain_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
+        device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("terrain"),
             entries: &[
                 wgpu::BindGroupLayoutEntry {
@@ -323,26 +390,12 @@ impl WorldRenderer {
                     count: None,
                 },
             ],
-        });
-        let page_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("mesh-page"),
-            entries: &[vertex_storage(0)],
-        });
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("terrain"),
-            bind_group_layouts: &[Some(&layout), Some(&page_layout)],
-            immediate_size: 0,
-        });
-        // The sky reads no mesh page.
-        let sky_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("sky"),
-            bind_group_layouts: &[Some(&layout)],
-            immediate_size: 0,
-        });
-        let sky = sky_pipeline::create(device, &sky_layout, &sky_shader, format);
-        let [opaque, cutout, water] =
-            TerrainPass::ALL.map(|pass| terrain_passes::create(device, &pipeline_layout, &shader, format, pass));
+        })
+    }
 
+    /// The atlas's tiles uploaded as one texture layer each.
+    fn block_tiles(gpu: &Gpu) -> Result<BlockTiles, RenderError> {
+        let device = &gpu.device;
         let tiles = atlas::decode_png(atlas::ATLAS_PNG)?;
         let texture = device.create_texture(&wgpu::TextureDescriptor {
             label: Some("block-tiles"),
@@ -371,7 +424,7 @@ impl WorldRenderer {
                 wgpu::Extent3d { width: TILE as u32, height: TILE as u32, depth_or_array_layers: 1 },
             );
         }
-        let atlas_view = texture.create_view(&wgpu::TextureViewDescriptor {
+        let view = texture.create_view(&wgpu::TextureViewDescriptor {
             dimension: Some(wgpu::TextureViewDimension::D2Array),
             ..Default::default()
         });
@@ -384,42 +437,7 @@ impl WorldRenderer {
             min_filter: wgpu::FilterMode::Nearest,
             ..Default::default()
         });
-        let globals = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("globals"),
-            size: std::mem::size_of::<Globals>() as u64,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let origins_capacity = 1024;
-        let origins = Self::origins_buffer(device, origins_capacity);
-        let bind_group = Self::bind_group(device, &layout, &globals, &origins, &atlas_view, &sampler);
-        let far = FarRenderer::new(device, format, &globals, &page_layout, SKY_COMMON);
-        Ok(WorldRenderer {
-            sky,
-            opaque,
-            cutout,
-            water,
-            layout,
-            globals,
-            origins,
-            origins_capacity,
-            atlas_view,
-            sampler,
-            bind_group,
-            page_layout,
-            indices: Self::index_buffer(device, 4096),
-            index_quads: 4096,
-            meshes: FxHashMap::default(),
-            arena: MeshArena::default(),
-            emissive: emissive_layers(),
-            depth: None,
-            culler: Culler::default(),
-            indirect: None,
-            multi_draw: gpu.multi_draw(),
-            far,
-            format,
-            gpu_bytes: 0,
-        })
+        Ok(BlockTiles { view, sampler })
     }
 
     fn origins_buffer(device: &wgpu::Device, capacity: usize) -> wgpu::Buffer {
@@ -444,8 +462,7 @@ impl WorldRenderer {
         layout: &wgpu::BindGroupLayout,
         globals: &wgpu::Buffer,
         origins: &wgpu::Buffer,
-        atlas: &wgpu::TextureView,
-        sampler: &wgpu::Sampler,
+        tiles: &BlockTiles,
     ) -> wgpu::BindGroup {
         device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("terrain"),
@@ -453,8 +470,8 @@ impl WorldRenderer {
             entries: &[
                 wgpu::BindGroupEntry { binding: 0, resource: globals.as_entire_binding() },
                 wgpu::BindGroupEntry { binding: 1, resource: origins.as_entire_binding() },
-                wgpu::BindGroupEntry { binding: 2, resource: wgpu::BindingResource::TextureView(atlas) },
-                wgpu::BindGroupEntry { binding: 3, resource: wgpu::BindingResource::Sampler(sampler) },
+                wgpu::BindGroupEntry { binding: 2, resource: wgpu::BindingResource::TextureView(&tiles.view) },
+                wgpu::BindGroupEntry { binding: 3, resource: wgpu::BindingResource::Sampler(&tiles.sampler) },
             ],
         })
     }
@@ -603,14 +620,7 @@ impl WorldRenderer {
         if count > self.origins_capacity {
             self.origins_capacity = count.next_power_of_two();
             self.origins = Self::origins_buffer(&gpu.device, self.origins_capacity);
-            self.bind_group = Self::bind_group(
-                &gpu.device,
-                &self.layout,
-                &self.globals,
-                &self.origins,
-                &self.atlas_view,
-                &self.sampler,
-            );
+            self.bind_group = Self::bind_group(&gpu.device, &self.layout, &self.globals, &self.origins, &self.tiles);
         }
     }
 
@@ -726,7 +736,22 @@ impl WorldRenderer {
         if self.multi_draw {
             self.write_indirect(gpu, far_runs.iter().chain(&runs));
         }
-        let Some((depth_view, _)) = &self.depth else { return stats };
+        stats.draw_calls += self.record_passes(encoder, target, (&far_runs, &far_holes), &runs);
+        stats.encode_us = encode_start.elapsed().as_secs_f64() * 1e6;
+        stats
+    }
+
+    /// Records the frame's two passes, the sky and far terrain, then the
+    /// chunks over them; returns the draw calls.
+    fn record_passes(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        target: &wgpu::TextureView,
+        (far_runs, far_holes): (&[DrawRun], &[bool]),
+        runs: &[DrawRun],
+    ) -> usize {
+        let Some((depth_view, _)) = &self.depth else { return 0 };
+        let mut draw_calls = 0;
         let colour = |load| wgpu::RenderPassColorAttachment {
             view: target,
             depth_slice: None,
@@ -750,16 +775,16 @@ impl WorldRenderer {
             multiview_mask: None,
         });
         pass.set_bind_group(0, &self.bind_group, &[]);
-        pass.set_pipeline(&self.sky);
+        pass.set_pipeline(&self.pipelines.sky);
         pass.draw(0..3, 0..1);
-        stats.draw_calls += 1;
+        draw_calls += 1;
         pass.set_index_buffer(self.indices.slice(..), wgpu::IndexFormat::Uint32);
         let mut offset = 0u64;
         if !far_runs.is_empty() {
             pass.set_bind_group(0, self.far.group(), &[]);
-            for (run, &hole) in far_runs.iter().zip(&far_holes) {
+            for (run, &hole) in far_runs.iter().zip(far_holes) {
                 pass.set_pipeline(self.far.pipeline(hole));
-                stats.draw_calls += self.record_run(&mut pass, self.far.page_group(run.page), &run.draws, &mut offset);
+                draw_calls += self.record_run(&mut pass, self.far.page_group(run.page), &run.draws, &mut offset);
             }
         }
         drop(pass);
@@ -774,20 +799,19 @@ impl WorldRenderer {
         pass.set_bind_group(0, &self.bind_group, &[]);
         pass.set_index_buffer(self.indices.slice(..), wgpu::IndexFormat::Uint32);
         let mut current = None;
-        for run in &runs {
+        for run in runs {
             if current != Some(run.pass) {
                 pass.set_pipeline(match run.pass {
-                    TerrainPass::Opaque => &self.opaque,
-                    TerrainPass::Cutout => &self.cutout,
-                    TerrainPass::Water => &self.water,
+                    TerrainPass::Opaque => &self.pipelines.opaque,
+                    TerrainPass::Cutout => &self.pipelines.cutout,
+                    TerrainPass::Water => &self.pipelines.water,
                 });
                 current = Some(run.pass);
             }
-            stats.draw_calls += self.record_run(&mut pass, self.arena.page_group(run.page), &run.draws, &mut offset);
+            draw_calls += self.record_run(&mut pass, self.arena.page_group(run.page), &run.draws, &mut offset);
         }
         drop(pass);
-        stats.encode_us = encode_start.elapsed().as_secs_f64() * 1e6;
-        stats
+        draw_calls
     }
 
     /// Records one run's draws from the page bound by `page` (skipped when
