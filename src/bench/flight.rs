@@ -154,6 +154,19 @@ pub struct Memory {
     pub samples: Vec<MemorySample>,
 }
 
+/// From a chunk coming into range to its mesh on the GPU.
+#[derive(Clone, Debug, Serialize)]
+pub struct ReadyLatency {
+    pub chunk_ready_ms: Spread,
+    /// The same for chunks within [`NEAR_CHUNKS`] of the eye's chunk when
+    /// their mesh came up: the part of the view a player notices first.
+    pub near_chunk_ready_ms: Spread,
+    /// Where that latency went, stage by stage ([`ReadyStages`]): the
+    /// whole range's chunks, then the near view's.
+    pub ready_stages_ms: Vec<(&'static str, Spread)>,
+    pub near_ready_stages_ms: Vec<(&'static str, Spread)>,
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct FlightReport {
     /// The configuration, as the UFMG paper's table names its rows.
@@ -170,15 +183,8 @@ pub struct FlightReport {
     pub drawing: Drawing,
     pub first_view: FirstView,
     pub holes: Holes,
-    /// From a chunk coming into range to its mesh on the GPU.
-    pub chunk_ready_ms: Spread,
-    /// The same for chunks within [`NEAR_CHUNKS`] of the eye's chunk when
-    /// their mesh came up: the part of the view a player notices first.
-    pub near_chunk_ready_ms: Spread,
-    /// Where that latency went, stage by stage ([`ReadyStages`]): the
-    /// whole range's chunks, then the near view's.
-    pub ready_stages_ms: Vec<(&'static str, Spread)>,
-    pub near_ready_stages_ms: Vec<(&'static str, Spread)>,
+    #[serde(flatten)]
+    pub latency: ReadyLatency,
     pub chunks_generated: u64,
     pub distance_flown_blocks: f64,
     pub memory: Memory,
@@ -576,10 +582,7 @@ impl Recorder {
                 range_most,
                 nearest_chunks: self.nearest_hole.is_finite().then_some(self.nearest_hole),
             },
-            chunk_ready_ms,
-            near_chunk_ready_ms,
-            ready_stages_ms,
-            near_ready_stages_ms,
+            latency: ReadyLatency { chunk_ready_ms, near_chunk_ready_ms, ready_stages_ms, near_ready_stages_ms },
             chunks_generated: streamer.generated_total() - self.generated_before,
             distance_flown_blocks: self.flown,
             memory: Memory {
@@ -624,9 +627,9 @@ impl fmt::Display for FlightReport {
             f,
             "{:<28} {} frames in {:.0} s on {}: frame ms min {:.1} / median {:.1} / p99 {:.1} / max {:.1}; first complete view {:.0} ms; chunk ready latency median {:.0} ms, p99 {:.0} ms; {} chunks generated, {:.0} blocks flown",
             r.backend, r.frames, r.seconds, r.adapter, fr.min, fr.median, fr.p99, fr.max, r.first_view.ms,
-            r.chunk_ready_ms.median, r.chunk_ready_ms.p99, r.chunks_generated, r.distance_flown_blocks
+            r.latency.chunk_ready_ms.median, r.latency.chunk_ready_ms.p99, r.chunks_generated, r.distance_flown_blocks
         )?;
-        let near = &r.near_chunk_ready_ms;
+        let near = &r.latency.near_chunk_ready_ms;
         let latency = if near.median.is_nan() {
             "no mesh came up there (each was ready before the eye came that close)".to_string()
         } else {
@@ -640,9 +643,9 @@ impl fmt::Display for FlightReport {
         let stages = |v: &[(&str, Spread)]| {
             v.iter().map(|(n, s)| format!("{n} {:.0} / {:.0}", s.median, s.p99)).collect::<Vec<_>>().join(", ")
         };
-        writeln!(f, "{pad:<28} ready latency by stage, median / p99 ms: {}", stages(&r.ready_stages_ms))?;
-        if !r.near_chunk_ready_ms.median.is_nan() {
-            writeln!(f, "{pad:<28} the same within {NEAR_CHUNKS} chunks: {}", stages(&r.near_ready_stages_ms))?;
+        writeln!(f, "{pad:<28} ready latency by stage, median / p99 ms: {}", stages(&r.latency.ready_stages_ms))?;
+        if !r.latency.near_chunk_ready_ms.median.is_nan() {
+            writeln!(f, "{pad:<28} the same within {NEAR_CHUNKS} chunks: {}", stages(&r.latency.near_ready_stages_ms))?;
         }
         self.write_costs(f)?;
         self.write_far_and_memory(f)

@@ -53,57 +53,20 @@ pub struct WorldRow {
     pub filled: Option<u64>,
 }
 
+/// What ran: the parts below are written as one flat JSON object.
 #[derive(Clone, Debug, Serialize)]
-pub struct GenReport {
+pub struct RunInfo {
     pub backend: String,
     pub device: String,
     pub threads: usize,
     pub seed: u64,
     pub preset: String,
     pub repeat: usize,
-    pub ms_per_column_heightmap: f64,
-    pub ms_per_chunk_fill: f64,
-    /// The decoration stage per surface chunk on one CPU thread (see
-    /// `decorate`), whatever the backend; absent for a bare preset.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub ms_per_chunk_decorate: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub decorate: Option<super::decorate::DecorateFigures>,
-    /// The vein stage, against the decorations on the same columns.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub veins: Option<super::decorate::VeinFigures>,
-    /// The Chile thesis's placement against dart throwing.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub placement: Option<super::decorate::PlacementFigures>,
-    /// The density (cave) stage per underground chunk on one CPU thread,
-    /// whatever the backend; absent without caves.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub ms_per_chunk_density: Option<f64>,
-    /// The Brno project's comparison on one CPU thread: lattice cells shared per
-    /// 8×8×8 group, and every block alone (see `density`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub ns_per_voxel_cooperative: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub ns_per_voxel_naive: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub density: Option<super::density::DensityFigures>,
-    /// Lighting one chunk among lit neighbours, one CPU thread, whatever the
-    /// backend: a surface chunk and a cave chunk (see `light`).
-    pub ms_per_chunk_light: super::light::LightFigures,
-    pub ms_single_chunk: f64,
-    pub world: Vec<WorldRow>,
-    pub perlin3d_ns_per_point: f64,
-    pub noise_crate_perlin3d_ns_per_point: f64,
-    /// Perlin 3D against the `noise` crate and fastnoise-lite, two point
-    /// sets (see `bench::perlin`).
-    pub perlin: super::perlin::PerlinFigures,
-    /// Far tiles generated and meshed on one CPU thread, whatever the backend.
-    pub far_tiles: super::horizon::FarTileFigures,
-    /// Far tiles' column stage on this backend.
-    pub far_cells: super::horizon::FarCellFigures,
-    /// Device errors seen during the run (0 on a clean run); after the first
-    /// the device's work moved to the CPU, so its figures are not the device's.
-    pub device_errors: u64,
+}
+
+/// The host's side of a device run, per chunk of the largest world.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct HostFigures {
     /// Host-side orchestration per chunk in the largest world: CPU time of
     /// the thread driving the device, so waits for kernels and copies (which
     /// block, not spin) and time the OS gives other threads are excluded
@@ -126,6 +89,64 @@ pub struct GenReport {
     /// The same per chunk that went through a fill.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub transfer_bytes_per_filled_chunk: Option<f64>,
+}
+
+/// The cave figures the tables quote, also kept in `density`.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct DensityHeadline {
+    /// The density (cave) stage per underground chunk on one CPU thread,
+    /// whatever the backend; absent without caves.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ms_per_chunk_density: Option<f64>,
+    /// The Brno project's comparison on one CPU thread: lattice cells shared per
+    /// 8×8×8 group, and every block alone (see `density`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ns_per_voxel_cooperative: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ns_per_voxel_naive: Option<f64>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct GenReport {
+    #[serde(flatten)]
+    pub run: RunInfo,
+    pub ms_per_column_heightmap: f64,
+    pub ms_per_chunk_fill: f64,
+    /// The decoration stage per surface chunk on one CPU thread (see
+    /// `decorate`), whatever the backend; absent for a bare preset.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ms_per_chunk_decorate: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decorate: Option<super::decorate::DecorateFigures>,
+    /// The vein stage, against the decorations on the same columns.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub veins: Option<super::decorate::VeinFigures>,
+    /// The Chile thesis's placement against dart throwing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub placement: Option<super::decorate::PlacementFigures>,
+    #[serde(flatten)]
+    pub density_headline: DensityHeadline,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub density: Option<super::density::DensityFigures>,
+    /// Lighting one chunk among lit neighbours, one CPU thread, whatever the
+    /// backend: a surface chunk and a cave chunk (see `light`).
+    pub ms_per_chunk_light: super::light::LightFigures,
+    pub ms_single_chunk: f64,
+    pub world: Vec<WorldRow>,
+    pub perlin3d_ns_per_point: f64,
+    pub noise_crate_perlin3d_ns_per_point: f64,
+    /// Perlin 3D against the `noise` crate and fastnoise-lite, two point
+    /// sets (see `bench::perlin`).
+    pub perlin: super::perlin::PerlinFigures,
+    /// Far tiles generated and meshed on one CPU thread, whatever the backend.
+    pub far_tiles: super::horizon::FarTileFigures,
+    /// Far tiles' column stage on this backend.
+    pub far_cells: super::horizon::FarCellFigures,
+    /// Device errors seen during the run (0 on a clean run); after the first
+    /// the device's work moved to the CPU, so its figures are not the device's.
+    pub device_errors: u64,
+    #[serde(flatten)]
+    pub host: HostFigures,
 }
 
 /// The N chunks of the benchmark world (see the module docs).
@@ -240,21 +261,25 @@ pub fn run(
     let device_errors = fallback.as_ref().map(|f| f.failure().is_some() as u64).unwrap_or(0);
 
     Ok(GenReport {
-        backend: kind.label().to_string(),
-        device: backend.describe(),
-        threads: if kind == Engine::Cpu { rayon::current_num_threads() } else { 1 },
-        seed: opts.seed,
-        preset: opts.preset.clone(),
-        repeat,
+        run: RunInfo {
+            backend: kind.label().to_string(),
+            device: backend.describe(),
+            threads: if kind == Engine::Cpu { rayon::current_num_threads() } else { 1 },
+            seed: opts.seed,
+            preset: opts.preset.clone(),
+            repeat,
+        },
         ms_per_column_heightmap: hm_ms,
         ms_per_chunk_fill: fill_ms,
         ms_per_chunk_decorate: decorate.as_ref().map(|d| d.ms_per_chunk_decorate),
         decorate,
         veins,
         placement,
-        ms_per_chunk_density: density.as_ref().map(|d| d.ms_per_chunk_density),
-        ns_per_voxel_cooperative: density.as_ref().map(|d| d.ns_per_voxel_cooperative),
-        ns_per_voxel_naive: density.as_ref().map(|d| d.ns_per_voxel_naive),
+        density_headline: DensityHeadline {
+            ms_per_chunk_density: density.as_ref().map(|d| d.ms_per_chunk_density),
+            ns_per_voxel_cooperative: density.as_ref().map(|d| d.ns_per_voxel_cooperative),
+            ns_per_voxel_naive: density.as_ref().map(|d| d.ns_per_voxel_naive),
+        },
         density,
         ms_per_chunk_light: light,
         ms_single_chunk: single,
@@ -265,11 +290,13 @@ pub fn run(
         far_tiles,
         far_cells,
         device_errors,
-        host_us_per_chunk,
-        host_wall_us_per_chunk,
-        decode_us_per_chunk,
-        transfer_bytes_per_chunk,
-        transfer_bytes_per_filled_chunk,
+        host: HostFigures {
+            host_us_per_chunk,
+            host_wall_us_per_chunk,
+            decode_us_per_chunk,
+            transfer_bytes_per_chunk,
+            transfer_bytes_per_filled_chunk,
+        },
     })
 }
 

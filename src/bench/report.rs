@@ -25,10 +25,10 @@ fn header(s: &mut String, first: &GenReport, reports: &[GenReport]) {
     let _ = writeln!(
         s,
         "blockworld bench gen — seed {}, preset {}, median of {} runs",
-        first.seed, first.preset, first.repeat
+        first.run.seed, first.run.preset, first.run.repeat
     );
     for r in reports {
-        let _ = writeln!(s, "  {:<14} {}", r.backend, r.device);
+        let _ = writeln!(s, "  {:<14} {}", r.run.backend, r.run.device);
     }
 }
 
@@ -70,11 +70,11 @@ fn far_terrain(s: &mut String, first: &GenReport, reports: &[GenReport]) {
         let _ = writeln!(
             s,
             "  {:<14} {:.2} M cells/s ({} cells in {:.1} ms{per_thread}{kernel}) on {}",
-            r.backend,
+            r.run.backend,
             c.cells_per_second / 1e6,
             c.cells,
             c.ms,
-            r.device
+            r.run.device
         );
     }
 }
@@ -87,7 +87,7 @@ fn stages(s: &mut String, _first: &GenReport, reports: &[GenReport]) {
         let _ = writeln!(
             s,
             "  {:<14} {:>14.4} {:>14.4} {:>14.4}",
-            r.backend, r.ms_single_chunk, r.ms_per_column_heightmap, r.ms_per_chunk_fill
+            r.run.backend, r.ms_single_chunk, r.ms_per_column_heightmap, r.ms_per_chunk_fill
         );
     }
 }
@@ -97,11 +97,11 @@ fn whole_world(s: &mut String, first: &GenReport, reports: &[GenReport]) {
     let _ = writeln!(s, "\nTables 5.2/5.3: whole world, cold heightmap cache (ms)");
     let _ = write!(s, "  {:>8}", "chunks");
     for r in reports {
-        let _ = write!(s, " {:>14}", r.backend);
+        let _ = write!(s, " {:>14}", r.run.backend);
     }
     if reports.len() > 1 {
         for r in &reports[1..] {
-            let _ = write!(s, " {:>16}", format!("speedup {}", short(&r.backend)));
+            let _ = write!(s, " {:>16}", format!("speedup {}", short(&r.run.backend)));
         }
     }
     let _ = writeln!(s);
@@ -118,7 +118,7 @@ fn whole_world(s: &mut String, first: &GenReport, reports: &[GenReport]) {
         let _ = writeln!(s);
     }
     if reports.len() > 1 {
-        let _ = writeln!(s, "  (speedup = {} time / that backend's time)", first.backend);
+        let _ = writeln!(s, "  (speedup = {} time / that backend's time)", first.run.backend);
     }
 }
 
@@ -190,7 +190,7 @@ pub fn write_csv(path: &Path, reports: &[GenReport]) -> anyhow::Result<()> {
     for r in reports {
         for w in &r.world {
             let k = w.kernel_ms.map(|k| format!("{k:.4}")).unwrap_or_default();
-            let _ = writeln!(s, "{},{},{:.4},{}", r.backend, w.chunks, w.ms, k);
+            let _ = writeln!(s, "{},{},{:.4},{}", r.run.backend, w.chunks, w.ms, k);
         }
     }
     std::fs::write(path, s).with_context(|| format!("cannot write CSV to {}", path.display()))
@@ -219,7 +219,7 @@ pub fn write_plot(path: &Path, reports: &[GenReport]) -> anyhow::Result<()> {
         chart
             .draw_series(LineSeries::new(pts.clone(), c.stroke_width(2)))
             .map_err(|e| err(&e))?
-            .label(r.backend.clone())
+            .label(r.run.backend.clone())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
         chart.draw_series(pts.into_iter().map(|p| Circle::new(p, 3, c.filled()))).map_err(|e| err(&e))?;
     }

@@ -6,7 +6,7 @@ use super::engine::Switch;
 use super::far_view::{self, FarView};
 use super::frame_stats::FrameStats;
 use super::game_loop::{FixedStep, TICK};
-use super::hud::{self, DrawFigures, HudData, Icons};
+use super::hud::{self, DrawFigures, HudData, Icons, PanelValues, Pose};
 use super::input::{Action, InputState};
 use super::player::{LoadedChunks, Mode, Player};
 use super::saving::{SettingsFile, WorldSaving};
@@ -14,7 +14,7 @@ use super::screen::Screen;
 use super::screenshots::Screenshots;
 use super::settings::Settings;
 use super::spawn::spawn_point;
-use super::state_dump::{StateDump, StateLine};
+use super::state_dump::{AimLine, FrameLine, GenerationLine, StateDump, StateLine, UiLine};
 use super::streaming::{Budget, ChunkStreamer};
 use super::target::{raycast, Hit, REACH};
 use super::view;
@@ -551,10 +551,12 @@ impl Running {
         HudData {
             fps: 1000.0 / frame_ms.max(1e-3),
             frame_ms,
-            pos: self.player.pos.to_array(),
-            yaw: self.player.yaw,
-            pitch: self.player.pitch,
-            mode: self.player.mode,
+            pose: Pose {
+                pos: self.player.pos.to_array(),
+                yaw: self.player.yaw,
+                pitch: self.player.pitch,
+                mode: self.player.mode,
+            },
             counts: self.streamer.counts(),
             draw,
             backend: self.streamer.backend_label(),
@@ -569,11 +571,13 @@ impl Running {
             crosshair: self.screen.grabbed(),
             outline,
             hotbar: self.settings.hotbar.clone(),
-            fov_degrees: self.settings.fov_degrees,
-            mouse_sensitivity: self.settings.mouse_sensitivity,
-            fullscreen: self.settings.fullscreen,
-            culling: self.settings.culling,
-            time_of_day: self.clock.time(),
+            panel: PanelValues {
+                fov_degrees: self.settings.fov_degrees,
+                mouse_sensitivity: self.settings.mouse_sensitivity,
+                fullscreen: self.settings.fullscreen,
+                culling: self.settings.culling,
+                time_of_day: self.clock.time(),
+            },
         }
     }
 
@@ -607,31 +611,36 @@ impl Running {
         let aim = &self.aim;
         let line = StateLine {
             t: self.frames.started.elapsed().as_secs_f64(),
-            pos: data.pos,
-            yaw: data.yaw,
-            pitch: data.pitch,
-            mode: data.mode,
-            backend: &data.backend,
-            gpu_off: data.gpu_off.as_deref(),
-            balance: data.balance,
-            render_distance: data.render_distance,
-            loaded_chunks: data.counts.loaded,
-            meshes: data.draw.stats.in_range,
-            complete: data.counts.complete,
-            wanted: data.counts.wanted,
-            fps: data.fps,
-            frame_ms_max: self.frames.max_ms(),
-            switch_ms: self.streamer.longest_switch_call().as_secs_f64() * 1e3,
-            grabbed: self.screen.grabbed(),
-            target: aim.hit.map(|h| [h.block.x, h.block.y, h.block.z]),
-            slot: self.settings.hotbar.selected,
-            last_break: aim.last_break.map(|p| [p.x, p.y, p.z]),
-            last_place: aim.last_place.map(|(p, b)| ([p.x, p.y, p.z], b.name())),
-            world: self.saving.dir().map(|d| d.display().to_string()),
-            overlay: self.panels.debug,
-            screenshot: self.panels.last_screenshot.as_ref().map(|p| p.display().to_string()),
-            menu: (!change.menu_widgets.is_empty())
-                .then(|| change.menu_widgets.iter().map(|(n, c)| (n.as_str(), *c)).collect()),
+            player: data.pose,
+            generation: GenerationLine {
+                backend: &data.backend,
+                gpu_off: data.gpu_off.as_deref(),
+                balance: data.balance,
+                render_distance: data.render_distance,
+                loaded_chunks: data.counts.loaded,
+                meshes: data.draw.stats.in_range,
+                complete: data.counts.complete,
+                wanted: data.counts.wanted,
+            },
+            frames: FrameLine {
+                fps: data.fps,
+                frame_ms_max: self.frames.max_ms(),
+                switch_ms: self.streamer.longest_switch_call().as_secs_f64() * 1e3,
+            },
+            aim: AimLine {
+                grabbed: self.screen.grabbed(),
+                target: aim.hit.map(|h| [h.block.x, h.block.y, h.block.z]),
+                slot: self.settings.hotbar.selected,
+                last_break: aim.last_break.map(|p| [p.x, p.y, p.z]),
+                last_place: aim.last_place.map(|(p, b)| ([p.x, p.y, p.z], b.name())),
+            },
+            ui: UiLine {
+                world: self.saving.dir().map(|d| d.display().to_string()),
+                overlay: self.panels.debug,
+                screenshot: self.panels.last_screenshot.as_ref().map(|p| p.display().to_string()),
+                menu: (!change.menu_widgets.is_empty())
+                    .then(|| change.menu_widgets.iter().map(|(n, c)| (n.as_str(), *c)).collect()),
+            },
         };
         if let Err(e) = dump.maybe_write(&line) {
             eprintln!("blockworld: state dump failed: {e}");

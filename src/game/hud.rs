@@ -14,13 +14,30 @@ use crate::render::world_renderer::DrawStats;
 use crate::world::block::{BlockId, Shape};
 use std::path::Path;
 
-pub struct HudData {
-    pub fps: f64,
-    pub frame_ms: f64,
+/// Where the player is and faces, and how they move.
+#[derive(Clone, Copy, Debug, serde::Serialize)]
+pub struct Pose {
     pub pos: [f64; 3],
     pub yaw: f64,
     pub pitch: f64,
     pub mode: Mode,
+}
+
+/// The settings panel's values as the frame starts.
+#[derive(Clone, Copy, Debug)]
+pub struct PanelValues {
+    pub fov_degrees: f64,
+    pub mouse_sensitivity: f64,
+    pub fullscreen: bool,
+    pub culling: bool,
+    /// 0..1, 0.5 is noon.
+    pub time_of_day: f64,
+}
+
+pub struct HudData {
+    pub fps: f64,
+    pub frame_ms: f64,
+    pub pose: Pose,
     pub counts: StreamCounts,
     /// What the last frame drew.
     pub draw: DrawFigures,
@@ -43,12 +60,7 @@ pub struct HudData {
     /// The targeted block's edges on screen, in points.
     pub outline: Vec<[egui::Pos2; 2]>,
     pub hotbar: Hotbar,
-    pub fov_degrees: f64,
-    pub mouse_sensitivity: f64,
-    pub fullscreen: bool,
-    pub culling: bool,
-    /// 0..1, 0.5 is noon.
-    pub time_of_day: f64,
+    pub panel: PanelValues,
 }
 
 /// Block icons for the hotbar: each block's side tile as an egui texture.
@@ -220,27 +232,27 @@ fn settings_panel(ctx: &egui::Context, d: &HudData, change: &mut SettingsChange)
             if ui.add(slider).changed() {
                 change.horizon = Some(h);
             }
-            let mut fov = d.fov_degrees;
+            let mut fov = d.panel.fov_degrees;
             if ui.add(egui::Slider::new(&mut fov, FOV_RANGE).text("field of view (°)")).changed() {
                 change.fov_degrees = Some(fov);
             }
-            let mut k = d.mouse_sensitivity;
+            let mut k = d.panel.mouse_sensitivity;
             if ui
                 .add(egui::Slider::new(&mut k, SENSITIVITY_RANGE).logarithmic(true).text("mouse sensitivity (°/px)"))
                 .changed()
             {
                 change.mouse_sensitivity = Some(k);
             }
-            let mut t = d.time_of_day;
+            let mut t = d.panel.time_of_day;
             if ui.add(egui::Slider::new(&mut t, 0.0..=1.0).text("time of day (0.5 noon; hold T to speed up)")).changed()
             {
                 change.time_of_day = Some(t);
             }
-            let mut full = d.fullscreen;
+            let mut full = d.panel.fullscreen;
             if ui.checkbox(&mut full, "fullscreen (F11)").changed() {
                 change.fullscreen = Some(full);
             }
-            let mut culling = d.culling;
+            let mut culling = d.panel.culling;
             if ui.checkbox(&mut culling, "skip what cannot be seen (culling)").changed() {
                 change.culling = Some(culling);
             }
@@ -253,7 +265,7 @@ fn settings_panel(ctx: &egui::Context, d: &HudData, change: &mut SettingsChange)
                     }
                 }
             });
-            let mut fly = d.mode == Mode::Fly;
+            let mut fly = d.pose.mode == Mode::Fly;
             if ui.checkbox(&mut fly, "fly").changed() {
                 change.fly = Some(fly);
             }
@@ -306,8 +318,14 @@ fn debug_overlay(ctx: &egui::Context, d: &HudData) {
                     ui.label(egui::RichText::new(s).monospace().color(egui::Color32::WHITE));
                 };
                 line(ui, format!("{:.0} FPS  {:.1} ms/frame", d.fps, d.frame_ms));
-                line(ui, format!("pos {:.1} {:.1} {:.1}  {:?}", d.pos[0], d.pos[1], d.pos[2], d.mode));
-                line(ui, format!("facing {} (yaw {:.0}°, pitch {:.0}°)", compass(d.yaw), d.yaw, d.pitch));
+                line(
+                    ui,
+                    format!("pos {:.1} {:.1} {:.1}  {:?}", d.pose.pos[0], d.pose.pos[1], d.pose.pos[2], d.pose.mode),
+                );
+                line(
+                    ui,
+                    format!("facing {} (yaw {:.0}°, pitch {:.0}°)", compass(d.pose.yaw), d.pose.yaw, d.pose.pitch),
+                );
                 line(
                     ui,
                     format!(

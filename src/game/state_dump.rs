@@ -1,18 +1,29 @@
 //! `--dump-state FILE`: one JSON line per second describing the game, for
 //! tests that drive the real window from outside.
 
-use super::player::Mode;
+use super::hud::Pose;
 use serde::Serialize;
 use std::io::Write;
 use std::time::{Duration, Instant};
 
+/// One line: the parts are written as one flat JSON object.
 #[derive(Serialize)]
 pub struct StateLine<'a> {
     pub t: f64,
-    pub pos: [f64; 3],
-    pub yaw: f64,
-    pub pitch: f64,
-    pub mode: Mode,
+    #[serde(flatten)]
+    pub player: Pose,
+    #[serde(flatten)]
+    pub generation: GenerationLine<'a>,
+    #[serde(flatten)]
+    pub frames: FrameLine,
+    #[serde(flatten)]
+    pub aim: AimLine<'a>,
+    #[serde(flatten)]
+    pub ui: UiLine<'a>,
+}
+
+#[derive(Serialize)]
+pub struct GenerationLine<'a> {
     pub backend: &'a str,
     pub gpu_off: Option<&'a str>,
     /// How the CPU and the device share generation (α, chunks per lane).
@@ -22,12 +33,20 @@ pub struct StateLine<'a> {
     pub meshes: usize,
     pub complete: usize,
     pub wanted: usize,
+}
+
+#[derive(Serialize)]
+pub struct FrameLine {
     pub fps: f64,
     /// The longest of the last 60 frames.
     pub frame_ms_max: f64,
     /// The longest the game thread spent in one engine-switch call (the
     /// device itself opens on another thread).
     pub switch_ms: f64,
+}
+
+#[derive(Serialize)]
+pub struct AimLine<'a> {
     pub grabbed: bool,
     /// The block under the crosshair.
     pub target: Option<[i64; 3]>,
@@ -35,6 +54,10 @@ pub struct StateLine<'a> {
     pub slot: usize,
     pub last_break: Option<[i64; 3]>,
     pub last_place: Option<([i64; 3], &'a str)>,
+}
+
+#[derive(Serialize)]
+pub struct UiLine<'a> {
     /// The world directory being played.
     pub world: Option<String>,
     /// F3's debug overlay is shown.
@@ -65,5 +88,38 @@ impl StateDump {
         serde_json::to_writer(&mut self.out, line)?;
         self.out.write_all(b"\n")?;
         self.out.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The window tests read the line's keys at the top level.
+    #[test]
+    fn a_line_is_one_flat_object() {
+        let line = StateLine {
+            t: 1.0,
+            player: Pose { pos: [0.0; 3], yaw: 0.0, pitch: 0.0, mode: crate::game::player::Mode::Fly },
+            generation: GenerationLine {
+                backend: "cpu",
+                gpu_off: None,
+                balance: Default::default(),
+                render_distance: 6,
+                loaded_chunks: 1,
+                meshes: 1,
+                complete: 1,
+                wanted: 1,
+            },
+            frames: FrameLine { fps: 60.0, frame_ms_max: 20.0, switch_ms: 0.0 },
+            aim: AimLine { grabbed: false, target: None, slot: 2, last_break: None, last_place: None },
+            ui: UiLine { world: None, overlay: false, screenshot: None, menu: None },
+        };
+        let v = serde_json::to_value(&line).expect("serialises");
+        for key in ["t", "pos", "mode", "backend", "render_distance", "fps", "slot", "overlay", "menu"] {
+            assert!(v.get(key).is_some(), "{key} is not at the top: {v}");
+        }
+        assert_eq!(v["slot"], 2);
+        assert_eq!(v["balance"]["alpha"], serde_json::Value::Null);
     }
 }
