@@ -6,7 +6,7 @@
 
 #define BW_MAX_NODES 64
 #define BW_MAX_BIOMES 16
-#define BW_MAX_BLOCK_TYPES 32
+#define BW_MAX_BLOCK_TYPES 64
 #define BW_MAX_DEPTH 12
 #define BW_THRESHOLDS 5
 #define BW_TABLE_SIZE 6
@@ -92,13 +92,13 @@
     static_assert(__builtin_offsetof(FlatNode, children) == 16 && sizeof(((const FlatNode*)0)->children) == 12, "FlatNode.children"); \
     static_assert(__builtin_offsetof(FlatNode, z_offset) == 28 && sizeof(((const FlatNode*)0)->z_offset) == 4, "FlatNode.z_offset"); \
     static_assert(__builtin_offsetof(FlatNode, slots) == 32 && sizeof(((const FlatNode*)0)->slots) == 16, "FlatNode.slots"); \
-    static_assert(sizeof(WorldParams) == 8948, "WorldParams size"); \
+    static_assert(sizeof(WorldParams) == 9076, "WorldParams size"); \
     static_assert(__builtin_offsetof(WorldParams, terrain) == 0 && sizeof(((const WorldParams*)0)->terrain) == 3124, "WorldParams.terrain"); \
     static_assert(__builtin_offsetof(WorldParams, biomes) == 3124 && sizeof(((const WorldParams*)0)->biomes) == 416, "WorldParams.biomes"); \
     static_assert(__builtin_offsetof(WorldParams, surface) == 3540 && sizeof(((const WorldParams*)0)->surface) == 156, "WorldParams.surface"); \
-    static_assert(__builtin_offsetof(WorldParams, deco) == 3696 && sizeof(((const WorldParams*)0)->deco) == 4540, "WorldParams.deco"); \
-    static_assert(__builtin_offsetof(WorldParams, caves) == 8236 && sizeof(((const WorldParams*)0)->caves) == 300, "WorldParams.caves"); \
-    static_assert(__builtin_offsetof(WorldParams, veins) == 8536 && sizeof(((const WorldParams*)0)->veins) == 412, "WorldParams.veins"); \
+    static_assert(__builtin_offsetof(WorldParams, deco) == 3696 && sizeof(((const WorldParams*)0)->deco) == 4668, "WorldParams.deco"); \
+    static_assert(__builtin_offsetof(WorldParams, caves) == 8364 && sizeof(((const WorldParams*)0)->caves) == 300, "WorldParams.caves"); \
+    static_assert(__builtin_offsetof(WorldParams, veins) == 8664 && sizeof(((const WorldParams*)0)->veins) == 412, "WorldParams.veins"); \
     static_assert(sizeof(TerrainParams) == 3124, "TerrainParams size"); \
     static_assert(__builtin_offsetof(TerrainParams, node_count) == 0 && sizeof(((const TerrainParams*)0)->node_count) == 4, "TerrainParams.node_count"); \
     static_assert(__builtin_offsetof(TerrainParams, field_roots) == 4 && sizeof(((const TerrainParams*)0)->field_roots) == 24, "TerrainParams.field_roots"); \
@@ -136,15 +136,15 @@
     static_assert(__builtin_offsetof(SurfaceParams, deep_block) == 144 && sizeof(((const SurfaceParams*)0)->deep_block) == 4, "SurfaceParams.deep_block"); \
     static_assert(__builtin_offsetof(SurfaceParams, snow_block) == 148 && sizeof(((const SurfaceParams*)0)->snow_block) == 4, "SurfaceParams.snow_block"); \
     static_assert(__builtin_offsetof(SurfaceParams, air_block) == 152 && sizeof(((const SurfaceParams*)0)->air_block) == 4, "SurfaceParams.air_block"); \
-    static_assert(sizeof(DecorationParams) == 4540, "DecorationParams size"); \
+    static_assert(sizeof(DecorationParams) == 4668, "DecorationParams size"); \
     static_assert(__builtin_offsetof(DecorationParams, seed) == 0 && sizeof(((const DecorationParams*)0)->seed) == 8, "DecorationParams.seed"); \
     static_assert(__builtin_offsetof(DecorationParams, trunk_soil_block) == 8 && sizeof(((const DecorationParams*)0)->trunk_soil_block) == 4, "DecorationParams.trunk_soil_block"); \
-    static_assert(__builtin_offsetof(DecorationParams, block_priority) == 12 && sizeof(((const DecorationParams*)0)->block_priority) == 128, "DecorationParams.block_priority"); \
-    static_assert(__builtin_offsetof(DecorationParams, trees) == 140 && sizeof(((const DecorationParams*)0)->trees) == 2420, "DecorationParams.trees"); \
-    static_assert(__builtin_offsetof(DecorationParams, rocks) == 2560 && sizeof(((const DecorationParams*)0)->rocks) == 952, "DecorationParams.rocks"); \
-    static_assert(__builtin_offsetof(DecorationParams, plants) == 3512 && sizeof(((const DecorationParams*)0)->plants) == 836, "DecorationParams.plants"); \
-    static_assert(__builtin_offsetof(DecorationParams, pattern) == 4348 && sizeof(((const DecorationParams*)0)->pattern) == 128, "DecorationParams.pattern"); \
-    static_assert(__builtin_offsetof(DecorationParams, bayer) == 4476 && sizeof(((const DecorationParams*)0)->bayer) == 64, "DecorationParams.bayer"); \
+    static_assert(__builtin_offsetof(DecorationParams, block_priority) == 12 && sizeof(((const DecorationParams*)0)->block_priority) == 256, "DecorationParams.block_priority"); \
+    static_assert(__builtin_offsetof(DecorationParams, trees) == 268 && sizeof(((const DecorationParams*)0)->trees) == 2420, "DecorationParams.trees"); \
+    static_assert(__builtin_offsetof(DecorationParams, rocks) == 2688 && sizeof(((const DecorationParams*)0)->rocks) == 952, "DecorationParams.rocks"); \
+    static_assert(__builtin_offsetof(DecorationParams, plants) == 3640 && sizeof(((const DecorationParams*)0)->plants) == 836, "DecorationParams.plants"); \
+    static_assert(__builtin_offsetof(DecorationParams, pattern) == 4476 && sizeof(((const DecorationParams*)0)->pattern) == 128, "DecorationParams.pattern"); \
+    static_assert(__builtin_offsetof(DecorationParams, bayer) == 4604 && sizeof(((const DecorationParams*)0)->bayer) == 64, "DecorationParams.bayer"); \
     static_assert(sizeof(TreeParams) == 2420, "TreeParams size"); \
     static_assert(__builtin_offsetof(TreeParams, unit) == 0 && sizeof(((const TreeParams*)0)->unit) == 4, "TreeParams.unit"); \
     static_assert(__builtin_offsetof(TreeParams, reach) == 4 && sizeof(((const TreeParams*)0)->reach) == 4, "TreeParams.reach"); \

@@ -38,6 +38,9 @@ pub enum Command {
     FixShare(Option<f64>),
 }
 
+// A chunk (with its 256 B of counts) crosses the channel by value: boxing
+// it would cost an allocation for every chunk to shrink the rare `Cancelled`.
+#[allow(clippy::large_enum_variant)]
 pub enum Event {
     Generated {
         chunk: Chunk,

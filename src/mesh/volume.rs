@@ -124,18 +124,21 @@ fn column_bits<const AVX2: bool>(col: &[BlockId], t: &ClassTables) -> ColumnBits
 #[inline]
 unsafe fn column_bits_avx2(col: &[BlockId], t: &ClassTables) -> ColumnBits {
     use std::arch::x86_64::*;
-    const _: () = assert!(MAX_BLOCK_TYPES <= 32, "the shuffle lookup covers ids 0..32");
+    const _: () = assert!(MAX_BLOCK_TYPES <= 64, "the shuffle lookup covers ids 0..64");
     assert!(col.len() >= 32);
     // SAFETY: `col` holds at least 32 one-byte ids (asserted above).
     let ids = unsafe { _mm256_loadu_si256(col.as_ptr().cast()) };
-    // SAFETY: the class table has 32 entries, so 16 bytes from 0 or 16 are in it.
+    // SAFETY: the class table has 256 entries, so 16 bytes from 0, 16, 32 or 48 are in it.
     let table = |from: usize| _mm256_broadcastsi128_si256(unsafe { _mm_loadu_si128(t.class[from..].as_ptr().cast()) });
-    // A shuffle index with bit 7 set reads zero. Ids 0–15 index the first
-    // half of the table (16–31 saturate to ≥ 0x80); ids 16–31 less 16 index
-    // the second half (0–15 wrap to ≥ 0xF0).
-    let first = _mm256_shuffle_epi8(table(0), _mm256_adds_epu8(ids, _mm256_set1_epi8(0x70)));
-    let second = _mm256_shuffle_epi8(table(16), _mm256_sub_epi8(ids, _mm256_set1_epi8(16)));
-    let class = _mm256_or_si256(first, second);
+    // A shuffle index with bit 7 set reads zero. Each quarter of the table
+    // answers the ids 16q..16q+16: less 16q they are 0–15, and adding 0x70
+    // with saturation keeps those below 0x80 and pushes every other id
+    // (above, or wrapped below zero) to 0x80 or more.
+    let quarter = |q: i8| {
+        let index = _mm256_adds_epu8(_mm256_sub_epi8(ids, _mm256_set1_epi8(16 * q)), _mm256_set1_epi8(0x70));
+        _mm256_shuffle_epi8(table(16 * q as usize), index)
+    };
+    let class = _mm256_or_si256(_mm256_or_si256(quarter(0), quarter(1)), _mm256_or_si256(quarter(2), quarter(3)));
     // Shifting 16-bit lanes moves each byte's bit 7-k to its bit 7.
     ColumnBits {
         opaque: _mm256_movemask_epi8(class) as u32,
@@ -258,5 +261,34 @@ impl Volume {
 
     pub fn opaque_at(&self, xp: usize, yp: usize, zp: usize) -> bool {
         (self.opaque[zp * PADDED + xp] >> yp) & 1 != 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The AVX2 lookup against the scalar one, over every id a chunk may
+    /// hold, each with its own made-up classes (the registry fills only
+    /// part of the table).
+    #[test]
+    fn the_shuffle_lookup_agrees_with_the_table_for_every_id() {
+        let mut tables = ClassTables::new();
+        if !tables.avx2 {
+            return;
+        }
+        for (id, c) in tables.class.iter_mut().enumerate().take(MAX_BLOCK_TYPES) {
+            *c = ((id as u8).wrapping_mul(37) ^ 0x5a) & 0xf0 | 0x10;
+        }
+        let ids: Vec<BlockId> = (0..MAX_BLOCK_TYPES * 2).map(|i| BlockId((i * 7 % MAX_BLOCK_TYPES) as u8)).collect();
+        for col in ids.windows(32) {
+            let (want, have) = (column_bits::<false>(col, &tables), column_bits::<true>(col, &tables));
+            assert_eq!(
+                (have.opaque, have.cutout, have.cull_self, have.water),
+                (want.opaque, want.cutout, want.cull_self, want.water),
+                "ids {:?}",
+                col.iter().map(|b| b.0).collect::<Vec<_>>()
+            );
+        }
     }
 }

@@ -8,7 +8,7 @@ use std::fmt::Write;
 
 /// Upper bound on block types: chunk storage is one byte per block, and the
 /// kernels' per-chunk counts (`BW_MAX_BLOCK_TYPES`) have one slot per type.
-pub const MAX_BLOCK_TYPES: usize = 32;
+pub const MAX_BLOCK_TYPES: usize = 64;
 
 /// How a block is drawn.
 #[derive(Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]

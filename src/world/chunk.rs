@@ -135,8 +135,14 @@ impl ChunkBlocks {
 }
 
 /// How many blocks of each type a chunk holds, produced by generation.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BlockCounts(pub [u32; MAX_BLOCK_TYPES]);
+
+impl Default for BlockCounts {
+    fn default() -> Self {
+        Self([0; MAX_BLOCK_TYPES])
+    }
+}
 
 impl BlockCounts {
     pub fn uniform(b: BlockId) -> Self {

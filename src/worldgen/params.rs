@@ -429,6 +429,9 @@ pub const PRIORITY_TRUNK: u32 = 4;
 /// Salt of [`RockParams::seed`].
 const ROCK_SEED_SALT: u64 = 0x526F_636B_5365_6564;
 
+// Validation keeps the names of a mask below MASK_BLOCK_IDS.
+const _: () = assert!(super::preset::MASK_BLOCK_IDS <= u32::BITS as usize);
+
 fn block_mask(names: &[String]) -> u32 {
     names.iter().fold(0, |m, n| m | 1u32.checked_shl(block(n)).unwrap_or(0))
 }

@@ -178,7 +178,7 @@ fn validate_tree(i: usize, t: &TreeDef, c: &Check) -> Result<(), PresetError> {
     c.block(here("trunk"), &t.trunk)?;
     c.block(here("leaves"), &t.leaves)?;
     for b in &t.on {
-        c.block(here("on"), b)?;
+        c.mask_block(here("on"), b)?;
     }
     let (lo, hi) = t.trunk_height;
     if lo == 0 || lo > hi || hi > MAX_TRUNK_HEIGHT {
@@ -228,7 +228,7 @@ fn validate_rocks(d: &Decorations, c: &Check) -> Result<(), PresetError> {
             c.block(here("top"), top)?;
         }
         for b in &r.on {
-            c.block(here("on"), b)?;
+            c.mask_block(here("on"), b)?;
         }
         let (lo, hi) = r.radius;
         if lo == 0 || lo > hi || hi > MAX_ROCK_RADIUS {
@@ -273,7 +273,7 @@ fn validate_biome(p: &Preset, d: &Decorations, i: usize, b: &BiomeDecorations, c
     for (j, pl) in b.plants.iter().enumerate() {
         c.block(here(&format!("plants[{j}].block")), &pl.block)?;
         for o in &pl.on {
-            c.block(here(&format!("plants[{j}].on")), o)?;
+            c.mask_block(here(&format!("plants[{j}].on")), o)?;
         }
         plant_sum += chance(here(&format!("plants[{j}].chance")), pl.chance)?;
     }

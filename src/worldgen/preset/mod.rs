@@ -205,7 +205,24 @@ impl Check<'_> {
             None => Err(self.bad(field, format!("unknown block `{name}`"))),
         }
     }
+
+    /// A block of a list both engines hold as a bit mask (what a
+    /// decoration stands on, what a vein replaces).
+    fn mask_block(&self, field: impl Into<String>, name: &str) -> Result<(), PresetError> {
+        match BlockId::by_name(name) {
+            Some(b) if b.0 as usize >= MASK_BLOCK_IDS => {
+                Err(self
+                    .bad(field, format!("`{name}` has id {}, and a block list holds ids below {MASK_BLOCK_IDS}", b.0)))
+            }
+            Some(_) => Ok(()),
+            None => Err(self.bad(field, format!("unknown block `{name}`"))),
+        }
+    }
 }
+
+/// Block ids a list held as a bit mask can name: the masks are `u32` on
+/// both engines (`on_mask`, `replace_mask`).
+pub const MASK_BLOCK_IDS: usize = 32;
 
 #[cfg(test)]
 mod tests {

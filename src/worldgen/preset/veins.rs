@@ -1,7 +1,7 @@
 //! Ore veins and patches in the rock, and the checks on them.
 
 use super::{Check, PresetError};
-use crate::world::block::{BlockId, MAX_BLOCK_TYPES};
+use crate::world::block::BlockId;
 use serde::Deserialize;
 
 /// Ores and patches of other rock (see `src/worldgen/veins.rs`). Optional:
@@ -103,16 +103,13 @@ fn validate_kind(v: &Veins, i: usize, k: &VeinKind, c: &Check) -> Result<(), Pre
     c.block(here("block"), &k.block)?;
     let vein_blocks: Vec<&str> = v.kinds.iter().map(|o| o.block.as_str()).collect();
     for r in &k.replaces {
-        c.block(here("replaces"), r)?;
+        c.mask_block(here("replaces"), r)?;
         let info = BlockId::by_name(r).map(|b| b.info());
         if info.is_some_and(|b| !b.solid || b.liquid) {
             return Err(c.bad(here("replaces"), format!("`{r}` is not solid rock: veins replace solid blocks only")));
         }
         if vein_blocks.contains(&r.as_str()) {
             return Err(c.bad(here("replaces"), format!("`{r}` is a vein's block: veins replace terrain only")));
-        }
-        if BlockId::by_name(r).is_some_and(|b| b.0 as usize >= MAX_BLOCK_TYPES) {
-            return Err(c.bad(here("replaces"), format!("`{r}` has an id above the mask's {MAX_BLOCK_TYPES}")));
         }
     }
     let (lo, hi) = k.heights;
