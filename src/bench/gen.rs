@@ -106,6 +106,16 @@ pub struct DensityHeadline {
     pub ns_per_voxel_naive: Option<f64>,
 }
 
+impl DensityHeadline {
+    fn of(d: Option<&super::density::DensityFigures>) -> DensityHeadline {
+        DensityHeadline {
+            ms_per_chunk_density: d.map(|d| d.ms_per_chunk_density),
+            ns_per_voxel_cooperative: d.map(|d| d.ns_per_voxel_cooperative),
+            ns_per_voxel_naive: d.map(|d| d.ns_per_voxel_naive),
+        }
+    }
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct GenReport {
     #[serde(flatten)]
@@ -275,11 +285,7 @@ pub fn run(
         decorate,
         veins,
         placement,
-        density_headline: DensityHeadline {
-            ms_per_chunk_density: density.as_ref().map(|d| d.ms_per_chunk_density),
-            ns_per_voxel_cooperative: density.as_ref().map(|d| d.ns_per_voxel_cooperative),
-            ns_per_voxel_naive: density.as_ref().map(|d| d.ns_per_voxel_naive),
-        },
+        density_headline: DensityHeadline::of(density.as_ref()),
         density,
         ms_per_chunk_light: light,
         ms_single_chunk: single,
