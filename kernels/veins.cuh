@@ -1,5 +1,5 @@
 // Ore veins and patches of other rock: candidate points in cubes of
-// `vein_spacing` blocks, accepted by a 4×4×4 ordered dithering shifted per
+// `veins.spacing` blocks, accepted by a 4×4×4 ordered dithering shifted per
 // cell, each a string of blobs. Rust twin: src/worldgen/veins.rs, which
 // states the rule; every step here is the same integer arithmetic.
 //

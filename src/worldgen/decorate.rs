@@ -5,7 +5,7 @@
 //!
 //! * **Trees** stand on one candidate grid (`tree_spacing`). A chunk
 //!   column's plan lists every tree whose canopy can reach into it, from
-//!   candidates up to `tree_reach` blocks beyond its border. A tree's base
+//!   candidates up to `trees.reach` blocks beyond its border. A tree's base
 //!   is one above the smoothed surface of its own column, sampled exactly as
 //!   the heightmap computes it, so the neighbour that holds the trunk and
 //!   the one that holds a branch agree on where the tree stands.
@@ -387,7 +387,7 @@ fn plan_rocks(
 }
 
 /// The trees and rocks that reach into chunk column `col`: every accepted
-/// candidate within `tree_reach` (`rock_reach`) blocks of it. `hm` is the
+/// candidate within `deco.trees.reach` (`deco.rocks.reach`) blocks of it. `hm` is the
 /// column's own heightmap: it settles the biome of tree candidates inside
 /// the column without sampling.
 pub fn plan(
