@@ -177,39 +177,6 @@ impl GenerationService {
     }
 }
 
-impl State {
-    fn new(cpu: Arc<dyn ChunkBackend>, max_batch: usize) -> State {
-        State {
-            queue: VecDeque::new(),
-            queued: HashSet::new(),
-            lanes: [Lane::new(Some(cpu)), Lane::new(None)],
-            fixed: None,
-            max_batch: max_batch.max(1),
-            closed: false,
-        }
-    }
-
-    /// How the lanes share the work at `now`.
-    fn balance(&mut self, now: Instant) -> Balance {
-        let report = |lane: &mut Lane| {
-            while lane.recent.front().is_some_and(|(t, _)| now.duration_since(*t) > DELIVERY_WINDOW) {
-                lane.recent.pop_front();
-            }
-            let recent: usize = lane.recent.iter().map(|(_, n)| n).sum();
-            LaneReport {
-                engine: lane.backend.as_ref().and(lane.engine),
-                capacity: lane.meter.rate(),
-                delivered_per_second: recent as f64 / DELIVERY_WINDOW.as_secs_f64(),
-                generated: lane.generated,
-            }
-        };
-        let [cpu, device] = &mut self.lanes;
-        let both = cpu.backend.is_some() && device.backend.is_some();
-        let alpha = if both { balance::alpha(&device.meter, &cpu.meter) } else { None };
-        Balance { cpu: report(cpu), device: report(device), alpha }
-    }
-}
-
 impl Drop for GenerationService {
     fn drop(&mut self) {
         // Workers end after their current batch.
@@ -295,6 +262,37 @@ impl Shared {
 }
 
 impl State {
+    fn new(cpu: Arc<dyn ChunkBackend>, max_batch: usize) -> State {
+        State {
+            queue: VecDeque::new(),
+            queued: HashSet::new(),
+            lanes: [Lane::new(Some(cpu)), Lane::new(None)],
+            fixed: None,
+            max_batch: max_batch.max(1),
+            closed: false,
+        }
+    }
+
+    /// How the lanes share the work at `now`.
+    fn balance(&mut self, now: Instant) -> Balance {
+        let report = |lane: &mut Lane| {
+            while lane.recent.front().is_some_and(|(t, _)| now.duration_since(*t) > DELIVERY_WINDOW) {
+                lane.recent.pop_front();
+            }
+            let recent: usize = lane.recent.iter().map(|(_, n)| n).sum();
+            LaneReport {
+                engine: lane.backend.as_ref().and(lane.engine),
+                capacity: lane.meter.rate(),
+                delivered_per_second: recent as f64 / DELIVERY_WINDOW.as_secs_f64(),
+                generated: lane.generated,
+            }
+        };
+        let [cpu, device] = &mut self.lanes;
+        let both = cpu.backend.is_some() && device.backend.is_some();
+        let alpha = if both { balance::alpha(&device.meter, &cpu.meter) } else { None };
+        Balance { cpu: report(cpu), device: report(device), alpha }
+    }
+
     /// Applies a command; returns the requests it cancelled.
     fn apply(&mut self, c: Command) -> Vec<ChunkPos> {
         match c {
