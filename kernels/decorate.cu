@@ -48,9 +48,9 @@ __device__ bool bw_accepted_tree(const WorldParams* p, const BwCandidate& c, Pla
     const int l = bw_layer_of(c.threshold, p->deco.trees.biome_layers[f.biome], p->deco.trees.biome_count[f.biome], factor);
     if (l < 0) return false;
     const FlatLayer layer = p->deco.trees.biome_layers[f.biome][l];
-    const bool dry = f.height >= p->surface.water_level;
-    const bool footing = (layer.on_mask >> (bw_surface_block(p, f.height, f.biome) & 31)) & 1u;
-    if (layer.what >= BW_MAX_TREE_KINDS || !dry || !footing || f.slope > p->deco.trees.max_slope) return false;
+    if (layer.what >= BW_MAX_TREE_KINDS || !bw_surface_allows(p, layer, f.height, f.biome) ||
+        f.slope > p->deco.trees.max_slope)
+        return false;
     const FlatTree kind = p->deco.trees.kinds[layer.what];
     tree->base = f.height + 1;
     tree->kind = layer.what;
@@ -89,9 +89,7 @@ __device__ bool bw_accepted_rock(const WorldParams* p, const BwCandidate& c, Pla
     const FlatLayer layer = p->deco.rocks.biome_layers[f.biome][l];
     if (layer.what >= BW_MAX_ROCK_KINDS) return false;
     const FlatRock kind = p->deco.rocks.kinds[layer.what];
-    const bool dry = f.height >= p->surface.water_level;
-    const bool footing = (layer.on_mask >> (bw_surface_block(p, f.height, f.biome) & 31)) & 1u;
-    if (!dry || !footing || f.slope > kind.max_slope) return false;
+    if (!bw_surface_allows(p, layer, f.height, f.biome) || f.slope > kind.max_slope) return false;
     const unsigned int r = kind.radius_min + (unsigned int)(c.variant % ((unsigned long long)kind.radius_span + 1));
     const unsigned int stretch = (unsigned int)((c.variant >> 32) % 3);
     const unsigned int rx = stretch == 1 ? r + 1 : r, rz = stretch == 2 ? r + 1 : r;

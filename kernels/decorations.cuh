@@ -69,17 +69,34 @@ __device__ __forceinline__ unsigned int bw_tree_block_at(const FlatTree& kind, u
     return 0;
 }
 
-// The plant on surface column (x, z) of height h and biome b, or 0.
+// Whether `layer` grows over a surface of height h and biome b: within its
+// window of heights over the water, on a surface block it lists. Twin:
+// surface_allows and FlatLayer::takes_height.
+__device__ __forceinline__ bool bw_surface_allows(const WorldParams* p, const FlatLayer& layer, int h, unsigned int b) {
+    const long long d = (long long)h - (long long)p->surface.water_level;
+    const bool window = (long long)layer.above_water[0] <= d && d <= (long long)layer.above_water[1];
+    return window && ((layer.on_mask >> (bw_surface_block(p, h, b) & 31)) & 1u) != 0u;
+}
+
+// The plant of column (x, z) of surface height h and biome b, or 0. It
+// stands at bw_plant_height.
 __device__ __forceinline__ unsigned int bw_plant_at(const WorldParams* p, long long x, long long z, int h,
                                                     unsigned int b) {
     b %= BW_MAX_BIOMES;
     const unsigned int n = p->deco.plants.biome_count[b];
-    if (n == 0 || h < p->surface.water_level) return 0;
+    if (n == 0) return 0;
     const BwCandidate c = bw_candidate(p, 1, x, z);
     const int l = bw_layer_of(c.threshold, p->deco.plants.biome_layers[b], n, 1.0f);
     if (l < 0) return 0;
     const FlatLayer layer = p->deco.plants.biome_layers[b][l];
-    return ((layer.on_mask >> (bw_surface_block(p, h, b) & 31)) & 1u) ? layer.what : 0;
+    return bw_surface_allows(p, layer, h, b) ? layer.what : 0;
+}
+
+// Where a column of surface height h holds its plant: on the ground, or on
+// the water over it. Twin: plant_height.
+__device__ __forceinline__ long long bw_plant_height(const WorldParams* p, long long h) {
+    const long long w = p->surface.water_level;
+    return (h > w ? h : w) + 1;
 }
 
 // The order in which decorations claim a block: higher wins.

@@ -40,7 +40,7 @@ __device__ __forceinline__ unsigned int bw_decorate_block(const WorldParams* p, 
     }
     if (y <= h || y <= (long long)p->surface.water_level) return block;
     unsigned int best = block;
-    if (y == h + 1) {
+    if (y == bw_plant_height(p, h)) {
         const long long x = (long long)col.x * BW_CHUNK + lx, z = (long long)col.z * BW_CHUNK + lz;
         const unsigned int plant = bw_plant_at(p, x, z, (int)h, biome);
         if (plant != 0 && bw_claim_key(p, plant) > bw_claim_key(p, best)) best = plant;

@@ -65,6 +65,8 @@ struct FlatLayer {
     unsigned int what;
     unsigned int density;
     unsigned int on_mask;
+    // The surface heights it takes less the water level, inclusive.
+    int above_water[2];
 };
 
 // A biome's tree density map: a node of the noise graph (BW_NO_DENSITY_MAP:

@@ -337,7 +337,8 @@ fn density_maps_make_groves_and_clearings_at_the_listed_average() {
 /// Over a large area, the share of eligible candidates (dry, the right
 /// surface, not too steep) that grow a tree is each biome's chance × the
 /// candidate spacing², within binomial tolerance; biomes without trees have
-/// none. Plants likewise per eligible surface column.
+/// none. Plants likewise per layer, over the columns its window and
+/// surfaces admit (shore reeds and lily pads on shallow water included).
 #[test]
 fn each_biome_grows_its_chance() {
     let w = world();
@@ -399,8 +400,10 @@ fn each_biome_grows_its_chance() {
     }
     assert!(tested >= 4, "only {tested} tree biomes had enough candidates");
 
-    // Plants: per biome, (eligible columns, plants).
-    let mut plants: HashMap<u32, (u64, u64)> = HashMap::new();
+    // Plants: per (biome, layer), (eligible columns, plants of the layer).
+    // A layer's window and surfaces decide where it may grow; where one
+    // may, it takes its own share of the candidate thresholds.
+    let mut plants: HashMap<(usize, usize), (u64, u64)> = HashMap::new();
     for cz in (-96..96).step_by(6) {
         for cx in (-96..96).step_by(6) {
             let hm = w.compute_heightmap(ColumnPos { x: cx, z: cz });
@@ -409,43 +412,49 @@ fn each_biome_grows_its_chance() {
                     let c = column_index(x, z);
                     let (h, b) = (hm.heights[c], hm.biomes[c] as usize);
                     let plant = decorate::plant_at(p, cx as i64 * 32 + x as i64, cz as i64 * 32 + z as i64, h, b);
-                    if p.deco.plants.biome_count[b] == 0 {
+                    let n = p.deco.plants.biome_count[b] as usize;
+                    if n == 0 {
                         assert_eq!(plant, 0, "a plant in {}", preset.biomes[b].name);
                         continue;
                     }
                     let surface = if h > p.surface.snow_above { p.surface.snow_block } else { p.surface.top[b] };
-                    let eligible =
-                        h >= p.surface.water_level && p.deco.plants.biome_layers[b][0].on_mask >> surface & 1 == 1;
-                    if eligible {
-                        let e = plants.entry(b as u32).or_default();
-                        e.0 += 1;
-                        e.1 += (plant != 0) as u64;
-                    } else {
-                        assert_eq!(plant, 0, "a plant where the rules forbid it");
+                    let mut allowed = false;
+                    for (l, layer) in p.deco.plants.biome_layers[b][..n].iter().enumerate() {
+                        let d = h as i64 - p.surface.water_level as i64;
+                        let window = (layer.above_water[0] as i64..=layer.above_water[1] as i64).contains(&d);
+                        if window && layer.on_mask >> surface & 1 == 1 {
+                            let e = plants.entry((b, l)).or_default();
+                            e.0 += 1;
+                            e.1 += (plant == layer.what) as u64;
+                            allowed |= plant == layer.what;
+                        }
                     }
+                    assert!(plant == 0 || allowed, "{} where the rules forbid it", BlockId(plant as u8).name());
                 }
             }
         }
     }
-    let mut tested = 0;
-    for (b, (eligible, grown)) in &plants {
-        if *eligible < 5_000 {
+    let mut tested = HashSet::new();
+    for (&(b, l), &(eligible, grown)) in &plants {
+        if eligible < 2_000 {
             continue;
         }
-        let n = p.deco.plants.biome_count[*b as usize] as usize;
-        let density: u32 = p.deco.plants.biome_layers[*b as usize][..n].iter().map(|l| l.density).sum();
-        let q = density as f64 / DENSITY_ONE as f64;
-        let expected = *eligible as f64 * q;
-        let sigma = (*eligible as f64 * q * (1.0 - q)).sqrt();
-        let name = &preset.biomes[*b as usize].name;
+        let layer = p.deco.plants.biome_layers[b][l];
+        let q = layer.density as f64 / DENSITY_ONE as f64;
+        let expected = eligible as f64 * q;
+        let sigma = (eligible as f64 * q * (1.0 - q)).sqrt();
+        let name = &preset.biomes[b].name;
         assert!(plant_biomes.contains(name));
+        let what = BlockId(layer.what as u8).name();
         assert!(
-            (*grown as f64 - expected).abs() <= 5.0 * sigma + 2.0,
-            "{name}: {grown} plants on {eligible} eligible columns, expected {expected:.1} ± {sigma:.1}"
+            (grown as f64 - expected).abs() <= 5.0 * sigma + 2.0,
+            "{name}, {what}: {grown} on {eligible} eligible columns, expected {expected:.1} ± {sigma:.1}"
         );
-        tested += 1;
+        tested.insert(what);
     }
-    assert!(tested >= 3, "only {tested} plant biomes had enough columns");
+    for what in ["tall_grass", "rose", "buttercup", "reeds", "lily_pad"] {
+        assert!(tested.contains(what), "no biome had enough columns to test {what}: {tested:?}");
+    }
 }
 
 /// Each kind comes in variants from its candidate's hash: over a forest

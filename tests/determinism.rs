@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 /// The Done-when region of the foundation issue. Changing this digest means
 /// the world changed: do it only on purpose, and say so.
-const GOLDEN_SEED_42: &str = "3a4caa5f44a470d114a32c3db9d2db5eb2f2ee997f9bdc64c511d244ebfdf3aa";
+const GOLDEN_SEED_42: &str = "e28695aa9878e42fc2221034c7d32706328845aa18073769974ef6d7ea46df90";
 
 fn world(seed: u64) -> Arc<WorldGen> {
     Arc::new(WorldGen::new(Preset::classic(), seed))

@@ -13,7 +13,7 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-const GOLDEN: &str = "3a4caa5f44a470d114a32c3db9d2db5eb2f2ee997f9bdc64c511d244ebfdf3aa  100 chunks";
+const GOLDEN: &str = "e28695aa9878e42fc2221034c7d32706328845aa18073769974ef6d7ea46df90  100 chunks";
 const REGION: [&str; 6] = ["--seed", "42", "--from", "-2,-2,-2", "--to", "2,1,2"];
 
 fn skipped() -> bool {

@@ -79,10 +79,15 @@ fn vs_main(@builtin(vertex_index) vi: u32, @builtin(instance_index) chunk: u32) 
     let exact = origin + corner_offset(face, k, w, h);
     // Cross sprites do not grow: their corners are the block's own, and
     // corner_offset gives them no tangent lengths to shift back by.
-    let cube = face < 6u;
+    // Flat sprites (lily pads, bit 16 of the second word: Quad::lifted)
+    // neither: they float LIFT (1/16) of a block along their normal, clear
+    // of the water surface they lie on.
+    let lifted = ((q.y >> 16u) & 1u) != 0u;
+    let cube = face < 6u && !lifted;
     let grow = select(0.0, 1e-3 + 2e-4 * length(chunk_origins[chunk].xyz + exact), cube);
     let back = select(vec3<f32>(0.0), corner_offset(face, 2u, grow, grow), cube);
-    let local = origin + corner_offset(face, k, w + 2.0 * grow, h + 2.0 * grow) - back;
+    let lift = select(vec3<f32>(0.0), face_normal(face) / 16.0, lifted);
+    let local = origin + corner_offset(face, k, w + 2.0 * grow, h + 2.0 * grow) - back + lift;
     let ao = f32((q.y >> (8u + 2u * k)) & 3u) / 3.0;
     let l16 = (select(q.z, q.w, k >= 2u) >> (16u * (k % 2u))) & 0xFFFFu;
     let sky_l = level(l16 >> 12u);

@@ -92,13 +92,13 @@
     static_assert(__builtin_offsetof(FlatNode, children) == 16 && sizeof(((const FlatNode*)0)->children) == 12, "FlatNode.children"); \
     static_assert(__builtin_offsetof(FlatNode, z_offset) == 28 && sizeof(((const FlatNode*)0)->z_offset) == 4, "FlatNode.z_offset"); \
     static_assert(__builtin_offsetof(FlatNode, slots) == 32 && sizeof(((const FlatNode*)0)->slots) == 16, "FlatNode.slots"); \
-    static_assert(sizeof(WorldParams) == 9076, "WorldParams size"); \
+    static_assert(sizeof(WorldParams) == 10612, "WorldParams size"); \
     static_assert(__builtin_offsetof(WorldParams, terrain) == 0 && sizeof(((const WorldParams*)0)->terrain) == 3124, "WorldParams.terrain"); \
     static_assert(__builtin_offsetof(WorldParams, biomes) == 3124 && sizeof(((const WorldParams*)0)->biomes) == 416, "WorldParams.biomes"); \
     static_assert(__builtin_offsetof(WorldParams, surface) == 3540 && sizeof(((const WorldParams*)0)->surface) == 156, "WorldParams.surface"); \
-    static_assert(__builtin_offsetof(WorldParams, deco) == 3696 && sizeof(((const WorldParams*)0)->deco) == 4668, "WorldParams.deco"); \
-    static_assert(__builtin_offsetof(WorldParams, caves) == 8364 && sizeof(((const WorldParams*)0)->caves) == 300, "WorldParams.caves"); \
-    static_assert(__builtin_offsetof(WorldParams, veins) == 8664 && sizeof(((const WorldParams*)0)->veins) == 412, "WorldParams.veins"); \
+    static_assert(__builtin_offsetof(WorldParams, deco) == 3696 && sizeof(((const WorldParams*)0)->deco) == 6204, "WorldParams.deco"); \
+    static_assert(__builtin_offsetof(WorldParams, caves) == 9900 && sizeof(((const WorldParams*)0)->caves) == 300, "WorldParams.caves"); \
+    static_assert(__builtin_offsetof(WorldParams, veins) == 10200 && sizeof(((const WorldParams*)0)->veins) == 412, "WorldParams.veins"); \
     static_assert(sizeof(TerrainParams) == 3124, "TerrainParams size"); \
     static_assert(__builtin_offsetof(TerrainParams, node_count) == 0 && sizeof(((const TerrainParams*)0)->node_count) == 4, "TerrainParams.node_count"); \
     static_assert(__builtin_offsetof(TerrainParams, field_roots) == 4 && sizeof(((const TerrainParams*)0)->field_roots) == 24, "TerrainParams.field_roots"); \
@@ -136,16 +136,16 @@
     static_assert(__builtin_offsetof(SurfaceParams, deep_block) == 144 && sizeof(((const SurfaceParams*)0)->deep_block) == 4, "SurfaceParams.deep_block"); \
     static_assert(__builtin_offsetof(SurfaceParams, snow_block) == 148 && sizeof(((const SurfaceParams*)0)->snow_block) == 4, "SurfaceParams.snow_block"); \
     static_assert(__builtin_offsetof(SurfaceParams, air_block) == 152 && sizeof(((const SurfaceParams*)0)->air_block) == 4, "SurfaceParams.air_block"); \
-    static_assert(sizeof(DecorationParams) == 4668, "DecorationParams size"); \
+    static_assert(sizeof(DecorationParams) == 6204, "DecorationParams size"); \
     static_assert(__builtin_offsetof(DecorationParams, seed) == 0 && sizeof(((const DecorationParams*)0)->seed) == 8, "DecorationParams.seed"); \
     static_assert(__builtin_offsetof(DecorationParams, trunk_soil_block) == 8 && sizeof(((const DecorationParams*)0)->trunk_soil_block) == 4, "DecorationParams.trunk_soil_block"); \
     static_assert(__builtin_offsetof(DecorationParams, block_priority) == 12 && sizeof(((const DecorationParams*)0)->block_priority) == 256, "DecorationParams.block_priority"); \
-    static_assert(__builtin_offsetof(DecorationParams, trees) == 268 && sizeof(((const DecorationParams*)0)->trees) == 2420, "DecorationParams.trees"); \
-    static_assert(__builtin_offsetof(DecorationParams, rocks) == 2688 && sizeof(((const DecorationParams*)0)->rocks) == 952, "DecorationParams.rocks"); \
-    static_assert(__builtin_offsetof(DecorationParams, plants) == 3640 && sizeof(((const DecorationParams*)0)->plants) == 836, "DecorationParams.plants"); \
-    static_assert(__builtin_offsetof(DecorationParams, pattern) == 4476 && sizeof(((const DecorationParams*)0)->pattern) == 128, "DecorationParams.pattern"); \
-    static_assert(__builtin_offsetof(DecorationParams, bayer) == 4604 && sizeof(((const DecorationParams*)0)->bayer) == 64, "DecorationParams.bayer"); \
-    static_assert(sizeof(TreeParams) == 2420, "TreeParams size"); \
+    static_assert(__builtin_offsetof(DecorationParams, trees) == 268 && sizeof(((const DecorationParams*)0)->trees) == 2932, "DecorationParams.trees"); \
+    static_assert(__builtin_offsetof(DecorationParams, rocks) == 3200 && sizeof(((const DecorationParams*)0)->rocks) == 1464, "DecorationParams.rocks"); \
+    static_assert(__builtin_offsetof(DecorationParams, plants) == 4664 && sizeof(((const DecorationParams*)0)->plants) == 1348, "DecorationParams.plants"); \
+    static_assert(__builtin_offsetof(DecorationParams, pattern) == 6012 && sizeof(((const DecorationParams*)0)->pattern) == 128, "DecorationParams.pattern"); \
+    static_assert(__builtin_offsetof(DecorationParams, bayer) == 6140 && sizeof(((const DecorationParams*)0)->bayer) == 64, "DecorationParams.bayer"); \
+    static_assert(sizeof(TreeParams) == 2932, "TreeParams size"); \
     static_assert(__builtin_offsetof(TreeParams, unit) == 0 && sizeof(((const TreeParams*)0)->unit) == 4, "TreeParams.unit"); \
     static_assert(__builtin_offsetof(TreeParams, reach) == 4 && sizeof(((const TreeParams*)0)->reach) == 4, "TreeParams.reach"); \
     static_assert(__builtin_offsetof(TreeParams, max_slope) == 8 && sizeof(((const TreeParams*)0)->max_slope) == 4, "TreeParams.max_slope"); \
@@ -153,9 +153,9 @@
     static_assert(__builtin_offsetof(TreeParams, kind_count) == 16 && sizeof(((const TreeParams*)0)->kind_count) == 4, "TreeParams.kind_count"); \
     static_assert(__builtin_offsetof(TreeParams, kinds) == 20 && sizeof(((const TreeParams*)0)->kinds) == 1248, "TreeParams.kinds"); \
     static_assert(__builtin_offsetof(TreeParams, biome_count) == 1268 && sizeof(((const TreeParams*)0)->biome_count) == 64, "TreeParams.biome_count"); \
-    static_assert(__builtin_offsetof(TreeParams, biome_layers) == 1332 && sizeof(((const TreeParams*)0)->biome_layers) == 768, "TreeParams.biome_layers"); \
-    static_assert(__builtin_offsetof(TreeParams, biome_map) == 2100 && sizeof(((const TreeParams*)0)->biome_map) == 320, "TreeParams.biome_map"); \
-    static_assert(sizeof(RockParams) == 952, "RockParams size"); \
+    static_assert(__builtin_offsetof(TreeParams, biome_layers) == 1332 && sizeof(((const TreeParams*)0)->biome_layers) == 1280, "TreeParams.biome_layers"); \
+    static_assert(__builtin_offsetof(TreeParams, biome_map) == 2612 && sizeof(((const TreeParams*)0)->biome_map) == 320, "TreeParams.biome_map"); \
+    static_assert(sizeof(RockParams) == 1464, "RockParams size"); \
     static_assert(__builtin_offsetof(RockParams, unit) == 0 && sizeof(((const RockParams*)0)->unit) == 4, "RockParams.unit"); \
     static_assert(__builtin_offsetof(RockParams, reach) == 4 && sizeof(((const RockParams*)0)->reach) == 4, "RockParams.reach"); \
     static_assert(__builtin_offsetof(RockParams, max_density) == 8 && sizeof(((const RockParams*)0)->max_density) == 4, "RockParams.max_density"); \
@@ -163,11 +163,11 @@
     static_assert(__builtin_offsetof(RockParams, seed) == 16 && sizeof(((const RockParams*)0)->seed) == 8, "RockParams.seed"); \
     static_assert(__builtin_offsetof(RockParams, kinds) == 24 && sizeof(((const RockParams*)0)->kinds) == 96, "RockParams.kinds"); \
     static_assert(__builtin_offsetof(RockParams, biome_count) == 120 && sizeof(((const RockParams*)0)->biome_count) == 64, "RockParams.biome_count"); \
-    static_assert(__builtin_offsetof(RockParams, biome_layers) == 184 && sizeof(((const RockParams*)0)->biome_layers) == 768, "RockParams.biome_layers"); \
-    static_assert(sizeof(PlantParams) == 836, "PlantParams size"); \
+    static_assert(__builtin_offsetof(RockParams, biome_layers) == 184 && sizeof(((const RockParams*)0)->biome_layers) == 1280, "RockParams.biome_layers"); \
+    static_assert(sizeof(PlantParams) == 1348, "PlantParams size"); \
     static_assert(__builtin_offsetof(PlantParams, reach) == 0 && sizeof(((const PlantParams*)0)->reach) == 4, "PlantParams.reach"); \
     static_assert(__builtin_offsetof(PlantParams, biome_count) == 4 && sizeof(((const PlantParams*)0)->biome_count) == 64, "PlantParams.biome_count"); \
-    static_assert(__builtin_offsetof(PlantParams, biome_layers) == 68 && sizeof(((const PlantParams*)0)->biome_layers) == 768, "PlantParams.biome_layers"); \
+    static_assert(__builtin_offsetof(PlantParams, biome_layers) == 68 && sizeof(((const PlantParams*)0)->biome_layers) == 1280, "PlantParams.biome_layers"); \
     static_assert(sizeof(CaveParams) == 300, "CaveParams size"); \
     static_assert(__builtin_offsetof(CaveParams, layer_count) == 0 && sizeof(((const CaveParams*)0)->layer_count) == 4, "CaveParams.layer_count"); \
     static_assert(__builtin_offsetof(CaveParams, noise_count) == 4 && sizeof(((const CaveParams*)0)->noise_count) == 4, "CaveParams.noise_count"); \
@@ -231,10 +231,11 @@
     static_assert(__builtin_offsetof(FlatRock, radius_span) == 12 && sizeof(((const FlatRock*)0)->radius_span) == 4, "FlatRock.radius_span"); \
     static_assert(__builtin_offsetof(FlatRock, on_mask) == 16 && sizeof(((const FlatRock*)0)->on_mask) == 4, "FlatRock.on_mask"); \
     static_assert(__builtin_offsetof(FlatRock, max_slope) == 20 && sizeof(((const FlatRock*)0)->max_slope) == 4, "FlatRock.max_slope"); \
-    static_assert(sizeof(FlatLayer) == 12, "FlatLayer size"); \
+    static_assert(sizeof(FlatLayer) == 20, "FlatLayer size"); \
     static_assert(__builtin_offsetof(FlatLayer, what) == 0 && sizeof(((const FlatLayer*)0)->what) == 4, "FlatLayer.what"); \
     static_assert(__builtin_offsetof(FlatLayer, density) == 4 && sizeof(((const FlatLayer*)0)->density) == 4, "FlatLayer.density"); \
     static_assert(__builtin_offsetof(FlatLayer, on_mask) == 8 && sizeof(((const FlatLayer*)0)->on_mask) == 4, "FlatLayer.on_mask"); \
+    static_assert(__builtin_offsetof(FlatLayer, above_water) == 12 && sizeof(((const FlatLayer*)0)->above_water) == 8, "FlatLayer.above_water"); \
     static_assert(sizeof(FlatDensityMap) == 20, "FlatDensityMap size"); \
     static_assert(__builtin_offsetof(FlatDensityMap, node) == 0 && sizeof(((const FlatDensityMap*)0)->node) == 4, "FlatDensityMap.node"); \
     static_assert(__builtin_offsetof(FlatDensityMap, scale) == 4 && sizeof(((const FlatDensityMap*)0)->scale) == 4, "FlatDensityMap.scale"); \

@@ -246,7 +246,7 @@ pub fn layouts() -> Vec<Layout> {
         layout!(FlatLeafLayer { dy, radius, round, lean }),
         layout!(FlatTree { trunk_block, leaves_block, trunk_min, trunk_span, on_mask, crown, layer_count, layers }),
         layout!(FlatRock { block, top_block, radius_min, radius_span, on_mask, max_slope }),
-        layout!(FlatLayer { what, density, on_mask }),
+        layout!(FlatLayer { what, density, on_mask, above_water }),
         layout!(FlatDensityMap { node, scale, offset, min, max }),
         layout!(PlacedObject { x, z, base, kind, shape }),
         layout!(ColumnJob { x, z }),

@@ -9,7 +9,8 @@
 //! Opaque, cutout (alpha-tested: leaves, glass, sprites) and water faces go
 //! to separate meshes, one per render pass. Faces between leaves stay (a
 //! canopy looks full from inside); faces between glass blocks do not.
-//! Cross-shaped blocks (flowers, grass, torches) are two crossed quads each.
+//! Cross-shaped blocks (flowers, grass, torches) are two crossed quads each,
+//! and flat ones (lily pads) one level quad lifted a hair off the floor.
 
 use super::light::LightVolume;
 use super::quad::{Face, Quad, QuadSpec, CROSS_A, CROSS_B};
@@ -127,7 +128,7 @@ impl Mesher {
             self.mesh_face(n, unpacked, &vol, &light, face, &mut out);
         }
         self.ids = ids;
-        cross_sprites(n, &light, &mut out.cutout);
+        sprites(n, &light, &mut out.cutout);
         out
     }
 
@@ -355,29 +356,34 @@ fn emit(
     }
 }
 
-/// Two crossed quads per cross-shaped block of the centre chunk, drawn
-/// from both sides by the cutout pass. Only chunks whose counts hold such a
-/// block are scanned.
-fn cross_sprites(n: &Neighbourhood, light: &LightVolume, out: &mut Vec<Quad>) {
-    let crosses: Vec<BlockId> =
-        BlockId::all().filter(|b| b.info().shape == Shape::Cross && n.centre.counts().get(*b) > 0).collect();
-    if crosses.is_empty() {
-        return;
+/// The sprites of the centre chunk, drawn from both sides by the cutout
+/// pass: two crossed quads per cross-shaped block, one lifted level quad
+/// per flat one. Only chunks whose counts hold such a block are scanned.
+fn sprites(n: &Neighbourhood, light: &LightVolume, out: &mut Vec<Quad>) {
+    let mut shape_of = [Shape::None; 256];
+    let mut any = false;
+    for b in BlockId::all() {
+        let shape = b.info().shape;
+        if matches!(shape, Shape::Cross | Shape::Flat) && n.centre.counts().get(b) > 0 {
+            shape_of[b.0 as usize] = shape;
+            any = true;
+        }
     }
-    let mut is_cross = [false; 256];
-    for b in &crosses {
-        is_cross[b.0 as usize] = true;
+    if !any {
+        return;
     }
     for z in 0..N {
         for x in 0..N {
             for y in 0..N {
                 let id = n.centre.blocks().get(x, y, z);
-                if !is_cross[id.0 as usize] {
-                    continue;
-                }
+                let faces: &[u32] = match shape_of[id.0 as usize] {
+                    Shape::Cross => &[CROSS_A, CROSS_B],
+                    Shape::Flat => &[Face::PosY as u32],
+                    _ => continue,
+                };
                 let own = light.at([x + 1, y + 1, z + 1]);
-                for face in [CROSS_A, CROSS_B] {
-                    out.push(Quad::pack(&QuadSpec {
+                for &face in faces {
+                    let q = Quad::pack(&QuadSpec {
                         origin: [x as u32, y as u32, z as u32],
                         face,
                         size: [1, 1],
@@ -385,7 +391,8 @@ fn cross_sprites(n: &Neighbourhood, light: &LightVolume, out: &mut Vec<Quad>) {
                         ao: [3; 4],
                         light: [own; 4],
                         flip: false,
-                    }));
+                    });
+                    out.push(if face < CROSS_A { q.lifted() } else { q });
                 }
             }
         }
@@ -609,6 +616,20 @@ mod tests {
         assert_eq!(m.cutout.len(), 2, "two quads");
         assert!(m.cutout.iter().all(|q| q.face() >= CROSS_A));
         assert_eq!(m.opaque.len(), 6, "the grass under the flower keeps its top face");
+    }
+
+    #[test]
+    fn a_lily_pad_is_one_lifted_level_quad_over_the_water_surface() {
+        let mut ids = vec![BlockId::AIR; CHUNK_VOLUME];
+        ids[block_index(5, 6, 7)] = BlockId::LILY_PAD;
+        ids[block_index(5, 5, 7)] = BlockId::WATER;
+        let c = chunk(ChunkBlocks::Dense(ids.into_boxed_slice()));
+        let m = mesh_alone(&c, &ChunkBlocks::Uniform(BlockId::AIR));
+        assert_eq!(m.cutout.len(), 1, "one quad");
+        let q = m.cutout[0];
+        assert_eq!((q.face(), q.origin(), q.size(), q.is_lifted()), (Face::PosY as u32, [5, 6, 7], [1, 1], true));
+        assert!(m.water.iter().any(|w| w.face() == Face::PosY as u32), "the water under the pad keeps its surface");
+        assert!(!m.water.iter().any(|w| w.is_lifted()), "only sprites are lifted");
     }
 
     #[test]

@@ -10,7 +10,9 @@
 //!   quads of a cross sprite), 21–25 width − 1, 26–30 height − 1 (along the
 //!   face's tangents u and v), 31 split along the 1–3 diagonal;
 //! - word 1: bits 0–7 atlas layer, 8–15 ambient occlusion of corners 0–3
-//!   (two bits each, 0 darkest … 3 open);
+//!   (two bits each, 0 darkest … 3 open), 16 lifted: a flat sprite, drawn
+//!   [`LIFT`] of a block along its normal so that it floats clear of the
+//!   water surface it lies on;
 //! - words 2 and 3: the light of corners 0, 1 (word 2) and 2, 3 (word 3),
 //!   16 bits each as in [`crate::light::Light`]: sky, red, green, blue.
 //!
@@ -64,6 +66,13 @@ impl Quad {
     pub fn size(self) -> [u32; 2] {
         [((self.0[0] >> 21) & 31) + 1, ((self.0[0] >> 26) & 31) + 1]
     }
+    /// The quad as a flat sprite: drawn [`LIFT`] along its normal.
+    pub fn lifted(self) -> Quad {
+        Quad([self.0[0], self.0[1] | 1 << 16, self.0[2], self.0[3]])
+    }
+    pub fn is_lifted(self) -> bool {
+        self.0[1] >> 16 & 1 != 0
+    }
     pub fn flip(self) -> bool {
         self.0[0] >> 31 != 0
     }
@@ -97,6 +106,11 @@ impl Quad {
         }
     }
 }
+
+/// How far a lifted quad is drawn off its plane, in blocks: enough that
+/// the depth test never mixes it with the water surface under a lily pad.
+/// The shader writes the same figure.
+pub const LIFT: f32 = 1.0 / 16.0;
 
 /// The diagonal quad of a cross sprite from (0,0,0) to (1,1,1) in x/z.
 pub const CROSS_A: u32 = 6;

@@ -182,6 +182,36 @@ fn pixel(tile: usize, x: usize, y: usize) -> [u8; 4] {
         "coal_ore" => ore(tile, x, y, n, n2, [34, 34, 36]),
         "iron_ore" => ore(tile, x, y, n, n2, [196, 150, 112]),
         "gold_ore" => ore(tile, x, y, n, n2, [236, 200, 60]),
+        "lava" => {
+            let vein = ((x as f32 * 0.9 + y as f32 * 0.4).sin() + (y as f32 * 0.7 - x as f32 * 0.3).cos()) * 0.5;
+            shade([220, 90, 20], 0.85 + 0.25 * vein + 0.1 * n)
+        }
+        "glowstone" => {
+            let bright = hash(tile, x / 2, y / 2, 31);
+            shade([250, 206, 110], 0.72 + 0.35 * bright + 0.08 * n)
+        }
+        "cactus_side" => {
+            // Ribs of darker green with pale spines along them.
+            let rib = x % 4 == 1;
+            let spine = rib && hash(tile, x, y, 37) > 0.8;
+            if spine {
+                [226, 222, 170, 255]
+            } else {
+                shade([70, 140, 52], if rib { 0.7 } else { 0.9 + 0.15 * n })
+            }
+        }
+        "cactus_top" => {
+            let (fx, fy) = (x as f32 - 7.5, y as f32 - 7.5);
+            let ring = (fx * fx + fy * fy).sqrt();
+            shade([86, 158, 62], if ring > 6.5 { 0.72 } else { 0.9 + 0.12 * n })
+        }
+        name => sprite(tile, name, x, y, n),
+    }
+}
+
+/// The tiles of sprites (cross and flat blocks): clear around the shape.
+fn sprite(tile: usize, name: &str, x: usize, y: usize, n: f32) -> [u8; 4] {
+    match name {
         "tall_grass" => {
             // Blades of random height in every other column.
             let height = 5 + (hash(tile, x, 0, 29) * 10.0) as usize;
@@ -220,28 +250,33 @@ fn pixel(tile: usize, x: usize, y: usize) -> [u8; 4] {
                 CLEAR
             }
         }
-        "lava" => {
-            let vein = ((x as f32 * 0.9 + y as f32 * 0.4).sin() + (y as f32 * 0.7 - x as f32 * 0.3).cos()) * 0.5;
-            shade([220, 90, 20], 0.85 + 0.25 * vein + 0.1 * n)
-        }
-        "glowstone" => {
-            let bright = hash(tile, x / 2, y / 2, 31);
-            shade([250, 206, 110], 0.72 + 0.35 * bright + 0.08 * n)
-        }
-        "cactus_side" => {
-            // Ribs of darker green with pale spines along them.
-            let rib = x % 4 == 1;
-            let spine = rib && hash(tile, x, y, 37) > 0.8;
-            if spine {
-                [226, 222, 170, 255]
+        "reeds" => {
+            // Stalks two pixels wide at four places, of their own heights,
+            // with darker joints; the tallest carry a brown head.
+            let stalk = [1usize, 5, 9, 13].iter().position(|&s| x == s || x == s + 1);
+            let Some(i) = stalk else { return CLEAR };
+            let top = 1 + (hash(tile, i, 0, 41) * 6.0) as usize;
+            if y < top {
+                CLEAR
+            } else if top <= 3 && y < top + 4 {
+                shade([110, 72, 40], 0.8 + 0.25 * n)
             } else {
-                shade([70, 140, 52], if rib { 0.7 } else { 0.9 + 0.15 * n })
+                let joint = (y + i * 3).is_multiple_of(5);
+                shade([112, 150, 70], if joint { 0.7 } else { 0.85 + 0.25 * n })
             }
         }
-        "cactus_top" => {
+        "lily_pad" => {
+            // A round pad with a wedge cut out towards one edge, and veins
+            // running out from its middle.
             let (fx, fy) = (x as f32 - 7.5, y as f32 - 7.5);
-            let ring = (fx * fx + fy * fy).sqrt();
-            shade([86, 158, 62], if ring > 6.5 { 0.72 } else { 0.9 + 0.12 * n })
+            let r = (fx * fx + fy * fy).sqrt();
+            let notch = fx > 0.0 && fy.abs() < fx * 0.35;
+            if r > 7.2 || notch {
+                return CLEAR;
+            }
+            let spoke = fy.atan2(fx) * 7.0 / std::f32::consts::PI;
+            let vein = (spoke.round() - spoke).abs() < 0.12 && r > 1.5;
+            shade([58, 124, 40], if vein { 0.72 } else { 0.9 + 0.2 * n })
         }
         _ => [255, 0, 255, 255],
     }

@@ -17,6 +17,9 @@ pub enum Shape {
     Cube,
     /// Two crossed quads (flowers, grass, torches).
     Cross,
+    /// One level quad a hair above the block's floor, seen from both sides
+    /// (lily pads: the water's surface is the floor of the block above it).
+    Flat,
     None,
 }
 

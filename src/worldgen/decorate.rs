@@ -9,11 +9,14 @@
 //!   is one above the smoothed surface of its own column, sampled exactly as
 //!   the heightmap computes it, so the neighbour that holds the trunk and
 //!   the one that holds a branch agree on where the tree stands.
-//! * **Plants** use spacing 1: every surface column is a candidate.
-//! * **Rules:** nothing grows where the surface is under water, on a
-//!   surface block the kind does not list (`on`: snow, sand…), or, for
-//!   trees, on a slope steeper than `tree_max_slope`. The surface block
-//!   under a trunk becomes `trunk_soil`.
+//! * **Plants** use spacing 1: every surface column is a candidate. A
+//!   plant layer may name a window of surface heights over the water level
+//!   (`above_water`): reeds on the shore, lily pads on shallow water, where
+//!   they stand on the water's surface.
+//! * **Rules:** nothing grows outside its layer's window (trees, rocks and
+//!   plants without one: anywhere dry), on a surface block the kind does
+//!   not list (`on`: snow, sand…), or, for trees, on a slope steeper than
+//!   `tree_max_slope`. The surface block under a trunk becomes `trunk_soil`.
 //! * **Rocks** stand on a grid of their own (`rock_spacing`, another seed):
 //!   an ellipsoid centred on the surface, so half of it is sunk, stretched
 //!   or not and sized by the candidate's hash, its upper surface of the
@@ -89,9 +92,10 @@ impl ColumnDecorations {
 }
 
 /// The highest block a column's decorations can occupy, given its highest
-/// surface: trees, and plants one above the surface.
+/// surface: trees, and plants one above the surface or the water.
 pub fn decoration_top(p: &WorldParams, max_height: i32, tree_top: i32) -> i32 {
-    tree_top.max(max_height.saturating_add(p.deco.plants.reach))
+    let plants_on = if p.deco.plants.reach > 0 { max_height.max(p.surface.water_level) } else { max_height };
+    tree_top.max(plants_on.saturating_add(p.deco.plants.reach))
 }
 
 /// The highest block of a tree or rock.
@@ -217,13 +221,19 @@ fn tree_layer(p: &WorldParams, b: usize, threshold: u32, factor: f32) -> Option<
     layer_of(threshold, p.deco.trees.biome_layers[b][..n].iter().map(|l| scaled_density(l.density, factor)))
 }
 
-/// Whether an object of `layer` may stand on footing `f` in biome `b`: dry,
-/// on a surface the layer lists, and no steeper than `max_slope`.
+/// Whether `layer` grows over a surface of height `h` and biome `b`: within
+/// its window of heights over the water (dry for trees and rocks), on a
+/// surface block it lists.
+#[inline]
+fn surface_allows(p: &WorldParams, layer: &FlatLayer, h: i32, b: usize) -> bool {
+    layer.takes_height(h, p.surface.water_level) && layer.on_mask >> (surface_block(p, h, b) & 31) & 1 == 1
+}
+
+/// Whether an object of `layer` may stand on footing `f` in biome `b`: on a
+/// surface the layer takes, and no steeper than `max_slope`.
 #[inline]
 fn footing_allows(p: &WorldParams, layer: &FlatLayer, f: Footing, b: usize, max_slope: f32) -> bool {
-    let dry = f.height >= p.surface.water_level;
-    let on = layer.on_mask >> (surface_block(p, f.height, b) & 31) & 1 == 1;
-    dry && on && f.slope <= max_slope
+    surface_allows(p, layer, f.height, b) && f.slope <= max_slope
 }
 
 /// The tree growing at a candidate, if the rules allow it: its kind and shape word.
@@ -447,12 +457,13 @@ fn plan_trees(
     }
 }
 
-/// The plant on the surface column (x, z) of height `h` and biome `b`, or 0.
+/// The plant of the column (x, z) of surface height `h` and biome `b`, or
+/// 0. It stands at [`plant_height`].
 #[inline]
 pub fn plant_at(p: &WorldParams, x: i64, z: i64, h: i32, b: usize) -> u32 {
     let b = b % p.deco.plants.biome_layers.len();
     let n = p.deco.plants.biome_count[b] as usize;
-    if n == 0 || h < p.surface.water_level {
+    if n == 0 {
         return 0;
     }
     let c = candidate(&p.deco.pattern, &p.deco.bayer, p.deco.seed(), 1, x, z);
@@ -460,11 +471,18 @@ pub fn plant_at(p: &WorldParams, x: i64, z: i64, h: i32, b: usize) -> u32 {
         return 0;
     };
     let layer = p.deco.plants.biome_layers[b][l];
-    if layer.on_mask >> (surface_block(p, h, b) & 31) & 1 == 1 {
+    if surface_allows(p, &layer, h, b) {
         layer.what
     } else {
         0
     }
+}
+
+/// Where a column of surface height `h` holds its plant: on the ground, or
+/// on the water where the ground lies under it.
+#[inline]
+pub fn plant_height(p: &WorldParams, h: i32) -> i64 {
+    h.max(p.surface.water_level) as i64 + 1
 }
 
 /// The order in which decorations claim a block: higher wins.
@@ -525,12 +543,12 @@ pub fn apply(c: &mut Canvas) {
     let y0 = pos.y as i64 * CHUNK_SIZE_I64;
     let y1 = y0 + CHUNK_SIZE_I64;
     let mut t = Target { p, hm, y0, bytes, counts };
-    if p.deco.plants.reach > 0 && (hm.max_height as i64 + 1) >= y0 && (hm.min_height as i64 + 1) < y1 {
+    if p.deco.plants.reach > 0 && plant_height(p, hm.max_height) >= y0 && plant_height(p, hm.min_height) < y1 {
         let (x0, z0) = (pos.x as i64 * CHUNK_SIZE_I64, pos.z as i64 * CHUNK_SIZE_I64);
         for z in 0..CHUNK_SIZE {
             for x in 0..CHUNK_SIZE {
                 let c = column_index(x, z);
-                let y = hm.heights[c] as i64 + 1;
+                let y = plant_height(p, hm.heights[c]);
                 if (y0..y1).contains(&y) {
                     let plant = plant_at(p, x0 + x as i64, z0 + z as i64, hm.heights[c], hm.biomes[c] as usize);
                     t.claim(x as i32, y, z as i32, plant);

@@ -153,6 +153,24 @@ pub struct FlatLayer {
     pub density: u32,
     /// Bit b set: grows on block id b.
     pub on_mask: u32,
+    /// The surface heights it takes, less the water level, inclusive:
+    /// [`DRY`] for trees and rocks; a plant window below 0 puts the plant
+    /// on the water (lily pads), one within 0..=1 on the shore (reeds).
+    pub above_water: [i32; 2],
+}
+
+/// [`FlatLayer::above_water`] of every layer that lists no window: any
+/// surface at or above the water level.
+pub const DRY: [i32; 2] = [0, i32::MAX];
+
+impl FlatLayer {
+    /// Whether a surface at height `h` lies in the layer's window over
+    /// water level `water`. Twin: `bw_in_window`.
+    #[inline]
+    pub fn takes_height(&self, h: i32, water: i32) -> bool {
+        let d = h as i64 - water as i64;
+        self.above_water[0] as i64 <= d && d <= self.above_water[1] as i64
+    }
 }
 
 /// A biome's tree density map (see `DensityMap` in the preset): the node
@@ -496,7 +514,8 @@ fn flatten_decorations(p: &mut DecorationParams, preset: &Preset, d: &Decoration
             // The bound for the unseen rejection: the scaled density is
             // monotone in the factor, which never exceeds `max`.
             total += scaled_density(dens, top);
-            *slot = FlatLayer { what: kind as u32, density: dens, on_mask: p.trees.kinds[kind].on_mask };
+            *slot =
+                FlatLayer { what: kind as u32, density: dens, on_mask: p.trees.kinds[kind].on_mask, above_water: DRY };
         }
         p.trees.biome_count[bi] = b.trees.len() as u32;
         p.trees.max_density = p.trees.max_density.max(total);
@@ -505,6 +524,7 @@ fn flatten_decorations(p: &mut DecorationParams, preset: &Preset, d: &Decoration
                 what: block(&plant.block),
                 density: density(plant.chance, 1.0),
                 on_mask: block_mask(&plant.on),
+                above_water: plant.above_water.map_or(DRY, |(lo, hi)| [lo, hi]),
             };
             raise(slot.what, PRIORITY_PLANT);
         }
@@ -548,8 +568,12 @@ fn flatten_rocks(p: &mut DecorationParams, preset: &Preset, d: &Decorations, see
         let mut total = 0;
         for (slot, (name, chance)) in p.rocks.biome_layers[bi].iter_mut().zip(&b.rocks) {
             let kind = d.rocks.iter().position(|r| &r.name == name).unwrap_or(0);
-            *slot =
-                FlatLayer { what: kind as u32, density: density(*chance, unit2), on_mask: p.rocks.kinds[kind].on_mask };
+            *slot = FlatLayer {
+                what: kind as u32,
+                density: density(*chance, unit2),
+                on_mask: p.rocks.kinds[kind].on_mask,
+                above_water: DRY,
+            };
             total += slot.density;
         }
         p.rocks.biome_count[bi] = b.rocks.len() as u32;

@@ -116,6 +116,11 @@ pub struct PlantLayer {
     pub block: String,
     pub chance: f32,
     pub on: Vec<String>,
+    /// The surface heights it grows on, less the water level, inclusive:
+    /// `(0, 1)` on the shore, `(-3, -1)` on shallow water (the plant then
+    /// floats on the water). Without it, any dry surface.
+    #[serde(default)]
+    pub above_water: Option<(i32, i32)>,
 }
 
 fn air() -> String {
@@ -276,6 +281,11 @@ fn validate_biome(p: &Preset, d: &Decorations, i: usize, b: &BiomeDecorations, c
             c.mask_block(here(&format!("plants[{j}].on")), o)?;
         }
         plant_sum += chance(here(&format!("plants[{j}].chance")), pl.chance)?;
+        if let Some((lo, hi)) = pl.above_water {
+            if lo > hi {
+                return Err(c.bad(here(&format!("plants[{j}].above_water")), format!("({lo}, {hi}) is an empty range")));
+            }
+        }
     }
     if plant_sum > 1.0 {
         return Err(c.bad(here("plants"), format!("chances add up to {plant_sum}, above 1")));
