@@ -91,12 +91,14 @@ __device__ bool bw_accepted_rock(const WorldParams* p, const BwCandidate& c, Pla
     const FlatRock kind = p->deco.rocks.kinds[layer.what];
     if (!bw_surface_allows(p, layer, f.height, f.biome) || f.slope > kind.max_slope) return false;
     const unsigned int r = kind.radius_min + (unsigned int)(c.variant % ((unsigned long long)kind.radius_span + 1));
+    const bool log = kind.form == BW_FORM_LOG;
     const unsigned int stretch = (unsigned int)((c.variant >> 32) % 3);
     const unsigned int rx = stretch == 1 ? r + 1 : r, rz = stretch == 2 ? r + 1 : r;
     const unsigned int ry = r + (unsigned int)((c.variant >> 40) & 1ull);
-    const unsigned int shape = rx | ry << 8 | rz << 16;
+    // A log lies along x or z, from one bit of the hash. Twin: rock_at.
+    const unsigned int shape = log ? (((c.variant >> 32) & 1ull) == 0 ? r : r << 16) : rx | ry << 8 | rz << 16;
     if (bw_rock_yields(p, c.x, c.z, shape)) return false;
-    rock->base = f.height;
+    rock->base = f.height + (log ? 1 : 0);
     rock->kind = BW_ROCK_KIND + layer.what;
     rock->shape = shape;
     return true;

@@ -39,9 +39,16 @@ __device__ __forceinline__ bool bw_in_rock(unsigned int shape, int dx, int dy, i
     return 4 * (dx * dx * b * c + dy * dy * a * c + dz * dz * a * b) <= a * b * c;
 }
 
-// What a rock places at (dx, dy, dz) from its centre; 0 for nothing.
+// What a rock places at (dx, dy, dz) from its centre; 0 for nothing. A
+// log is its row: `block` along x, `along_z_block` along z. Twin:
+// rock_block_at.
 __device__ __forceinline__ unsigned int bw_rock_block_at(const FlatRock& rock, unsigned int shape, int dx, int dy,
                                                          int dz) {
+    if (rock.form == BW_FORM_LOG) {
+        const int rx = bw_rock_radius(shape, 0), rz = bw_rock_radius(shape, 2);
+        const bool on_row = dy == 0 && dx >= -rx && dx <= rx && dz >= -rz && dz <= rz;
+        return !on_row ? 0u : rz > rx ? rock.along_z_block : rock.block;
+    }
     if (!bw_in_rock(shape, dx, dy, dz)) return 0;
     return bw_in_rock(shape, dx, dy + 1, dz) ? rock.block : rock.top_block;
 }

@@ -59,6 +59,8 @@ struct FlatRock {
     unsigned int radius_span;
     unsigned int on_mask;
     float max_slope;
+    unsigned int form;  // BW_FORM_BOULDER or BW_FORM_LOG
+    unsigned int along_z_block;
 };
 
 struct FlatLayer {

@@ -536,3 +536,61 @@ fn a_tree_visited_by_layer_equals_it_asked_by_block() {
     }
     assert!(compared > 10_000, "{compared} blocks compared");
 }
+
+/// The share of the reeds' columns that have dry land within `r` blocks
+/// (r = 1, 2), over the sample of `each_biome_grows_its_chance`, counting
+/// only columns at least 2 blocks inside their chunk so that every
+/// neighbour looked at is in the same heightmap.
+fn reeds_near_land(w: &WorldGen) -> [f64; 2] {
+    let p = &*w.params;
+    let reeds = BlockId::by_name("reeds").expect("reeds are registered").0 as u32;
+    let (mut all, mut near) = (0u64, [0u64; 2]);
+    for cz in (-96..96).step_by(6) {
+        for cx in (-96..96).step_by(6) {
+            let hm = w.compute_heightmap(ColumnPos { x: cx, z: cz });
+            for z in 2..30i32 {
+                for x in 2..30i32 {
+                    let (h, b) = (
+                        hm.heights[column_index(x as usize, z as usize)],
+                        hm.biomes[column_index(x as usize, z as usize)],
+                    );
+                    if decorate::plant_at(p, cx as i64 * 32 + x as i64, cz as i64 * 32 + z as i64, h, b as usize)
+                        != reeds
+                    {
+                        continue;
+                    }
+                    all += 1;
+                    for (k, r) in [1i32, 2].into_iter().enumerate() {
+                        let dry = (-r..=r).any(|dz| {
+                            (-r..=r).any(|dx| {
+                                hm.heights[column_index((x + dx) as usize, (z + dz) as usize)] >= p.surface.water_level
+                            })
+                        });
+                        near[k] += dry as u64;
+                    }
+                }
+            }
+        }
+    }
+    assert!(all > 1_000, "only {all} reeds in the sample");
+    near.map(|n| n as f64 / all as f64)
+}
+
+/// Reeds grow by depth (a block of water), not by distance to the shore;
+/// most of them still stand beside dry land (the figures in
+/// docs/worldgen.md, "Shores"). Moving their window two blocks deeper
+/// (the negative control) leaves few near the land.
+#[test]
+fn reeds_stand_near_the_shore() {
+    let shares = reeds_near_land(&world());
+    println!("reeds with dry land within 1 block: {:.1} %, within 2: {:.1} %", 100.0 * shares[0], 100.0 * shares[1]);
+    assert!(shares[0] >= 0.4 && shares[1] >= 0.7, "{shares:?}");
+
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/worldgen/classic.ron"))
+        .expect("classic.ron is readable");
+    let deeper = text.replacen("above_water: (-1, -1)", "above_water: (-3, -3)", 1);
+    assert_ne!(deeper, text, "the control finds the reeds' window");
+    let preset = Preset::parse(&deeper, "classic, reeds deeper").expect("the control preset is valid");
+    let control = reeds_near_land(&WorldGen::new(preset, SEED));
+    assert!(control[0] < 0.2 && control[1] < 0.5, "reeds three blocks deep are as near the land: {control:?}");
+}

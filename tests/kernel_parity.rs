@@ -112,6 +112,7 @@ mod parity {
             assert!(count(BlockId::LOG) + count(BlockId::PINE_LOG) > 200, "{from}..{to} must hold trees");
             assert!(count(BlockId::TALL_GRASS) > 50, "{from}..{to} must hold grass");
             assert!(count(BlockId::MOSSY_STONE) + count(BlockId::COBBLESTONE) > 20, "{from}..{to} must hold rocks");
+            assert!(count(BlockId::REEDS) > 100 && count(BlockId::LILY_PAD) > 100, "{from}..{to} must hold shores");
             assert_parity(42, from, to);
             chunks += positions.len();
         }

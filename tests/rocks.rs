@@ -184,7 +184,7 @@ fn rocks_yield_to_trees_the_same_in_any_order() {
 /// Whether `id` is a rock's block: stone, cobblestone or mossy stone above
 /// the terrain of its column.
 fn rock_block(id: BlockId) -> bool {
-    [BlockId::STONE, BlockId::COBBLESTONE, BlockId::MOSSY_STONE].contains(&id)
+    [BlockId::STONE, BlockId::COBBLESTONE, BlockId::MOSSY_STONE, BlockId::LOG_X, BlockId::LOG_Z].contains(&id)
 }
 
 /// Blocks of a rock that share a column with a trunk, or touch one from a
@@ -239,8 +239,11 @@ fn area_chunks() -> Vec<ChunkPos> {
 fn no_rock_touches_a_trunk() {
     let w = Arc::new(world());
     let chunks = CpuBackend::parallel(w.clone()).generate(&area_chunks()).unwrap();
-    let mossy: u64 = chunks.iter().map(|c| c.counts().0[BlockId::MOSSY_STONE.0 as usize] as u64).sum();
+    let count = |b: BlockId| chunks.iter().map(|c| c.counts().0[b.0 as usize] as u64).sum::<u64>();
+    let mossy = count(BlockId::MOSSY_STONE);
     assert!(mossy > 100, "the area must hold mossy boulders ({mossy} blocks)");
+    let fallen = count(BlockId::LOG_X) + count(BlockId::LOG_Z);
+    assert!(fallen > 20, "the area must hold fallen logs ({fallen} blocks)");
     let (trunks, touching) = rocks_against_trunks(&w, &chunks);
     assert!(trunks > 1000, "the area must hold trees ({trunks} logs)");
     assert_eq!(touching, 0, "rock blocks beside a trunk");
@@ -273,7 +276,8 @@ fn rocks_that_never_yield_touch_trunks_and_the_check_sees_it() {
                 let f = decorate::footing(&w.program, p, w.lanes, c.x, c.z);
                 if let Some((kind, shape)) = decorate::rock_at(p, c.threshold, c.variant, f) {
                     let (x, z) = ((c.x - x0) as i32, (c.z - z0) as i32);
-                    d.trees.push(PlacedObject { x, z, base: f.height, kind: ROCK_KIND + kind, shape });
+                    let base = decorate::rock_base(p, kind, f.height);
+                    d.trees.push(PlacedObject { x, z, base, kind: ROCK_KIND + kind, shape });
                 }
             }
             fill::fill(p, pos, &data.heightmap, Some(&d))
@@ -360,4 +364,53 @@ fn each_biome_lays_its_rock_chance() {
         tested += 1;
     }
     assert!(tested >= 5, "only {tested} (biome, rock) pairs had enough candidates");
+}
+
+/// A fallen log is one row of 2r + 1 logs at its centre's height, turned
+/// the way it lies: `log_x` along x, `log_z` along z.
+#[test]
+fn a_fallen_log_is_one_row_turned_the_way_it_lies() {
+    let w = world();
+    let p = &*w.params;
+    let k = p.deco.rocks.kinds[..p.deco.rocks.kind_count as usize]
+        .iter()
+        .position(|r| r.form == blockworld::worldgen::params::FORM_LOG)
+        .expect("classic has a fallen log");
+    let log = p.deco.rocks.kinds[k];
+    for (shape, block, axis) in [(2u32, BlockId::LOG_X, 0), (2 << 16, BlockId::LOG_Z, 2)] {
+        let mut cells = Vec::new();
+        for dy in -3..=3 {
+            for dz in -3..=3 {
+                for dx in -3..=3 {
+                    let id = decorate::rock_block_at(&log, shape, dx, dy, dz);
+                    if id != 0 {
+                        cells.push(([dx, dy, dz], id));
+                    }
+                }
+            }
+        }
+        assert_eq!(cells.len(), 5, "{cells:?}");
+        for ([dx, dy, dz], id) in cells {
+            let off_axis = if axis == 0 { dz } else { dx };
+            assert!(dy == 0 && off_axis == 0 && id == block.0 as u32, "{dx} {dy} {dz}: {id}");
+        }
+    }
+}
+
+/// A log without its block along z, a log with a top, and a boulder lying
+/// along z are refused, naming the field.
+#[test]
+fn malformed_logs_are_refused_naming_the_field() {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/worldgen/classic.ron"))
+        .expect("classic.ron is readable");
+    let log = r#"block: "log_x", along_z: "log_z", form: Log,"#;
+    assert!(text.contains(log));
+    for (with, field) in [
+        (r#"block: "log_x", form: Log,"#, "(fallen_log).along_z"),
+        (r#"block: "log_x", along_z: "log_z", top: "log", form: Log,"#, "(fallen_log).top"),
+        (r#"block: "log_x", along_z: "log_z","#, "(fallen_log).along_z"),
+    ] {
+        let err = Preset::parse(&text.replacen(log, with, 1), "bad.ron").expect_err(with).to_string();
+        assert!(err.contains(field), "{with}: {err}");
+    }
 }

@@ -13,7 +13,7 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-const GOLDEN: &str = "e28695aa9878e42fc2221034c7d32706328845aa18073769974ef6d7ea46df90  100 chunks";
+const GOLDEN: &str = "b758b5c4d12250a8a1e05a1865e1f46d9a8cac42cb9210c924bf31e384c3df12  100 chunks";
 const REGION: [&str; 6] = ["--seed", "42", "--from", "-2,-2,-2", "--to", "2,1,2"];
 
 fn skipped() -> bool {

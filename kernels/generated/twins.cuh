@@ -58,6 +58,8 @@
 #define BW_RUN_BYTES 2
 #define BW_MAX_TREE_KINDS 8
 #define BW_MAX_ROCK_KINDS 4
+#define BW_FORM_BOULDER 0
+#define BW_FORM_LOG 1
 #define BW_MAX_CANOPY_LAYERS 8
 #define BW_MAX_BIOME_LAYERS 4
 #define BW_PATTERN_POINTS 64
@@ -92,13 +94,13 @@
     static_assert(__builtin_offsetof(FlatNode, children) == 16 && sizeof(((const FlatNode*)0)->children) == 12, "FlatNode.children"); \
     static_assert(__builtin_offsetof(FlatNode, z_offset) == 28 && sizeof(((const FlatNode*)0)->z_offset) == 4, "FlatNode.z_offset"); \
     static_assert(__builtin_offsetof(FlatNode, slots) == 32 && sizeof(((const FlatNode*)0)->slots) == 16, "FlatNode.slots"); \
-    static_assert(sizeof(WorldParams) == 10612, "WorldParams size"); \
+    static_assert(sizeof(WorldParams) == 10644, "WorldParams size"); \
     static_assert(__builtin_offsetof(WorldParams, terrain) == 0 && sizeof(((const WorldParams*)0)->terrain) == 3124, "WorldParams.terrain"); \
     static_assert(__builtin_offsetof(WorldParams, biomes) == 3124 && sizeof(((const WorldParams*)0)->biomes) == 416, "WorldParams.biomes"); \
     static_assert(__builtin_offsetof(WorldParams, surface) == 3540 && sizeof(((const WorldParams*)0)->surface) == 156, "WorldParams.surface"); \
-    static_assert(__builtin_offsetof(WorldParams, deco) == 3696 && sizeof(((const WorldParams*)0)->deco) == 6204, "WorldParams.deco"); \
-    static_assert(__builtin_offsetof(WorldParams, caves) == 9900 && sizeof(((const WorldParams*)0)->caves) == 300, "WorldParams.caves"); \
-    static_assert(__builtin_offsetof(WorldParams, veins) == 10200 && sizeof(((const WorldParams*)0)->veins) == 412, "WorldParams.veins"); \
+    static_assert(__builtin_offsetof(WorldParams, deco) == 3696 && sizeof(((const WorldParams*)0)->deco) == 6236, "WorldParams.deco"); \
+    static_assert(__builtin_offsetof(WorldParams, caves) == 9932 && sizeof(((const WorldParams*)0)->caves) == 300, "WorldParams.caves"); \
+    static_assert(__builtin_offsetof(WorldParams, veins) == 10232 && sizeof(((const WorldParams*)0)->veins) == 412, "WorldParams.veins"); \
     static_assert(sizeof(TerrainParams) == 3124, "TerrainParams size"); \
     static_assert(__builtin_offsetof(TerrainParams, node_count) == 0 && sizeof(((const TerrainParams*)0)->node_count) == 4, "TerrainParams.node_count"); \
     static_assert(__builtin_offsetof(TerrainParams, field_roots) == 4 && sizeof(((const TerrainParams*)0)->field_roots) == 24, "TerrainParams.field_roots"); \
@@ -136,15 +138,15 @@
     static_assert(__builtin_offsetof(SurfaceParams, deep_block) == 144 && sizeof(((const SurfaceParams*)0)->deep_block) == 4, "SurfaceParams.deep_block"); \
     static_assert(__builtin_offsetof(SurfaceParams, snow_block) == 148 && sizeof(((const SurfaceParams*)0)->snow_block) == 4, "SurfaceParams.snow_block"); \
     static_assert(__builtin_offsetof(SurfaceParams, air_block) == 152 && sizeof(((const SurfaceParams*)0)->air_block) == 4, "SurfaceParams.air_block"); \
-    static_assert(sizeof(DecorationParams) == 6204, "DecorationParams size"); \
+    static_assert(sizeof(DecorationParams) == 6236, "DecorationParams size"); \
     static_assert(__builtin_offsetof(DecorationParams, seed) == 0 && sizeof(((const DecorationParams*)0)->seed) == 8, "DecorationParams.seed"); \
     static_assert(__builtin_offsetof(DecorationParams, trunk_soil_block) == 8 && sizeof(((const DecorationParams*)0)->trunk_soil_block) == 4, "DecorationParams.trunk_soil_block"); \
     static_assert(__builtin_offsetof(DecorationParams, block_priority) == 12 && sizeof(((const DecorationParams*)0)->block_priority) == 256, "DecorationParams.block_priority"); \
     static_assert(__builtin_offsetof(DecorationParams, trees) == 268 && sizeof(((const DecorationParams*)0)->trees) == 2932, "DecorationParams.trees"); \
-    static_assert(__builtin_offsetof(DecorationParams, rocks) == 3200 && sizeof(((const DecorationParams*)0)->rocks) == 1464, "DecorationParams.rocks"); \
-    static_assert(__builtin_offsetof(DecorationParams, plants) == 4664 && sizeof(((const DecorationParams*)0)->plants) == 1348, "DecorationParams.plants"); \
-    static_assert(__builtin_offsetof(DecorationParams, pattern) == 6012 && sizeof(((const DecorationParams*)0)->pattern) == 128, "DecorationParams.pattern"); \
-    static_assert(__builtin_offsetof(DecorationParams, bayer) == 6140 && sizeof(((const DecorationParams*)0)->bayer) == 64, "DecorationParams.bayer"); \
+    static_assert(__builtin_offsetof(DecorationParams, rocks) == 3200 && sizeof(((const DecorationParams*)0)->rocks) == 1496, "DecorationParams.rocks"); \
+    static_assert(__builtin_offsetof(DecorationParams, plants) == 4696 && sizeof(((const DecorationParams*)0)->plants) == 1348, "DecorationParams.plants"); \
+    static_assert(__builtin_offsetof(DecorationParams, pattern) == 6044 && sizeof(((const DecorationParams*)0)->pattern) == 128, "DecorationParams.pattern"); \
+    static_assert(__builtin_offsetof(DecorationParams, bayer) == 6172 && sizeof(((const DecorationParams*)0)->bayer) == 64, "DecorationParams.bayer"); \
     static_assert(sizeof(TreeParams) == 2932, "TreeParams size"); \
     static_assert(__builtin_offsetof(TreeParams, unit) == 0 && sizeof(((const TreeParams*)0)->unit) == 4, "TreeParams.unit"); \
     static_assert(__builtin_offsetof(TreeParams, reach) == 4 && sizeof(((const TreeParams*)0)->reach) == 4, "TreeParams.reach"); \
@@ -155,15 +157,15 @@
     static_assert(__builtin_offsetof(TreeParams, biome_count) == 1268 && sizeof(((const TreeParams*)0)->biome_count) == 64, "TreeParams.biome_count"); \
     static_assert(__builtin_offsetof(TreeParams, biome_layers) == 1332 && sizeof(((const TreeParams*)0)->biome_layers) == 1280, "TreeParams.biome_layers"); \
     static_assert(__builtin_offsetof(TreeParams, biome_map) == 2612 && sizeof(((const TreeParams*)0)->biome_map) == 320, "TreeParams.biome_map"); \
-    static_assert(sizeof(RockParams) == 1464, "RockParams size"); \
+    static_assert(sizeof(RockParams) == 1496, "RockParams size"); \
     static_assert(__builtin_offsetof(RockParams, unit) == 0 && sizeof(((const RockParams*)0)->unit) == 4, "RockParams.unit"); \
     static_assert(__builtin_offsetof(RockParams, reach) == 4 && sizeof(((const RockParams*)0)->reach) == 4, "RockParams.reach"); \
     static_assert(__builtin_offsetof(RockParams, max_density) == 8 && sizeof(((const RockParams*)0)->max_density) == 4, "RockParams.max_density"); \
     static_assert(__builtin_offsetof(RockParams, kind_count) == 12 && sizeof(((const RockParams*)0)->kind_count) == 4, "RockParams.kind_count"); \
     static_assert(__builtin_offsetof(RockParams, seed) == 16 && sizeof(((const RockParams*)0)->seed) == 8, "RockParams.seed"); \
-    static_assert(__builtin_offsetof(RockParams, kinds) == 24 && sizeof(((const RockParams*)0)->kinds) == 96, "RockParams.kinds"); \
-    static_assert(__builtin_offsetof(RockParams, biome_count) == 120 && sizeof(((const RockParams*)0)->biome_count) == 64, "RockParams.biome_count"); \
-    static_assert(__builtin_offsetof(RockParams, biome_layers) == 184 && sizeof(((const RockParams*)0)->biome_layers) == 1280, "RockParams.biome_layers"); \
+    static_assert(__builtin_offsetof(RockParams, kinds) == 24 && sizeof(((const RockParams*)0)->kinds) == 128, "RockParams.kinds"); \
+    static_assert(__builtin_offsetof(RockParams, biome_count) == 152 && sizeof(((const RockParams*)0)->biome_count) == 64, "RockParams.biome_count"); \
+    static_assert(__builtin_offsetof(RockParams, biome_layers) == 216 && sizeof(((const RockParams*)0)->biome_layers) == 1280, "RockParams.biome_layers"); \
     static_assert(sizeof(PlantParams) == 1348, "PlantParams size"); \
     static_assert(__builtin_offsetof(PlantParams, reach) == 0 && sizeof(((const PlantParams*)0)->reach) == 4, "PlantParams.reach"); \
     static_assert(__builtin_offsetof(PlantParams, biome_count) == 4 && sizeof(((const PlantParams*)0)->biome_count) == 64, "PlantParams.biome_count"); \
@@ -224,13 +226,15 @@
     static_assert(__builtin_offsetof(FlatTree, crown) == 20 && sizeof(((const FlatTree*)0)->crown) == 4, "FlatTree.crown"); \
     static_assert(__builtin_offsetof(FlatTree, layer_count) == 24 && sizeof(((const FlatTree*)0)->layer_count) == 4, "FlatTree.layer_count"); \
     static_assert(__builtin_offsetof(FlatTree, layers) == 28 && sizeof(((const FlatTree*)0)->layers) == 128, "FlatTree.layers"); \
-    static_assert(sizeof(FlatRock) == 24, "FlatRock size"); \
+    static_assert(sizeof(FlatRock) == 32, "FlatRock size"); \
     static_assert(__builtin_offsetof(FlatRock, block) == 0 && sizeof(((const FlatRock*)0)->block) == 4, "FlatRock.block"); \
     static_assert(__builtin_offsetof(FlatRock, top_block) == 4 && sizeof(((const FlatRock*)0)->top_block) == 4, "FlatRock.top_block"); \
     static_assert(__builtin_offsetof(FlatRock, radius_min) == 8 && sizeof(((const FlatRock*)0)->radius_min) == 4, "FlatRock.radius_min"); \
     static_assert(__builtin_offsetof(FlatRock, radius_span) == 12 && sizeof(((const FlatRock*)0)->radius_span) == 4, "FlatRock.radius_span"); \
     static_assert(__builtin_offsetof(FlatRock, on_mask) == 16 && sizeof(((const FlatRock*)0)->on_mask) == 4, "FlatRock.on_mask"); \
     static_assert(__builtin_offsetof(FlatRock, max_slope) == 20 && sizeof(((const FlatRock*)0)->max_slope) == 4, "FlatRock.max_slope"); \
+    static_assert(__builtin_offsetof(FlatRock, form) == 24 && sizeof(((const FlatRock*)0)->form) == 4, "FlatRock.form"); \
+    static_assert(__builtin_offsetof(FlatRock, along_z_block) == 28 && sizeof(((const FlatRock*)0)->along_z_block) == 4, "FlatRock.along_z_block"); \
     static_assert(sizeof(FlatLayer) == 20, "FlatLayer size"); \
     static_assert(__builtin_offsetof(FlatLayer, what) == 0 && sizeof(((const FlatLayer*)0)->what) == 4, "FlatLayer.what"); \
     static_assert(__builtin_offsetof(FlatLayer, density) == 4 && sizeof(((const FlatLayer*)0)->density) == 4, "FlatLayer.density"); \

@@ -164,10 +164,9 @@ impl Mesher {
         let diagonals = corners.map(|(du, dv)| sample(diag(du, dv)));
 
         let mut used_slices = 0u32;
-        let slot = face.tile_slot();
         let mut tiles = [0u8; 256];
         for (t, b) in tiles.iter_mut().zip(BLOCKS) {
-            *t = b.tiles[slot];
+            *t = b.tile_facing(face.normal());
         }
         for z in 0..N {
             for x in 0..N {

@@ -159,15 +159,6 @@ impl Face {
     pub fn axis(self) -> usize {
         (self as usize) / 2
     }
-
-    /// Index into a block's `tiles` ([top, side, bottom]).
-    pub fn tile_slot(self) -> usize {
-        match self {
-            Face::PosY => 0,
-            Face::NegY => 2,
-            _ => 1,
-        }
-    }
 }
 
 #[cfg(test)]

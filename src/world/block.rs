@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-pub use super::block_codegen::{Layer, Shape, MAX_BLOCK_TYPES};
+pub use super::block_codegen::{Axis, Layer, Shape, MAX_BLOCK_TYPES};
 
 /// A block type id. Ids index [`BLOCKS`]; 0 is air. Stored as one byte per
 /// block while the registry holds at most [`MAX_BLOCK_TYPES`] types (the
@@ -28,11 +28,29 @@ pub struct BlockInfo {
     pub dims: u8,
     /// A cutout cube whose faces against its own kind are hidden (glass).
     pub cull_self: bool,
+    /// The axis its top and bottom tiles face along (a log on its side).
+    pub axis: Axis,
     /// Atlas tiles of the top, side and bottom faces (indices into [`TILES`]).
     pub tiles: [u8; 3],
 }
 
 impl BlockInfo {
+    /// The atlas tile of the face whose outward normal is `normal` (a unit
+    /// vector along one axis): its top tile facing +axis, its bottom tile
+    /// facing −axis, its side tile otherwise.
+    pub fn tile_facing(&self, normal: [i32; 3]) -> u8 {
+        let along = match self.axis {
+            Axis::X => normal[0],
+            Axis::Y => normal[1],
+            Axis::Z => normal[2],
+        };
+        match along {
+            1 => self.tiles[0],
+            -1 => self.tiles[2],
+            _ => self.tiles[1],
+        }
+    }
+
     /// Hides the faces of its neighbours.
     pub fn opaque(&self) -> bool {
         self.shape == Shape::Cube && self.layer == Layer::Opaque

@@ -23,6 +23,16 @@ pub enum Shape {
     None,
 }
 
+/// The axis a block's top and bottom tiles face along: Y for most blocks,
+/// X or Z for a log lying on its side.
+#[derive(Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Axis {
+    X,
+    #[default]
+    Y,
+    Z,
+}
+
 /// Which pass draws it.
 #[derive(Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Layer {
@@ -70,6 +80,8 @@ pub struct Block {
     dims: u8,
     #[serde(default)]
     cull_self: bool,
+    #[serde(default)]
+    axis: Axis,
     #[serde(default)]
     tiles: Tiles,
 }
@@ -124,6 +136,9 @@ pub fn generate(ron_text: &str) -> Result<String, String> {
         if b.cull_self && !(b.layer == Layer::Cutout && b.shape == Shape::Cube) {
             return Err(format!("block `{}`: cull_self applies to Cutout cubes only", b.name));
         }
+        if b.axis != Axis::Y && b.shape != Shape::Cube {
+            return Err(format!("block `{}`: axis applies to cubes only", b.name));
+        }
         let mut idx = [0usize; 3];
         for (k, name) in b.tile_names()?.iter().enumerate() {
             if let Some(name) = name {
@@ -138,8 +153,8 @@ pub fn generate(ron_text: &str) -> Result<String, String> {
         }
         let _ = writeln!(
             table,
-            "    BlockInfo {{ name: {:?}, shape: Shape::{:?}, layer: Layer::{:?}, solid: {}, liquid: {}, light: {:?}, dims: {}, cull_self: {}, tiles: [{}, {}, {}] }},",
-            b.name, b.shape, b.layer, b.solid, b.liquid, b.light, b.dims, b.cull_self, idx[0], idx[1], idx[2]
+            "    BlockInfo {{ name: {:?}, shape: Shape::{:?}, layer: Layer::{:?}, solid: {}, liquid: {}, light: {:?}, dims: {}, cull_self: {}, axis: Axis::{:?}, tiles: [{}, {}, {}] }},",
+            b.name, b.shape, b.layer, b.solid, b.liquid, b.light, b.dims, b.cull_self, b.axis, idx[0], idx[1], idx[2]
         );
         let _ = writeln!(consts, "    pub const {}: BlockId = BlockId({});", b.name.to_uppercase(), b.id);
     }

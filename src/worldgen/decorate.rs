@@ -20,8 +20,9 @@
 //! * **Rocks** stand on a grid of their own (`rock_spacing`, another seed):
 //!   an ellipsoid centred on the surface, so half of it is sunk, stretched
 //!   or not and sized by the candidate's hash, its upper surface of the
-//!   kind's `top` block. The rules are as for trees, with a slope limit per
-//!   kind.
+//!   kind's `top` block; or, for a kind of form `Log`, a fallen log lying
+//!   on the ground along x or z. The rules are as for trees, with a slope
+//!   limit per kind.
 //! * **Overlaps** are settled without regard to order. Between objects of
 //!   different footprints: a rock yields to any tree the rules accept whose
 //!   trunk is inside its footprint or beside it, and trees never look at
@@ -32,7 +33,7 @@
 
 use super::canvas::Canvas;
 use super::heightmap::{sample_points, Heightmap, Lanes};
-use super::params::{scaled_density, FlatLayer, FlatRock, FlatTree, WorldParams};
+use super::params::{scaled_density, FlatLayer, FlatRock, FlatTree, WorldParams, FORM_LOG};
 use super::placement::{candidate, layer_of, unit_squares, Candidate};
 use super::preset::{MAX_BIOME_LAYERS, MAX_TREE_KINDS};
 use super::NoiseProgram;
@@ -117,9 +118,18 @@ fn in_rock(r: (i32, i32, i32), dx: i32, dy: i32, dz: i32) -> bool {
 
 /// What a rock places at (dx, dy, dz) from its centre: its top block where
 /// the block above lies outside it, its block elsewhere inside, 0 outside.
+/// A log is its row: `block` along x, `along_z_block` along z.
 #[inline]
 pub fn rock_block_at(rock: &FlatRock, shape: u32, dx: i32, dy: i32, dz: i32) -> u32 {
     let r = rock_radii(shape);
+    if rock.form == FORM_LOG {
+        let on_row = dy == 0 && dx.abs() <= r.0 && dz.abs() <= r.2;
+        return match (on_row, r.2 > r.0) {
+            (false, _) => 0,
+            (true, false) => rock.block,
+            (true, true) => rock.along_z_block,
+        };
+    }
     if !in_rock(r, dx, dy, dz) {
         0
     } else if in_rock(r, dx, dy + 1, dz) {
@@ -273,6 +283,10 @@ pub fn rock_at(p: &WorldParams, threshold: u32, variant: u64, f: Footing) -> Opt
         return None;
     }
     let r = rock.radius_min + (variant % (rock.radius_span as u64 + 1)) as u32;
+    if rock.form == FORM_LOG {
+        // Along x or along z, from another bit of the hash.
+        return Some((layer.what, if variant >> 32 & 1 == 0 { r } else { r << 16 }));
+    }
     // Stretched along x, along z, or round, and one block taller or not,
     // from other bits of the hash.
     let (rx, rz) = match (variant >> 32) % 3 {
@@ -282,6 +296,14 @@ pub fn rock_at(p: &WorldParams, threshold: u32, variant: u64, f: Footing) -> Opt
     };
     let ry = r + (variant >> 40 & 1) as u32;
     Some((layer.what, rx | ry << 8 | rz << 16))
+}
+
+/// A rock's centre height over a surface of height `h`: the surface itself
+/// (half sunk), or the block above it for a log lying on the ground.
+#[inline]
+pub fn rock_base(p: &WorldParams, kind: u32, h: i32) -> i32 {
+    let log = p.deco.rocks.kinds.get(kind as usize).is_some_and(|r| r.form == FORM_LOG);
+    h + log as i32
 }
 
 /// Whether a rock centred on (x, z) with radii `r` yields to a tree: some
@@ -390,7 +412,13 @@ fn plan_rocks(
         if rock_yields_given(program, p, lanes, c.x, c.z, rock_radii(shape), known) {
             continue;
         }
-        let t = PlacedObject { x: rx as i32, z: rz as i32, base: f.height, kind: ROCK_KIND + kind, shape };
+        let t = PlacedObject {
+            x: rx as i32,
+            z: rz as i32,
+            base: rock_base(p, kind, f.height),
+            kind: ROCK_KIND + kind,
+            shape,
+        };
         out.tree_top = out.tree_top.max(tree_top(p, &t));
         out.trees.push(t);
     }

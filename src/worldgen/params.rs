@@ -5,6 +5,7 @@
 
 use super::noise::perlin::SCALE_3D;
 use super::placement::{self, DENSITY_ONE, PATTERN_POINTS};
+use super::preset::RockForm;
 use super::preset::{
     CaveLayer, Caves, Decorations, Input, NodeKind, Preset, Veins, MAX_BIOMES, MAX_BIOME_LAYERS, MAX_CANOPY_LAYERS,
     MAX_CAVE_LAYERS, MAX_CAVE_NOISES, MAX_CAVE_OCTAVES, MAX_NODES, MAX_ROCK_KINDS, MAX_TREE_KINDS, MAX_TREE_REACH,
@@ -141,7 +142,16 @@ pub struct FlatRock {
     /// Bit b set: lies on block id b.
     pub on_mask: u32,
     pub max_slope: f32,
+    /// [`FORM_BOULDER`] or [`FORM_LOG`].
+    pub form: u32,
+    /// A log's block along z (`block` lies along x).
+    pub along_z_block: u32,
 }
+
+/// [`FlatRock::form`]: an ellipsoid half sunk in the ground.
+pub const FORM_BOULDER: u32 = 0;
+/// [`FlatRock::form`]: a row of logs lying on the ground along x or z.
+pub const FORM_LOG: u32 = 1;
 
 /// One decoration layer of a biome. Twin: `FlatLayer` in kernels/worldgen_params.cuh.
 #[repr(C)]
@@ -553,9 +563,15 @@ fn flatten_rocks(p: &mut DecorationParams, preset: &Preset, d: &Decorations, see
             radius_span: r.radius.1 - r.radius.0,
             on_mask: block_mask(&r.on),
             max_slope: r.max_slope,
+            form: match r.form {
+                RockForm::Boulder => FORM_BOULDER,
+                RockForm::Log => FORM_LOG,
+            },
+            along_z_block: r.along_z.as_deref().map_or(0, block),
         };
         reach = reach.max(r.radius.1 as i32 + 1);
-        for id in [slot.block, slot.top_block] {
+        // A boulder has no block along z: air keeps the lowest claim.
+        for id in [slot.block, slot.top_block, slot.along_z_block].into_iter().filter(|&id| id != 0) {
             if let Some(slot) = p.block_priority.get_mut(id as usize) {
                 *slot = (*slot).max(PRIORITY_ROCK);
             }

@@ -29,7 +29,10 @@ pub struct Decorations {
 /// A boulder: a rough ellipsoid of `block` centred on the ground, so its
 /// lower half is sunk; `top` (mossy stone, say) covers its upper surface.
 /// Each rock picks its radius from `radius` and whether it is stretched
-/// along x, along z or neither from a hash of its candidate.
+/// along x, along z or neither from a hash of its candidate. With `form:
+/// Log` it is a fallen log instead: a row of `block` (a log lying along x)
+/// or of `along_z` (the same log along z) on the ground, `radius` blocks
+/// either side of its middle, the way chosen by the hash.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct RockDef {
@@ -44,6 +47,19 @@ pub struct RockDef {
     pub on: Vec<String>,
     /// Steepest footing it accepts, measured as for trees.
     pub max_slope: f32,
+    #[serde(default)]
+    pub form: RockForm,
+    /// A log's block lying along z (`block` lies along x).
+    #[serde(default)]
+    pub along_z: Option<String>,
+}
+
+/// The shape of a rock kind.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+pub enum RockForm {
+    #[default]
+    Boulder,
+    Log,
 }
 
 /// A tree shape: a trunk and layers of leaves around its top.
@@ -231,6 +247,15 @@ fn validate_rocks(d: &Decorations, c: &Check) -> Result<(), PresetError> {
         c.block(here("block"), &r.block)?;
         if let Some(top) = &r.top {
             c.block(here("top"), top)?;
+        }
+        match (r.form, &r.along_z, &r.top) {
+            (RockForm::Log, Some(z), None) => c.block(here("along_z"), z)?,
+            (RockForm::Log, None, _) => return Err(c.bad(here("along_z"), "a log names its block along z")),
+            (RockForm::Log, _, Some(_)) => return Err(c.bad(here("top"), "a log has no top block")),
+            (RockForm::Boulder, Some(_), _) => {
+                return Err(c.bad(here("along_z"), "only a log (form: Log) lies along z"))
+            }
+            (RockForm::Boulder, None, _) => {}
         }
         for b in &r.on {
             c.mask_block(here("on"), b)?;
