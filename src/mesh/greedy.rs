@@ -375,9 +375,9 @@ fn sprites(n: &Neighbourhood, light: &LightVolume, out: &mut Vec<Quad>) {
         for x in 0..N {
             for y in 0..N {
                 let id = n.centre.blocks().get(x, y, z);
-                let faces: &[u32] = match shape_of[id.0 as usize] {
-                    Shape::Cross => &[CROSS_A, CROSS_B],
-                    Shape::Flat => &[Face::PosY as u32],
+                let (faces, lifted): (&[u32], bool) = match shape_of[id.0 as usize] {
+                    Shape::Cross => (&[CROSS_A, CROSS_B], false),
+                    Shape::Flat => (&[Face::PosY as u32], true),
                     _ => continue,
                 };
                 let own = light.at([x + 1, y + 1, z + 1]);
@@ -391,7 +391,7 @@ fn sprites(n: &Neighbourhood, light: &LightVolume, out: &mut Vec<Quad>) {
                         light: [own; 4],
                         flip: false,
                     });
-                    out.push(if face < CROSS_A { q.lifted() } else { q });
+                    out.push(if lifted { q.lifted() } else { q });
                 }
             }
         }

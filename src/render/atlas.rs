@@ -96,10 +96,7 @@ fn pixel(tile: usize, x: usize, y: usize) -> [u8; 4] {
     let jag = (hash(tile, x, 0, 3) * 3.0) as usize; // ragged edge depth for side tiles
     let dirt = shade([134, 96, 67], 0.82 + 0.3 * n);
     match TILES[tile] {
-        "stone" => {
-            let crack = hash(tile, x / 3, y, 11) > 0.86;
-            shade([125, 125, 125], if crack { 0.72 } else { 0.86 + 0.22 * n2 + 0.06 * n })
-        }
+        "stone" => stone(tile, x, y, n, n2),
         "dirt" => dirt,
         "grass_top" => shade([96, 156, 60], 0.8 + 0.3 * n + 0.1 * n2),
         "grass_side" => top_fringe(y < 3 + jag, [96, 156, 60], n, dirt),
@@ -128,45 +125,6 @@ fn pixel(tile: usize, x: usize, y: usize) -> [u8; 4] {
         "birch_leaves" => foliage(n, n2, 0.2, [112, 162, 60]),
         "leaves" => foliage(n, n2, 0.18, [66, 138, 44]),
         "pine_leaves" => foliage(n, n2, 0.14, [42, 92, 60]),
-        "planks" => {
-            // Boards four pixels high, end joints staggered per board.
-            let board = y / 4;
-            let joint = (x + board * 5).is_multiple_of(16);
-            let seam = y % 4 == 3 || joint;
-            shade([176, 138, 84], if seam { 0.62 } else { 0.86 + 0.12 * hash(tile, board, x / 4, 5) + 0.06 * n })
-        }
-        "cobblestone" => {
-            // Stones on a jittered 5-pixel lattice, dark mortar between them.
-            let cell = |x: usize, y: usize| (x + (hash(tile, y / 5, 0, 9) * 3.0) as usize) / 5;
-            let edge = cell(x, y) != cell(x + 1, y) || y % 5 == 4;
-            shade([120, 120, 120], if edge { 0.55 } else { 0.78 + 0.3 * hash(tile, cell(x, y), y / 5, 13) + 0.08 * n })
-        }
-        "mossy_stone_top" | "mossy_stone_side" => {
-            // Stone under moss: patches of it on top, a ragged fringe
-            // hanging down the sides.
-            let moss = if TILES[tile].ends_with("side") {
-                y < 2 + jag || (y < 6 + jag && hash(tile, x, 0, 43) > 0.55)
-            } else {
-                n2 > 0.22 || n > 0.75
-            };
-            if moss {
-                shade([82, 124, 54], 0.74 + 0.28 * n + 0.1 * n2)
-            } else {
-                let crack = hash(tile, x / 3, y, 11) > 0.86;
-                shade([125, 125, 125], if crack { 0.72 } else { 0.86 + 0.22 * n2 + 0.06 * n })
-            }
-        }
-        "glass" => {
-            let frame = x == 0 || y == 0 || x == 15 || y == 15;
-            let glint = x + y == 11 && (3..7).contains(&x) || x + y == 14 && (5..8).contains(&x);
-            if frame {
-                shade([214, 232, 236], 0.9 + 0.1 * n)
-            } else if glint {
-                [236, 246, 250, 255]
-            } else {
-                CLEAR
-            }
-        }
         "gravel" => {
             let pebble = hash(tile, x / 2, y / 2, 17);
             let rgb = if pebble > 0.66 {
@@ -205,7 +163,59 @@ fn pixel(tile: usize, x: usize, y: usize) -> [u8; 4] {
             let ring = (fx * fx + fy * fy).sqrt();
             shade([86, 158, 62], if ring > 6.5 { 0.72 } else { 0.9 + 0.12 * n })
         }
-        name => sprite(tile, name, x, y, n),
+        name => masonry(tile, name, x, y, [n, n2], jag),
+    }
+}
+
+/// Grey stone with short dark cracks.
+fn stone(tile: usize, x: usize, y: usize, n: f32, n2: f32) -> [u8; 4] {
+    let crack = hash(tile, x / 3, y, 11) > 0.86;
+    shade([125, 125, 125], if crack { 0.72 } else { 0.86 + 0.22 * n2 + 0.06 * n })
+}
+
+/// The tiles of built and laid blocks (planks, cobblestone, mossy stone,
+/// glass); sprites otherwise.
+fn masonry(tile: usize, name: &str, x: usize, y: usize, [n, n2]: [f32; 2], jag: usize) -> [u8; 4] {
+    match name {
+        "planks" => {
+            // Boards four pixels high, end joints staggered per board.
+            let board = y / 4;
+            let joint = (x + board * 5).is_multiple_of(16);
+            let seam = y % 4 == 3 || joint;
+            shade([176, 138, 84], if seam { 0.62 } else { 0.86 + 0.12 * hash(tile, board, x / 4, 5) + 0.06 * n })
+        }
+        "cobblestone" => {
+            // Stones on a jittered 5-pixel lattice, dark mortar between them.
+            let cell = |x: usize, y: usize| (x + (hash(tile, y / 5, 0, 9) * 3.0) as usize) / 5;
+            let edge = cell(x, y) != cell(x + 1, y) || y % 5 == 4;
+            shade([120, 120, 120], if edge { 0.55 } else { 0.78 + 0.3 * hash(tile, cell(x, y), y / 5, 13) + 0.08 * n })
+        }
+        "mossy_stone_top" | "mossy_stone_side" => {
+            // Stone under moss: patches of it on top, a ragged fringe
+            // hanging down the sides.
+            let moss = if name.ends_with("side") {
+                y < 2 + jag || (y < 6 + jag && hash(tile, x, 0, 43) > 0.55)
+            } else {
+                n2 > 0.22 || n > 0.75
+            };
+            if moss {
+                shade([82, 124, 54], 0.74 + 0.28 * n + 0.1 * n2)
+            } else {
+                stone(tile, x, y, n, n2)
+            }
+        }
+        "glass" => {
+            let frame = x == 0 || y == 0 || x == 15 || y == 15;
+            let glint = x + y == 11 && (3..7).contains(&x) || x + y == 14 && (5..8).contains(&x);
+            if frame {
+                shade([214, 232, 236], 0.9 + 0.1 * n)
+            } else if glint {
+                [236, 246, 250, 255]
+            } else {
+                CLEAR
+            }
+        }
+        _ => sprite(tile, name, x, y, n),
     }
 }
 
