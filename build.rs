@@ -81,6 +81,7 @@ fn main() {
     }
     println!("cargo::rustc-check-cfg=cfg(bw_fatbin)");
     println!("cargo::rustc-check-cfg=cfg(bw_cu12)");
+    println!("cargo::rustc-check-cfg=cfg(bw_emu_threads)");
 
     for name in KERNELS {
         let src = kernels.join(format!("{name}.cu"));
@@ -89,37 +90,168 @@ fn main() {
     }
 
     let require = env::var("BLOCKWORLD_REQUIRE_NVCC").map(|v| v == "1").unwrap_or(false);
-    let mut ptxas_report = String::new();
-    match find_nvcc(&manifest) {
-        Some(nvcc) => {
-            let mut ok = true;
-            for name in KERNELS {
-                if let Err(e) = compile_fatbin(
-                    &nvcc,
-                    &kernels.join(format!("{name}.cu")),
-                    &out.join(format!("{name}.fatbin")),
-                    &mut ptxas_report,
-                ) {
-                    ok = false;
-                    if require {
-                        panic!("BLOCKWORLD_REQUIRE_NVCC=1: compiling kernels/{name}.cu failed:\n{e}");
-                    }
-                    println!("cargo:warning=kernels/{name}.cu did not compile with {}; the GPU backend will use NVRTC at run time: {e}", nvcc.display());
-                }
+    for line in device_code(&manifest, &kernels, &out, require) {
+        println!("{line}");
+    }
+
+    if env::var("CARGO_FEATURE_KERNEL_EMULATION").is_ok() {
+        build_emulation(&kernels);
+    }
+}
+
+/// The kernels' device code: fatbins, CUDA 12 images and ptxas's report
+/// (`kernel_resources.rs`), and the cargo lines they call for. They depend
+/// on the kernel sources and the tools, never on cargo features, so the
+/// default, test and ThreadSanitizer builds (each with its own OUT_DIR)
+/// share them through a cache beside those directories instead of running
+/// nvcc and NVRTC three times.
+fn device_code(manifest: &Path, kernels: &Path, out: &Path, require: bool) -> Vec<String> {
+    let (nvcc, nvrtc12) = (find_nvcc(manifest), find_nvrtc12(manifest));
+    let cache = out.parent().and_then(Path::parent).map(|build| {
+        build.join("blockworld-device-code").join(format!("{:016x}", cache_key(out, &[&nvcc, &nvrtc12], require)))
+    });
+    if let Some(lines) = cache.as_deref().and_then(|dir| restore_device_code(dir, out)) {
+        return lines;
+    }
+    let mut lines = Vec::new();
+    // nvcc runs in child processes while NVRTC 12 compiles on this thread.
+    let (report, fatbin_lines) = std::thread::scope(|scope| {
+        let fatbins = scope.spawn(|| {
+            let mut lines = Vec::new();
+            (build_fatbins(nvcc.as_deref(), kernels, out, require, &mut lines), lines)
+        });
+        build_cu12_images(nvrtc12.as_deref(), out, require, &mut lines);
+        fatbins.join().unwrap_or_else(|e| std::panic::resume_unwind(e))
+    });
+    lines.splice(0..0, fatbin_lines);
+    write_resources(out, &report);
+    if let Some(dir) = &cache {
+        store_device_code(dir, out, &lines);
+    }
+    lines
+}
+
+/// What the device code is made from: the amalgamated sources, this build
+/// script and the NVRTC wrapper (the options), and each tool's file.
+fn cache_key(out: &Path, tools: &[&Option<PathBuf>], require: bool) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    for name in KERNELS {
+        fs::read(out.join(format!("{name}.nvrtc.cu"))).unwrap_or_default().hash(&mut h);
+    }
+    include_str!("build.rs").hash(&mut h);
+    include_str!("src/backend/nvrtc.rs").hash(&mut h);
+    for tool in tools {
+        tool.hash(&mut h);
+        let meta = tool.as_ref().and_then(|t| fs::metadata(t).ok());
+        meta.as_ref().map(|m| (m.len(), m.modified().ok())).hash(&mut h);
+    }
+    require.hash(&mut h);
+    h.finish()
+}
+
+fn is_device_file(name: &str) -> bool {
+    name.ends_with(".fatbin") || name.contains(".cu12.") || name == "kernel_resources.rs" || name == "cu12_images.rs"
+}
+
+/// Copies a cached build into `out`; None when there is none (or it is
+/// unreadable, which only costs a rebuild).
+fn restore_device_code(dir: &Path, out: &Path) -> Option<Vec<String>> {
+    let lines = fs::read_to_string(dir.join("cargo-lines")).ok()?;
+    for entry in fs::read_dir(dir).ok()?.flatten() {
+        let name = entry.file_name().into_string().ok()?;
+        if is_device_file(&name) {
+            fs::copy(entry.path(), out.join(&name)).ok()?;
+        }
+    }
+    Some(lines.lines().map(str::to_string).collect())
+}
+
+/// Fills a fresh directory and renames it into place, so a build running
+/// beside this one never sees half a cache entry. Failing to cache is not
+/// an error.
+fn store_device_code(dir: &Path, out: &Path, lines: &[String]) {
+    let tmp = dir.with_extension(format!("tmp{}", std::process::id()));
+    let fill = || -> std::io::Result<()> {
+        fs::create_dir_all(&tmp)?;
+        for entry in fs::read_dir(out)?.flatten() {
+            if entry.file_name().to_str().is_some_and(is_device_file) {
+                fs::copy(entry.path(), tmp.join(entry.file_name()))?;
             }
-            // The embedded NVRTC copies must compile on their own too.
-            for name in KERNELS {
-                if let Err(e) = compile_ptx_check(&nvcc, &out.join(format!("{name}.nvrtc.cu")), &out) {
+        }
+        fs::write(tmp.join("cargo-lines"), lines.join("\n"))?;
+        fs::rename(&tmp, dir)
+    };
+    if fill().is_err() {
+        let _ = fs::remove_dir_all(&tmp);
+    }
+    // Entries of older sources are never read again.
+    for old in dir.parent().and_then(|p| fs::read_dir(p).ok()).into_iter().flatten().flatten() {
+        if old.path() != dir {
+            let _ = fs::remove_dir_all(old.path());
+        }
+    }
+}
+
+/// Every kernel as a fatbin (SASS plus PTX) by nvcc, and each NVRTC copy
+/// checked to compile alone; returns ptxas's resource report.
+fn build_fatbins(nvcc: Option<&Path>, kernels: &Path, out: &Path, require: bool, lines: &mut Vec<String>) -> String {
+    let mut report = String::new();
+    match nvcc {
+        Some(nvcc) => {
+            // Each kernel's fatbin and its NVRTC copy's check are separate
+            // nvcc runs: run them all at once, as the machine has cores.
+            type Outcome = (&'static str, Result<String, String>, Result<(), String>);
+            let results: Vec<Outcome> = std::thread::scope(|scope| {
+                let runs: Vec<_> = KERNELS
+                    .iter()
+                    .map(|&name| {
+                        let fatbin = scope.spawn(move || {
+                            compile_fatbin(
+                                nvcc,
+                                &kernels.join(format!("{name}.cu")),
+                                &out.join(format!("{name}.fatbin")),
+                            )
+                        });
+                        let check = scope.spawn(move || compile_ptx_check(nvcc, name, out));
+                        (name, fatbin, check)
+                    })
+                    .collect();
+                runs.into_iter()
+                    .map(|(name, fatbin, check)| {
+                        let joined = |e| format!("the nvcc thread panicked: {e:?}");
+                        (
+                            name,
+                            fatbin.join().unwrap_or_else(|e| Err(joined(e))),
+                            check.join().unwrap_or_else(|e| Err(joined(e))),
+                        )
+                    })
+                    .collect()
+            });
+            let mut ok = true;
+            for (name, fatbin, check) in results {
+                match fatbin {
+                    Ok(ptxas) => report.push_str(&ptxas),
+                    Err(e) => {
+                        ok = false;
+                        if require {
+                            panic!("BLOCKWORLD_REQUIRE_NVCC=1: compiling kernels/{name}.cu failed:\n{e}");
+                        }
+                        lines.push(format!("cargo:warning=kernels/{name}.cu did not compile with {}; the GPU backend will use NVRTC at run time: {e}", nvcc.display()));
+                    }
+                }
+                // The embedded NVRTC copies must compile on their own too.
+                if let Err(e) = check {
                     ok = false;
                     if require {
                         panic!("BLOCKWORLD_REQUIRE_NVCC=1: the self-contained {name}.nvrtc.cu did not compile:\n{e}");
                     }
-                    println!("cargo:warning={name}.nvrtc.cu did not compile: {e}");
+                    lines.push(format!("cargo:warning={name}.nvrtc.cu did not compile: {e}"));
                 }
             }
             if ok {
-                println!("cargo:rustc-cfg=bw_fatbin");
-                println!("cargo:rustc-env=BLOCKWORLD_NVCC_USED={}", nvcc.display());
+                lines.push("cargo:rustc-cfg=bw_fatbin".into());
+                lines.push(format!("cargo:rustc-env=BLOCKWORLD_NVCC_USED={}", nvcc.display()));
             }
         }
         None => {
@@ -130,18 +262,14 @@ fn main() {
                      .cuda/venv/bin/pip install nvidia-cuda-nvcc nvidia-cuda-crt"
                 );
             }
-            println!(
+            lines.push(
                 "cargo:warning=nvcc not found: kernels will be compiled at run time with NVRTC when a GPU is used"
+                    .into(),
             );
         }
     }
 
-    write_resources(&out, &ptxas_report);
-    build_cu12_images(&manifest, &out, require);
-
-    if env::var("CARGO_FEATURE_KERNEL_EMULATION").is_ok() {
-        build_emulation(&kernels);
-    }
+    report
 }
 
 /// Parses ptxas -v output into `kernel_resources.rs`.
@@ -196,10 +324,10 @@ fn find_nvrtc12(manifest: &Path) -> Option<PathBuf> {
 
 /// CUDA 12 images: one cubin per SASS architecture plus compute_75 PTX,
 /// compiled by NVRTC 12, listed in `cu12_images.rs`.
-fn build_cu12_images(manifest: &Path, out: &Path, require: bool) {
+fn build_cu12_images(nvrtc12: Option<&Path>, out: &Path, require: bool, lines: &mut Vec<String>) {
     let mut listing = String::new();
     let mut ok = false;
-    match find_nvrtc12(manifest).map(|p| nvrtc::Nvrtc::load(Some(&p))) {
+    match nvrtc12.map(|p| nvrtc::Nvrtc::load(Some(p))) {
         Some(Ok(nv)) if nv.version.0 == 12 => {
             ok = true;
             for name in KERNELS {
@@ -209,17 +337,16 @@ fn build_cu12_images(manifest: &Path, out: &Path, require: bool) {
                     let arch: u32 = arch.parse().expect("arch");
                     match nv.compile(&src, &format!("{name}.cu"), arch, nvrtc::Output::Cubin) {
                         Ok(bin) => {
-                            let file = out.join(format!("{name}.cu12.sm_{arch}.cubin"));
-                            fs::write(&file, bin).expect("write cubin");
-                            entries
-                                .push(format!("({arch}, include_bytes!({:?}) as &[u8])", file.display().to_string()));
+                            let file = format!("{name}.cu12.sm_{arch}.cubin");
+                            fs::write(out.join(&file), bin).expect("write cubin");
+                            entries.push(format!("({arch}, {})", out_dir_bytes(&file)));
                         }
                         Err(e) => {
                             ok = false;
                             if require {
                                 panic!("BLOCKWORLD_REQUIRE_NVCC=1: {e}");
                             }
-                            println!("cargo:warning={e}");
+                            lines.push(format!("cargo:warning={e}"));
                         }
                     }
                 }
@@ -229,13 +356,13 @@ fn build_cu12_images(manifest: &Path, out: &Path, require: bool) {
                         if p.last() != Some(&0) {
                             p.push(0);
                         }
-                        let file = out.join(format!("{name}.cu12.compute_{PTX_ARCH}.ptx"));
-                        fs::write(&file, p).expect("write ptx");
-                        format!("Some(include_bytes!({:?}) as &[u8])", file.display().to_string())
+                        let file = format!("{name}.cu12.compute_{PTX_ARCH}.ptx");
+                        fs::write(out.join(&file), p).expect("write ptx");
+                        format!("Some({})", out_dir_bytes(&file))
                     }
                     Err(e) => {
                         ok = false;
-                        println!("cargo:warning={e}");
+                        lines.push(format!("cargo:warning={e}"));
                         "None".into()
                     }
                 };
@@ -246,14 +373,15 @@ fn build_cu12_images(manifest: &Path, out: &Path, require: bool) {
                 ));
             }
         }
-        Some(Ok(nv)) => {
-            println!("cargo:warning={} is NVRTC {}.{}, not 12: no CUDA 12 images", nv.name, nv.version.0, nv.version.1)
-        }
-        Some(Err(e)) => println!("cargo:warning=NVRTC 12 did not load: {e}"),
+        Some(Ok(nv)) => lines.push(format!(
+            "cargo:warning={} is NVRTC {}.{}, not 12: no CUDA 12 images",
+            nv.name, nv.version.0, nv.version.1
+        )),
+        Some(Err(e)) => lines.push(format!("cargo:warning=NVRTC 12 did not load: {e}")),
         None => {}
     }
     if ok {
-        println!("cargo:rustc-cfg=bw_cu12");
+        lines.push("cargo:rustc-cfg=bw_cu12".into());
     } else {
         if require {
             panic!(
@@ -261,7 +389,7 @@ fn build_cu12_images(manifest: &Path, out: &Path, require: bool) {
                  Install it with: python3 -m venv .cuda/venv12 && .cuda/venv12/bin/pip install nvidia-cuda-nvrtc-cu12"
             );
         }
-        println!("cargo:warning=no CUDA 12 images: drivers older than CUDA 13 will need NVRTC at run time");
+        lines.push("cargo:warning=no CUDA 12 images: drivers older than CUDA 13 will need NVRTC at run time".into());
         listing.clear();
         for name in KERNELS {
             listing.push_str(&format!(
@@ -271,6 +399,12 @@ fn build_cu12_images(manifest: &Path, out: &Path, require: bool) {
         }
     }
     fs::write(out.join("cu12_images.rs"), listing).expect("write cu12_images.rs");
+}
+
+/// `include_bytes!` of a file in OUT_DIR, by a path that holds wherever the
+/// listing was written (the device-code cache moves it between OUT_DIRs).
+fn out_dir_bytes(file: &str) -> String {
+    format!("include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{file}\")) as &[u8]")
 }
 
 /// Replaces `#include "x"` lines by the file's contents (once per file).
@@ -333,7 +467,8 @@ fn find_nvcc(manifest: &Path) -> Option<PathBuf> {
         .find(|c| c.is_file() && Command::new(c).arg("--version").output().map(|o| o.status.success()).unwrap_or(false))
 }
 
-fn compile_fatbin(nvcc: &Path, src: &Path, dst: &Path, report: &mut String) -> Result<(), String> {
+/// Compiles one kernel to a fatbin; returns ptxas's resource report.
+fn compile_fatbin(nvcc: &Path, src: &Path, dst: &Path) -> Result<String, String> {
     let mut cmd = Command::new(nvcc);
     cmd.arg("-fatbin").arg("--fmad=false").arg("-O3").arg("-std=c++17").arg("-Xptxas").arg("-v");
     for a in SASS_ARCHS {
@@ -342,19 +477,19 @@ fn compile_fatbin(nvcc: &Path, src: &Path, dst: &Path, report: &mut String) -> R
     cmd.arg("-gencode").arg(format!("arch=compute_{PTX_ARCH},code=compute_{PTX_ARCH}"));
     cmd.arg("-o").arg(dst).arg(src);
     let o = cmd.output().map_err(|e| format!("cannot run {}: {e}", nvcc.display()))?;
-    report.push_str(&String::from_utf8_lossy(&o.stderr));
     if o.status.success() {
-        Ok(())
+        Ok(String::from_utf8_lossy(&o.stderr).into_owned())
     } else {
         Err(format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr)))
     }
 }
 
-fn compile_ptx_check(nvcc: &Path, src: &Path, out: &Path) -> Result<(), String> {
+/// Compiles the amalgamated `{name}.nvrtc.cu` in `out` to PTX, as NVRTC will.
+fn compile_ptx_check(nvcc: &Path, name: &str, out: &Path) -> Result<(), String> {
     let o = Command::new(nvcc)
         .args(["-ptx", "--fmad=false", "-std=c++17", "-arch=compute_75", "-o"])
-        .arg(out.join("nvrtc-check.ptx"))
-        .arg(src)
+        .arg(out.join(format!("{name}.nvrtc-check.ptx")))
+        .arg(out.join(format!("{name}.nvrtc.cu")))
         .output()
         .map_err(|e| format!("cannot run {}: {e}", nvcc.display()))?;
     if o.status.success() {
@@ -383,6 +518,9 @@ fn build_emulation(kernels: &Path) {
     let x86_64 = env::var("CARGO_CFG_TARGET_ARCH").map(|a| a == "x86_64").unwrap_or(false);
     if tsan || !x86_64 {
         build.define("BW_EMU_THREADS", None);
+        // Its statics are shared by every OS thread: src/backend/emulated.rs
+        // then runs one launch at a time.
+        println!("cargo:rustc-cfg=bw_emu_threads");
     } else {
         build.file(kernels.join("emulation/context_switch_x86_64.S"));
     }

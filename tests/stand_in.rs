@@ -291,9 +291,11 @@ fn a_timing_model_sets_device_time_but_never_the_blocks() {
     // slot copies: each stream keeps its own device time, so the kernel time
     // follows the instruction rates alone (the H100 model has 132 SMs at
     // 1.98 GHz against the 4090's 128 at 2.52, with twice the copy rate).
+    // 640 chunks make two batches, so both slots work.
+    const { assert!(640 > blockworld::backend::kernel::MAX_BATCH_CHUNKS) };
     let bench_kernel_ms = |model: &str| {
         let o = run(
-            &["bench", "gen", "--backend", "gpu", "--chunks", "1024", "--repeat", "1", "--json"],
+            &["bench", "gen", "--backend", "gpu", "--chunks", "640", "--repeat", "1", "--json"],
             &[("CUDA_STAND_IN_MODEL", model)],
         );
         assert!(o.status.success(), "bench gen under {model}: {}", text(&o.stderr));

@@ -14,6 +14,11 @@
 //
 // __shared__ becomes a function-local static: one copy shared by all threads
 // of the (single) block running at a time, which is exactly its meaning.
+// With fibers a whole launch runs on one OS thread, so an includer that
+// defines BW_EMU_PER_THREAD_STATICS (launch.cpp) makes those statics
+// thread_local: launches on different OS threads then run at once. The
+// driver stand-in hands out the address of `bw_world` and so keeps plain
+// statics; the threads build shares them between a block's OS threads.
 #pragma once
 
 #include <algorithm>
@@ -36,8 +41,13 @@
 #define __device__
 #define __host__
 #define __forceinline__ inline
+#if defined(BW_EMU_PER_THREAD_STATICS) && !defined(BW_EMU_THREADS)
+#define __shared__ static thread_local
+#define __constant__ static thread_local
+#else
 #define __shared__ static
 #define __constant__ static
+#endif
 #define __launch_bounds__(...)
 
 struct uint3 {

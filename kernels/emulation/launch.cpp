@@ -1,7 +1,10 @@
 // Host entry points into the emulated kernels, called from Rust
 // (src/backend/emulated.rs). The kernel files are included unchanged. Each
 // entry point first stores the world description where the kernels read it
-// (`bw_world`, constant memory on a GPU); Rust serialises the calls.
+// (`bw_world`, constant memory on a GPU). With fibers each OS thread has its
+// own `bw_world` and shared memory, so calls from different threads may run
+// at once; the threads build shares them, and Rust serialises its calls.
+#define BW_EMU_PER_THREAD_STATICS
 #include "cuda_emulation.h"
 
 #include "../decorate.cu"

@@ -14,7 +14,7 @@ use crate::worldgen::decorate::PlacedObject;
 use crate::worldgen::params::WorldParams;
 use crate::worldgen::preset::MAX_NODES as MAX_NODES_FOR_DEVICE;
 use std::ffi::c_void;
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard};
 
 extern "C" {
     fn bw_emu_build_noise_objects(params: *const WorldParams, objects: *mut *mut c_void);
@@ -84,8 +84,15 @@ extern "C" {
     );
 }
 
-/// The emulated kernels keep `__shared__` arrays in statics: one launch at a time.
+/// The threads build of the emulation (ThreadSanitizer, or no fibers on this
+/// architecture) keeps `__shared__` arrays and `bw_world` in statics that
+/// every OS thread shares: one launch at a time. The fiber build keeps them
+/// per OS thread, so devices on different threads launch at once.
 static LAUNCH_LOCK: Mutex<()> = Mutex::new(());
+
+fn launch_guard() -> Option<MutexGuard<'static, ()>> {
+    cfg!(bw_emu_threads).then(|| LAUNCH_LOCK.lock().unwrap_or_else(|e| e.into_inner()))
+}
 
 pub struct EmulatedDevice {
     params: Box<WorldParams>,
@@ -109,8 +116,9 @@ pub struct EmulatedDevice {
     clock: DeviceClock,
 }
 
-// SAFETY: the object pointers are only used by the emulated kernels, under
-// LAUNCH_LOCK, and freed in Drop.
+// SAFETY: the object pointers are heap objects of this device alone, used
+// only by its own launches (which take `&mut self`, so one thread at a time)
+// and freed in Drop.
 unsafe impl Send for EmulatedDevice {}
 
 /// One block's cave octave as the kernels' naive path computes it
@@ -124,7 +132,7 @@ impl EmulatedDevice {
     pub fn new(params: &WorldParams) -> Self {
         let params = Box::new(*params);
         let mut objects = vec![std::ptr::null_mut(); MAX_NODES_FOR_DEVICE];
-        let _guard = LAUNCH_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        let _guard = launch_guard();
         // SAFETY: `objects` has room for every node; params is a valid WorldParams.
         unsafe { bw_emu_build_noise_objects(&*params, objects.as_mut_ptr()) };
         Self {
@@ -214,7 +222,7 @@ impl KernelDevice for EmulatedDevice {
         self.trees = vec![PlacedObject::default(); columns.len() * MAX_TREES_PER_COLUMN];
         self.tree_counts = vec![0; columns.len()];
         let mut min_max = vec![0i32; columns.len() * 3];
-        let _guard = LAUNCH_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        let _guard = launch_guard();
         let (n, heights, biomes, extremes) =
             (columns.len() as u32, self.heights.as_mut_ptr(), self.biomes.as_mut_ptr(), min_max.as_mut_ptr());
         // SAFETY: buffers are sized for `columns.len()` jobs as the kernels expect.
@@ -261,7 +269,7 @@ impl KernelDevice for EmulatedDevice {
         self.counts.resize(chunks.len() * MAX_BLOCK_TYPES, 0);
         self.caves.resize(chunks.len() * CHUNK_VOLUME / 8, 0);
         let (runs, counts, caves) = (&mut self.runs, &mut self.counts, &mut self.caves);
-        let _guard = LAUNCH_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        let _guard = launch_guard();
         if self.params.has_caves() {
             // SAFETY: buffers sized per chunk job; column indices checked above.
             unsafe {
@@ -320,7 +328,7 @@ impl KernelDevice for EmulatedDevice {
         }
         let t = std::time::Instant::now();
         let (mut heights, mut biomes) = (vec![0i32; jobs.len() * TILE_AREA], vec![0u8; jobs.len() * TILE_AREA]);
-        let _guard = LAUNCH_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        let _guard = launch_guard();
         let (n, h, b) = (jobs.len() as u32, heights.as_mut_ptr(), biomes.as_mut_ptr());
         // SAFETY: the outputs hold TILE_AREA cells for each of the n jobs.
         unsafe {
@@ -340,7 +348,7 @@ impl KernelDevice for EmulatedDevice {
 
 impl Drop for EmulatedDevice {
     fn drop(&mut self) {
-        let _guard = LAUNCH_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        let _guard = launch_guard();
         // SAFETY: objects were built by bw_emu_build_noise_objects for these params.
         unsafe { bw_emu_destroy_noise_objects(&*self.params, self.objects.as_mut_ptr()) };
     }
