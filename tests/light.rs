@@ -82,10 +82,8 @@ impl World {
         Some(self.chunks.get(&b.chunk()?)?.blocks().get(x, y, z))
     }
 
-    /// The light by brute force: every block takes the best its
-    /// neighbours offer, over and over until nothing changes. Written
-    /// apart from the engine, from the rules as the module states them.
-    fn fixpoint(&self) -> HashMap<[i64; 3], Light> {
+    /// Every block of every chunk.
+    fn cells(&self) -> Vec<[i64; 3]> {
         let mut cells = Vec::new();
         for p in self.positions() {
             let o = p.origin();
@@ -97,6 +95,23 @@ impl World {
                 }
             }
         }
+        cells
+    }
+
+    /// The light by brute force: every block takes the best its
+    /// neighbours offer, over and over until nothing changes. Written
+    /// apart from the engine, from the rules as the module states them.
+    /// The sweeps alternate direction so light crosses the box in a few;
+    /// the order cannot change the answer, the least light above each
+    /// block's own that no neighbour can raise.
+    fn fixpoint(&self) -> HashMap<[i64; 3], Light> {
+        let cells = self.cells();
+        let lo = [0, 1, 2].map(|a| cells.iter().map(|c| c[a]).min().unwrap_or(0));
+        let size = [0, 1, 2].map(|a| cells.iter().map(|c| c[a]).max().unwrap_or(0) - lo[a] + 1);
+        let index = |p: [i64; 3]| -> Option<usize> {
+            let q = [p[0] - lo[0], p[1] - lo[1], p[2] - lo[2]];
+            (0..3).all(|a| (0..size[a]).contains(&q[a])).then(|| ((q[0] * size[1] + q[1]) * size[2] + q[2]) as usize)
+        };
         let info = |b: BlockId| b.info();
         let clear = |b: BlockId| !info(b).opaque();
         let own = |p: [i64; 3], b: BlockId| {
@@ -111,18 +126,28 @@ impl World {
             };
             [sky, r, g, bl]
         };
-        let mut light: HashMap<[i64; 3], [u8; 4]> =
-            cells.iter().map(|&p| (p, own(p, self.block(p).unwrap()))).collect();
-        loop {
-            let mut changed = false;
-            for &p in &cells {
+        // Light by index; None outside every chunk.
+        let mut light: Vec<Option<[u8; 4]>> = vec![None; (size[0] * size[1] * size[2]) as usize];
+        let blocks: Vec<(usize, BlockId, [Option<usize>; 6])> = cells
+            .iter()
+            .map(|&p| {
                 let b = self.block(p).unwrap();
+                let i = index(p).unwrap();
+                light[i] = Some(own(p, b));
+                let n = [[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0, 0, -1]]
+                    .map(|n| index([p[0] + n[0], p[1] + n[1], p[2] + n[2]]));
+                (i, b, n)
+            })
+            .collect();
+        for sweep in 0.. {
+            let mut changed = false;
+            let mut step = |&(i, b, neighbours): &(usize, BlockId, [Option<usize>; 6])| {
                 if !clear(b) {
-                    continue;
+                    return;
                 }
-                let mut best = light[&p];
-                for (d, n) in [[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0, 0, -1]].iter().enumerate() {
-                    let Some(l) = light.get(&[p[0] + n[0], p[1] + n[1], p[2] + n[2]]) else { continue };
+                let Some(mut best) = light[i] else { return };
+                for (d, n) in neighbours.iter().enumerate() {
+                    let Some(l) = n.and_then(|n| light[n]) else { continue };
                     for c in 0..4 {
                         let from_above = d == 2;
                         let offer = if c == 0 && from_above && l[0] == 15 && info(b).dims == 0 {
@@ -133,16 +158,28 @@ impl World {
                         best[c] = best[c].max(offer);
                     }
                 }
-                if best != light[&p] {
-                    light.insert(p, best);
+                if Some(best) != light[i] {
+                    light[i] = Some(best);
                     changed = true;
                 }
+            };
+            if sweep % 2 == 0 {
+                blocks.iter().for_each(&mut step);
+            } else {
+                blocks.iter().rev().for_each(&mut step);
             }
             if !changed {
                 break;
             }
         }
-        light.into_iter().map(|(p, l)| (p, Light::new(l[0], l[1], l[2], l[3]))).collect()
+        cells
+            .iter()
+            .zip(&blocks)
+            .map(|(&p, &(i, _, _))| {
+                let l = light[i].unwrap();
+                (p, Light::new(l[0], l[1], l[2], l[3]))
+            })
+            .collect()
     }
 }
 
@@ -338,7 +375,7 @@ fn incremental_updates_equal_a_full_relight() {
                     order.swap(i, rng.below(i as u64 + 1) as usize);
                 }
                 let fresh = w.lit_in(&order);
-                for p in w.fixpoint().keys() {
+                for p in w.cells() {
                     let bp = BlockPos::new(p[0], p[1], p[2]);
                     assert_eq!(m.get(bp), fresh.get(bp), "seed {seed}, edit {step}: {bp} differs from a fresh relight");
                 }
