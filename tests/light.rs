@@ -1,7 +1,7 @@
 //! The light engine against hand-worked examples, and its incremental
 //! updates against a relight from scratch and a brute-force fixpoint.
 
-use blockworld::light::{BlockSource, Light, LightMap};
+use blockworld::light::{BlockSource, ChunkLight, Light, LightMap};
 use blockworld::world::block::BlockId;
 use blockworld::world::chunk::Chunk;
 use blockworld::world::coords::{block_index, ChunkPos};
@@ -433,5 +433,29 @@ fn a_chunk_that_leaves_and_comes_back_leaves_no_trace() {
     m.add_chunk(&w, ChunkPos::new(0, 1, 0));
     for (p, l) in before {
         assert_eq!(m.get(BlockPos::new(p[0], p[1], p[2])), l, "{p:?}");
+    }
+}
+
+/// Ore in stone makes a dense chunk that holds no light: it is lit as
+/// solid rock is, without a walk over its blocks, beside a torch-lit cave.
+/// One air block on its face towards the cave lets light in, and the
+/// fixpoint holds either way.
+#[test]
+fn dense_rock_stays_dark_and_a_hole_in_it_takes_light() {
+    for hole in [false, true] {
+        let mut w = World::filled(ChunkPos::new(0, 0, 0), ChunkPos::new(1, 0, 0), BlockId::STONE, false);
+        w.fill([4, 4, 4], [31, 12, 12], BlockId::AIR);
+        w.set(28, 6, 8, BlockId::TORCH);
+        for i in (0..32 * 32 * 32).step_by(7) {
+            w.set(32 + i % 32, i / 32 % 32, i / 1024, BlockId::COAL_ORE);
+        }
+        if hole {
+            w.set(32, 6, 8, BlockId::AIR);
+        }
+        let m = w.lit();
+        assert_matches_fixpoint(&w, &m, &format!("hole {hole}"));
+        let dark = matches!(m.chunk_light(ChunkPos::new(1, 0, 0)), Some(ChunkLight::Uniform(l)) if *l == Light::DARK);
+        assert_eq!(dark, !hole, "hole {hole}: the rock's light");
+        assert_eq!(at(&m, 32, 6, 8).rgb(), if hole { torch_rgb(4) } else { [0, 0, 0] });
     }
 }

@@ -420,12 +420,12 @@ impl LightMap {
                 }
             }
         } else {
-            // Solid rock with no emitters and no clear face stays dark: skip
-            // the walk over its blocks.
-            let clear_or_emits = match uniform {
-                Some(b) => props(b).clear || props(b).emits != Light::DARK,
-                None => true,
-            };
+            // Rock with no clear or shining block stays dark, whatever its
+            // pattern (ore in stone is the common one): skip the walk over
+            // its blocks. The counts say so without reading them.
+            let counts = chunk.counts();
+            let clear_or_emits =
+                BlockId::all().any(|b| counts.get(b) > 0 && (props(b).clear || props(b).emits != Light::DARK));
             if clear_or_emits {
                 let own = self.own_chunk_light(world, chunk, pos);
                 queue.extend(frontier(pos, &own, chunk));

@@ -291,7 +291,7 @@ impl Mesher {
 /// neighbour is stored rather than uniform.
 fn buried(n: &Neighbourhood) -> bool {
     let opaque = |b: BlockId| b.info().opaque();
-    if !BlockId::all().all(|b| n.centre.counts().get(b) == 0 || opaque(b)) {
+    if !n.centre.is_solid() {
         return false;
     }
     Face::ALL.iter().all(|face| {

@@ -214,6 +214,15 @@ impl Chunk {
         &self.counts
     }
 
+    /// Whether every block is opaque, from the counts: rock of several
+    /// kinds (ore in stone) hides and links as little as uniform stone.
+    pub fn is_solid(&self) -> bool {
+        match self.blocks.uniform() {
+            Some(b) => b.info().opaque(),
+            None => BlockId::all().all(|b| self.counts.get(b) == 0 || b.info().opaque()),
+        }
+    }
+
     /// Sets one block and moves one count from the old type to the new. A
     /// uniform or packed chunk becomes dense; a chunk that ends up one type
     /// becomes uniform again. Returns the block that was there.

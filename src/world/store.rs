@@ -105,7 +105,8 @@ impl ChunkStore {
         let chunk = Arc::new(chunk);
         self.touch(chunk.pos);
         let version = self.version();
-        let links = chunk.blocks().uniform().map(|_| FaceLinks::of(&chunk));
+        // Known at once where no flood is needed; the mesher finds the rest.
+        let links = (chunk.blocks().uniform().is_some() || chunk.is_solid()).then(|| FaceLinks::of(&chunk));
         self.link_index.set(chunk.pos, links);
         self.loaded.insert(chunk.pos, ChunkRecord { chunk: chunk.clone(), version, links });
         chunk

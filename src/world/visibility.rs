@@ -104,8 +104,11 @@ impl FaceLinks {
 
     /// The links of a chunk's blocks.
     pub fn of(chunk: &Chunk) -> FaceLinks {
-        if let Some(b) = chunk.blocks().uniform() {
-            return if b.info().opaque() { FaceLinks::NONE } else { FaceLinks::ALL };
+        if chunk.is_solid() {
+            return FaceLinks::NONE;
+        }
+        if chunk.blocks().uniform().is_some() {
+            return FaceLinks::ALL;
         }
         FaceLinks::from_open(&open_columns(chunk))
     }
@@ -378,6 +381,11 @@ mod tests {
         // A tunnel along x at y = z = 10 joins +x and −x only.
         let tunnel = chunk(|_, y, z| if y == 10 && z == 10 { BlockId::AIR } else { BlockId::STONE });
         assert_eq!(FaceLinks::of(&tunnel), FaceLinks::NONE.with(0, 1, true));
+        // Ore in stone is closed; the same tunnel through it is not.
+        let ore = |x: usize, y: usize, z: usize| if (x + y + z) % 5 == 0 { BlockId::COAL_ORE } else { BlockId::STONE };
+        assert_eq!(FaceLinks::of(&chunk(ore)), FaceLinks::NONE);
+        let ore_tunnel = chunk(|x, y, z| if y == 10 && z == 10 { BlockId::AIR } else { ore(x, y, z) });
+        assert_eq!(FaceLinks::of(&ore_tunnel), FaceLinks::NONE.with(0, 1, true));
         // A sealed pocket links nothing; an L-shaped bend links its ends.
         let pocket = chunk(|x, y, z| {
             if (5..9).contains(&x) && (5..9).contains(&y) && (5..9).contains(&z) {

@@ -23,7 +23,7 @@ use crate::backend::{ChunkBackend, Device, Engine};
 use crate::light::Light;
 use crate::mesh::ChunkMesh;
 use crate::world::block::BlockId;
-use crate::world::chunk::{Chunk, ChunkBlocks};
+use crate::world::chunk::Chunk;
 use crate::world::coords::{block_index, ChunkPos};
 use crate::world::edits::{BlockPos, ChunkEdits};
 use crate::world::store::{ChunkStore, StoreError};
@@ -505,9 +505,7 @@ impl ChunkStreamer {
             return;
         }
         self.meshes.loaded(pos);
-        let opaque = |p: ChunkPos| {
-            self.store.get(p).is_some_and(|c| matches!(c.blocks(), ChunkBlocks::Uniform(b) if b.info().opaque()))
-        };
+        let opaque = |p: ChunkPos| self.store.get(p).is_some_and(|c| c.is_solid());
         let faces = [(0, 0, 0), (-1, 0, 0), (1, 0, 0), (0, -1, 0), (0, 1, 0), (0, 0, -1), (0, 0, 1)];
         if faces.iter().all(|&(dx, dy, dz)| opaque(ChunkPos::new(pos.x + dx, pos.y + dy, pos.z + dz))) {
             self.meshes.settle_empty(pos);
