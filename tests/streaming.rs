@@ -38,9 +38,9 @@ impl View {
                 ViewChange::Gone(p) => {
                     self.meshes.remove(&p);
                 }
-                ViewChange::Range { centre, radius } => {
-                    self.meshes.retain(|p, _| within(*p, centre, radius));
-                    self.range = Some((centre, radius));
+                ViewChange::Range(range) => {
+                    self.meshes.retain(|&p, _| range.renders(p));
+                    self.range = Some((range.centre, range.render_distance));
                 }
             }
         }

@@ -2,7 +2,7 @@
 //! applied to the renderer.
 
 use super::far_view::FarView;
-use super::streaming::{rings::within, vertical, Budget, ChunkStreamer, ViewChange};
+use super::streaming::{vertical, Budget, ChunkStreamer, ViewChange};
 use crate::render::culling::CullBox;
 use crate::render::gpu::Gpu;
 use crate::render::world_renderer::{DrawnColumns, Visibility, WorldRenderer};
@@ -25,7 +25,7 @@ fn show_one(change: ViewChange, gpu: &Gpu, renderer: &mut WorldRenderer) {
             renderer.upload(gpu, pos, &mesh);
         }
         ViewChange::Gone(pos) => renderer.remove(pos),
-        ViewChange::Range { centre, radius } => renderer.retain(|p| within(p, centre, radius)),
+        ViewChange::Range(range) => renderer.retain(|p| range.renders(p)),
     }
 }
 
@@ -71,8 +71,9 @@ pub fn with_visibility<R>(
     far: bool,
     draw: impl FnOnce(&Visibility) -> R,
 ) -> R {
-    let (centre, r) = (streamer.centre(), streamer.render_distance());
-    let in_range = |p: ChunkPos| within(p, centre, r);
+    let range = streamer.range();
+    let (centre, r) = (range.centre, range.render_distance);
+    let in_range = |p: ChunkPos| range.renders(p);
     let links = |p: ChunkPos| streamer.links(p);
     let drawn = (far && !streamer.is_complete()).then(|| {
         let v = vertical(r);

@@ -382,7 +382,13 @@ mod tests {
         let tunnel = chunk(|_, y, z| if y == 10 && z == 10 { BlockId::AIR } else { BlockId::STONE });
         assert_eq!(FaceLinks::of(&tunnel), FaceLinks::NONE.with(0, 1, true));
         // Ore in stone is closed; the same tunnel through it is not.
-        let ore = |x: usize, y: usize, z: usize| if (x + y + z) % 5 == 0 { BlockId::COAL_ORE } else { BlockId::STONE };
+        let ore = |x: usize, y: usize, z: usize| {
+            if (x + y + z).is_multiple_of(5) {
+                BlockId::COAL_ORE
+            } else {
+                BlockId::STONE
+            }
+        };
         assert_eq!(FaceLinks::of(&chunk(ore)), FaceLinks::NONE);
         let ore_tunnel = chunk(|x, y, z| if y == 10 && z == 10 { BlockId::AIR } else { ore(x, y, z) });
         assert_eq!(FaceLinks::of(&ore_tunnel), FaceLinks::NONE.with(0, 1, true));

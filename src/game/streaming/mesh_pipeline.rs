@@ -11,7 +11,7 @@
 //! its chunk, so a mesh made from blocks an edit has since changed is
 //! dropped when it comes back.
 
-use super::rings::within;
+use super::rings::Range;
 use crate::light::ChunkLight;
 use crate::mesh::{mesh_chunk, mesh_chunk_and_links, ChunkMesh, Neighbourhood};
 use crate::world::chunk::Chunk;
@@ -238,10 +238,10 @@ impl MeshPipeline {
         }
     }
 
-    /// Forgets `gone`, chunks that left render range `r` of `centre`:
-    /// cheaper than [`MeshPipeline::retain`] when few left, as on a step
-    /// across a chunk border.
-    pub fn forget(&mut self, gone: &[ChunkPos], centre: ChunkPos, r: i32) {
+    /// Forgets `gone`, chunks that left `range`'s render band: cheaper
+    /// than [`MeshPipeline::retain`] when few left, as on a step across a
+    /// chunk border.
+    pub fn forget(&mut self, gone: &[ChunkPos], range: &Range) {
         for p in gone {
             self.meshed.remove(p);
             self.drawn.remove(p);
@@ -249,18 +249,18 @@ impl MeshPipeline {
             self.stamps.remove(p);
         }
         // Both are short: work waiting for the next frames.
-        self.queue.retain(|p| within(*p, centre, r));
-        self.uploads.retain(|m| within(m.pos, centre, r));
+        self.queue.retain(|&p| range.renders(p));
+        self.uploads.retain(|m| range.renders(m.pos));
     }
 
-    /// Forgets everything outside render range `r` of `centre`.
-    pub fn retain(&mut self, centre: ChunkPos, r: i32) {
-        self.meshed.retain(|p| within(*p, centre, r));
-        self.drawn.retain(|p| within(*p, centre, r));
-        self.queue.retain(|p| within(*p, centre, r));
-        self.queued.retain(|p| within(*p, centre, r));
-        self.uploads.retain(|m| within(m.pos, centre, r));
-        self.stamps.retain(|p, _| within(*p, centre, r));
+    /// Forgets everything outside `range`'s render band.
+    pub fn retain(&mut self, range: &Range) {
+        self.meshed.retain(|&p| range.renders(p));
+        self.drawn.retain(|&p| range.renders(p));
+        self.queue.retain(|&p| range.renders(p));
+        self.queued.retain(|&p| range.renders(p));
+        self.uploads.retain(|m| range.renders(m.pos));
+        self.stamps.retain(|&p, _| range.renders(p));
     }
 
     /// Latency runs from the moment a chunk is wanted to its mesh on the GPU.
@@ -362,7 +362,7 @@ impl MeshPipeline {
     /// and by `deadline` (at least one either way).
     pub fn hand_out(
         &mut self,
-        (centre, r): (ChunkPos, i32),
+        range: &Range,
         (max_bytes, deadline): (u64, Instant),
         mut show: impl FnMut(ChunkPos, Option<ChunkMesh>, FaceLinks),
     ) {
@@ -372,7 +372,7 @@ impl MeshPipeline {
             }
             self.meshing.remove(&finished.pos);
             self.stamp(finished.pos, |s| &mut s.back);
-            if within(finished.pos, centre, r) {
+            if range.renders(finished.pos) {
                 self.uploads.push_back(finished);
             }
         }
@@ -388,7 +388,8 @@ impl MeshPipeline {
             } else {
                 bytes += (finished.mesh.quads() * std::mem::size_of::<crate::mesh::quad::Quad>()) as u64;
                 if let Some(s) = self.stamps.get(&pos) {
-                    let offset = (pos.x - centre.x, pos.y - centre.y, pos.z - centre.z);
+                    let c = range.centre;
+                    let offset = (pos.x - c.x, pos.y - c.y, pos.z - c.z);
                     self.ready_latencies.push((s.stages(Instant::now()), offset));
                 }
                 show(pos, Some(finished.mesh), finished.links);
@@ -412,8 +413,8 @@ impl MeshPipeline {
     }
 
     #[cfg(debug_assertions)]
-    pub fn all_within(&self, centre: ChunkPos, r: i32) -> bool {
-        self.meshed.iter().all(|p| within(*p, centre, r))
+    pub fn all_within(&self, range: &Range) -> bool {
+        self.meshed.iter().all(|&p| range.renders(p))
     }
 }
 
@@ -452,7 +453,7 @@ mod tests {
         assert_eq!(gathered, MAX_IN_PIPELINE, "neighbourhoods are gathered only for jobs sent");
         assert_eq!(m.pending(), queued);
         // Out of range, the queue forgets positions without meshing them.
-        m.retain(ChunkPos::new(0, 0, 0), 2);
+        m.retain(&Range::new(ChunkPos::new(0, 0, 0), 2));
         assert!(m.pending() <= MAX_IN_PIPELINE + 3, "{}", m.pending());
     }
 

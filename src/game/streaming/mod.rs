@@ -33,9 +33,7 @@ use lighting::LightStage;
 pub use mesh_pipeline::ReadyStages;
 use mesh_pipeline::{mesh_of, MeshInput, MeshPipeline, MAX_IN_PIPELINE};
 use requests::Requests;
-use rings::{
-    light_data_offsets, neighbourhood, offset, within, within_data, within_light, within_light_data, LIGHT_VERTICAL,
-};
+use rings::{light_data_offsets, neighbourhood, offset, within, LIGHT_VERTICAL};
 use rustc_hash::FxHashSet;
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::Ordering;
@@ -43,7 +41,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 pub use mesh_pipeline::Budget;
-pub use rings::{rings, vertical, MAX_RENDER_DISTANCE, MAX_VERTICAL, MIN_RENDER_DISTANCE};
+pub use rings::{rings, vertical, Range, MAX_RENDER_DISTANCE, MAX_VERTICAL, MIN_RENDER_DISTANCE};
 
 /// Streaming could not finish what it was asked.
 #[derive(Debug, thiserror::Error)]
@@ -58,8 +56,8 @@ pub enum ViewChange {
     Mesh(ChunkPos, ChunkMesh),
     /// The chunk has nothing to draw any more.
     Gone(ChunkPos),
-    /// Only chunks within `radius` of `centre` stay drawn.
-    Range { centre: ChunkPos, radius: i32 },
+    /// Only chunks in the range's render band stay drawn.
+    Range(Range),
 }
 
 /// The game thread's CPU milliseconds in each part of the last
@@ -141,8 +139,8 @@ pub struct ChunkStreamer {
     /// The "lit" stage between the store and the meshes.
     light: LightStage,
     meshes: MeshPipeline,
-    centre: ChunkPos,
-    render_distance: i32,
+    /// The centre and the render distance every owner follows.
+    range: Range,
     generated_total: u64,
     started: bool,
     /// The render distance the current meshed set was built for.
@@ -228,8 +226,8 @@ impl ChunkStreamer {
         let service = GenerationService::spawn(switch.cpu_backend(), MAX_BATCH);
         let render_distance = render_distance.clamp(MIN_RENDER_DISTANCE, MAX_RENDER_DISTANCE);
         let mut requests = Requests::new(4 * DEFAULT_BATCH);
-        let centre = ChunkPos::new(0, 0, 0);
-        requests.recentre(centre, render_distance);
+        let range = Range::new(ChunkPos::new(0, 0, 0), render_distance);
+        requests.recentre(&range);
         let light = LightStage::spawn(world.clone());
         let mut s = ChunkStreamer {
             switch,
@@ -240,8 +238,7 @@ impl ChunkStreamer {
             requests,
             light,
             meshes: MeshPipeline::spawn(),
-            centre,
-            render_distance,
+            range,
             generated_total: 0,
             started: false,
             meshed_distance: 0,
@@ -314,20 +311,25 @@ impl ChunkStreamer {
         self.switch.longest_call()
     }
 
+    /// The range every owner follows now.
+    pub fn range(&self) -> Range {
+        self.range
+    }
+
     /// The chunk the streaming range is centred on.
     pub fn centre(&self) -> ChunkPos {
-        self.centre
+        self.range.centre
     }
 
     pub fn render_distance(&self) -> i32 {
-        self.render_distance
+        self.range.render_distance
     }
 
     pub fn set_render_distance(&mut self, r: i32) {
         let r = r.clamp(MIN_RENDER_DISTANCE, MAX_RENDER_DISTANCE);
-        if r != self.render_distance {
-            self.render_distance = r;
-            self.recentre(self.centre, true);
+        if r != self.range.render_distance {
+            self.range.render_distance = r;
+            self.recentre(self.range.centre, true);
         }
     }
 
@@ -362,25 +364,24 @@ impl ChunkStreamer {
     }
 
     fn recentre(&mut self, centre: ChunkPos, force: bool) {
-        if centre == self.centre && !force {
+        if centre == self.range.centre && !force {
             return;
         }
-        let (old_centre, old_r) = (self.centre, self.meshed_distance);
-        self.centre = centre;
-        let r = self.render_distance;
+        let old = Range::new(self.range.centre, self.meshed_distance);
+        self.range.centre = centre;
+        let (range, r) = (self.range, self.range.render_distance);
         self.meshed_distance = r;
         // The range's lists still hold the old centre: what left is found
         // among them, far cheaper than a look at everything held. Every
         // owner only ever holds what is in range, so that is all that left.
-        let same_range = self.started && !force && self.requests.render_distance() == r && old_r == r;
+        let same_range = self.started && !force && self.requests.render_distance() == r && old.render_distance == r;
         let left = same_range.then(|| {
             let (wanted, edge) = (self.requests.wanted(), self.requests.edge());
-            let render: Vec<ChunkPos> = wanted.iter().copied().filter(|&p| !within(p, centre, r)).collect();
-            let data: Vec<ChunkPos> =
-                wanted.iter().chain(edge).copied().filter(|&p| !within_data(p, centre, r)).collect();
+            let render: Vec<ChunkPos> = wanted.iter().copied().filter(|&p| !range.renders(p)).collect();
+            let data: Vec<ChunkPos> = wanted.iter().chain(edge).copied().filter(|&p| !range.holds(p)).collect();
             (render, data)
         });
-        self.requests.recentre(centre, r);
+        self.requests.recentre(&range);
         self.service.send(Command::Retain { center: centre, radius: r + 1 });
         // Keep one extra ring of data so meshes at the edge keep their neighbours.
         match left.as_ref() {
@@ -389,20 +390,20 @@ impl ChunkStreamer {
             Some((_, data)) => self.leaving.extend_from_slice(data),
             None => {
                 self.leaving.clear();
-                self.store.evict(|p| within_data(p, centre, r));
+                self.store.evict(|p| range.holds(p));
             }
         }
         match &left {
-            Some((render, _)) => self.meshes.forget(render, centre, r),
-            None => self.meshes.retain(centre, r),
+            Some((render, _)) => self.meshes.forget(render, &range),
+            None => self.meshes.retain(&range),
         }
-        self.view_changes.push(ViewChange::Range { centre, radius: r });
-        self.relight_range(old_centre, old_r);
+        self.view_changes.push(ViewChange::Range(range));
+        self.relight_range(old);
         // Chunks that just came into range may already have all their
         // neighbours: no arrival will trigger them, so try them now.
         let now = Instant::now();
         let entering: Vec<ChunkPos> =
-            self.requests.wanted().iter().copied().filter(|p| force || !within(*p, old_centre, old_r)).collect();
+            self.requests.wanted().iter().copied().filter(|&p| force || !old.renders(p)).collect();
         for p in entering {
             if !self.meshes.is_meshed(p) {
                 self.meshes.wanted_since(p, now);
@@ -418,10 +419,10 @@ impl ChunkStreamer {
     /// short however slow the frames); one that came back stays.
     fn evict_leaving(&mut self, deadline: Instant) {
         let least = (self.leaving.len() / 8).max(MIN_TRIED_PER_FRAME / 8);
-        let (centre, r) = (self.centre, self.render_distance);
+        let range = self.range;
         let mut done = 0;
         while let Some(p) = self.leaving.pop() {
-            if !within_data(p, centre, r) {
+            if !range.holds(p) {
                 self.store.evict_these(&[p]);
             }
             done += 1;
@@ -449,10 +450,9 @@ impl ChunkStreamer {
     /// Moves the lit range with the player: chunks that left it go back to
     /// the light thread's past, loaded chunks that entered it are lit, and
     /// meshes made in full sky that are now in it are made again with light.
-    fn relight_range(&mut self, old_centre: ChunkPos, old_r: i32) {
-        let (centre, r) = (self.centre, self.render_distance);
-        let mut gone: Vec<ChunkPos> =
-            self.light.sent().copied().filter(|&p| !within_light_data(p, centre, r)).collect();
+    fn relight_range(&mut self, old: Range) {
+        let range = self.range;
+        let mut gone: Vec<ChunkPos> = self.light.sent().copied().filter(|&p| !range.holds_light(p)).collect();
         // Bottom first: a column's top taken away first would pull its sky
         // out of every chunk below it, which are leaving too.
         gone.sort_by_key(|p| (p.y, p.x, p.z));
@@ -460,8 +460,8 @@ impl ChunkStreamer {
             self.light.remove(p);
         }
         for &o in light_data_offsets() {
-            let p = offset(centre, o);
-            if !within_light_data(p, centre, r) {
+            let p = range.at(o);
+            if !range.holds_light(p) {
                 continue;
             }
             if let Some(c) = self.store.get(p) {
@@ -469,7 +469,7 @@ impl ChunkStreamer {
                     self.light.add(c.clone());
                 }
             }
-            if within_light(p, centre, r) && !within_light(p, old_centre, old_r) && self.meshes.is_meshed(p) {
+            if range.lights(p) && !old.lights(p) && self.meshes.is_meshed(p) {
                 self.meshes.invalidate(p);
                 self.meshes.remeshed(p, false);
                 self.try_mesh(p);
@@ -490,7 +490,7 @@ impl ChunkStreamer {
     }
 
     fn try_mesh(&mut self, pos: ChunkPos) {
-        if self.meshes.is_settled_or_busy(pos) || !within(pos, self.centre, self.render_distance) {
+        if self.meshes.is_settled_or_busy(pos) || !self.range.renders(pos) {
             return;
         }
         let Some(centre) = self.store.get(pos) else { return };
@@ -511,7 +511,7 @@ impl ChunkStreamer {
             self.meshes.settle_empty(pos);
             return;
         }
-        if within_light(pos, self.centre, self.render_distance) && !self.light_settled(pos) {
+        if self.range.lights(pos) && !self.light_settled(pos) {
             return;
         }
         self.meshes.enqueue(pos);
@@ -526,7 +526,7 @@ impl ChunkStreamer {
     fn light_settled(&self, pos: ChunkPos) -> bool {
         // The top of the lit range, which at small render distances is the
         // top of the data range (a chunk above it is never loaded).
-        let top = self.centre.y.saturating_add(LIGHT_VERTICAL.min(vertical(self.render_distance)) + 1);
+        let top = self.range.centre.y.saturating_add(LIGHT_VERTICAL.min(vertical(self.range.render_distance)) + 1);
         (-1..=1).all(|dz| {
             (-1..=1).all(|dx| {
                 (pos.y - 1..=top.max(pos.y + 1))
@@ -563,13 +563,13 @@ impl ChunkStreamer {
                 }
             }
         }
-        let (centre, r) = (self.centre, self.render_distance);
+        let range = self.range;
         for c in touched {
             self.meshes.invalidate(c);
-            if !within(c, centre, r) {
+            if !range.renders(c) {
                 continue;
             }
-            match Self::mesh_input(&self.store, &self.light, c, within_light(c, centre, r)) {
+            match Self::mesh_input(&self.store, &self.light, c, range.lights(c)) {
                 Some(input) => {
                     let mesh = mesh_of(&input);
                     self.view_changes.push(if mesh.is_empty() {
@@ -637,7 +637,7 @@ impl ChunkStreamer {
                     self.generated_total += 1;
                     let pos = chunk.pos;
                     self.requests.returned(pos);
-                    if !within_data(pos, self.centre, self.render_distance) {
+                    if !self.range.holds(pos) {
                         continue;
                     }
                     self.store.insert_generated(chunk);
@@ -661,10 +661,10 @@ impl ChunkStreamer {
         parts.requests = laps.lap();
 
         let (store, light) = (&self.store, &self.light);
-        let (centre, r) = (self.centre, self.render_distance);
+        let range = self.range;
         let dispatch_deadline = deadline.max(Instant::now() + budget.time / SHARE);
         self.meshes.dispatch(MAX_IN_PIPELINE * scale, dispatch_deadline, |p| {
-            Self::mesh_input(store, light, p, within_light(p, centre, r))
+            Self::mesh_input(store, light, p, range.lights(p))
         });
         parts.dispatch = laps.lap();
         for change in std::mem::take(&mut self.view_changes) {
@@ -674,7 +674,7 @@ impl ChunkStreamer {
         // took it all, so meshes keep going up on a slow frame.
         let upload_deadline = deadline.max(Instant::now() + budget.time / SHARE);
         let store = &mut self.store;
-        self.meshes.hand_out((centre, r), (budget.upload_bytes, upload_deadline), |p, mesh, links| {
+        self.meshes.hand_out(&range, (budget.upload_bytes, upload_deadline), |p, mesh, links| {
             store.set_links(p, links);
             show(mesh.map_or(ViewChange::Gone(p), |m| ViewChange::Mesh(p, m)))
         });
@@ -695,9 +695,8 @@ impl ChunkStreamer {
     /// range, which the mesh pipeline and the light stage follow too.
     fn take_terrain_changes(&mut self) {
         let changes = self.store.take_changes();
-        let (centre, r) = (self.centre, self.render_distance);
         for &pos in &changes.new {
-            if within_light_data(pos, centre, r) {
+            if self.range.holds_light(pos) {
                 if let Some(c) = self.store.get(pos) {
                     self.light.add(c.clone());
                 }
@@ -716,11 +715,11 @@ impl ChunkStreamer {
     /// light are meshed again, and chunks that waited for a neighbour's
     /// light are tried.
     fn take_light(&mut self) {
-        let (centre, r) = (self.centre, self.render_distance);
-        let bottom = centre.y.saturating_sub(LIGHT_VERTICAL);
+        let range = self.range;
+        let bottom = range.centre.y.saturating_sub(LIGHT_VERTICAL);
         let changed: std::collections::HashSet<ChunkPos> = self.light.poll().into_iter().collect();
         for &pos in &changed {
-            if within_light(pos, centre, r) && self.meshes.is_settled_or_busy(pos) {
+            if range.lights(pos) && self.meshes.is_settled_or_busy(pos) {
                 // A queued chunk reads its light when it is sent.
                 self.meshes.invalidate(pos);
                 self.meshes.remeshed(pos, false);
@@ -739,7 +738,7 @@ impl ChunkStreamer {
             }
         }
         for p in waiting {
-            if within_light(p, centre, r) {
+            if range.lights(p) {
                 self.try_mesh(p);
             }
         }
@@ -757,7 +756,7 @@ impl ChunkStreamer {
 
     fn complete_count(&self) -> usize {
         #[cfg(debug_assertions)]
-        debug_assert!(self.meshes.all_within(self.centre, self.render_distance));
+        debug_assert!(self.meshes.all_within(&self.range));
         self.meshes.done_count()
     }
 
@@ -779,7 +778,8 @@ impl ChunkStreamer {
     /// A chunk waiting to be meshed again (an edit, or its light changed)
     /// still shows its older mesh, so it is no hole.
     pub fn holes_within(&self, r: i32) -> usize {
-        self.holes().filter(|&o| within(offset(self.centre, o), self.centre, r)).count()
+        let c = self.range.centre;
+        self.holes().filter(|&o| within(offset(c, o), c, r)).count()
     }
 
     /// Whether the chunk at `pos` is drawn (or known to need no mesh).
@@ -795,9 +795,8 @@ impl ChunkStreamer {
 
     /// Every hole in the render range, as an offset from the centre.
     pub fn holes(&self) -> impl Iterator<Item = rings::Offset> + '_ {
-        rings::ring_offsets(self.render_distance, rings::vertical(self.render_distance), 0)
-            .into_iter()
-            .filter(|&o| !self.meshes.is_drawn(offset(self.centre, o)))
+        let r = self.range.render_distance;
+        rings::ring_offsets(r, rings::vertical(r), 0).into_iter().filter(|&o| !self.meshes.is_drawn(self.range.at(o)))
     }
 
     /// Every wanted chunk is generated and meshed (or known to need no mesh).

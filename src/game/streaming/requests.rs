@@ -2,7 +2,7 @@
 //! next. The wanted list (render range, nearest ring first) is walked
 //! before the edge ring; at most `max_in_flight` requests are outstanding.
 
-use super::rings::{edge_offsets, offset, ring_offsets, vertical, Offset};
+use super::rings::{edge_offsets, ring_offsets, vertical, Offset, Range};
 use crate::world::coords::ChunkPos;
 use rustc_hash::FxHashSet as HashSet;
 
@@ -37,13 +37,14 @@ impl Requests {
         }
     }
 
-    /// The lists for a new centre or render distance; the walk starts over.
-    pub fn recentre(&mut self, centre: ChunkPos, r: i32) {
+    /// The lists for a new range; the walk starts over.
+    pub fn recentre(&mut self, range: &Range) {
+        let r = range.render_distance;
         if self.offsets.0 != r {
             self.offsets = (r, ring_offsets(r, vertical(r), 0), edge_offsets(r));
         }
-        self.wanted = self.offsets.1.iter().map(|&o| offset(centre, o)).collect();
-        self.edge = self.offsets.2.iter().map(|&o| offset(centre, o)).collect();
+        self.wanted = self.offsets.1.iter().map(|&o| range.at(o)).collect();
+        self.edge = self.offsets.2.iter().map(|&o| range.at(o)).collect();
         self.cursor = 0;
         self.edge_cursor = 0;
     }
@@ -115,7 +116,7 @@ mod tests {
     #[test]
     fn batches_respect_the_bound_and_skip_what_is_held() {
         let mut r = Requests::new(10);
-        r.recentre(ChunkPos::new(0, 0, 0), 2);
+        r.recentre(&Range::new(ChunkPos::new(0, 0, 0), 2));
         let first = r.next_batch(1, |p| p == ChunkPos::new(0, 0, 0));
         assert_eq!(first.len(), 10);
         assert!(!first.contains(&ChunkPos::new(0, 0, 0)), "a chunk already held is not asked for");
@@ -127,7 +128,7 @@ mod tests {
     #[test]
     fn a_stalled_walk_starts_over() {
         let mut r = Requests::new(1000);
-        r.recentre(ChunkPos::new(0, 0, 0), 2);
+        r.recentre(&Range::new(ChunkPos::new(0, 0, 0), 2));
         let all = r.next_batch(1, |_| false);
         for p in &all {
             r.returned(*p);

@@ -60,6 +60,46 @@ pub fn offset(c: ChunkPos, (dx, dy, dz): Offset) -> ChunkPos {
     ChunkPos::new(c.x.saturating_add(dx), c.y.saturating_add(dy), c.z.saturating_add(dz))
 }
 
+/// One streaming range, a centre and a render distance: every owner of
+/// per-chunk state (requests, store, light, meshes) asks it which band a
+/// chunk is in, so a recentre makes one decision that they all follow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Range {
+    pub centre: ChunkPos,
+    pub render_distance: i32,
+}
+
+impl Range {
+    pub fn new(centre: ChunkPos, render_distance: i32) -> Range {
+        Range { centre, render_distance }
+    }
+
+    /// Drawn: within the render distance.
+    pub fn renders(&self, p: ChunkPos) -> bool {
+        within(p, self.centre, self.render_distance)
+    }
+
+    /// Held: the render range and one ring more, for the edge's meshes.
+    pub fn holds(&self, p: ChunkPos) -> bool {
+        within_data(p, self.centre, self.render_distance)
+    }
+
+    /// Meshed with light.
+    pub fn lights(&self, p: ChunkPos) -> bool {
+        within_light(p, self.centre, self.render_distance)
+    }
+
+    /// Lit: the chunks meshed with light and their neighbours.
+    pub fn holds_light(&self, p: ChunkPos) -> bool {
+        within_light_data(p, self.centre, self.render_distance)
+    }
+
+    /// The chunk at offset `o` from the centre.
+    pub fn at(&self, o: Offset) -> ChunkPos {
+        offset(self.centre, o)
+    }
+}
+
 /// Within render distance `r` (horizontal `r`, vertical `vertical(r)`).
 pub fn within(a: ChunkPos, b: ChunkPos, r: i32) -> bool {
     within_hv(a, b, r, vertical(r), 0)
@@ -80,12 +120,12 @@ pub const LIGHT_RADIUS: i32 = 6;
 pub const LIGHT_VERTICAL: i32 = 3;
 
 /// Meshed with light (within the render range too).
-pub fn within_light(a: ChunkPos, b: ChunkPos, r: i32) -> bool {
+fn within_light(a: ChunkPos, b: ChunkPos, r: i32) -> bool {
     within(a, b, r) && within_hv(a, b, LIGHT_RADIUS, LIGHT_VERTICAL, 0)
 }
 
 /// Lit: the chunks meshed with light and their neighbours.
-pub fn within_light_data(a: ChunkPos, b: ChunkPos, r: i32) -> bool {
+fn within_light_data(a: ChunkPos, b: ChunkPos, r: i32) -> bool {
     within_data(a, b, r) && within_hv(a, b, LIGHT_RADIUS, LIGHT_VERTICAL + 1, 1)
 }
 
