@@ -8,30 +8,6 @@
 #include "column.cuh"
 #include "decorations.cuh"
 
-// A candidate column's surface, as the heightmap kernel computes it: h_b at
-// the four diagonal neighbours in stencil order, the biome at the column
-// itself. Twin: footing in src/worldgen/decorate.rs.
-struct BwFooting {
-    int height;
-    unsigned int biome;
-    float slope;
-};
-
-__device__ BwFooting bw_footing(const WorldParams* p, long long x, long long z) {
-    float h_b[5];
-    unsigned char biome[5];
-    const long long dx[5] = {-1, 1, -1, 1, 0}, dz[5] = {-1, -1, 1, 1, 0};
-    for (int i = 0; i < 5; ++i) {
-        bw_sample_column(p, SwitchFields{}, (float)(x + dx[i]), (float)(z + dz[i]), &h_b[i], &biome[i]);
-    }
-    const float v = (((h_b[0] + h_b[1]) + h_b[2]) + h_b[3]) * 0.25f;
-    BwFooting f;
-    f.height = (int)v;
-    f.slope = fmaxf(fmaxf(fmaxf(h_b[0], h_b[1]), h_b[2]), h_b[3]) - fminf(fminf(fminf(h_b[0], h_b[1]), h_b[2]), h_b[3]);
-    f.biome = biome[4] % BW_MAX_BIOMES;
-    return f;
-}
-
 // The tree a tree candidate grows, if the rules allow one: `tree` gets its
 // base, kind and trunk height. Twin: accepted_tree.
 __device__ bool bw_accepted_tree(const WorldParams* p, const BwCandidate& c, PlacedObject* tree) {
@@ -41,10 +17,7 @@ __device__ bool bw_accepted_tree(const WorldParams* p, const BwCandidate& c, Pla
     // computes it (1 without a map).
     const FlatDensityMap map = p->deco.trees.biome_map[f.biome];
     float factor = 1.0f;
-    if (map.node < p->terrain.node_count) {
-        const float v = bw_eval_node(p, map.node, (float)c.x, (float)c.z);
-        factor = fminf(fmaxf(v * map.scale + map.offset, map.min), map.max);
-    }
+    if (map.node < p->terrain.node_count) factor = bw_map_factor(map, bw_eval_node(p, map.node, (float)c.x, (float)c.z));
     const int l = bw_layer_of(c.threshold, p->deco.trees.biome_layers[f.biome], p->deco.trees.biome_count[f.biome], factor);
     if (l < 0) return false;
     const FlatLayer layer = p->deco.trees.biome_layers[f.biome][l];

@@ -2,6 +2,7 @@
 // reach a chunk column) and bw_fill (the blocks they and the plants place).
 // Rust twin: src/worldgen/decorate.rs.
 #pragma once
+#include "column.cuh"
 #include "placement.cuh"
 
 #define BW_NO_TREE_TOP (-2147483647 - 1)
@@ -85,18 +86,89 @@ __device__ __forceinline__ bool bw_surface_allows(const WorldParams* p, const Fl
     return window && ((layer.on_mask >> (bw_surface_block(p, h, b) & 31)) & 1u) != 0u;
 }
 
+// A candidate column's surface, as the heightmap kernel computes it: h_b at
+// the four diagonal neighbours in stencil order, the biome at the column
+// itself. Twin: footing in src/worldgen/decorate.rs.
+struct BwFooting {
+    int height;
+    unsigned int biome;
+    float slope;
+};
+
+__device__ BwFooting bw_footing(const WorldParams* p, long long x, long long z) {
+    float h_b[5];
+    unsigned char biome[5];
+    const long long dx[5] = {-1, 1, -1, 1, 0}, dz[5] = {-1, -1, 1, 1, 0};
+    for (int i = 0; i < 5; ++i) {
+        bw_sample_column(p, SwitchFields{}, (float)(x + dx[i]), (float)(z + dz[i]), &h_b[i], &biome[i]);
+    }
+    const float v = (((h_b[0] + h_b[1]) + h_b[2]) + h_b[3]) * 0.25f;
+    BwFooting f;
+    f.height = (int)v;
+    f.slope = fmaxf(fmaxf(fmaxf(h_b[0], h_b[1]), h_b[2]), h_b[3]) - fminf(fminf(fminf(h_b[0], h_b[1]), h_b[2]), h_b[3]);
+    f.biome = biome[4] % BW_MAX_BIOMES;
+    return f;
+}
+
+// A density map's factor where its node gives v. Twin: FlatDensityMap::factor.
+__device__ __forceinline__ float bw_map_factor(const FlatDensityMap& map, float v) {
+    return fminf(fmaxf(v * map.scale + map.offset, map.min), map.max);
+}
+
+// The surface height of column (x, z): from `heights`, the heightmap of
+// the chunk column whose corner block is (x0, z0), where it lies inside,
+// else sampled as the heightmap samples it. Twin: height_at.
+__device__ __forceinline__ int bw_height_at(const WorldParams* p, const int* heights, long long x0, long long z0,
+                                            long long x, long long z) {
+    const long long rx = x - x0, rz = z - z0;
+    if (rx >= 0 && rx < BW_CHUNK && rz >= 0 && rz < BW_CHUNK) return heights[rz * BW_CHUNK + rx];
+    return bw_footing(p, x, z).height;
+}
+
 // The plant of column (x, z) of surface height h and biome b, or 0. It
-// stands at bw_plant_height.
+// stands at bw_plant_height. Each layer's chance is scaled by its density
+// map at the column; layers reading one node share its value. A layer
+// with a shore reach grows only where a column that near lies across the
+// water line. `heights` is the heightmap of the chunk column whose corner
+// block is (x0, z0). Twin: plant_at.
 __device__ __forceinline__ unsigned int bw_plant_at(const WorldParams* p, long long x, long long z, int h,
-                                                    unsigned int b) {
+                                                    unsigned int b, const int* heights, long long x0, long long z0) {
     b %= BW_MAX_BIOMES;
-    const unsigned int n = p->deco.plants.biome_count[b];
+    unsigned int n = p->deco.plants.biome_count[b];
+    if (n > BW_MAX_BIOME_LAYERS) n = BW_MAX_BIOME_LAYERS;
     if (n == 0) return 0;
     const BwCandidate c = bw_candidate(p, 1, x, z);
-    const int l = bw_layer_of(c.threshold, p->deco.plants.biome_layers[b], n, 1.0f);
+    if (c.threshold >= p->deco.plants.max_density[b]) return 0;
+    unsigned int sum = 0, seen_node = BW_NO_DENSITY_MAP;
+    float seen = 0.0f;
+    int l = -1;
+    for (unsigned int i = 0; i < n && l < 0; ++i) {
+        const FlatDensityMap map = p->deco.plants.layer_maps[b][i];
+        float factor = 1.0f;
+        if (map.node < p->terrain.node_count) {
+            if (map.node != seen_node) {
+                seen = bw_eval_node(p, map.node, (float)x, (float)z);
+                seen_node = map.node;
+            }
+            factor = bw_map_factor(map, seen);
+        }
+        sum += bw_scaled_density(p->deco.plants.biome_layers[b][i].density, factor);
+        if (sum > c.threshold) l = (int)i;
+    }
     if (l < 0) return 0;
     const FlatLayer layer = p->deco.plants.biome_layers[b][l];
-    return bw_surface_allows(p, layer, h, b) ? layer.what : 0;
+    if (!bw_surface_allows(p, layer, h, b)) return 0;
+    unsigned int d = p->deco.plants.shore[b][l];
+    if (d > BW_MAX_SHORE_REACH) d = BW_MAX_SHORE_REACH;
+    if (d == 0) return layer.what;
+    const bool wet = h < p->surface.water_level;
+    const long long r = (long long)d;
+    for (long long dz = -r; dz <= r; ++dz) {
+        for (long long dx = -r; dx <= r; ++dx) {
+            if ((bw_height_at(p, heights, x0, z0, x + dx, z + dz) < p->surface.water_level) != wet) return layer.what;
+        }
+    }
+    return 0;
 }
 
 // Where a column of surface height h holds its plant: on the ground, or on

@@ -29,7 +29,7 @@
 __device__ __forceinline__ unsigned int bw_decorate_block(const WorldParams* p, ColumnJob col, unsigned int lx,
                                                           unsigned int lz, long long y, long long h, unsigned int biome,
                                                           unsigned int block, const PlacedObject* trees,
-                                                          unsigned int tree_count) {
+                                                          unsigned int tree_count, const int* heights) {
     if (tree_count > BW_MAX_TREES_PER_COLUMN) tree_count = BW_MAX_TREES_PER_COLUMN;
     if (y == h) {
         for (unsigned int i = 0; i < tree_count; ++i) {
@@ -41,8 +41,8 @@ __device__ __forceinline__ unsigned int bw_decorate_block(const WorldParams* p, 
     if (y <= h || y <= (long long)p->surface.water_level) return block;
     unsigned int best = block;
     if (y == bw_plant_height(p, h)) {
-        const long long x = (long long)col.x * BW_CHUNK + lx, z = (long long)col.z * BW_CHUNK + lz;
-        const unsigned int plant = bw_plant_at(p, x, z, (int)h, biome);
+        const long long x0 = (long long)col.x * BW_CHUNK, z0 = (long long)col.z * BW_CHUNK;
+        const unsigned int plant = bw_plant_at(p, x0 + lx, z0 + lz, (int)h, biome, heights, x0, z0);
         if (plant != 0 && bw_claim_key(p, plant) > bw_claim_key(p, best)) best = plant;
     }
     for (unsigned int i = 0; i < tree_count; ++i) {
@@ -129,7 +129,7 @@ extern "C" __global__ void __launch_bounds__(BW_FILL_THREADS)
         if (params->deco.trees.unit > 0 || params->deco.plants.reach > 0 || params->deco.rocks.unit > 0) {
             block = bw_decorate_block(params, ColumnJob{job.x, job.z}, column % BW_CHUNK, column / BW_CHUNK, y, h, biome,
                                       block, trees + (size_t)job.column * BW_MAX_TREES_PER_COLUMN,
-                                      tree_counts[job.column]);
+                                      tree_counts[job.column], heights + (size_t)job.column * BW_CHUNK_AREA);
         }
     }
 

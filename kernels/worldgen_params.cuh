@@ -71,7 +71,7 @@ struct FlatLayer {
     int above_water[2];
 };
 
-// A biome's tree density map: a node of the noise graph (BW_NO_DENSITY_MAP:
+// A tree biome's or plant layer's density map: a node of the noise graph (BW_NO_DENSITY_MAP:
 // none, the factor is 1) and clamp(v·scale + offset, min, max).
 struct FlatDensityMap {
     unsigned int node;
@@ -168,6 +168,9 @@ struct PlantParams {
     int reach;
     unsigned int biome_count[BW_MAX_BIOMES];
     FlatLayer biome_layers[BW_MAX_BIOMES][BW_MAX_BIOME_LAYERS];
+    FlatDensityMap layer_maps[BW_MAX_BIOMES][BW_MAX_BIOME_LAYERS];
+    unsigned int max_density[BW_MAX_BIOMES];
+    unsigned int shore[BW_MAX_BIOMES][BW_MAX_BIOME_LAYERS];
 };
 
 struct DecorationParams {

@@ -169,7 +169,7 @@ fn without_looking_across_borders_trees_are_cut_and_the_check_sees_it() {
                 .copied()
                 .filter(|t| (0..32).contains(&t.x) && (0..32).contains(&t.z))
                 .collect();
-            let d = ColumnDecorations { trees: own, tree_top: data.decorations.tree_top };
+            let d = ColumnDecorations { trees: own, ..data.decorations.clone() };
             fill::fill(&w.params, pos, &data.heightmap, Some(&d))
         })
         .collect();
@@ -187,7 +187,7 @@ fn the_uniform_air_shortcut_accounts_for_tree_tops() {
     for pos in region_positions(ChunkPos::new(-2, 0, -14), ChunkPos::new(11, 1, -3)).unwrap() {
         let data = w.column(pos.column());
         let shortcut = w.generate(pos);
-        let no_shortcut = ColumnDecorations { trees: data.decorations.trees.clone(), tree_top: i32::MAX };
+        let no_shortcut = ColumnDecorations { tree_top: i32::MAX, ..data.decorations.clone() };
         let dense = fill::fill(&w.params, pos, &data.heightmap, Some(&no_shortcut));
         assert!(shortcut == dense, "chunk {pos}: the shortcut changed its blocks");
         let y0 = pos.y as i64 * 32;
@@ -400,10 +400,11 @@ fn each_biome_grows_its_chance() {
     }
     assert!(tested >= 4, "only {tested} tree biomes had enough candidates");
 
-    // Plants: per (biome, layer), (eligible columns, plants of the layer).
-    // A layer's window and surfaces decide where it may grow; where one
-    // may, it takes its own share of the candidate thresholds.
-    let mut plants: HashMap<(usize, usize), (u64, u64)> = HashMap::new();
+    // Plants: per (biome, layer), (eligible columns, plants of the layer,
+    // expected, variance). A layer's window and surfaces decide where it
+    // may grow; where one may, it takes its own share of the candidate
+    // thresholds, scaled by its density map there.
+    let mut plants: HashMap<(usize, usize), (u64, u64, f64, f64)> = HashMap::new();
     for cz in (-96..96).step_by(6) {
         for cx in (-96..96).step_by(6) {
             let hm = w.compute_heightmap(ColumnPos { x: cx, z: cz });
@@ -411,7 +412,10 @@ fn each_biome_grows_its_chance() {
                 for x in 0..32 {
                     let c = column_index(x, z);
                     let (h, b) = (hm.heights[c], hm.biomes[c] as usize);
-                    let plant = decorate::plant_at(p, cx as i64 * 32 + x as i64, cz as i64 * 32 + z as i64, h, b);
+                    let (wx, wz) = (cx as i64 * 32 + x as i64, cz as i64 * 32 + z as i64);
+                    let col = ColumnPos { x: cx, z: cz };
+                    let height = |x, z| decorate::height_at(&w.program, p, w.lanes, col, &hm, x, z);
+                    let plant = decorate::plant_at(&w.program, p, wx, wz, h, b, height);
                     let n = p.deco.plants.biome_count[b] as usize;
                     if n == 0 {
                         assert_eq!(plant, 0, "a plant in {}", preset.biomes[b].name);
@@ -422,10 +426,17 @@ fn each_biome_grows_its_chance() {
                     for (l, layer) in p.deco.plants.biome_layers[b][..n].iter().enumerate() {
                         let d = h as i64 - p.surface.water_level as i64;
                         let window = (layer.above_water[0] as i64..=layer.above_water[1] as i64).contains(&d);
-                        if window && layer.on_mask >> surface & 1 == 1 {
+                        let r = p.deco.plants.shore[b][l] as i64;
+                        let wet = h < p.surface.water_level;
+                        let shore = r == 0
+                            || (-r..=r)
+                                .any(|dz| (-r..=r).any(|dx| (height(wx + dx, wz + dz) < p.surface.water_level) != wet));
+                        if window && shore && layer.on_mask >> surface & 1 == 1 {
+                            let factor =
+                                w.program.density_factor(&p.deco.plants.layer_maps[b][l], wx as f32, wz as f32);
+                            let q = scaled_density(layer.density, factor) as f64 / DENSITY_ONE as f64;
                             let e = plants.entry((b, l)).or_default();
-                            e.0 += 1;
-                            e.1 += (plant == layer.what) as u64;
+                            *e = (e.0 + 1, e.1 + (plant == layer.what) as u64, e.2 + q, e.3 + q * (1.0 - q));
                             allowed |= plant == layer.what;
                         }
                     }
@@ -435,14 +446,12 @@ fn each_biome_grows_its_chance() {
         }
     }
     let mut tested = HashSet::new();
-    for (&(b, l), &(eligible, grown)) in &plants {
+    for (&(b, l), &(eligible, grown, expected, variance)) in &plants {
         if eligible < 2_000 {
             continue;
         }
         let layer = p.deco.plants.biome_layers[b][l];
-        let q = layer.density as f64 / DENSITY_ONE as f64;
-        let expected = eligible as f64 * q;
-        let sigma = (eligible as f64 * q * (1.0 - q)).sqrt();
+        let sigma = variance.sqrt();
         let name = &preset.biomes[b].name;
         assert!(plant_biomes.contains(name));
         let what = BlockId(layer.what as u8).name();
@@ -455,6 +464,101 @@ fn each_biome_grows_its_chance() {
     for what in ["tall_grass", "rose", "buttercup", "reeds", "lily_pad"] {
         assert!(tested.contains(what), "no biome had enough columns to test {what}: {tested:?}");
     }
+}
+
+/// Meadows: flowers follow their density map. Over a large area, in each
+/// biome with flowers, columns binned by a flower layer's factor grow as
+/// many flowers as the scaled chance predicts, within 5σ; the lowest bin
+/// has none and the highest several times the listed chance, and over the
+/// area each layer keeps its listed (the founding game's) chance within
+/// 10 %. Roses and buttercups gather in different places.
+#[test]
+fn meadows_gather_flowers_at_the_listed_average() {
+    let w = world();
+    let p = &*w.params;
+    let preset = Preset::classic();
+    let (rose, buttercup) = ["rose", "buttercup"].map(|n| BlockId::by_name(n).expect("registered").0 as u32).into();
+    const BINS: [f32; 3] = [0.25, 8.0, f32::INFINITY];
+    // Per (biome, layer) and factor bin: (eligible, grown, expected, variance).
+    type Row = (u64, u64, f64, f64);
+    let mut bins: HashMap<(usize, usize), [Row; 3]> = HashMap::new();
+    // Columns where both flowers' factors are above 1: rose and buttercup
+    // meadows overlapping.
+    let (mut both, mut either) = (0u64, 0u64);
+    // Single columns on a 13-block grid over 12 km: meadows are about 40
+    // blocks across, so the sample spans thousands of them per biome.
+    for wz in (-6000i64..6000).step_by(13) {
+        for wx in (-6000i64..6000).step_by(13) {
+            let f = decorate::footing(&w.program, p, w.lanes, wx, wz);
+            let (h, b) = (f.height, f.biome as usize);
+            let n = p.deco.plants.biome_count[b] as usize;
+            let surface = if h > p.surface.snow_above { p.surface.snow_block } else { p.surface.top[b] };
+            let plant = decorate::plant_at(&w.program, p, wx, wz, h, b, |x, z| {
+                decorate::footing(&w.program, p, w.lanes, x, z).height
+            });
+            let mut high = [false; 2];
+            for (l, layer) in p.deco.plants.biome_layers[b][..n].iter().enumerate() {
+                let flower = [rose, buttercup].iter().position(|&f| f == layer.what);
+                let map = &p.deco.plants.layer_maps[b][l];
+                if flower.is_none()
+                    || !layer.takes_height(h, p.surface.water_level)
+                    || layer.on_mask >> surface & 1 == 0
+                {
+                    continue;
+                }
+                assert!(map.node < p.terrain.node_count, "{}: flowers without a map", preset.biomes[b].name);
+                let factor = w.program.density_factor(map, wx as f32, wz as f32);
+                high[flower.unwrap_or(0)] = factor > 1.0;
+                let q = scaled_density(layer.density, factor) as f64 / DENSITY_ONE as f64;
+                let r = &mut bins.entry((b, l)).or_default()[BINS.iter().position(|&t| factor < t).unwrap_or(2)];
+                *r = (r.0 + 1, r.1 + (plant == layer.what) as u64, r.2 + q, r.3 + q * (1.0 - q));
+            }
+            both += (high[0] && high[1]) as u64;
+            either += (high[0] || high[1]) as u64;
+        }
+    }
+    let (mut tested, mut contrasted) = (0, 0);
+    for (&(b, l), rows) in &bins {
+        let layer = p.deco.plants.biome_layers[b][l];
+        let name = format!("{}, {}", preset.biomes[b].name, BlockId(layer.what as u8).name());
+        let eligible: u64 = rows.iter().map(|r| r.0).sum();
+        if eligible < 20_000 || rows.iter().any(|r| r.0 < 300) {
+            continue;
+        }
+        for (i, (n, grown, expected, variance)) in rows.iter().enumerate() {
+            let sigma = variance.sqrt();
+            assert!(
+                (*grown as f64 - expected).abs() <= 5.0 * sigma + 2.0,
+                "{name}, factor bin {i}: {grown} on {n} columns, expected {expected:.1} ± {sigma:.1}"
+            );
+        }
+        let listed = layer.density as f64 / DENSITY_ONE as f64;
+        let rate = |r: &Row| r.1 as f64 / r.0 as f64 / listed;
+        let grown: u64 = rows.iter().map(|r| r.1).sum();
+        // The map's mean factor over the biome: the chance a column has on
+        // average, free of the flowers' own sampling noise.
+        let average = rows.iter().map(|r| r.2).sum::<f64>() / eligible as f64 / listed;
+        println!(
+            "{name}: {eligible} columns, {grown} flowers; {:.2}× the listed chance outside meadows, {:.2}× at their edges, {:.2}× in them; {average:.3}× on average ({:.3}× counted); {:.0} % of columns in meadows",
+            rate(&rows[0]),
+            rate(&rows[1]),
+            rate(&rows[2]),
+            grown as f64 / eligible as f64 / listed,
+            100.0 * rows[2].0 as f64 / eligible as f64
+        );
+        assert_eq!(rows[0].1, 0, "{name}: flowers where the map is 0");
+        // Rare flowers (a few dozen in the sample) cannot show the contrast.
+        if rows[2].2 >= 25.0 {
+            assert!(rate(&rows[2]) > 3.0, "{name}: no meadows (densest bin at {:.2}× the chance)", rate(&rows[2]));
+            contrasted += 1;
+        }
+        assert!((0.9..=1.1).contains(&average), "{name}: {average:.3}× the listed chance on average");
+        tested += 1;
+    }
+    assert!(tested >= 6, "only {tested} flower layers had enough columns: {:?}", bins.keys());
+    assert!(contrasted >= 4, "only {contrasted} flower layers had enough flowers to show meadows");
+    println!("columns where both flowers are above their chance: {both} of {either} where either is");
+    assert!(both * 10 < either, "roses and buttercups share their meadows: {both} of {either}");
 }
 
 /// Each kind comes in variants from its candidate's hash: over a forest
@@ -537,36 +641,41 @@ fn a_tree_visited_by_layer_equals_it_asked_by_block() {
     assert!(compared > 10_000, "{compared} blocks compared");
 }
 
-/// The share of the reeds' columns that have dry land within `r` blocks
-/// (r = 1, 2), over the sample of `each_biome_grows_its_chance`, counting
-/// only columns at least 2 blocks inside their chunk so that every
-/// neighbour looked at is in the same heightmap.
-fn reeds_near_land(w: &WorldGen) -> [f64; 2] {
+/// The share of the reeds' columns that have a column across the water
+/// line (dry land for a reed in the water, water for one on the sand)
+/// within `r` blocks (r = 1, 2), over the sample of
+/// `each_biome_grows_its_chance`, counting only columns at least 2 blocks
+/// inside their chunk so that every neighbour looked at is in the same
+/// heightmap.
+fn reeds_at_the_edge(w: &WorldGen) -> [f64; 2] {
     let p = &*w.params;
     let reeds = BlockId::by_name("reeds").expect("reeds are registered").0 as u32;
     let (mut all, mut near) = (0u64, [0u64; 2]);
     for cz in (-96..96).step_by(6) {
         for cx in (-96..96).step_by(6) {
-            let hm = w.compute_heightmap(ColumnPos { x: cx, z: cz });
+            let col = ColumnPos { x: cx, z: cz };
+            let hm = w.compute_heightmap(col);
+            let height = |x, z| decorate::height_at(&w.program, p, w.lanes, col, &hm, x, z);
             for z in 2..30i32 {
                 for x in 2..30i32 {
                     let (h, b) = (
                         hm.heights[column_index(x as usize, z as usize)],
                         hm.biomes[column_index(x as usize, z as usize)],
                     );
-                    if decorate::plant_at(p, cx as i64 * 32 + x as i64, cz as i64 * 32 + z as i64, h, b as usize)
-                        != reeds
-                    {
+                    let (wx, wz) = (cx as i64 * 32 + x as i64, cz as i64 * 32 + z as i64);
+                    if decorate::plant_at(&w.program, p, wx, wz, h, b as usize, height) != reeds {
                         continue;
                     }
                     all += 1;
+                    let wet = h < p.surface.water_level;
                     for (k, r) in [1i32, 2].into_iter().enumerate() {
-                        let dry = (-r..=r).any(|dz| {
+                        let across = (-r..=r).any(|dz| {
                             (-r..=r).any(|dx| {
-                                hm.heights[column_index((x + dx) as usize, (z + dz) as usize)] >= p.surface.water_level
+                                let n = hm.heights[column_index((x + dx) as usize, (z + dz) as usize)];
+                                (n < p.surface.water_level) != wet
                             })
                         });
-                        near[k] += dry as u64;
+                        near[k] += across as u64;
                     }
                 }
             }
@@ -576,21 +685,26 @@ fn reeds_near_land(w: &WorldGen) -> [f64; 2] {
     near.map(|n| n as f64 / all as f64)
 }
 
-/// Reeds grow by depth (a block of water), not by distance to the shore;
-/// most of them still stand beside dry land (the figures in
-/// docs/worldgen.md, "Shores"). Moving their window two blocks deeper
-/// (the negative control) leaves few near the land.
+/// Reeds grow at the water's edge: in a block of water beside the land, or
+/// on the sand beside the water (`shore: 1`), every one of them (the
+/// figures in docs/worldgen.md, "Shores"). The same layer without its
+/// shore reach (the negative control) grows over the flats as well.
 #[test]
-fn reeds_stand_near_the_shore() {
-    let shares = reeds_near_land(&world());
-    println!("reeds with dry land within 1 block: {:.1} %, within 2: {:.1} %", 100.0 * shares[0], 100.0 * shares[1]);
-    assert!(shares[0] >= 0.4 && shares[1] >= 0.7, "{shares:?}");
+fn reeds_stand_at_the_waters_edge() {
+    let shares = reeds_at_the_edge(&world());
+    println!(
+        "reeds across the water line within 1 block: {:.1} %, within 2: {:.1} %",
+        100.0 * shares[0],
+        100.0 * shares[1]
+    );
+    assert_eq!(shares[0], 1.0, "a reed away from the water's edge");
 
     let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/worldgen/classic.ron"))
         .expect("classic.ron is readable");
-    let deeper = text.replacen("above_water: (-1, -1)", "above_water: (-3, -3)", 1);
-    assert_ne!(deeper, text, "the control finds the reeds' window");
-    let preset = Preset::parse(&deeper, "classic, reeds deeper").expect("the control preset is valid");
-    let control = reeds_near_land(&WorldGen::new(preset, SEED));
-    assert!(control[0] < 0.2 && control[1] < 0.5, "reeds three blocks deep are as near the land: {control:?}");
+    let anywhere = text.replacen(", shore: 1", "", 1);
+    assert_ne!(anywhere, text, "the control finds the reeds' shore reach");
+    let preset = Preset::parse(&anywhere, "classic, reeds anywhere").expect("the control preset is valid");
+    let control = reeds_at_the_edge(&WorldGen::new(preset, SEED));
+    println!("without the reach: {:.1} %, within 2: {:.1} %", 100.0 * control[0], 100.0 * control[1]);
+    assert!(control[0] < 0.8, "reeds without a shore reach are as near the edge: {control:?}");
 }

@@ -262,6 +262,7 @@ fn rocks_that_never_yield_touch_trunks_and_the_check_sees_it() {
             let mut d = ColumnDecorations {
                 trees: data.decorations.trees.iter().copied().filter(|t| t.rock().is_none()).collect(),
                 tree_top: i32::MAX,
+                plants: data.decorations.plants.clone(),
             };
             let (x0, z0) = (pos.x as i64 * 32, pos.z as i64 * 32);
             let reach = p.deco.rocks.reach as i64;

@@ -13,7 +13,7 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-const GOLDEN: &str = "b758b5c4d12250a8a1e05a1865e1f46d9a8cac42cb9210c924bf31e384c3df12  100 chunks";
+const GOLDEN: &str = "e02e72f96d4b085fbd0b2cf75122981ac4e477ff4a4c283f27a8bfe93f47d430  100 chunks";
 const REGION: [&str; 6] = ["--seed", "42", "--from", "-2,-2,-2", "--to", "2,1,2"];
 
 fn skipped() -> bool {

@@ -57,15 +57,17 @@
 #define BW_RUN_HEADER_BYTES 4
 #define BW_RUN_BYTES 2
 #define BW_MAX_TREE_KINDS 8
-#define BW_MAX_ROCK_KINDS 4
+#define BW_MAX_ROCK_KINDS 8
 #define BW_FORM_BOULDER 0
 #define BW_FORM_LOG 1
 #define BW_MAX_CANOPY_LAYERS 8
 #define BW_MAX_BIOME_LAYERS 4
+#define BW_MAX_SHORE_REACH 2
 #define BW_PATTERN_POINTS 64
 #define BW_CELL_UNITS 8
 #define BW_PATTERN_SUB 16
 #define BW_DENSITY_ONE 4096
+#define BW_NO_DENSITY_MAP 4294967295
 #define BW_DECORATE_THREADS 128
 #define BW_MAX_TREES_PER_COLUMN 256
 #define BW_MAX_CAVE_NOISES 4
@@ -94,13 +96,13 @@
     static_assert(__builtin_offsetof(FlatNode, children) == 16 && sizeof(((const FlatNode*)0)->children) == 12, "FlatNode.children"); \
     static_assert(__builtin_offsetof(FlatNode, z_offset) == 28 && sizeof(((const FlatNode*)0)->z_offset) == 4, "FlatNode.z_offset"); \
     static_assert(__builtin_offsetof(FlatNode, slots) == 32 && sizeof(((const FlatNode*)0)->slots) == 16, "FlatNode.slots"); \
-    static_assert(sizeof(WorldParams) == 10644, "WorldParams size"); \
+    static_assert(sizeof(WorldParams) == 12372, "WorldParams size"); \
     static_assert(__builtin_offsetof(WorldParams, terrain) == 0 && sizeof(((const WorldParams*)0)->terrain) == 3124, "WorldParams.terrain"); \
     static_assert(__builtin_offsetof(WorldParams, biomes) == 3124 && sizeof(((const WorldParams*)0)->biomes) == 416, "WorldParams.biomes"); \
     static_assert(__builtin_offsetof(WorldParams, surface) == 3540 && sizeof(((const WorldParams*)0)->surface) == 156, "WorldParams.surface"); \
-    static_assert(__builtin_offsetof(WorldParams, deco) == 3696 && sizeof(((const WorldParams*)0)->deco) == 6236, "WorldParams.deco"); \
-    static_assert(__builtin_offsetof(WorldParams, caves) == 9932 && sizeof(((const WorldParams*)0)->caves) == 300, "WorldParams.caves"); \
-    static_assert(__builtin_offsetof(WorldParams, veins) == 10232 && sizeof(((const WorldParams*)0)->veins) == 412, "WorldParams.veins"); \
+    static_assert(__builtin_offsetof(WorldParams, deco) == 3696 && sizeof(((const WorldParams*)0)->deco) == 7964, "WorldParams.deco"); \
+    static_assert(__builtin_offsetof(WorldParams, caves) == 11660 && sizeof(((const WorldParams*)0)->caves) == 300, "WorldParams.caves"); \
+    static_assert(__builtin_offsetof(WorldParams, veins) == 11960 && sizeof(((const WorldParams*)0)->veins) == 412, "WorldParams.veins"); \
     static_assert(sizeof(TerrainParams) == 3124, "TerrainParams size"); \
     static_assert(__builtin_offsetof(TerrainParams, node_count) == 0 && sizeof(((const TerrainParams*)0)->node_count) == 4, "TerrainParams.node_count"); \
     static_assert(__builtin_offsetof(TerrainParams, field_roots) == 4 && sizeof(((const TerrainParams*)0)->field_roots) == 24, "TerrainParams.field_roots"); \
@@ -138,15 +140,15 @@
     static_assert(__builtin_offsetof(SurfaceParams, deep_block) == 144 && sizeof(((const SurfaceParams*)0)->deep_block) == 4, "SurfaceParams.deep_block"); \
     static_assert(__builtin_offsetof(SurfaceParams, snow_block) == 148 && sizeof(((const SurfaceParams*)0)->snow_block) == 4, "SurfaceParams.snow_block"); \
     static_assert(__builtin_offsetof(SurfaceParams, air_block) == 152 && sizeof(((const SurfaceParams*)0)->air_block) == 4, "SurfaceParams.air_block"); \
-    static_assert(sizeof(DecorationParams) == 6236, "DecorationParams size"); \
+    static_assert(sizeof(DecorationParams) == 7964, "DecorationParams size"); \
     static_assert(__builtin_offsetof(DecorationParams, seed) == 0 && sizeof(((const DecorationParams*)0)->seed) == 8, "DecorationParams.seed"); \
     static_assert(__builtin_offsetof(DecorationParams, trunk_soil_block) == 8 && sizeof(((const DecorationParams*)0)->trunk_soil_block) == 4, "DecorationParams.trunk_soil_block"); \
     static_assert(__builtin_offsetof(DecorationParams, block_priority) == 12 && sizeof(((const DecorationParams*)0)->block_priority) == 256, "DecorationParams.block_priority"); \
     static_assert(__builtin_offsetof(DecorationParams, trees) == 268 && sizeof(((const DecorationParams*)0)->trees) == 2932, "DecorationParams.trees"); \
-    static_assert(__builtin_offsetof(DecorationParams, rocks) == 3200 && sizeof(((const DecorationParams*)0)->rocks) == 1496, "DecorationParams.rocks"); \
-    static_assert(__builtin_offsetof(DecorationParams, plants) == 4696 && sizeof(((const DecorationParams*)0)->plants) == 1348, "DecorationParams.plants"); \
-    static_assert(__builtin_offsetof(DecorationParams, pattern) == 6044 && sizeof(((const DecorationParams*)0)->pattern) == 128, "DecorationParams.pattern"); \
-    static_assert(__builtin_offsetof(DecorationParams, bayer) == 6172 && sizeof(((const DecorationParams*)0)->bayer) == 64, "DecorationParams.bayer"); \
+    static_assert(__builtin_offsetof(DecorationParams, rocks) == 3200 && sizeof(((const DecorationParams*)0)->rocks) == 1624, "DecorationParams.rocks"); \
+    static_assert(__builtin_offsetof(DecorationParams, plants) == 4824 && sizeof(((const DecorationParams*)0)->plants) == 2948, "DecorationParams.plants"); \
+    static_assert(__builtin_offsetof(DecorationParams, pattern) == 7772 && sizeof(((const DecorationParams*)0)->pattern) == 128, "DecorationParams.pattern"); \
+    static_assert(__builtin_offsetof(DecorationParams, bayer) == 7900 && sizeof(((const DecorationParams*)0)->bayer) == 64, "DecorationParams.bayer"); \
     static_assert(sizeof(TreeParams) == 2932, "TreeParams size"); \
     static_assert(__builtin_offsetof(TreeParams, unit) == 0 && sizeof(((const TreeParams*)0)->unit) == 4, "TreeParams.unit"); \
     static_assert(__builtin_offsetof(TreeParams, reach) == 4 && sizeof(((const TreeParams*)0)->reach) == 4, "TreeParams.reach"); \
@@ -157,19 +159,22 @@
     static_assert(__builtin_offsetof(TreeParams, biome_count) == 1268 && sizeof(((const TreeParams*)0)->biome_count) == 64, "TreeParams.biome_count"); \
     static_assert(__builtin_offsetof(TreeParams, biome_layers) == 1332 && sizeof(((const TreeParams*)0)->biome_layers) == 1280, "TreeParams.biome_layers"); \
     static_assert(__builtin_offsetof(TreeParams, biome_map) == 2612 && sizeof(((const TreeParams*)0)->biome_map) == 320, "TreeParams.biome_map"); \
-    static_assert(sizeof(RockParams) == 1496, "RockParams size"); \
+    static_assert(sizeof(RockParams) == 1624, "RockParams size"); \
     static_assert(__builtin_offsetof(RockParams, unit) == 0 && sizeof(((const RockParams*)0)->unit) == 4, "RockParams.unit"); \
     static_assert(__builtin_offsetof(RockParams, reach) == 4 && sizeof(((const RockParams*)0)->reach) == 4, "RockParams.reach"); \
     static_assert(__builtin_offsetof(RockParams, max_density) == 8 && sizeof(((const RockParams*)0)->max_density) == 4, "RockParams.max_density"); \
     static_assert(__builtin_offsetof(RockParams, kind_count) == 12 && sizeof(((const RockParams*)0)->kind_count) == 4, "RockParams.kind_count"); \
     static_assert(__builtin_offsetof(RockParams, seed) == 16 && sizeof(((const RockParams*)0)->seed) == 8, "RockParams.seed"); \
-    static_assert(__builtin_offsetof(RockParams, kinds) == 24 && sizeof(((const RockParams*)0)->kinds) == 128, "RockParams.kinds"); \
-    static_assert(__builtin_offsetof(RockParams, biome_count) == 152 && sizeof(((const RockParams*)0)->biome_count) == 64, "RockParams.biome_count"); \
-    static_assert(__builtin_offsetof(RockParams, biome_layers) == 216 && sizeof(((const RockParams*)0)->biome_layers) == 1280, "RockParams.biome_layers"); \
-    static_assert(sizeof(PlantParams) == 1348, "PlantParams size"); \
+    static_assert(__builtin_offsetof(RockParams, kinds) == 24 && sizeof(((const RockParams*)0)->kinds) == 256, "RockParams.kinds"); \
+    static_assert(__builtin_offsetof(RockParams, biome_count) == 280 && sizeof(((const RockParams*)0)->biome_count) == 64, "RockParams.biome_count"); \
+    static_assert(__builtin_offsetof(RockParams, biome_layers) == 344 && sizeof(((const RockParams*)0)->biome_layers) == 1280, "RockParams.biome_layers"); \
+    static_assert(sizeof(PlantParams) == 2948, "PlantParams size"); \
     static_assert(__builtin_offsetof(PlantParams, reach) == 0 && sizeof(((const PlantParams*)0)->reach) == 4, "PlantParams.reach"); \
     static_assert(__builtin_offsetof(PlantParams, biome_count) == 4 && sizeof(((const PlantParams*)0)->biome_count) == 64, "PlantParams.biome_count"); \
     static_assert(__builtin_offsetof(PlantParams, biome_layers) == 68 && sizeof(((const PlantParams*)0)->biome_layers) == 1280, "PlantParams.biome_layers"); \
+    static_assert(__builtin_offsetof(PlantParams, layer_maps) == 1348 && sizeof(((const PlantParams*)0)->layer_maps) == 1280, "PlantParams.layer_maps"); \
+    static_assert(__builtin_offsetof(PlantParams, max_density) == 2628 && sizeof(((const PlantParams*)0)->max_density) == 64, "PlantParams.max_density"); \
+    static_assert(__builtin_offsetof(PlantParams, shore) == 2692 && sizeof(((const PlantParams*)0)->shore) == 256, "PlantParams.shore"); \
     static_assert(sizeof(CaveParams) == 300, "CaveParams size"); \
     static_assert(__builtin_offsetof(CaveParams, layer_count) == 0 && sizeof(((const CaveParams*)0)->layer_count) == 4, "CaveParams.layer_count"); \
     static_assert(__builtin_offsetof(CaveParams, noise_count) == 4 && sizeof(((const CaveParams*)0)->noise_count) == 4, "CaveParams.noise_count"); \

@@ -25,7 +25,7 @@ use crate::worldgen::params::{
 use crate::worldgen::placement;
 use crate::worldgen::preset::{
     MAX_BIOMES, MAX_BIOME_LAYERS, MAX_CANOPY_LAYERS, MAX_CAVE_LAYERS, MAX_CAVE_NOISES, MAX_CAVE_OCTAVES, MAX_DEPTH,
-    MAX_NODES, MAX_ROCK_KINDS, MAX_TREE_KINDS, MAX_VEIN_KINDS, MAX_VEIN_REACH, TABLE_SIZE, THRESHOLDS,
+    MAX_NODES, MAX_ROCK_KINDS, MAX_SHORE_REACH, MAX_TREE_KINDS, MAX_VEIN_KINDS, MAX_VEIN_REACH, TABLE_SIZE, THRESHOLDS,
     VEIN_SPACING_RANGE,
 };
 use std::fmt::Write;
@@ -216,7 +216,7 @@ pub fn layouts() -> Vec<Layout> {
             biome_map
         }),
         layout!(RockParams { unit, reach, max_density, kind_count, seed, kinds, biome_count, biome_layers }),
-        layout!(PlantParams { reach, biome_count, biome_layers }),
+        layout!(PlantParams { reach, biome_count, biome_layers, layer_maps, max_density, shore }),
         layout!(CaveParams {
             layer_count,
             noise_count,
@@ -316,10 +316,12 @@ pub fn constants() -> Vec<(&'static str, i64)> {
         ("BW_FORM_LOG", params::FORM_LOG as i64),
         ("BW_MAX_CANOPY_LAYERS", MAX_CANOPY_LAYERS as i64),
         ("BW_MAX_BIOME_LAYERS", MAX_BIOME_LAYERS as i64),
+        ("BW_MAX_SHORE_REACH", MAX_SHORE_REACH as i64),
         ("BW_PATTERN_POINTS", placement::PATTERN_POINTS as i64),
         ("BW_CELL_UNITS", placement::CELL_UNITS as i64),
         ("BW_PATTERN_SUB", placement::SUB as i64),
         ("BW_DENSITY_ONE", placement::DENSITY_ONE as i64),
+        ("BW_NO_DENSITY_MAP", params::NO_DENSITY_MAP as i64),
         ("BW_DECORATE_THREADS", DECORATE_THREADS as i64),
         ("BW_MAX_TREES_PER_COLUMN", MAX_TREES_PER_COLUMN as i64),
         ("BW_MAX_CAVE_NOISES", MAX_CAVE_NOISES as i64),

@@ -7,6 +7,7 @@ pub const TILE: usize = 16;
 
 /// Tile order, from the block registry; `BlockInfo::tiles` refer to it.
 pub use crate::world::block::TILES;
+use crate::world::block::TURNED;
 
 const CLEAR: [u8; 4] = [0, 0, 0, 0];
 
@@ -91,6 +92,10 @@ fn ore(tile: usize, x: usize, y: usize, n: f32, n2: f32, lump: [u8; 3]) -> [u8; 
 }
 
 fn pixel(tile: usize, x: usize, y: usize) -> [u8; 4] {
+    let turned = TILES[tile].strip_suffix(TURNED).and_then(|base| TILES.iter().position(|t| *t == base));
+    if let Some(base) = turned {
+        return pixel(base, y, x);
+    }
     let n = hash(tile, x, y, 1);
     let n2 = hash(tile, x / 2, y / 2, 7);
     let jag = (hash(tile, x, 0, 3) * 3.0) as usize; // ragged edge depth for side tiles
@@ -387,5 +392,24 @@ mod tests {
         for (t, px) in generate().iter().enumerate() {
             assert!(!px.chunks(4).any(|p| p == [255, 0, 255, 255]), "tile {} is not drawn", TILES[t]);
         }
+    }
+
+    #[test]
+    fn a_turned_tile_is_its_base_with_rows_and_columns_swapped() {
+        let tiles = generate();
+        let mut turned = 0;
+        for (t, name) in TILES.iter().enumerate() {
+            let Some(base) = name.strip_suffix(TURNED) else { continue };
+            let b = TILES.iter().position(|n| *n == base).expect("a turned tile's base is a tile");
+            let px = |tile: usize, x: usize, y: usize| &tiles[tile][(y * TILE + x) * 4..][..4];
+            for y in 0..TILE {
+                for x in 0..TILE {
+                    assert_eq!(px(t, x, y), px(b, y, x), "{name} at ({x}, {y})");
+                }
+            }
+            assert_ne!(tiles[t], tiles[b], "{name}: the bark looks the same turned");
+            turned += 1;
+        }
+        assert!(turned >= 3, "only {turned} turned tiles");
     }
 }

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-pub use super::block_codegen::{Axis, Layer, Shape, MAX_BLOCK_TYPES};
+pub use super::block_codegen::{Axis, Layer, Shape, MAX_BLOCK_TYPES, TURNED};
 
 /// A block type id. Ids index [`BLOCKS`]; 0 is air. Stored as one byte per
 /// block while the registry holds at most [`MAX_BLOCK_TYPES`] types (the
@@ -30,23 +30,29 @@ pub struct BlockInfo {
     pub cull_self: bool,
     /// The axis its top and bottom tiles face along (a log on its side).
     pub axis: Axis,
-    /// Atlas tiles of the top, side and bottom faces (indices into [`TILES`]).
-    pub tiles: [u8; 3],
+    /// Atlas tiles of the top, side and bottom faces (indices into
+    /// [`TILES`]), and of a side whose texture u axis runs along `axis`
+    /// (the side turned; the side itself for upright blocks).
+    pub tiles: [u8; 4],
 }
 
 impl BlockInfo {
     /// The atlas tile of the face whose outward normal is `normal` (a unit
     /// vector along one axis): its top tile facing +axis, its bottom tile
-    /// facing −axis, its side tile otherwise.
+    /// facing −axis, its side tile otherwise, turned where the face's
+    /// texture u axis (`face_uv` in terrain.wgsl: z on ±x faces, x on the
+    /// others) runs along the block's axis.
     pub fn tile_facing(&self, normal: [i32; 3]) -> u8 {
         let along = match self.axis {
             Axis::X => normal[0],
             Axis::Y => normal[1],
             Axis::Z => normal[2],
         };
+        let u = if normal[0] != 0 { Axis::Z } else { Axis::X };
         match along {
             1 => self.tiles[0],
             -1 => self.tiles[2],
+            _ if u == self.axis => self.tiles[3],
             _ => self.tiles[1],
         }
     }
@@ -161,5 +167,28 @@ mod tests {
             let err = generate(&text).expect_err(needle);
             assert!(err.contains(needle), "{err} does not say {needle}");
         }
+    }
+
+    /// A log lying along x or z shows its rings on its ends and its bark
+    /// running along it: the side tile turned on the faces whose texture
+    /// u axis is the log's axis, as an upright log's bark runs along its v.
+    #[test]
+    fn a_fallen_log_shows_its_bark_along_itself() {
+        let (upright, along_x, along_z) = (BlockId::LOG.info(), BlockId::LOG_X.info(), BlockId::LOG_Z.info());
+        let [px, nx, py, ny, pz, nz] = [[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0, 0, -1]];
+        let (top, side, turned) = (upright.tiles[0], upright.tiles[1], along_x.tiles[3]);
+        assert_ne!(turned, side);
+        assert_eq!(TILES[turned as usize], format!("{}{TURNED}", TILES[side as usize]));
+        for n in [px, nx, pz, nz] {
+            assert_eq!(upright.tile_facing(n), side, "{n:?}");
+        }
+        assert_eq!([along_x.tile_facing(px), along_x.tile_facing(nx)], [top, top]);
+        for n in [py, ny, pz, nz] {
+            assert_eq!(along_x.tile_facing(n), turned, "log_x {n:?}");
+        }
+        assert_eq!([along_z.tile_facing(pz), along_z.tile_facing(nz)], [top, top]);
+        assert_eq!([along_z.tile_facing(px), along_z.tile_facing(nx)], [turned, turned]);
+        // On ±y faces v runs along z already.
+        assert_eq!([along_z.tile_facing(py), along_z.tile_facing(ny)], [side, side]);
     }
 }

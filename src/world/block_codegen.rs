@@ -10,6 +10,10 @@ use std::fmt::Write;
 /// kernels' per-chunk counts (`BW_MAX_BLOCK_TYPES`) have one slot per type.
 pub const MAX_BLOCK_TYPES: usize = 64;
 
+/// The suffix of a tile drawn as another turned a quarter (its rows and
+/// columns swapped): the side of a log lying along x or z.
+pub const TURNED: &str = "_turned";
+
 /// How a block is drawn.
 #[derive(Deserialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Shape {
@@ -139,13 +143,23 @@ pub fn generate(ron_text: &str) -> Result<String, String> {
         if b.axis != Axis::Y && b.shape != Shape::Cube {
             return Err(format!("block `{}`: axis applies to cubes only", b.name));
         }
-        let mut idx = [0usize; 3];
-        for (k, name) in b.tile_names()?.iter().enumerate() {
+        let [top, side, bottom] = b.tile_names()?;
+        // A log on its side shows its side tile turned where the face's u
+        // axis runs along the log, so the bark follows the log.
+        let turned = match (b.axis, side) {
+            (Axis::X | Axis::Z, Some(side)) => Some(format!("{side}{TURNED}")),
+            _ => side.map(str::to_string),
+        };
+        let mut idx = [0usize; 4];
+        for (k, name) in [top.map(str::to_string), side.map(str::to_string), bottom.map(str::to_string), turned]
+            .into_iter()
+            .enumerate()
+        {
             if let Some(name) = name {
-                idx[k] = match tiles.iter().position(|t| t == name) {
+                idx[k] = match tiles.iter().position(|t| *t == name) {
                     Some(p) => p,
                     None => {
-                        tiles.push(name.to_string());
+                        tiles.push(name);
                         tiles.len() - 1
                     }
                 };
@@ -153,8 +167,8 @@ pub fn generate(ron_text: &str) -> Result<String, String> {
         }
         let _ = writeln!(
             table,
-            "    BlockInfo {{ name: {:?}, shape: Shape::{:?}, layer: Layer::{:?}, solid: {}, liquid: {}, light: {:?}, dims: {}, cull_self: {}, axis: Axis::{:?}, tiles: [{}, {}, {}] }},",
-            b.name, b.shape, b.layer, b.solid, b.liquid, b.light, b.dims, b.cull_self, b.axis, idx[0], idx[1], idx[2]
+            "    BlockInfo {{ name: {:?}, shape: Shape::{:?}, layer: Layer::{:?}, solid: {}, liquid: {}, light: {:?}, dims: {}, cull_self: {}, axis: Axis::{:?}, tiles: [{}, {}, {}, {}] }},",
+            b.name, b.shape, b.layer, b.solid, b.liquid, b.light, b.dims, b.cull_self, b.axis, idx[0], idx[1], idx[2], idx[3]
         );
         let _ = writeln!(consts, "    pub const {}: BlockId = BlockId({});", b.name.to_uppercase(), b.id);
     }

@@ -9,8 +9,9 @@
 //!   is one above the smoothed surface of its own column, sampled exactly as
 //!   the heightmap computes it, so the neighbour that holds the trunk and
 //!   the one that holds a branch agree on where the tree stands.
-//! * **Plants** use spacing 1: every surface column is a candidate. A
-//!   plant layer may name a window of surface heights over the water level
+//! * **Plants** use spacing 1: every surface column is a candidate, settled
+//!   once per chunk column in its plan. A layer's chance may follow a
+//!   density map (flower meadows). A plant layer may name a window of surface heights over the water level
 //!   (`above_water`): reeds on the shore, lily pads on shallow water, where
 //!   they stand on the water's surface.
 //! * **Rules:** nothing grows outside its layer's window (trees, rocks and
@@ -35,7 +36,7 @@ use super::canvas::Canvas;
 use super::heightmap::{sample_points, Heightmap, Lanes};
 use super::params::{scaled_density, FlatLayer, FlatRock, FlatTree, WorldParams, FORM_LOG};
 use super::placement::{candidate, layer_of, unit_squares, Candidate};
-use super::preset::{MAX_BIOME_LAYERS, MAX_TREE_KINDS};
+use super::preset::{MAX_BIOME_LAYERS, MAX_SHORE_REACH, MAX_TREE_KINDS};
 use super::NoiseProgram;
 use crate::world::block::MAX_BLOCK_TYPES;
 use crate::world::coords::{column_index, ColumnPos, CHUNK_SIZE, CHUNK_SIZE_I64};
@@ -78,17 +79,28 @@ pub fn rock_radii(shape: u32) -> (i32, i32, i32) {
 /// "No tree": below every height.
 pub const NO_TREE_TOP: i32 = i32::MIN;
 
-/// The trees that reach into one chunk column.
+/// The plant of one column of a chunk column.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlacedPlant {
+    pub x: u8,
+    pub z: u8,
+    pub block: u8,
+}
+
+/// The trees and rocks that reach into one chunk column, and its plants.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ColumnDecorations {
     pub trees: Vec<PlacedObject>,
     /// The highest block any of them places, or [`NO_TREE_TOP`].
     pub tree_top: i32,
+    /// The column's plants, settled once for every chunk of the column
+    /// (a plant's density map costs a noise evaluation).
+    pub plants: Vec<PlacedPlant>,
 }
 
 impl ColumnDecorations {
     pub fn none() -> Self {
-        Self { trees: Vec::new(), tree_top: NO_TREE_TOP }
+        Self { trees: Vec::new(), tree_top: NO_TREE_TOP, plants: Vec::new() }
     }
 }
 
@@ -442,6 +454,20 @@ pub fn plan(
         plan_trees(program, p, col, hm, lanes, &mut known, &mut out);
     }
     plan_rocks(program, p, col, hm, lanes, &known, &mut out);
+    if p.deco.plants.reach > 0 {
+        let (x0, z0) = (col.x as i64 * CHUNK_SIZE_I64, col.z as i64 * CHUNK_SIZE_I64);
+        for z in 0..CHUNK_SIZE {
+            for x in 0..CHUNK_SIZE {
+                let c = column_index(x, z);
+                let height = |x, z| height_at(program, p, lanes, col, hm, x, z);
+                let block =
+                    plant_at(program, p, x0 + x as i64, z0 + z as i64, hm.heights[c], hm.biomes[c] as usize, height);
+                if block != 0 {
+                    out.plants.push(PlacedPlant { x: x as u8, z: z as u8, block: block as u8 });
+                }
+            }
+        }
+    }
     out
 }
 
@@ -486,23 +512,78 @@ fn plan_trees(
 }
 
 /// The plant of the column (x, z) of surface height `h` and biome `b`, or
-/// 0. It stands at [`plant_height`].
+/// 0. It stands at [`plant_height`]. Each layer's chance is scaled by its
+/// density map at the column. `height(x, z)` gives any column's surface,
+/// for a layer that grows only near the water's edge.
 #[inline]
-pub fn plant_at(p: &WorldParams, x: i64, z: i64, h: i32, b: usize) -> u32 {
+pub fn plant_at(
+    program: &NoiseProgram,
+    p: &WorldParams,
+    x: i64,
+    z: i64,
+    h: i32,
+    b: usize,
+    height: impl Fn(i64, i64) -> i32,
+) -> u32 {
     let b = b % p.deco.plants.biome_layers.len();
-    let n = p.deco.plants.biome_count[b] as usize;
+    let n = (p.deco.plants.biome_count[b] as usize).min(MAX_BIOME_LAYERS);
     if n == 0 {
         return 0;
     }
     let c = candidate(&p.deco.pattern, &p.deco.bayer, p.deco.seed(), 1, x, z);
-    let Some(l) = layer_of(c.threshold, p.deco.plants.biome_layers[b][..n].iter().map(|l| l.density)) else {
+    if c.threshold >= p.deco.plants.max_density[b] {
         return 0;
-    };
-    let layer = p.deco.plants.biome_layers[b][l];
-    if surface_allows(p, &layer, h, b) {
+    }
+    let layers = &p.deco.plants.biome_layers[b][..n];
+    let maps = &p.deco.plants.layer_maps[b];
+    // Layers that read one node share its value.
+    let mut seen: Option<(u32, f32)> = None;
+    let densities = layers.iter().zip(maps).map(|(layer, map)| {
+        let factor = match program.maps.get(map.node as usize) {
+            Some(Some(node)) => {
+                let v = match seen {
+                    Some((n, v)) if n == map.node => v,
+                    _ => node.eval::<f32>(x as f32, z as f32)[0],
+                };
+                seen = Some((map.node, v));
+                map.factor(v)
+            }
+            _ => 1.0,
+        };
+        scaled_density(layer.density, factor)
+    });
+    let Some(l) = layer_of(c.threshold, densities) else { return 0 };
+    let layer = layers[l];
+    if !surface_allows(p, &layer, h, b) {
+        return 0;
+    }
+    let d = p.deco.plants.shore[b][l].min(MAX_SHORE_REACH) as i64;
+    let wet = h < p.surface.water_level;
+    let across = |dx: i64, dz: i64| (height(x + dx, z + dz) < p.surface.water_level) != wet;
+    if d == 0 || (-d..=d).any(|dz| (-d..=d).any(|dx| across(dx, dz))) {
         layer.what
     } else {
         0
+    }
+}
+
+/// The surface height of column (x, z): from `hm`, the heightmap of chunk
+/// column `col`, where it lies inside, else sampled as the heightmap
+/// samples it.
+pub fn height_at(
+    program: &NoiseProgram,
+    p: &WorldParams,
+    lanes: Lanes,
+    col: ColumnPos,
+    hm: &Heightmap,
+    x: i64,
+    z: i64,
+) -> i32 {
+    let (rx, rz) = (x - col.x as i64 * CHUNK_SIZE_I64, z - col.z as i64 * CHUNK_SIZE_I64);
+    if (0..CHUNK_SIZE_I64).contains(&rx) && (0..CHUNK_SIZE_I64).contains(&rz) {
+        hm.heights[column_index(rx as usize, rz as usize)]
+    } else {
+        footing(program, p, lanes, x, z).height
     }
 }
 
@@ -562,7 +643,7 @@ impl Target<'_> {
     }
 }
 
-/// The decoration pass: plants, then the plan's trees and rocks, on the
+/// The decoration pass: the plan's plants, then its trees and rocks, on the
 /// canvas's filled blocks.
 pub fn apply(c: &mut Canvas) {
     let Some(deco) = c.plan else { return };
@@ -571,16 +652,11 @@ pub fn apply(c: &mut Canvas) {
     let y0 = pos.y as i64 * CHUNK_SIZE_I64;
     let y1 = y0 + CHUNK_SIZE_I64;
     let mut t = Target { p, hm, y0, bytes, counts };
-    if p.deco.plants.reach > 0 && plant_height(p, hm.max_height) >= y0 && plant_height(p, hm.min_height) < y1 {
-        let (x0, z0) = (pos.x as i64 * CHUNK_SIZE_I64, pos.z as i64 * CHUNK_SIZE_I64);
-        for z in 0..CHUNK_SIZE {
-            for x in 0..CHUNK_SIZE {
-                let c = column_index(x, z);
-                let y = plant_height(p, hm.heights[c]);
-                if (y0..y1).contains(&y) {
-                    let plant = plant_at(p, x0 + x as i64, z0 + z as i64, hm.heights[c], hm.biomes[c] as usize);
-                    t.claim(x as i32, y, z as i32, plant);
-                }
+    if plant_height(p, hm.max_height) >= y0 && plant_height(p, hm.min_height) < y1 {
+        for plant in &deco.plants {
+            let y = plant_height(p, hm.heights[column_index(plant.x as usize, plant.z as usize)]);
+            if (y0..y1).contains(&y) {
+                t.claim(plant.x as i32, y, plant.z as i32, plant.block as u32);
             }
         }
     }

@@ -9,8 +9,8 @@
 use super::noise::lanes::Lanes;
 use super::noise_kinds;
 use super::params::{
-    FlatNode, WorldParams, FIELD_COUNT, NODE_BASIC, NODE_COMBINED, NODE_DISTORT, NODE_EXPSCALE, NODE_FBM, NODE_HETERO,
-    NODE_HYBRID, NODE_OCTAVE, NODE_QUILEZ, SLOT_SCALE, SLOT_STRENGTH,
+    FlatDensityMap, FlatNode, WorldParams, FIELD_COUNT, NODE_BASIC, NODE_COMBINED, NODE_DISTORT, NODE_EXPSCALE,
+    NODE_FBM, NODE_HETERO, NODE_HYBRID, NODE_OCTAVE, NODE_QUILEZ, SLOT_SCALE, SLOT_STRENGTH,
 };
 use super::preset::MAX_DEPTH;
 
@@ -42,9 +42,9 @@ pub enum Op {
 #[derive(Clone, Debug)]
 pub struct NoiseProgram {
     pub ops: Vec<Op>,
-    /// Per biome, the program of its tree density map's node (its value in
-    /// field 0), where it has one.
-    pub tree_maps: Vec<Option<NoiseProgram>>,
+    /// Per node of the graph, its program (its value in field 0) where a
+    /// tree or plant density map reads it.
+    pub maps: Vec<Option<NoiseProgram>>,
 }
 
 impl NoiseProgram {
@@ -54,14 +54,15 @@ impl NoiseProgram {
             emit(params, root as usize, &mut ops);
             ops.push(Op::StoreField(field));
         }
-        let tree_maps = params
-            .deco
-            .trees
-            .biome_map
-            .iter()
-            .map(|m| (m.node < params.terrain.node_count).then(|| NoiseProgram::compile_node(params, m.node as usize)))
-            .collect();
-        NoiseProgram { ops, tree_maps }
+        let d = &params.deco;
+        let read = d.trees.biome_map.iter().chain(d.plants.layer_maps.iter().flatten()).map(|m| m.node);
+        let mut maps = vec![None; params.terrain.node_count as usize];
+        for node in read {
+            if let Some(slot @ None) = maps.get_mut(node as usize) {
+                *slot = Some(NoiseProgram::compile_node(params, node as usize));
+            }
+        }
+        NoiseProgram { ops, maps }
     }
 
     /// The program of one node, its value stored in field 0.
@@ -69,15 +70,20 @@ impl NoiseProgram {
         let mut ops = Vec::new();
         emit(params, node, &mut ops);
         ops.push(Op::StoreField(0));
-        NoiseProgram { ops, tree_maps: Vec::new() }
+        NoiseProgram { ops, maps: Vec::new() }
+    }
+
+    /// The factor of density map `map` at (x, z): 1 without a map.
+    pub fn density_factor(&self, map: &FlatDensityMap, x: f32, z: f32) -> f32 {
+        match self.maps.get(map.node as usize) {
+            Some(Some(program)) => map.factor(program.eval::<f32>(x, z)[0]),
+            _ => 1.0,
+        }
     }
 
     /// The tree density factor of biome `b` at (x, z): 1 without a map.
     pub fn tree_density_factor(&self, params: &WorldParams, b: usize, x: f32, z: f32) -> f32 {
-        match (self.tree_maps.get(b), params.deco.trees.biome_map.get(b)) {
-            (Some(Some(program)), Some(map)) => map.factor(program.eval::<f32>(x, z)[0]),
-            _ => 1.0,
-        }
+        params.deco.trees.biome_map.get(b).map_or(1.0, |m| self.density_factor(m, x, z))
     }
 
     /// Evaluates the six column fields at (x, z), lane-wise.

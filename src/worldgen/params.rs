@@ -7,9 +7,9 @@ use super::noise::perlin::SCALE_3D;
 use super::placement::{self, DENSITY_ONE, PATTERN_POINTS};
 use super::preset::RockForm;
 use super::preset::{
-    CaveLayer, Caves, Decorations, Input, NodeKind, Preset, Veins, MAX_BIOMES, MAX_BIOME_LAYERS, MAX_CANOPY_LAYERS,
-    MAX_CAVE_LAYERS, MAX_CAVE_NOISES, MAX_CAVE_OCTAVES, MAX_NODES, MAX_ROCK_KINDS, MAX_TREE_KINDS, MAX_TREE_REACH,
-    MAX_VEIN_KINDS, TABLE_SIZE, THRESHOLDS,
+    CaveLayer, Caves, Decorations, DensityMap, Input, NodeKind, Preset, Veins, MAX_BIOMES, MAX_BIOME_LAYERS,
+    MAX_CANOPY_LAYERS, MAX_CAVE_LAYERS, MAX_CAVE_NOISES, MAX_CAVE_OCTAVES, MAX_NODES, MAX_ROCK_KINDS, MAX_TREE_KINDS,
+    MAX_TREE_REACH, MAX_VEIN_KINDS, TABLE_SIZE, THRESHOLDS,
 };
 use crate::world::block::{BlockId, MAX_BLOCK_TYPES};
 
@@ -411,6 +411,15 @@ pub struct PlantParams {
     pub reach: i32,
     pub biome_count: [u32; MAX_BIOMES],
     pub biome_layers: [[FlatLayer; MAX_BIOME_LAYERS]; MAX_BIOMES],
+    /// Each plant layer's density map.
+    pub layer_maps: [[FlatDensityMap; MAX_BIOME_LAYERS]; MAX_BIOMES],
+    /// Per biome, the plants' total density where every map is at its
+    /// highest: candidates at or above it are rejected unseen.
+    pub max_density: [u32; MAX_BIOMES],
+    /// Each plant layer's reach to the water's edge: it grows only where
+    /// a column within this many blocks (in x and z) lies on the other
+    /// side of the water line; 0 for no limit.
+    pub shore: [[u32; MAX_BIOME_LAYERS]; MAX_BIOMES],
 }
 
 /// The cave stage (the density pass).
@@ -472,6 +481,13 @@ fn density(chance: f32, candidates_per_column: f32) -> u32 {
 fn flatten_decorations(p: &mut DecorationParams, preset: &Preset, d: &Decorations, seed: u64) {
     let unit2 = (d.tree_spacing * d.tree_spacing) as f32;
     let nodes = preset.node_indices();
+    let flat_map = |m: &DensityMap| FlatDensityMap {
+        node: nodes.get(m.noise.as_str()).map_or(NO_DENSITY_MAP, |&i| i as u32),
+        scale: m.scale,
+        offset: m.offset,
+        min: m.min,
+        max: m.max,
+    };
     p.trees.unit = d.tree_spacing as i32;
     p.trees.max_slope = d.tree_max_slope;
     p.trunk_soil_block = block(&d.trunk_soil);
@@ -508,13 +524,7 @@ fn flatten_decorations(p: &mut DecorationParams, preset: &Preset, d: &Decoration
     for b in &d.biomes {
         let Some(bi) = preset.biome_index(&b.biome) else { continue };
         if let Some(m) = &b.tree_density {
-            p.trees.biome_map[bi] = FlatDensityMap {
-                node: nodes.get(m.noise.as_str()).map_or(NO_DENSITY_MAP, |&i| i as u32),
-                scale: m.scale,
-                offset: m.offset,
-                min: m.min,
-                max: m.max,
-            };
+            p.trees.biome_map[bi] = flat_map(m);
         }
         let top = p.trees.biome_map[bi].max;
         let mut total = 0;
@@ -529,15 +539,22 @@ fn flatten_decorations(p: &mut DecorationParams, preset: &Preset, d: &Decoration
         }
         p.trees.biome_count[bi] = b.trees.len() as u32;
         p.trees.max_density = p.trees.max_density.max(total);
-        for (slot, plant) in p.plants.biome_layers[bi].iter_mut().zip(&b.plants) {
-            *slot = FlatLayer {
+        let mut plant_total = 0;
+        for (l, plant) in b.plants.iter().enumerate().take(MAX_BIOME_LAYERS) {
+            let slot = FlatLayer {
                 what: block(&plant.block),
                 density: density(plant.chance, 1.0),
                 on_mask: block_mask(&plant.on),
                 above_water: plant.above_water.map_or(DRY, |(lo, hi)| [lo, hi]),
             };
+            let map = plant.density.as_ref().map_or_else(FlatDensityMap::default, &flat_map);
+            plant_total += scaled_density(slot.density, map.max);
             raise(slot.what, PRIORITY_PLANT);
+            p.plants.biome_layers[bi][l] = slot;
+            p.plants.layer_maps[bi][l] = map;
+            p.plants.shore[bi][l] = plant.shore.unwrap_or(0);
         }
+        p.plants.max_density[bi] = plant_total;
         p.plants.biome_count[bi] = b.plants.len() as u32;
         if !b.plants.is_empty() {
             p.plants.reach = 1;
@@ -926,7 +943,14 @@ impl DecorationParams {
                 biome_count: [0; MAX_BIOMES],
                 biome_layers: layers,
             },
-            plants: PlantParams { reach: 0, biome_count: [0; MAX_BIOMES], biome_layers: layers },
+            plants: PlantParams {
+                reach: 0,
+                biome_count: [0; MAX_BIOMES],
+                biome_layers: layers,
+                layer_maps: [[FlatDensityMap::default(); MAX_BIOME_LAYERS]; MAX_BIOMES],
+                max_density: [0; MAX_BIOMES],
+                shore: [[0; MAX_BIOME_LAYERS]; MAX_BIOMES],
+            },
             pattern: placement::pattern(),
             bayer: placement::bayer8(),
         };

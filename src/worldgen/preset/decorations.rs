@@ -137,6 +137,16 @@ pub struct PlantLayer {
     /// floats on the water). Without it, any dry surface.
     #[serde(default)]
     pub above_water: Option<(i32, i32)>,
+    /// Scales the chance by a noise field: flowers in meadows rather than
+    /// sprinkled evenly.
+    #[serde(default)]
+    pub density: Option<DensityMap>,
+    /// Grows only within this many blocks (in x and z, 1 to
+    /// [`MAX_SHORE_REACH`]) of the water's edge: of a column on the other
+    /// side of the water line, dry land for a plant in the water, water
+    /// for one on land.
+    #[serde(default)]
+    pub shore: Option<u32>,
 }
 
 fn air() -> String {
@@ -152,12 +162,14 @@ pub const MAX_TREE_REACH: u32 = 3;
 pub const MAX_TRUNK_HEIGHT: u32 = 24;
 pub const MAX_CANOPY_DY: i32 = 8;
 pub const TREE_SPACING_RANGE: std::ops::RangeInclusive<u32> = 3..=16;
-pub const MAX_ROCK_KINDS: usize = 4;
+pub const MAX_ROCK_KINDS: usize = 8;
+/// The farthest a plant layer's `shore` reaches.
+pub const MAX_SHORE_REACH: u32 = 2;
 /// Largest rock radius; a stretched rock reaches one further.
 pub const MAX_ROCK_RADIUS: u32 = 3;
 pub const ROCK_SPACING_RANGE: std::ops::RangeInclusive<u32> = 8..=32;
 /// Largest factor a density map may give.
-pub const MAX_DENSITY_FACTOR: f32 = 8.0;
+pub const MAX_DENSITY_FACTOR: f32 = 32.0;
 
 pub(super) fn validate(p: &Preset, d: &Decorations, c: &Check) -> Result<(), PresetError> {
     if !TREE_SPACING_RANGE.contains(&d.tree_spacing) {
@@ -305,7 +317,17 @@ fn validate_biome(p: &Preset, d: &Decorations, i: usize, b: &BiomeDecorations, c
         for o in &pl.on {
             c.mask_block(here(&format!("plants[{j}].on")), o)?;
         }
-        plant_sum += chance(here(&format!("plants[{j}].chance")), pl.chance)?;
+        let most = match &pl.density {
+            Some(m) => {
+                validate_map(p, m, &here(&format!("plants[{j}].density")), c)?;
+                m.max
+            }
+            None => 1.0,
+        };
+        plant_sum += chance(here(&format!("plants[{j}].chance")), pl.chance)? * most;
+        if let Some(d) = pl.shore.filter(|d| !(1..=MAX_SHORE_REACH).contains(d)) {
+            return Err(c.bad(here(&format!("plants[{j}].shore")), format!("{d} is not within 1..={MAX_SHORE_REACH}")));
+        }
         if let Some((lo, hi)) = pl.above_water {
             if lo > hi {
                 return Err(c.bad(here(&format!("plants[{j}].above_water")), format!("({lo}, {hi}) is an empty range")));
@@ -313,7 +335,8 @@ fn validate_biome(p: &Preset, d: &Decorations, i: usize, b: &BiomeDecorations, c
         }
     }
     if plant_sum > 1.0 {
-        return Err(c.bad(here("plants"), format!("chances add up to {plant_sum}, above 1")));
+        // Where each map is at its maximum the chances must still fit.
+        return Err(c.bad(here("plants"), format!("chances (each times its map's max) add up to {plant_sum}, above 1")));
     }
     if b.rocks.len() > MAX_BIOME_LAYERS {
         return Err(c.bad(here("rocks"), format!("at most {MAX_BIOME_LAYERS} rocks")));
@@ -413,6 +436,31 @@ mod tests {
     }
 
     #[test]
+    fn bad_plant_maps_are_refused_with_their_field() {
+        let grassland = r#"(block: "rose", chance: 0.0015, on: ["grass"],
+                 density: (noise: "meadows", scale: 100.0, offset: -36.2, min: 0.0, max: 32.0)),
+                (block: "buttercup", chance: 0.0015, on: ["grass"],
+                 density: (noise: "meadows", scale: -100.0, offset: -36.2, min: 0.0, max: 32.0)),
+                (block: "tall_grass", chance: 0.02, on: ["grass"])]),
+            (biome: "woodland""#;
+        let cases = [
+            (grassland.replacen("\"meadows\"", "\"meadow\"", 1), "(grassland).plants[0].density.noise"),
+            (
+                grassland.replacen("max: 32.0", "max: 0.5", 1).replacen("min: 0.0", "min: 1.0", 1),
+                "plants[0].density.max",
+            ),
+            (grassland.replacen("chance: 0.02", "chance: 0.99", 1), "each times its map's max"),
+        ];
+        for (text, expected) in cases {
+            let Err(err) = Preset::parse(&classic_with(grassland, &text), "t.ron") else {
+                panic!("accepted a preset that should fail: {expected}")
+            };
+            let err = err.to_string();
+            assert!(err.contains(expected), "expected `{expected}` in: {err}");
+        }
+    }
+
+    #[test]
     fn bad_density_maps_are_refused_with_their_field() {
         Preset::parse(&forest_map(MAP), "t.ron").expect("classic's own map is valid");
         let cases = [
@@ -421,7 +469,7 @@ mod tests {
             (MAP.replace("offset: 1.0", "offset: NaN"), "tree_density.offset"),
             (MAP.replace("min: 0.0", "min: 3.0"), "tree_density.max"),
             (MAP.replace("min: 0.0", "min: -1.0"), "tree_density.min"),
-            (MAP.replace("max: 2.0", "max: 9.0"), "within 0..=8"),
+            (MAP.replace("max: 2.0", "max: 33.0"), "within 0..=32"),
             (MAP.replace("max: 2.0", "max: 5.0"), "tree_density.max"),
         ];
         for (map, expected) in cases {

@@ -264,7 +264,7 @@ mod tests {
         assert!(help_text().contains("glacial") && help_text().contains("archipelago"), "{}", help_text());
         let classic = Preset::classic();
         assert_eq!(classic.biomes.len(), 14);
-        assert_eq!(classic.noise.len(), 23);
+        assert_eq!(classic.noise.len(), 25);
     }
 
     #[test]
