@@ -96,7 +96,7 @@ fn bench_view_compares_the_first_view_with_and_without_caves() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
     let variants = v["variants"].as_array().cloned().unwrap_or_default();
     let names: Vec<_> = variants.iter().map(|x| x["variant"].as_str().unwrap_or("")).collect();
-    assert_eq!(names, ["with caves", "without caves", "without veins", "without rocks"], "{v}");
+    assert_eq!(names, ["with caves", "without caves", "without veins", "unfurnished"], "{v}");
     let first = |i: usize, k: &str| variants[i]["runs"][0][k].as_u64().unwrap_or(0);
     assert_eq!(first(0, "chunks"), first(1, "chunks"), "the same range: {v}");
     assert_eq!(first(0, "chunks"), first(2, "chunks"), "the same range: {v}");
@@ -110,7 +110,7 @@ fn bench_view_compares_the_first_view_with_and_without_caves() {
     }
     assert!(v["ratio_wall"].as_f64().is_some_and(f64::is_finite), "{v}");
     assert!(v["ratio_veins_wall"].as_f64().is_some_and(f64::is_finite), "{v}");
-    assert!(v["ratio_rocks_wall"].as_f64().is_some_and(f64::is_finite), "{v}");
+    assert!(v["ratio_furnished_wall"].as_f64().is_some_and(f64::is_finite), "{v}");
     // What the eye reaches is counted on each variant's first run only, and
     // says something: the eye's open space is found, and no more open
     // blocks are reached than the stored chunks hold.

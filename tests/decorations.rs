@@ -415,7 +415,7 @@ fn each_biome_grows_its_chance() {
                     let (wx, wz) = (cx as i64 * 32 + x as i64, cz as i64 * 32 + z as i64);
                     let col = ColumnPos { x: cx, z: cz };
                     let height = |x, z| decorate::height_at(&w.program, p, w.lanes, col, &hm, x, z);
-                    let plant = decorate::plant_at(&w.program, p, wx, wz, h, b, height);
+                    let plant = decorate::plant_at(&w.program, p, wx, wz, h, b, |x, z, _| Some(height(x, z)));
                     let n = p.deco.plants.biome_count[b] as usize;
                     if n == 0 {
                         assert_eq!(plant, 0, "a plant in {}", preset.biomes[b].name);
@@ -493,8 +493,8 @@ fn meadows_gather_flowers_at_the_listed_average() {
             let (h, b) = (f.height, f.biome as usize);
             let n = p.deco.plants.biome_count[b] as usize;
             let surface = if h > p.surface.snow_above { p.surface.snow_block } else { p.surface.top[b] };
-            let plant = decorate::plant_at(&w.program, p, wx, wz, h, b, |x, z| {
-                decorate::footing(&w.program, p, w.lanes, x, z).height
+            let plant = decorate::plant_at(&w.program, p, wx, wz, h, b, |x, z, _| {
+                Some(decorate::footing(&w.program, p, w.lanes, x, z).height)
             });
             let mut high = [false; 2];
             for (l, layer) in p.deco.plants.biome_layers[b][..n].iter().enumerate() {
@@ -655,7 +655,7 @@ fn reeds_at_the_edge(w: &WorldGen) -> [f64; 2] {
         for cx in (-96..96).step_by(6) {
             let col = ColumnPos { x: cx, z: cz };
             let hm = w.compute_heightmap(col);
-            let height = |x, z| decorate::height_at(&w.program, p, w.lanes, col, &hm, x, z);
+            let height = |x, z, _| Some(decorate::height_at(&w.program, p, w.lanes, col, &hm, x, z));
             for z in 2..30i32 {
                 for x in 2..30i32 {
                     let (h, b) = (

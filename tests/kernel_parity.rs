@@ -97,6 +97,8 @@ mod parity {
     #[test]
     fn parity_on_1000_decorated_chunks() {
         let mut chunks = 0;
+        // Kinds that are rare per box, counted over both.
+        let mut rare = [0u64; 3];
         for (from, to) in [
             (ChunkPos::new(0, -1, -14), ChunkPos::new(11, 2, -3)),
             (ChunkPos::new(28, -1, 28), ChunkPos::new(39, 1, 39)),
@@ -109,10 +111,18 @@ mod parity {
             assert!(count(BlockId::TALL_GRASS) > 50, "{from}..{to} must hold grass");
             assert!(count(BlockId::MOSSY_STONE) + count(BlockId::COBBLESTONE) > 20, "{from}..{to} must hold rocks");
             assert!(count(BlockId::REEDS) > 100 && count(BlockId::LILY_PAD) > 100, "{from}..{to} must hold shores");
+            rare[0] += count(BlockId::ROSE) + count(BlockId::BUTTERCUP);
+            rare[1] += count(BlockId::PINE_LOG_X) + count(BlockId::PINE_LOG_Z);
+            rare[2] += count(BlockId::BIRCH_LOG_X) + count(BlockId::BIRCH_LOG_Z);
             assert_parity(42, from, to);
             chunks += positions.len();
         }
         assert!(chunks >= 1000, "{chunks} chunks");
+        let [flowers, pines, birches] = rare;
+        assert!(
+            flowers > 20 && pines > 0 && birches > 0,
+            "meadow flowers {flowers}, fallen pines {pines}, birches {birches}"
+        );
     }
 
     /// The cave lattice's values, not just the masks they make: a value one

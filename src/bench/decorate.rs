@@ -14,13 +14,14 @@ use crate::worldgen::fill::{self, known_uniform};
 use crate::worldgen::params::WorldParams;
 use crate::worldgen::placement::{candidate, layer_of, least_block_distance, unit_squares, MIN_SPACING_SUB, SUB};
 use crate::worldgen::veins;
-use crate::worldgen::WorldGen;
+use crate::worldgen::{Preset, WorldGen};
 use serde::Serialize;
 use std::time::Instant;
 
 #[derive(Clone, Debug, Serialize)]
 pub struct DecorateFigures {
-    /// Where the figures were taken: 16 chunk columns from this corner.
+    /// Where the figures were taken: 16 chunk columns from this corner, or
+    /// the first of a spread grid.
     pub columns_from: [i32; 2],
     /// The decoration stage per surface chunk (non-uniform chunk), one thread.
     pub ms_per_chunk_decorate: f64,
@@ -75,9 +76,47 @@ fn fill_ms(repeat: usize, rounds: usize, f: impl Fn()) -> f64 {
 
 /// The decoration stage against the heightmap on 16 columns from `corner`.
 pub fn decorate_figures(world: &WorldGen, corner: [i32; 2], repeat: usize) -> DecorateFigures {
-    let p = &*world.params;
     let columns: Vec<ColumnPos> = (0..16).map(|i| ColumnPos { x: corner[0] + i % 4, z: corner[1] + i / 4 }).collect();
+    decorate_figures_on(world, &columns, corner, repeat)
+}
+
+/// The decoration stage of the preset against the same preset unfurnished,
+/// on the same columns, spread over kilometres so that density maps
+/// average out.
+#[derive(Clone, Debug, Serialize)]
+pub struct FurnishingFigures {
+    /// 64 chunk columns on a grid, `spacing` chunk columns apart, from the
+    /// first one.
+    pub columns_from: [i32; 2],
+    pub spacing: i32,
+    pub furnished: DecorateFigures,
+    pub unfurnished: DecorateFigures,
+    /// Decoration per chunk, furnished ÷ unfurnished (the goal is at most 1.5).
+    pub furnished_over_unfurnished_per_chunk: f64,
+}
+
+/// [`FurnishingFigures`] of `preset` at `seed`, if it has anything to
+/// unfurnish ([`super::view::unfurnished`]).
+pub fn furnishing_figures(preset: &Preset, seed: u64, repeat: usize) -> Option<FurnishingFigures> {
+    let bare = super::view::unfurnished(preset)?;
+    let (from, spacing) = ([-52, -52], 13);
+    let columns: Vec<ColumnPos> =
+        (0..64).map(|i| ColumnPos { x: from[0] + spacing * (i % 8), z: from[1] + spacing * (i / 8) }).collect();
+    let furnished = decorate_figures_on(&WorldGen::new(preset.clone(), seed), &columns, from, repeat);
+    let unfurnished = decorate_figures_on(&WorldGen::new(bare, seed), &columns, from, repeat);
+    Some(FurnishingFigures {
+        columns_from: from,
+        spacing,
+        furnished_over_unfurnished_per_chunk: furnished.ms_per_chunk_decorate / unfurnished.ms_per_chunk_decorate,
+        furnished,
+        unfurnished,
+    })
+}
+
+fn decorate_figures_on(world: &WorldGen, columns: &[ColumnPos], corner: [i32; 2], repeat: usize) -> DecorateFigures {
+    let p = &*world.params;
     let hms: Vec<_> = columns.iter().map(|&c| world.compute_heightmap(c)).collect();
+    let columns = columns.to_vec();
     let plans: Vec<_> = columns.iter().zip(&hms).map(|(&c, hm)| world.plan_decorations(c, hm)).collect();
     // The non-uniform chunks of each column, given its trees.
     let mut chunks: Vec<(usize, ChunkPos)> = Vec::new();

@@ -128,6 +128,10 @@ pub struct GenReport {
     pub ms_per_chunk_decorate: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub decorate: Option<super::decorate::DecorateFigures>,
+    /// The decoration stage, furnished against unfurnished, on 64 columns
+    /// spread over kilometres.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub furnishing: Option<super::decorate::FurnishingFigures>,
     /// The vein stage, against the decorations on the same columns.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub veins: Option<super::decorate::VeinFigures>,
@@ -232,6 +236,8 @@ pub fn run(
     // Decorations where they are dense: a forest of the classic seed 42.
     let decorating = world.params.decorates();
     let decorate = decorating.then(|| super::decorate::decorate_figures(&world, [4, -12], repeat));
+    let furnishing =
+        decorating.then(|| super::decorate::furnishing_figures(&world.preset, opts.seed, repeat)).flatten();
     let placement =
         (world.params.deco.trees.unit > 0).then(|| super::decorate::placement_figures(&world, 1024, repeat));
     let veins = decorate
@@ -283,6 +289,7 @@ pub fn run(
         ms_per_chunk_fill: fill_ms,
         ms_per_chunk_decorate: decorate.as_ref().map(|d| d.ms_per_chunk_decorate),
         decorate,
+        furnishing,
         veins,
         placement,
         density_headline: DensityHeadline::of(density.as_ref()),

@@ -455,20 +455,41 @@ pub fn plan(
     }
     plan_rocks(program, p, col, hm, lanes, &known, &mut out);
     if p.deco.plants.reach > 0 {
-        let (x0, z0) = (col.x as i64 * CHUNK_SIZE_I64, col.z as i64 * CHUNK_SIZE_I64);
-        for z in 0..CHUNK_SIZE {
-            for x in 0..CHUNK_SIZE {
-                let c = column_index(x, z);
-                let height = |x, z| height_at(program, p, lanes, col, hm, x, z);
-                let block =
-                    plant_at(program, p, x0 + x as i64, z0 + z as i64, hm.heights[c], hm.biomes[c] as usize, height);
-                if block != 0 {
-                    out.plants.push(PlacedPlant { x: x as u8, z: z as u8, block: block as u8 });
-                }
+        plan_plants(program, p, col, hm, lanes, &mut out);
+    }
+    out
+}
+
+/// The plants of chunk column `col`.
+fn plan_plants(
+    program: &NoiseProgram,
+    p: &WorldParams,
+    col: ColumnPos,
+    hm: &Heightmap,
+    lanes: Lanes,
+    out: &mut ColumnDecorations,
+) {
+    let (x0, z0) = (col.x as i64 * CHUNK_SIZE_I64, col.z as i64 * CHUNK_SIZE_I64);
+    // Shore reaches look up to MAX_SHORE_REACH columns beyond the chunk
+    // column: sampled only when no column at hand decides.
+    let height = |x: i64, z: i64, sample: bool| {
+        let (rx, rz) = (x - x0, z - z0);
+        if (0..CHUNK_SIZE_I64).contains(&rx) && (0..CHUNK_SIZE_I64).contains(&rz) {
+            Some(hm.heights[column_index(rx as usize, rz as usize)])
+        } else {
+            sample.then(|| footing(program, p, lanes, x, z).height)
+        }
+    };
+    for z in 0..CHUNK_SIZE {
+        for x in 0..CHUNK_SIZE {
+            let c = column_index(x, z);
+            let block =
+                plant_at(program, p, x0 + x as i64, z0 + z as i64, hm.heights[c], hm.biomes[c] as usize, height);
+            if block != 0 {
+                out.plants.push(PlacedPlant { x: x as u8, z: z as u8, block: block as u8 });
             }
         }
     }
-    out
 }
 
 /// The trees of [`plan`], noting in `known` what each candidate in range gave.
@@ -513,8 +534,9 @@ fn plan_trees(
 
 /// The plant of the column (x, z) of surface height `h` and biome `b`, or
 /// 0. It stands at [`plant_height`]. Each layer's chance is scaled by its
-/// density map at the column. `height(x, z)` gives any column's surface,
-/// for a layer that grows only near the water's edge.
+/// density map at the column. `height(x, z, sample)` gives a column's
+/// surface, for a layer that grows only near the water's edge: where it is
+/// at hand, or, with `sample`, anywhere.
 #[inline]
 pub fn plant_at(
     program: &NoiseProgram,
@@ -523,7 +545,7 @@ pub fn plant_at(
     z: i64,
     h: i32,
     b: usize,
-    height: impl Fn(i64, i64) -> i32,
+    height: impl Fn(i64, i64, bool) -> Option<i32>,
 ) -> u32 {
     let b = b % p.deco.plants.biome_layers.len();
     let n = (p.deco.plants.biome_count[b] as usize).min(MAX_BIOME_LAYERS);
@@ -559,8 +581,13 @@ pub fn plant_at(
     }
     let d = p.deco.plants.shore[b][l].min(MAX_SHORE_REACH) as i64;
     let wet = h < p.surface.water_level;
-    let across = |dx: i64, dz: i64| (height(x + dx, z + dz) < p.surface.water_level) != wet;
-    if d == 0 || (-d..=d).any(|dz| (-d..=d).any(|dx| across(dx, dz))) {
+    let across = |h: i32| (h < p.surface.water_level) != wet;
+    let around = || (-d..=d).flat_map(|dz| (-d..=d).map(move |dx| (x + dx, z + dz)));
+    // Heights at hand first: most shore columns decide without sampling.
+    let near = d == 0
+        || around().any(|(x, z)| height(x, z, false).is_some_and(across))
+        || around().any(|(x, z)| height(x, z, false).is_none() && height(x, z, true).is_some_and(across));
+    if near {
         layer.what
     } else {
         0
