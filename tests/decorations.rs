@@ -414,7 +414,8 @@ fn each_biome_grows_its_chance() {
                     let (h, b) = (hm.heights[c], hm.biomes[c] as usize);
                     let (wx, wz) = (cx as i64 * 32 + x as i64, cz as i64 * 32 + z as i64);
                     let col = ColumnPos { x: cx, z: cz };
-                    let height = |x, z| decorate::height_at(&w.program, p, w.lanes, col, &hm, x, z);
+                    let surface = decorate::Surface { program: &w.program, params: p, lanes: w.lanes, col, hm: &hm };
+                    let height = |x, z| surface.height(x, z, true).expect("sampled");
                     let plant = decorate::plant_at(&w.program, p, wx, wz, h, b, |x, z, _| Some(height(x, z)));
                     let n = p.deco.plants.biome_count[b] as usize;
                     if n == 0 {
@@ -655,7 +656,8 @@ fn reeds_at_the_edge(w: &WorldGen) -> [f64; 2] {
         for cx in (-96..96).step_by(6) {
             let col = ColumnPos { x: cx, z: cz };
             let hm = w.compute_heightmap(col);
-            let height = |x, z, _| Some(decorate::height_at(&w.program, p, w.lanes, col, &hm, x, z));
+            let surface = decorate::Surface { program: &w.program, params: p, lanes: w.lanes, col, hm: &hm };
+            let height = |x, z, _| surface.height(x, z, true);
             for z in 2..30i32 {
                 for x in 2..30i32 {
                     let (h, b) = (

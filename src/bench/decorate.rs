@@ -116,7 +116,6 @@ pub fn furnishing_figures(preset: &Preset, seed: u64, repeat: usize) -> Option<F
 fn decorate_figures_on(world: &WorldGen, columns: &[ColumnPos], corner: [i32; 2], repeat: usize) -> DecorateFigures {
     let p = &*world.params;
     let hms: Vec<_> = columns.iter().map(|&c| world.compute_heightmap(c)).collect();
-    let columns = columns.to_vec();
     let plans: Vec<_> = columns.iter().zip(&hms).map(|(&c, hm)| world.plan_decorations(c, hm)).collect();
     // The non-uniform chunks of each column, given its trees.
     let mut chunks: Vec<(usize, ChunkPos)> = Vec::new();
@@ -134,7 +133,7 @@ fn decorate_figures_on(world: &WorldGen, columns: &[ColumnPos], corner: [i32; 2]
         (0..repeat.max(1))
             .map(|_| {
                 time_ms(|| {
-                    for &c in &columns {
+                    for &c in columns {
                         std::hint::black_box(world.compute_heightmap(c));
                     }
                 })

@@ -472,14 +472,8 @@ fn plan_plants(
     let (x0, z0) = (col.x as i64 * CHUNK_SIZE_I64, col.z as i64 * CHUNK_SIZE_I64);
     // Shore reaches look up to MAX_SHORE_REACH columns beyond the chunk
     // column: sampled only when no column at hand decides.
-    let height = |x: i64, z: i64, sample: bool| {
-        let (rx, rz) = (x - x0, z - z0);
-        if (0..CHUNK_SIZE_I64).contains(&rx) && (0..CHUNK_SIZE_I64).contains(&rz) {
-            Some(hm.heights[column_index(rx as usize, rz as usize)])
-        } else {
-            sample.then(|| footing(program, p, lanes, x, z).height)
-        }
-    };
+    let surface = Surface { program, params: p, lanes, col, hm };
+    let height = |x, z, sample| surface.height(x, z, sample);
     for z in 0..CHUNK_SIZE {
         for x in 0..CHUNK_SIZE {
             let c = column_index(x, z);
@@ -594,23 +588,26 @@ pub fn plant_at(
     }
 }
 
-/// The surface height of column (x, z): from `hm`, the heightmap of chunk
-/// column `col`, where it lies inside, else sampled as the heightmap
-/// samples it.
-pub fn height_at(
-    program: &NoiseProgram,
-    p: &WorldParams,
-    lanes: Lanes,
-    col: ColumnPos,
-    hm: &Heightmap,
-    x: i64,
-    z: i64,
-) -> i32 {
-    let (rx, rz) = (x - col.x as i64 * CHUNK_SIZE_I64, z - col.z as i64 * CHUNK_SIZE_I64);
-    if (0..CHUNK_SIZE_I64).contains(&rx) && (0..CHUNK_SIZE_I64).contains(&rz) {
-        hm.heights[column_index(rx as usize, rz as usize)]
-    } else {
-        footing(program, p, lanes, x, z).height
+/// The surface around chunk column `col`: its heightmap `hm`, and beyond
+/// it columns sampled as the heightmap samples them.
+pub struct Surface<'a> {
+    pub program: &'a NoiseProgram,
+    pub params: &'a WorldParams,
+    pub lanes: Lanes,
+    pub col: ColumnPos,
+    pub hm: &'a Heightmap,
+}
+
+impl Surface<'_> {
+    /// The surface height of column (x, z): from the heightmap inside the
+    /// chunk column; beyond it sampled, or None unless `sample`.
+    pub fn height(&self, x: i64, z: i64, sample: bool) -> Option<i32> {
+        let (rx, rz) = (x - self.col.x as i64 * CHUNK_SIZE_I64, z - self.col.z as i64 * CHUNK_SIZE_I64);
+        if (0..CHUNK_SIZE_I64).contains(&rx) && (0..CHUNK_SIZE_I64).contains(&rz) {
+            Some(self.hm.heights[column_index(rx as usize, rz as usize)])
+        } else {
+            sample.then(|| footing(self.program, self.params, self.lanes, x, z).height)
+        }
     }
 }
 
