@@ -115,16 +115,6 @@ __device__ __forceinline__ float bw_map_factor(const FlatDensityMap& map, float 
     return fminf(fmaxf(v * map.scale + map.offset, map.min), map.max);
 }
 
-// The surface height of column (x, z): from `heights`, the heightmap of
-// the chunk column whose corner block is (x0, z0), where it lies inside,
-// else sampled as the heightmap samples it. Twin: height_at.
-__device__ __forceinline__ int bw_height_at(const WorldParams* p, const int* heights, long long x0, long long z0,
-                                            long long x, long long z) {
-    const long long rx = x - x0, rz = z - z0;
-    if (rx >= 0 && rx < BW_CHUNK && rz >= 0 && rz < BW_CHUNK) return heights[rz * BW_CHUNK + rx];
-    return bw_footing(p, x, z).height;
-}
-
 // The plant of column (x, z) of surface height h and biome b, or 0. It
 // stands at bw_plant_height. Each layer's chance is scaled by its density
 // map at the column; layers reading one node share its value. A layer
@@ -161,11 +151,21 @@ __device__ __forceinline__ unsigned int bw_plant_at(const WorldParams* p, long l
     unsigned int d = p->deco.plants.shore[b][l];
     if (d > BW_MAX_SHORE_REACH) d = BW_MAX_SHORE_REACH;
     if (d == 0) return layer.what;
+    // Any one column across the water line decides, so the heights at hand
+    // (the chunk column's heightmap) go first and a column beyond it is
+    // sampled, as the heightmap samples it, only when none of them did.
+    // Twin: Surface::height.
     const bool wet = h < p->surface.water_level;
     const long long r = (long long)d;
-    for (long long dz = -r; dz <= r; ++dz) {
-        for (long long dx = -r; dx <= r; ++dx) {
-            if ((bw_height_at(p, heights, x0, z0, x + dx, z + dz) < p->surface.water_level) != wet) return layer.what;
+    for (int beyond = 0; beyond < 2; ++beyond) {
+        for (long long dz = -r; dz <= r; ++dz) {
+            for (long long dx = -r; dx <= r; ++dx) {
+                const long long rx = x + dx - x0, rz = z + dz - z0;
+                const bool inside = rx >= 0 && rx < BW_CHUNK && rz >= 0 && rz < BW_CHUNK;
+                if (inside == (beyond != 0)) continue;
+                const int at = inside ? heights[rz * BW_CHUNK + rx] : bw_footing(p, x + dx, z + dz).height;
+                if ((at < p->surface.water_level) != wet) return layer.what;
+            }
         }
     }
     return 0;
