@@ -1,9 +1,8 @@
 // The decoration plan on the device: which trees and rocks reach into each
-// chunk column, and each column's plant. One thread per candidate (the
-// Chile thesis's pattern at the tree spacing, then at the rock spacing,
-// over the column and the reach around it), survivors packed with a
-// block-level prefix sum and one atomic per round; then a thread per
-// column for the plants. Their blocks are written by bw_fill. Rust twin:
+// chunk column. One thread per candidate (the Chile thesis's pattern at the
+// tree spacing, then at the rock spacing, over the column and the reach
+// around it), survivors packed with a block-level prefix sum and one atomic
+// per round. Their blocks are written by bw_fill. Rust twin:
 // src/worldgen/decorate.rs (plan).
 #include "block_scan.cuh"
 #include "column.cuh"
@@ -80,13 +79,11 @@ __device__ bool bw_accepted_rock(const WorldParams* p, const BwCandidate& c, Pla
 
 // Grid = column job count, block BW_DECORATE_THREADS. Per job: its trees
 // and rocks (up to BW_MAX_TREES_PER_COLUMN, in `trees` from job × that),
-// their number in `tree_counts`, each column's plant or 0 in `plants`
-// (BW_CHUNK_AREA from job × that), and the highest block any tree or rock
-// places in `extremes[3·job + 2]`. `heights`, `biomes` and `extremes[0]`
-// and `[1]` are the heightmap kernel's.
+// their number in `tree_counts`, and the highest block any of them places
+// in `extremes[3·job + 2]` (the heightmap kernel wrote [0] and [1]).
 extern "C" __global__ void __launch_bounds__(BW_DECORATE_THREADS)
-    bw_decorate(const ColumnJob* jobs, unsigned int job_count, const int* heights, const unsigned char* biomes,
-                PlacedObject* trees, unsigned int* tree_counts, unsigned char* plants, int* extremes) {
+    bw_decorate(const ColumnJob* jobs, unsigned int job_count, PlacedObject* trees, unsigned int* tree_counts,
+                int* extremes) {
     __shared__ unsigned int s_scan[2 * BW_DECORATE_THREADS];
     __shared__ unsigned int s_base;
     __shared__ int s_top;
@@ -143,19 +140,6 @@ extern "C" __global__ void __launch_bounds__(BW_DECORATE_THREADS)
                 atomicMax(&s_top, bw_tree_top(p, obj));
             }
             __syncthreads();
-        }
-    }
-    // Plants, one a column, settled here rather than in bw_fill: there only
-    // the one thread of a column's warp that holds the plant's height would
-    // work (its density map and shore samples) while the other 31 waited;
-    // here the block's threads take a column each. Twin: plan_plants.
-    if (active) {
-        const int* column_heights = heights + (size_t)job * BW_CHUNK_AREA;
-        for (unsigned int c = threadIdx.x; c < BW_CHUNK_AREA; c += BW_DECORATE_THREADS) {
-            const unsigned int plant =
-                bw_plant_at(p, x0 + c % BW_CHUNK, z0 + c / BW_CHUNK, column_heights[c],
-                            biomes[(size_t)job * BW_CHUNK_AREA + c], column_heights, x0, z0);
-            plants[(size_t)job * BW_CHUNK_AREA + c] = (unsigned char)plant;
         }
     }
     if (active && threadIdx.x == 0) extremes[job * 3 + 2] = s_top;

@@ -110,6 +110,18 @@ __device__ BwFooting bw_footing(const WorldParams* p, long long x, long long z) 
     return f;
 }
 
+// bw_footing's height alone: its four diagonal samples, without the
+// centre's biome. Twin: footing_heights.
+__device__ int bw_footing_height(const WorldParams* p, long long x, long long z) {
+    float h[4];
+    unsigned char unused;
+    const long long dx[4] = {-1, 1, -1, 1}, dz[4] = {-1, -1, 1, 1};
+    for (int i = 0; i < 4; ++i) {
+        bw_sample_column(p, SwitchFields{}, (float)(x + dx[i]), (float)(z + dz[i]), &h[i], &unused);
+    }
+    return (int)((((h[0] + h[1]) + h[2]) + h[3]) * 0.25f);
+}
+
 // A density map's factor where its node gives v. Twin: FlatDensityMap::factor.
 __device__ __forceinline__ float bw_map_factor(const FlatDensityMap& map, float v) {
     return fminf(fmaxf(v * map.scale + map.offset, map.min), map.max);
@@ -152,9 +164,8 @@ __device__ __forceinline__ unsigned int bw_plant_at(const WorldParams* p, long l
     if (d > BW_MAX_SHORE_REACH) d = BW_MAX_SHORE_REACH;
     if (d == 0) return layer.what;
     // Any one column across the water line decides, so the heights at hand
-    // (the chunk column's heightmap) go first and a column beyond it is
+    // (the chunk column's heightmap) go first, and a column beyond it is
     // sampled, as the heightmap samples it, only when none of them did.
-    // Twin: Surface::height.
     const bool wet = h < p->surface.water_level;
     const long long r = (long long)d;
     for (int beyond = 0; beyond < 2; ++beyond) {
@@ -163,7 +174,7 @@ __device__ __forceinline__ unsigned int bw_plant_at(const WorldParams* p, long l
                 const long long rx = x + dx - x0, rz = z + dz - z0;
                 const bool inside = rx >= 0 && rx < BW_CHUNK && rz >= 0 && rz < BW_CHUNK;
                 if (inside == (beyond != 0)) continue;
-                const int at = inside ? heights[rz * BW_CHUNK + rx] : bw_footing(p, x + dx, z + dz).height;
+                const int at = inside ? heights[rz * BW_CHUNK + rx] : bw_footing_height(p, x + dx, z + dz);
                 if ((at < p->surface.water_level) != wet) return layer.what;
             }
         }

@@ -22,15 +22,14 @@
 #include "decorations.cuh"
 #include "veins.cuh"
 
-// The block at height y of column (lx, lz) whose terrain put `block`
-// there: the trunk soil, or the decoration with the highest claim where the
-// terrain left air; `plant` is the column's plant as bw_decorate settled
-// it. Gathering per block makes the result independent of the order of the
-// column's trees.
-__device__ __forceinline__ unsigned int bw_decorate_block(const WorldParams* p, unsigned int lx, unsigned int lz,
-                                                          long long y, long long h, unsigned int block,
-                                                          unsigned int plant, const PlacedObject* trees,
-                                                          unsigned int tree_count) {
+// The block at height y of column (lx, lz) of chunk column `col` whose
+// terrain put `block` there: the trunk soil, or the decoration with the
+// highest claim where the terrain left air. Gathering per block makes the
+// result independent of the order of the column's trees.
+__device__ __forceinline__ unsigned int bw_decorate_block(const WorldParams* p, ColumnJob col, unsigned int lx,
+                                                          unsigned int lz, long long y, long long h, unsigned int biome,
+                                                          unsigned int block, const PlacedObject* trees,
+                                                          unsigned int tree_count, const int* heights) {
     if (tree_count > BW_MAX_TREES_PER_COLUMN) tree_count = BW_MAX_TREES_PER_COLUMN;
     if (y == h) {
         for (unsigned int i = 0; i < tree_count; ++i) {
@@ -41,7 +40,11 @@ __device__ __forceinline__ unsigned int bw_decorate_block(const WorldParams* p, 
     }
     if (y <= h || y <= (long long)p->surface.water_level) return block;
     unsigned int best = block;
-    if (y == bw_plant_height(p, h) && plant != 0 && bw_claim_key(p, plant) > bw_claim_key(p, best)) best = plant;
+    if (y == bw_plant_height(p, h)) {
+        const long long x0 = (long long)col.x * BW_CHUNK, z0 = (long long)col.z * BW_CHUNK;
+        const unsigned int plant = bw_plant_at(p, x0 + lx, z0 + lz, (int)h, biome, heights, x0, z0);
+        if (plant != 0 && bw_claim_key(p, plant) > bw_claim_key(p, best)) best = plant;
+    }
     for (unsigned int i = 0; i < tree_count; ++i) {
         const PlacedObject t = trees[i];
         const int dx = (int)lx - t.x, dz = (int)lz - t.z;
@@ -66,12 +69,10 @@ __device__ __forceinline__ unsigned int bw_decorate_block(const WorldParams* p, 
 // before the launch; `runs` receives the segments described above, and
 // `*runs_used` ends as the bytes they take (a total above `runs_capacity`
 // means segments were dropped: the host refuses the launch). `caves` holds
-// bw_density's masks for the same chunks (read only in worlds with caves);
-// `trees`, `tree_counts` and `plants` are bw_decorate's.
+// bw_density's masks for the same chunks (read only in worlds with caves).
 extern "C" __global__ void __launch_bounds__(BW_FILL_THREADS)
     bw_fill(const ChunkJob* jobs, unsigned int chunk_count, const int* heights, const unsigned char* biomes,
-            const PlacedObject* trees, const unsigned int* tree_counts, const unsigned char* plants,
-            const unsigned char* caves, unsigned char* runs,
+            const PlacedObject* trees, const unsigned int* tree_counts, const unsigned char* caves, unsigned char* runs,
             unsigned int* runs_used, unsigned int runs_capacity, unsigned int* counts) {
     __shared__ unsigned int s_counts[BW_MAX_BLOCK_TYPES];
     __shared__ unsigned char s_ids[BW_FILL_THREADS];
@@ -126,9 +127,9 @@ extern "C" __global__ void __launch_bounds__(BW_FILL_THREADS)
             block = y < (long long)params->caves.lava_below ? params->caves.lava_block : params->surface.air_block;
         }
         if (params->deco.trees.unit > 0 || params->deco.plants.reach > 0 || params->deco.rocks.unit > 0) {
-            block = bw_decorate_block(params, column % BW_CHUNK, column / BW_CHUNK, y, h, block,
-                                      plants[job.column * BW_CHUNK_AREA + column],
-                                      trees + (size_t)job.column * BW_MAX_TREES_PER_COLUMN, tree_counts[job.column]);
+            block = bw_decorate_block(params, ColumnJob{job.x, job.z}, column % BW_CHUNK, column / BW_CHUNK, y, h, biome,
+                                      block, trees + (size_t)job.column * BW_MAX_TREES_PER_COLUMN,
+                                      tree_counts[job.column], heights + (size_t)job.column * BW_CHUNK_AREA);
         }
     }
 

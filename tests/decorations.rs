@@ -416,7 +416,7 @@ fn each_biome_grows_its_chance() {
                     let col = ColumnPos { x: cx, z: cz };
                     let surface = decorate::Surface { program: &w.program, params: p, lanes: w.lanes, col, hm: &hm };
                     let height = |x, z| surface.height(x, z, true).expect("sampled");
-                    let plant = decorate::plant_at(&w.program, p, wx, wz, h, b, |x, z, _| Some(height(x, z)));
+                    let plant = decorate::plant_at(&w.program, p, wx, wz, h, b, &|x, z, _| Some(height(x, z)));
                     let n = p.deco.plants.biome_count[b] as usize;
                     if n == 0 {
                         assert_eq!(plant, 0, "a plant in {}", preset.biomes[b].name);
@@ -494,7 +494,7 @@ fn meadows_gather_flowers_at_the_listed_average() {
             let (h, b) = (f.height, f.biome as usize);
             let n = p.deco.plants.biome_count[b] as usize;
             let surface = if h > p.surface.snow_above { p.surface.snow_block } else { p.surface.top[b] };
-            let plant = decorate::plant_at(&w.program, p, wx, wz, h, b, |x, z, _| {
+            let plant = decorate::plant_at(&w.program, p, wx, wz, h, b, &|x, z, _| {
                 Some(decorate::footing(&w.program, p, w.lanes, x, z).height)
             });
             let mut high = [false; 2];
@@ -657,7 +657,7 @@ fn reeds_at_the_edge(w: &WorldGen) -> [f64; 2] {
             let col = ColumnPos { x: cx, z: cz };
             let hm = w.compute_heightmap(col);
             let surface = decorate::Surface { program: &w.program, params: p, lanes: w.lanes, col, hm: &hm };
-            let height = |x, z, _| surface.height(x, z, true);
+            let height = &surface;
             for z in 2..30i32 {
                 for x in 2..30i32 {
                     let (h, b) = (
@@ -709,4 +709,24 @@ fn reeds_stand_at_the_waters_edge() {
     let control = reeds_at_the_edge(&WorldGen::new(preset, SEED));
     println!("without the reach: {:.1} %, within 2: {:.1} %", 100.0 * control[0], 100.0 * control[1]);
     assert!(control[0] < 0.8, "reeds without a shore reach are as near the edge: {control:?}");
+}
+
+/// The shore's samples beyond a chunk column take two columns a sample;
+/// each must get the height its own footing gives, on every lane kind,
+/// over hills, coasts and far coordinates.
+#[test]
+fn two_columns_in_one_sample_have_their_footing_heights() {
+    let w = world();
+    let p = &*w.params;
+    let mut differ = 0;
+    for lanes in [Lanes::Scalar, w.lanes] {
+        for i in 0..1500i64 {
+            let a = (i * 7919 % 20011 - 10005, i * 104_729 % 30011 - 15005);
+            let b = (a.0 + (i % 5) - 2, a.1 * 3 + 1_000_003 * (i % 3));
+            let got = decorate::footing_heights(&w.program, p, lanes, [a, b]);
+            let want = [a, b].map(|(x, z)| decorate::footing(&w.program, p, lanes, x, z).height);
+            differ += (got != want) as usize;
+        }
+    }
+    assert_eq!(differ, 0, "{differ} pairs differ from their footings");
 }

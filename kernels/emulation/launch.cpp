@@ -56,13 +56,11 @@ void bw_emu_far_cells_switch(const WorldParams* params, const FarJob* jobs, unsi
               job_count, heights, biomes);
 }
 
-void bw_emu_decorate(const WorldParams* params, const ColumnJob* jobs, unsigned int job_count, const int* heights,
-                     const unsigned char* biomes, PlacedObject* trees, unsigned int* tree_counts,
-                     unsigned char* plants, int* extremes) {
+void bw_emu_decorate(const WorldParams* params, const ColumnJob* jobs, unsigned int job_count, PlacedObject* trees,
+                     unsigned int* tree_counts, int* extremes) {
     if (job_count == 0) return;
     bw_world = *params;
-    BW_LAUNCH(bw_decorate, dim3(job_count), dim3(BW_DECORATE_THREADS), jobs, job_count, heights, biomes, trees,
-              tree_counts, plants, extremes);
+    BW_LAUNCH(bw_decorate, dim3(job_count), dim3(BW_DECORATE_THREADS), jobs, job_count, trees, tree_counts, extremes);
 }
 
 void bw_emu_density(const WorldParams* params, const ChunkJob* jobs, unsigned int chunk_count, const int* heights,
@@ -75,14 +73,14 @@ void bw_emu_density(const WorldParams* params, const ChunkJob* jobs, unsigned in
 
 void bw_emu_fill(const WorldParams* params, const ChunkJob* jobs, unsigned int chunk_count, const int* heights,
                  const unsigned char* biomes, const PlacedObject* trees, const unsigned int* tree_counts,
-                 const unsigned char* plants, const unsigned char* caves, unsigned char* runs, unsigned int* runs_used,
+                 const unsigned char* caves, unsigned char* runs, unsigned int* runs_used,
                  unsigned int runs_capacity, unsigned int* counts) {
     *runs_used = 0;
     if (chunk_count == 0) return;
     std::memset(counts, 0, sizeof(unsigned int) * BW_MAX_BLOCK_TYPES * chunk_count);
     bw_world = *params;
     BW_LAUNCH(bw_fill, dim3(BW_FILL_BLOCKS_PER_CHUNK, chunk_count), dim3(BW_FILL_THREADS), jobs, chunk_count, heights,
-              biomes, trees, tree_counts, plants, caves, runs, runs_used, runs_capacity, counts);
+              biomes, trees, tree_counts, caves, runs, runs_used, runs_capacity, counts);
 }
 
 unsigned int bw_emu_sizeof_noise_object_ptr() { return sizeof(NoiseObject*); }

@@ -320,8 +320,6 @@ struct Slot {
     min_max: CudaSlice<i32>,
     trees: CudaSlice<PlacedObject>,
     tree_counts: CudaSlice<u32>,
-    /// Each column's plant, settled by bw_decorate.
-    plants: CudaSlice<u8>,
     /// bw_density's masks (read by bw_fill only in worlds with caves).
     caves: CudaSlice<u8>,
     /// The fill's run stream and the bytes it took (kernels/fill.cu).
@@ -388,7 +386,6 @@ impl Slot {
                 min_max: stream.alloc::<i32>(MAX_BATCH_COLUMNS * 3).map_err(&e)?,
                 trees: stream.alloc::<PlacedObject>(MAX_BATCH_COLUMNS * MAX_TREES_PER_COLUMN).map_err(&e)?,
                 tree_counts: stream.alloc::<u32>(MAX_BATCH_COLUMNS).map_err(&e)?,
-                plants: stream.alloc::<u8>(MAX_BATCH_COLUMNS * CHUNK_AREA).map_err(&e)?,
                 caves: stream.alloc::<u8>(MAX_BATCH_CHUNKS * CHUNK_VOLUME / 8).map_err(&e)?,
                 runs: stream.alloc::<u8>(MAX_BATCH_CHUNKS * RUNS_BYTES_PER_CHUNK).map_err(&e)?,
                 runs_used: stream.alloc::<u32>(1).map_err(&e)?,
@@ -623,8 +620,7 @@ impl KernelDevice for CudaDevice {
         unsafe { launch.launch(cfg) }.map_err(&e)?;
         let cfg = LaunchConfig { grid_dim: (n as u32, 1, 1), block_dim: (DECORATE_THREADS, 1, 1), shared_mem_bytes: 0 };
         let mut launch = s.stream.launch_builder(&self.decorate_fn);
-        launch.arg(&s.column_jobs).arg(&count).arg(&s.heights).arg(&s.biomes);
-        launch.arg(&mut s.trees).arg(&mut s.tree_counts).arg(&mut s.plants).arg(&mut s.min_max);
+        launch.arg(&s.column_jobs).arg(&count).arg(&mut s.trees).arg(&mut s.tree_counts).arg(&mut s.min_max);
         // SAFETY: matches bw_decorate; the buffers hold MAX_BATCH_COLUMNS ≥ n columns.
         unsafe { launch.launch(cfg) }.map_err(&e)?;
         s.events[EV_HM_END].record(&s.stream).map_err(&e)?;
@@ -689,7 +685,6 @@ impl KernelDevice for CudaDevice {
         };
         let mut launch = s.stream.launch_builder(&self.fill_fn);
         launch.arg(&s.chunk_jobs).arg(&count).arg(&s.heights).arg(&s.biomes).arg(&s.trees).arg(&s.tree_counts);
-        launch.arg(&s.plants);
         let capacity = (n * RUNS_BYTES_PER_CHUNK) as u32;
         launch.arg(&s.caves).arg(&mut s.runs).arg(&mut s.runs_used).arg(&capacity).arg(&mut s.counts);
         // SAFETY: matches bw_fill's parameters; the buffers hold MAX_BATCH_CHUNKS ≥ n chunks,

@@ -55,11 +55,8 @@ extern "C" {
         params: *const WorldParams,
         jobs: *const ColumnJob,
         job_count: u32,
-        heights: *const i32,
-        biomes: *const u8,
         trees: *mut PlacedObject,
         tree_counts: *mut u32,
-        plants: *mut u8,
         extremes: *mut i32,
     );
     fn bw_emu_density(
@@ -79,7 +76,6 @@ extern "C" {
         biomes: *const u8,
         trees: *const PlacedObject,
         tree_counts: *const u32,
-        plants: *const u8,
         caves: *const u8,
         runs: *mut u8,
         runs_used: *mut u32,
@@ -105,8 +101,6 @@ pub struct EmulatedDevice {
     biomes: Vec<u8>,
     trees: Vec<PlacedObject>,
     tree_counts: Vec<u32>,
-    /// Each column's plant, settled by bw_decorate.
-    plants: Vec<u8>,
     path: KernelPath,
     density: DensityVariant,
     /// Cave masks of the chunks being filled.
@@ -148,7 +142,6 @@ impl EmulatedDevice {
             biomes: Vec::new(),
             trees: Vec::new(),
             tree_counts: Vec::new(),
-            plants: Vec::new(),
             path: KernelPath::Virtual,
             density: DensityVariant::Cooperative,
             caves: Vec::new(),
@@ -228,7 +221,6 @@ impl KernelDevice for EmulatedDevice {
         self.biomes = vec![0; columns.len() * CHUNK_AREA];
         self.trees = vec![PlacedObject::default(); columns.len() * MAX_TREES_PER_COLUMN];
         self.tree_counts = vec![0; columns.len()];
-        self.plants = vec![0; columns.len() * CHUNK_AREA];
         let mut min_max = vec![0i32; columns.len() * 3];
         let _guard = launch_guard();
         let (n, heights, biomes, extremes) =
@@ -253,11 +245,8 @@ impl KernelDevice for EmulatedDevice {
                 &*self.params,
                 columns.as_ptr(),
                 n,
-                heights,
-                biomes,
                 self.trees.as_mut_ptr(),
                 self.tree_counts.as_mut_ptr(),
-                self.plants.as_mut_ptr(),
                 extremes,
             );
         };
@@ -304,7 +293,6 @@ impl KernelDevice for EmulatedDevice {
                 self.biomes.as_ptr(),
                 self.trees.as_ptr(),
                 self.tree_counts.as_ptr(),
-                self.plants.as_ptr(),
                 caves.as_ptr(),
                 runs.as_mut_ptr(),
                 &mut self.runs_used,

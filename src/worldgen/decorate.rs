@@ -235,6 +235,18 @@ pub fn footing(program: &NoiseProgram, p: &WorldParams, lanes: Lanes, x: i64, z:
     Footing { height: v as i32, biome: biome[4] as u32, slope, density }
 }
 
+/// The heights of two columns as [`footing`] gives them, from their four
+/// diagonal samples each: the eight lanes of one sample, without the
+/// centres' biomes or the density map that a footing also reads.
+pub fn footing_heights(program: &NoiseProgram, p: &WorldParams, lanes: Lanes, cols: [(i64, i64); 2]) -> [i32; 2] {
+    let [(x0, z0), (x1, z1)] = cols;
+    let xs = [x0 - 1, x0 + 1, x0 - 1, x0 + 1, x1 - 1, x1 + 1, x1 - 1, x1 + 1].map(|v| v as f32);
+    let zs = [z0 - 1, z0 - 1, z0 + 1, z0 + 1, z1 - 1, z1 - 1, z1 + 1, z1 + 1].map(|v| v as f32);
+    let (mut h, mut biome) = ([0.0f32; 8], [0u8; 8]);
+    sample_points(program, p, lanes, &xs, &zs, &mut h, &mut biome);
+    [0, 4].map(|i| ((((h[i] + h[i + 1]) + h[i + 2]) + h[i + 3]) * 0.25) as i32)
+}
+
 /// The tree kind layer a candidate threshold selects in biome `b`, its
 /// densities scaled by `factor`, if any.
 #[inline]
@@ -473,12 +485,11 @@ fn plan_plants(
     // Shore reaches look up to MAX_SHORE_REACH columns beyond the chunk
     // column: sampled only when no column at hand decides.
     let surface = Surface { program, params: p, lanes, col, hm };
-    let height = |x, z, sample| surface.height(x, z, sample);
     for z in 0..CHUNK_SIZE {
         for x in 0..CHUNK_SIZE {
             let c = column_index(x, z);
             let block =
-                plant_at(program, p, x0 + x as i64, z0 + z as i64, hm.heights[c], hm.biomes[c] as usize, height);
+                plant_at(program, p, x0 + x as i64, z0 + z as i64, hm.heights[c], hm.biomes[c] as usize, &surface);
             if block != 0 {
                 out.plants.push(PlacedPlant { x: x as u8, z: z as u8, block: block as u8 });
             }
@@ -528,9 +539,8 @@ fn plan_trees(
 
 /// The plant of the column (x, z) of surface height `h` and biome `b`, or
 /// 0. It stands at [`plant_height`]. Each layer's chance is scaled by its
-/// density map at the column. `height(x, z, sample)` gives a column's
-/// surface, for a layer that grows only near the water's edge: where it is
-/// at hand, or, with `sample`, anywhere.
+/// density map at the column. `heights` gives the surface around it, for a
+/// layer that grows only near the water's edge.
 #[inline]
 pub fn plant_at(
     program: &NoiseProgram,
@@ -539,7 +549,7 @@ pub fn plant_at(
     z: i64,
     h: i32,
     b: usize,
-    height: impl Fn(i64, i64, bool) -> Option<i32>,
+    heights: &impl ShoreHeights,
 ) -> u32 {
     let b = b % p.deco.plants.biome_layers.len();
     let n = (p.deco.plants.biome_count[b] as usize).min(MAX_BIOME_LAYERS);
@@ -578,9 +588,15 @@ pub fn plant_at(
     let across = |h: i32| (h < p.surface.water_level) != wet;
     let around = || (-d..=d).flat_map(|dz| (-d..=d).map(move |dx| (x + dx, z + dz)));
     // Heights at hand first: most shore columns decide without sampling.
-    let near = d == 0
-        || around().any(|(x, z)| height(x, z, false).is_some_and(across))
-        || around().any(|(x, z)| height(x, z, false).is_none() && height(x, z, true).is_some_and(across));
+    let near = d == 0 || around().any(|(x, z)| heights.at_hand(x, z).is_some_and(across)) || {
+        let mut beyond = [(0, 0); ((2 * MAX_SHORE_REACH + 1) * (2 * MAX_SHORE_REACH + 1)) as usize];
+        let mut n = 0;
+        for (x, z) in around().filter(|&(x, z)| heights.at_hand(x, z).is_none()) {
+            beyond[n] = (x, z);
+            n += 1;
+        }
+        heights.any_beyond(&beyond[..n], across)
+    };
     if near {
         layer.what
     } else {
@@ -606,8 +622,43 @@ impl Surface<'_> {
         if (0..CHUNK_SIZE_I64).contains(&rx) && (0..CHUNK_SIZE_I64).contains(&rz) {
             Some(self.hm.heights[column_index(rx as usize, rz as usize)])
         } else {
-            sample.then(|| footing(self.program, self.params, self.lanes, x, z).height)
+            sample.then(|| footing_heights(self.program, self.params, self.lanes, [(x, z); 2])[0])
         }
+    }
+}
+
+/// The surface around a plant, for a layer with a shore reach.
+pub trait ShoreHeights {
+    /// Column (x, z)'s surface height if it is at hand, without sampling.
+    fn at_hand(&self, x: i64, z: i64) -> Option<i32>;
+    /// Whether the surface of any of `cols`, none of them at hand, is one
+    /// that `across` takes.
+    fn any_beyond(&self, cols: &[(i64, i64)], across: impl Fn(i32) -> bool) -> bool;
+}
+
+/// Beyond the chunk column, two columns a sample: eight lanes.
+impl ShoreHeights for Surface<'_> {
+    fn at_hand(&self, x: i64, z: i64) -> Option<i32> {
+        self.height(x, z, false)
+    }
+
+    fn any_beyond(&self, cols: &[(i64, i64)], across: impl Fn(i32) -> bool) -> bool {
+        cols.chunks(2).any(|pair| {
+            let pair = [pair[0], *pair.last().unwrap_or(&pair[0])];
+            footing_heights(self.program, self.params, self.lanes, pair).into_iter().any(&across)
+        })
+    }
+}
+
+/// A closure `height(x, z, sample)`: where a column is at hand, or, with
+/// `sample`, anywhere.
+impl<F: Fn(i64, i64, bool) -> Option<i32>> ShoreHeights for F {
+    fn at_hand(&self, x: i64, z: i64) -> Option<i32> {
+        self(x, z, false)
+    }
+
+    fn any_beyond(&self, cols: &[(i64, i64)], across: impl Fn(i32) -> bool) -> bool {
+        cols.iter().any(|&(x, z)| self(x, z, true).is_some_and(&across))
     }
 }
 
