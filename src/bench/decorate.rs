@@ -11,6 +11,7 @@ use super::median;
 use crate::world::coords::{ChunkPos, ColumnPos};
 use crate::worldgen::decorate;
 use crate::worldgen::fill::{self, known_uniform};
+use crate::worldgen::heightmap::Heightmap;
 use crate::worldgen::params::WorldParams;
 use crate::worldgen::placement::{candidate, layer_of, least_block_distance, unit_squares, MIN_SPACING_SUB, SUB};
 use crate::worldgen::veins;
@@ -59,7 +60,7 @@ fn time_ms<T>(f: impl FnOnce() -> T) -> (f64, T) {
 }
 
 /// The median over `repeat` runs of the time of one of `rounds` calls of `f`.
-fn fill_ms(repeat: usize, rounds: usize, f: impl Fn()) -> f64 {
+fn mean_ms(repeat: usize, rounds: usize, f: impl Fn()) -> f64 {
     median(
         (0..repeat.max(1))
             .map(|_| {
@@ -96,85 +97,112 @@ pub struct FurnishingFigures {
 }
 
 /// [`FurnishingFigures`] of `preset` at `seed`, if it has anything to
-/// unfurnish ([`super::view::unfurnished`]).
+/// unfurnish ([`super::view::unfurnished`]). The two worlds are timed in
+/// alternating rounds, so drift in the machine's speed falls on both, and
+/// the ratio is the median of the rounds' ratios.
 pub fn furnishing_figures(preset: &Preset, seed: u64, repeat: usize) -> Option<FurnishingFigures> {
     let bare = super::view::unfurnished(preset)?;
     let (from, spacing) = ([-52, -52], 13);
     let columns: Vec<ColumnPos> =
         (0..64).map(|i| ColumnPos { x: from[0] + spacing * (i % 8), z: from[1] + spacing * (i / 8) }).collect();
-    let furnished = decorate_figures_on(&WorldGen::new(preset.clone(), seed), &columns, from, repeat);
-    let unfurnished = decorate_figures_on(&WorldGen::new(bare, seed), &columns, from, repeat);
+    let (furnished, unfurnished) = (WorldGen::new(preset.clone(), seed), WorldGen::new(bare, seed));
+    let (furnished, unfurnished) = (Surfaces::new(&furnished, &columns), Surfaces::new(&unfurnished, &columns));
+    let (mut f, mut u, mut ratio) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..repeat.max(1) {
+        let (a, b) = (furnished.ms_per_chunk(), unfurnished.ms_per_chunk());
+        f.push(a);
+        u.push(b);
+        ratio.push(a / b);
+    }
     Some(FurnishingFigures {
         columns_from: from,
         spacing,
-        furnished_over_unfurnished_per_chunk: furnished.ms_per_chunk_decorate / unfurnished.ms_per_chunk_decorate,
-        furnished,
-        unfurnished,
+        furnished_over_unfurnished_per_chunk: median(ratio),
+        furnished: furnished.figures(median(f), from, repeat),
+        unfurnished: unfurnished.figures(median(u), from, repeat),
     })
 }
 
 fn decorate_figures_on(world: &WorldGen, columns: &[ColumnPos], corner: [i32; 2], repeat: usize) -> DecorateFigures {
-    let p = &*world.params;
-    let hms: Vec<_> = columns.iter().map(|&c| world.compute_heightmap(c)).collect();
-    let plans: Vec<_> = columns.iter().zip(&hms).map(|(&c, hm)| world.plan_decorations(c, hm)).collect();
-    // The non-uniform chunks of each column, given its trees.
-    let mut chunks: Vec<(usize, ChunkPos)> = Vec::new();
-    for (i, (c, (hm, d))) in columns.iter().zip(hms.iter().zip(&plans)).enumerate() {
-        let top = decorate::decoration_top(p, hm.max_height, d.tree_top);
-        let lo = (hm.min_height - p.surface.under_depth - 1).div_euclid(32);
-        for y in lo..=top.div_euclid(32) {
-            let pos = ChunkPos::new(c.x, y, c.z);
-            if known_uniform(p, pos, hm.min_height, hm.max_height, top).is_none() {
-                chunks.push((i, pos));
+    let surfaces = Surfaces::new(world, columns);
+    let per_chunk = median((0..repeat.max(1)).map(|_| surfaces.ms_per_chunk()).collect());
+    surfaces.figures(per_chunk, corner, repeat)
+}
+
+/// Chunk columns ready for timing their decoration: heightmaps, plans, and
+/// the non-uniform chunks of each.
+struct Surfaces<'a> {
+    world: &'a WorldGen,
+    columns: &'a [ColumnPos],
+    hms: Vec<Heightmap>,
+    plans: Vec<decorate::ColumnDecorations>,
+    chunks: Vec<(usize, ChunkPos)>,
+}
+
+impl<'a> Surfaces<'a> {
+    fn new(world: &'a WorldGen, columns: &'a [ColumnPos]) -> Surfaces<'a> {
+        let p = &*world.params;
+        let hms: Vec<_> = columns.iter().map(|&c| world.compute_heightmap(c)).collect();
+        let plans: Vec<_> = columns.iter().zip(&hms).map(|(&c, hm)| world.plan_decorations(c, hm)).collect();
+        let mut chunks: Vec<(usize, ChunkPos)> = Vec::new();
+        for (i, (c, (hm, d))) in columns.iter().zip(hms.iter().zip(&plans)).enumerate() {
+            let top = decorate::decoration_top(p, hm.max_height, d.tree_top);
+            let lo = (hm.min_height - p.surface.under_depth - 1).div_euclid(32);
+            for y in lo..=top.div_euclid(32) {
+                let pos = ChunkPos::new(c.x, y, c.z);
+                if known_uniform(p, pos, hm.min_height, hm.max_height, top).is_none() {
+                    chunks.push((i, pos));
+                }
             }
         }
+        Surfaces { world, columns, hms, plans, chunks }
     }
-    let hm_ms = median(
-        (0..repeat.max(1))
-            .map(|_| {
-                time_ms(|| {
-                    for &c in columns {
-                        std::hint::black_box(world.compute_heightmap(c));
-                    }
-                })
-                .0 / columns.len() as f64
-            })
-            .collect(),
-    );
-    // Decoration = plan every column + place into every surface chunk;
-    // placing is timed as decorated fill minus plain fill of the same chunks.
-    let plan_ms = median(
-        (0..repeat.max(1))
-            .map(|_| {
-                time_ms(|| {
-                    for (&c, hm) in columns.iter().zip(&hms) {
-                        std::hint::black_box(world.plan_decorations(c, hm));
-                    }
-                })
-                .0
-            })
-            .collect(),
-    );
-    let fills = |decorated: bool| {
-        fill_ms(repeat, 8, || {
-            for &(i, pos) in &chunks {
-                let d = decorated.then_some(&plans[i]);
-                std::hint::black_box(fill::fill(p, pos, &hms[i], d));
+
+    /// One round of the decoration stage per surface chunk: every column
+    /// planned, then its chunks placed, timed as the decorated fill less
+    /// the plain fill of the same chunks, back to back.
+    fn ms_per_chunk(&self) -> f64 {
+        let p = &*self.world.params;
+        let plan_ms = mean_ms(1, 4, || {
+            for (&c, hm) in self.columns.iter().zip(&self.hms) {
+                std::hint::black_box(self.world.plan_decorations(c, hm));
             }
-        })
-    };
-    let place_ms = (fills(true) - fills(false)).max(0.0);
-    let n_chunks = chunks.len().max(1) as f64;
-    let per_chunk = (plan_ms + place_ms) / n_chunks;
-    let per_column = n_chunks / columns.len() as f64;
-    DecorateFigures {
-        columns_from: corner,
-        ms_per_chunk_decorate: per_chunk,
-        ms_per_column_heightmap_one_thread: hm_ms,
-        surface_chunks_per_column: per_column,
-        decorate_to_heightmap_share: per_chunk / (hm_ms / per_column),
-        trees_per_column: plans.iter().flat_map(|d| &d.trees).filter(|t| t.rock().is_none()).count() as f64
-            / columns.len() as f64,
+        });
+        let fills = |decorated: bool| {
+            mean_ms(1, 8, || {
+                for &(i, pos) in &self.chunks {
+                    let d = decorated.then_some(&self.plans[i]);
+                    std::hint::black_box(fill::fill(p, pos, &self.hms[i], d));
+                }
+            })
+        };
+        let place_ms = (fills(true) - fills(false)).max(0.0);
+        (plan_ms + place_ms) / self.chunks.len().max(1) as f64
+    }
+
+    fn figures(&self, per_chunk: f64, corner: [i32; 2], repeat: usize) -> DecorateFigures {
+        let hm_ms = median(
+            (0..repeat.max(1))
+                .map(|_| {
+                    time_ms(|| {
+                        for &c in self.columns {
+                            std::hint::black_box(self.world.compute_heightmap(c));
+                        }
+                    })
+                    .0 / self.columns.len() as f64
+                })
+                .collect(),
+        );
+        let per_column = self.chunks.len().max(1) as f64 / self.columns.len() as f64;
+        DecorateFigures {
+            columns_from: corner,
+            ms_per_chunk_decorate: per_chunk,
+            ms_per_column_heightmap_one_thread: hm_ms,
+            surface_chunks_per_column: per_column,
+            decorate_to_heightmap_share: per_chunk / (hm_ms / per_column),
+            trees_per_column: self.plans.iter().flat_map(|d| &d.trees).filter(|t| t.rock().is_none()).count() as f64
+                / self.columns.len() as f64,
+        }
     }
 }
 
@@ -214,7 +242,7 @@ pub fn vein_figures(world: &WorldGen, decorate: &DecorateFigures, repeat: usize)
         }
     }
     let fills = |params: &WorldParams| {
-        fill_ms(repeat, 4, || {
+        mean_ms(repeat, 4, || {
             for &(i, pos) in &chunks {
                 std::hint::black_box(fill::fill(params, pos, &hms[i], None));
             }
