@@ -586,18 +586,24 @@ pub fn plant_at(
     let d = p.deco.plants.shore[b][l].min(MAX_SHORE_REACH) as i64;
     let wet = h < p.surface.water_level;
     let across = |h: i32| (h < p.surface.water_level) != wet;
-    let around = || (-d..=d).flat_map(|dz| (-d..=d).map(move |dx| (x + dx, z + dz)));
-    // Heights at hand first: most shore columns decide without sampling.
-    let near = d == 0 || around().any(|(x, z)| heights.at_hand(x, z).is_some_and(across)) || {
-        let mut beyond = [(0, 0); ((2 * MAX_SHORE_REACH + 1) * (2 * MAX_SHORE_REACH + 1)) as usize];
-        let mut n = 0;
-        for (x, z) in around().filter(|&(x, z)| heights.at_hand(x, z).is_none()) {
-            beyond[n] = (x, z);
-            n += 1;
+    if d == 0 {
+        return layer.what;
+    }
+    // Heights at hand first: most shore columns decide without sampling;
+    // the columns beyond are gathered for one batched look.
+    let mut beyond = [(0, 0); ((2 * MAX_SHORE_REACH + 1) * (2 * MAX_SHORE_REACH + 1)) as usize];
+    let mut n = 0;
+    for (x, z) in (-d..=d).flat_map(|dz| (-d..=d).map(move |dx| (x + dx, z + dz))) {
+        match heights.at_hand(x, z) {
+            Some(h) if across(h) => return layer.what,
+            Some(_) => {}
+            None => {
+                beyond[n] = (x, z);
+                n += 1;
+            }
         }
-        heights.any_beyond(&beyond[..n], across)
-    };
-    if near {
+    }
+    if heights.any_beyond(&beyond[..n], across) {
         layer.what
     } else {
         0
