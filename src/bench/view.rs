@@ -363,7 +363,8 @@ fn view_reach(
     centre: ChunkPos,
     r: i32,
 ) -> ViewReach {
-    let reach = Reach::flood(eye, |p| streamer.chunk(p).map(|c| &**c));
+    let store = streamer.store();
+    let reach = Reach::flood(eye, |p| store.get(p).map(|c| &**c));
     let in_range = rings(centre, r);
     let shows = |p: ChunkPos| within(p, centre, r) && reach.may_show(p);
     let mut out = ViewReach {
@@ -383,7 +384,7 @@ fn view_reach(
     }
     let data = in_range.iter().copied().chain(edge_offsets(r).into_iter().map(|o| offset(centre, o)));
     for p in data {
-        let Some(c) = streamer.chunk(p).filter(|c| c.blocks().uniform().is_none()) else { continue };
+        let Some(c) = store.get(p).filter(|c| c.blocks().uniform().is_none()) else { continue };
         out.stored_chunks += 1;
         out.open_blocks += BlockId::all().filter(|b| !b.info().opaque()).map(|b| c.counts().get(b) as u64).sum::<u64>();
         if !neighbourhood(p).any(shows) {

@@ -529,8 +529,8 @@ impl Running {
         let intent = if grabbed { self.input.intent() } else { Default::default() };
         for _ in 0..ticks {
             self.previous = self.player;
-            let streamer = &self.streamer;
-            let get = |p| streamer.chunk(p).map(|c| &**c);
+            let store = self.streamer.store();
+            let get = |p| store.get(p).map(|c| &**c);
             self.player.step(TICK.as_secs_f64(), intent, &LoadedChunks { get: &get });
         }
         let screen = &mut self.screen;

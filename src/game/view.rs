@@ -74,7 +74,8 @@ pub fn with_visibility<R>(
     let range = streamer.range();
     let (centre, r) = (range.centre, range.render_distance);
     let in_range = |p: ChunkPos| range.renders(p);
-    let links = |p: ChunkPos| streamer.links(p);
+    let store = streamer.store();
+    let links = |p: ChunkPos| store.links(p);
     let drawn = (far && !streamer.is_complete()).then(|| {
         let v = vertical(r);
         DrawnColumns::new([centre.x, centre.z], r, |x, z| {

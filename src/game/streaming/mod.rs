@@ -15,6 +15,7 @@ pub mod lighting;
 pub mod mesh_pipeline;
 pub mod requests;
 pub mod rings;
+pub mod shared_store;
 
 use super::engine::{EngineSwitch, Switch};
 use super::frame_stats::CpuClock;
@@ -27,7 +28,6 @@ use crate::world::chunk::Chunk;
 use crate::world::coords::{block_index, ChunkPos};
 use crate::world::edits::{BlockPos, ChunkEdits};
 use crate::world::store::{ChunkStore, StoreError};
-use crate::world::visibility::FaceLinks;
 use crate::worldgen::WorldGen;
 use lighting::LightStage;
 pub use mesh_pipeline::ReadyStages;
@@ -35,9 +35,11 @@ use mesh_pipeline::{mesh_of, MeshInput, MeshPipeline, MAX_IN_PIPELINE};
 use requests::Requests;
 use rings::{light_data_offsets, neighbourhood, offset, within, LIGHT_VERTICAL};
 use rustc_hash::FxHashSet;
+use shared_store::SharedStore;
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
+use std::sync::RwLockReadGuard;
 use std::time::{Duration, Instant};
 
 pub use mesh_pipeline::Budget;
@@ -133,8 +135,8 @@ pub struct ChunkStreamer {
     switch: EngineSwitch,
     /// A line for the player from the last finished device open.
     notice: Option<String>,
-    /// Chunk data and the player's edits.
-    store: ChunkStore,
+    /// Chunk data and the player's edits, shared with the light thread.
+    store: SharedStore,
     requests: Requests,
     /// The "lit" stage between the store and the meshes.
     light: LightStage,
@@ -228,13 +230,14 @@ impl ChunkStreamer {
         let mut requests = Requests::new(4 * DEFAULT_BATCH);
         let range = Range::new(ChunkPos::new(0, 0, 0), render_distance);
         requests.recentre(&range);
-        let light = LightStage::spawn(world.clone());
+        let store = SharedStore::new(ChunkStore::with_edits(edits));
+        let light = LightStage::spawn(world.clone(), store.clone());
         let mut s = ChunkStreamer {
             switch,
             notice: None,
             world,
             service,
-            store: ChunkStore::with_edits(edits),
+            store,
             requests,
             light,
             meshes: MeshPipeline::spawn(),
@@ -390,7 +393,8 @@ impl ChunkStreamer {
             Some((_, data)) => self.leaving.extend_from_slice(data),
             None => {
                 self.leaving.clear();
-                self.store.evict(|p| range.holds(p));
+                let light = &self.light;
+                self.store.write().evict(|p| range.holds(p) || light.holds(p));
             }
         }
         match &left {
@@ -407,7 +411,7 @@ impl ChunkStreamer {
         for p in entering {
             if !self.meshes.is_meshed(p) {
                 self.meshes.wanted_since(p, now);
-                if self.store.contains(p) {
+                if self.store.read().contains(p) {
                     self.to_try.push(p);
                 }
             }
@@ -416,14 +420,16 @@ impl ChunkStreamer {
 
     /// Drops chunks that left the range from the store, within the frame's
     /// time but at least an eighth of those waiting (so the list stays
-    /// short however slow the frames); one that came back stays.
+    /// short however slow the frames); one that came back stays, and one
+    /// the light thread still holds goes when it lets go ([`Self::take_light`]).
     fn evict_leaving(&mut self, deadline: Instant) {
         let least = (self.leaving.len() / 8).max(MIN_TRIED_PER_FRAME / 8);
         let range = self.range;
         let mut done = 0;
+        let mut store = self.store.write();
         while let Some(p) = self.leaving.pop() {
-            if !range.holds(p) {
-                self.store.evict_these(&[p]);
+            if !range.holds(p) && !self.light.holds(p) {
+                store.evict_these(&[p]);
             }
             done += 1;
             if done >= least && done % ARRIVALS_PER_CLOCK_READ == 0 && Instant::now() >= deadline {
@@ -464,10 +470,8 @@ impl ChunkStreamer {
             if !range.holds_light(p) {
                 continue;
             }
-            if let Some(c) = self.store.get(p) {
-                if !self.light.is_sent(p) {
-                    self.light.add(c.clone());
-                }
+            if self.store.read().contains(p) {
+                self.light.add(p);
             }
             if range.lights(p) && !old.lights(p) && self.meshes.is_meshed(p) {
                 self.meshes.invalidate(p);
@@ -493,7 +497,8 @@ impl ChunkStreamer {
         if self.meshes.is_settled_or_busy(pos) || !self.range.renders(pos) {
             return;
         }
-        let Some(centre) = self.store.get(pos) else { return };
+        let store = self.store.read();
+        let Some(centre) = store.get(pos) else { return };
         // Air and buried chunks have nothing to draw.
         if centre.blocks().uniform() == Some(BlockId::AIR) {
             self.meshes.settle_empty(pos);
@@ -501,11 +506,11 @@ impl ChunkStreamer {
         }
         // Cheap checks first: this runs for every neighbour of every chunk
         // that arrives or whose light changes.
-        if !neighbourhood(pos).all(|p| self.store.contains(p)) {
+        if !neighbourhood(pos).all(|p| store.contains(p)) {
             return;
         }
         self.meshes.loaded(pos);
-        let opaque = |p: ChunkPos| self.store.get(p).is_some_and(|c| c.is_solid());
+        let opaque = |p: ChunkPos| store.get(p).is_some_and(|c| c.is_solid());
         let faces = [(0, 0, 0), (-1, 0, 0), (1, 0, 0), (0, -1, 0), (0, 1, 0), (0, 0, -1), (0, 0, 1)];
         if faces.iter().all(|&(dx, dy, dz)| opaque(ChunkPos::new(pos.x + dx, pos.y + dy, pos.z + dz))) {
             self.meshes.settle_empty(pos);
@@ -543,7 +548,7 @@ impl ChunkStreamer {
 
     /// The block at `pos`, if its chunk is loaded.
     pub fn block(&self, pos: BlockPos) -> Option<BlockId> {
-        self.store.block(pos)
+        self.store.read().block(pos)
     }
 
     /// Sets a block and re-meshes every loaded chunk the edit touches right
@@ -552,24 +557,28 @@ impl ChunkStreamer {
     /// chunks still on the mesher threads are dropped when they come back.
     pub fn set_block(&mut self, pos: BlockPos, block: BlockId) -> Result<(), StoreError> {
         self.take_terrain_changes();
-        let mut touched = self.store.set_block(pos, block)?;
-        // The edit's own change set is consumed here: the light stage takes
-        // it as an edit (below), and its meshes are made at once.
-        let _ = self.store.take_changes();
-        if let Some(chunk) = pos.chunk().and_then(|c| self.store.get(c)).cloned() {
-            for c in self.light.edit(chunk, pos) {
-                if !touched.contains(&c) {
-                    touched.push(c);
-                }
+        let store = &self.store;
+        let (mut touched, relit) = self.light.edit(pos, || {
+            let mut store = store.write();
+            let touched = store.set_block(pos, block)?;
+            // The edit's own change set is consumed here: the light stage
+            // takes it as an edit, and its meshes are made at once (below).
+            let _ = store.take_changes();
+            Ok(touched)
+        })?;
+        for c in relit {
+            if !touched.contains(&c) {
+                touched.push(c);
             }
         }
         let range = self.range;
+        let store = self.store.read();
         for c in touched {
             self.meshes.invalidate(c);
             if !range.renders(c) {
                 continue;
             }
-            match Self::mesh_input(&self.store, &self.light, c, range.lights(c)) {
+            match Self::mesh_input(&store, &self.light, c, range.lights(c)) {
                 Some(input) => {
                     let mesh = mesh_of(&input);
                     self.view_changes.push(if mesh.is_empty() {
@@ -588,7 +597,7 @@ impl ChunkStreamer {
 
     /// Edited chunk deltas not yet handed out for saving.
     pub fn take_unsaved(&mut self) -> Vec<(ChunkPos, ChunkEdits)> {
-        self.store.take_unsaved()
+        self.store.write().take_unsaved()
     }
 
     /// One frame of streaming: take in generated chunks and finished meshes,
@@ -640,7 +649,7 @@ impl ChunkStreamer {
                     if !self.range.holds(pos) {
                         continue;
                     }
-                    self.store.insert_generated(chunk);
+                    self.store.write().insert_generated(chunk);
                 }
                 Event::Cancelled(pos) => self.requests.returned(pos),
             }
@@ -651,8 +660,9 @@ impl ChunkStreamer {
         self.try_waiting(deadline);
         parts.tries = laps.lap();
 
-        let store = &self.store;
+        let store = self.store.read();
         let batch = self.requests.next_batch(scale, |p| store.contains_near(p));
+        drop(store);
         if !batch.is_empty() {
             self.service.send(Command::Generate(batch));
         }
@@ -660,12 +670,13 @@ impl ChunkStreamer {
         self.requests.rewind_if_stalled(complete);
         parts.requests = laps.lap();
 
-        let (store, light) = (&self.store, &self.light);
+        let (store, light) = (self.store.read(), &self.light);
         let range = self.range;
         let dispatch_deadline = deadline.max(Instant::now() + budget.time / SHARE);
         self.meshes.dispatch(MAX_IN_PIPELINE * scale, dispatch_deadline, |p| {
-            Self::mesh_input(store, light, p, range.lights(p))
+            Self::mesh_input(&store, light, p, range.lights(p))
         });
+        drop(store);
         parts.dispatch = laps.lap();
         for change in std::mem::take(&mut self.view_changes) {
             show(change);
@@ -673,9 +684,9 @@ impl ChunkStreamer {
         // Uploads get a share of the budget even when the work before them
         // took it all, so meshes keep going up on a slow frame.
         let upload_deadline = deadline.max(Instant::now() + budget.time / SHARE);
-        let store = &mut self.store;
+        let store = &self.store;
         self.meshes.hand_out(&range, (budget.upload_bytes, upload_deadline), |p, mesh, links| {
-            store.set_links(p, links);
+            store.write().set_links(p, links);
             show(mesh.map_or(ViewChange::Gone(p), |m| ViewChange::Mesh(p, m)))
         });
         parts.hand_out = laps.lap();
@@ -689,17 +700,17 @@ impl ChunkStreamer {
         self.parts
     }
 
-    /// Consumes the store's change set: new chunks in the lit range go to
+    /// Consumes the store's change set: new and modified chunks in the lit range go to
     /// the light stage, and every new or modified chunk's neighbourhood is
     /// tried for meshing. Removed chunks need nothing: eviction follows the
     /// range, which the mesh pipeline and the light stage follow too.
     fn take_terrain_changes(&mut self) {
-        let changes = self.store.take_changes();
-        for &pos in &changes.new {
+        let changes = self.store.write().take_changes();
+        // A chunk evicted and generated again in between is modified, and
+        // may not be lit yet.
+        for &pos in changes.new.iter().chain(&changes.modified) {
             if self.range.holds_light(pos) {
-                if let Some(c) = self.store.get(pos) {
-                    self.light.add(c.clone());
-                }
+                self.light.add(pos);
             }
         }
         // Neighbourhoods of neighbours overlap: a block of arrivals asks
@@ -718,6 +729,12 @@ impl ChunkStreamer {
         let range = self.range;
         let bottom = range.centre.y.saturating_sub(LIGHT_VERTICAL);
         let changed: std::collections::HashSet<ChunkPos> = self.light.poll().into_iter().collect();
+        // Chunks the light thread let go of that left the data range go now.
+        let released = self.light.take_released();
+        let gone: Vec<ChunkPos> = released.into_iter().filter(|&p| !range.holds(p) && !self.light.holds(p)).collect();
+        if !gone.is_empty() {
+            self.store.write().evict_these(&gone);
+        }
         for &pos in &changed {
             if range.lights(pos) && self.meshes.is_settled_or_busy(pos) {
                 // A queued chunk reads its light when it is sent.
@@ -763,7 +780,7 @@ impl ChunkStreamer {
     pub fn counts(&self) -> StreamCounts {
         let st = self.service.stats();
         StreamCounts {
-            loaded: self.store.loaded_count(),
+            loaded: self.store.read().loaded_count(),
             queued: st.queued.load(Ordering::Relaxed),
             generating: st.generating.load(Ordering::Relaxed),
             meshing: self.meshes.pending(),
@@ -808,14 +825,11 @@ impl ChunkStreamer {
         self.generated_total
     }
 
-    /// Which faces of `pos` see each other, for visibility culling (open
-    /// while not known).
-    pub fn links(&self, pos: ChunkPos) -> FaceLinks {
-        self.store.links(pos)
-    }
-
-    pub fn chunk(&self, pos: ChunkPos) -> Option<&Arc<Chunk>> {
-        self.store.get(pos)
+    /// The store, to read: its chunks, and which faces of each see each
+    /// other for visibility culling. Hold it for a walk, not across frames
+    /// (the game thread's own updates wait for it).
+    pub fn store(&self) -> RwLockReadGuard<'_, ChunkStore> {
+        self.store.read()
     }
 
     pub fn world(&self) -> &Arc<WorldGen> {
@@ -824,7 +838,7 @@ impl ChunkStreamer {
 
     /// Bytes of chunk data the store holds.
     pub fn data_bytes(&self) -> usize {
-        self.store.data_bytes()
+        self.store.read().data_bytes()
     }
 
     /// Wanted (in range) → mesh on the GPU, per chunk with a mesh.
