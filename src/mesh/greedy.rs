@@ -145,24 +145,7 @@ impl Mesher {
         let [nx, ny, nz] = face.normal();
         let (ua, va) = face.tangents();
         let axis = face.axis();
-        let unit = |a: usize, d: i32| -> [i32; 3] {
-            let mut o = [0; 3];
-            o[a] = d;
-            o
-        };
-        let add = |a: [i32; 3], b: [i32; 3]| [a[0] + b[0], a[1] + b[1], a[2] + b[2]];
-        let nrm = [nx, ny, nz];
-        // The eight AO sample offsets around the face, in the layer in front of it.
-        let (um, up, vm, vp) =
-            (add(nrm, unit(ua, -1)), add(nrm, unit(ua, 1)), add(nrm, unit(va, -1)), add(nrm, unit(va, 1)));
-        let diag = |du: i32, dv: i32| add(add(nrm, unit(ua, du)), unit(va, dv));
-        let corners = [(-1, -1), (1, -1), (1, 1), (-1, 1)];
-        // Each AO sample as (column index delta, bit shift), resolved once per face:
-        // the four sides, then the four diagonals in corner order.
-        let sample = |d: [i32; 3]| (d[2] as isize * PADDED as isize + d[0] as isize, (1 + d[1]) as u32);
-        let sides = [sample(um), sample(up), sample(vm), sample(vp)];
-        let diagonals = corners.map(|(du, dv)| sample(diag(du, dv)));
-
+        let ao = AoSamples::of(face);
         let mut used_slices = 0u32;
         let mut tiles = [0u8; 256];
         for (t, b) in tiles.iter_mut().zip(BLOCKS) {
@@ -188,25 +171,7 @@ impl Mesher {
                 if vis_o | vis_c | vis_w == 0 {
                     continue;
                 }
-                // AO bit-planes, 32 faces at once: count = s1 + s2 + c,
-                // ao = 3 - count, or 0 where both sides are solid.
-                let mut ao_lo = [0u32; 4];
-                let mut ao_hi = [0u32; 4];
-                if vis_o | vis_c != 0 {
-                    let base = (zp * PADDED + xp) as isize;
-                    let o = |(delta, shift): (isize, u32)| (vol.opaque[(base + delta) as usize] >> shift) as u32;
-                    let [s_um, s_up, s_vm, s_vp] = sides.map(o);
-                    for (k, &(du, dv)) in corners.iter().enumerate() {
-                        let s1 = if du < 0 { s_um } else { s_up };
-                        let s2 = if dv < 0 { s_vm } else { s_vp };
-                        let c = o(diagonals[k]);
-                        let bit0 = s1 ^ s2 ^ c;
-                        let bit1 = (s1 & s2) | (s1 & c) | (s2 & c);
-                        let both = s1 & s2;
-                        ao_lo[k] = !bit0 & !both;
-                        ao_hi[k] = !bit1 & !both;
-                    }
-                }
+                let (ao_lo, ao_hi) = if vis_o | vis_c != 0 { ao.planes(vol, here) } else { ([0; 4], [0; 4]) };
                 let column = match unpacked {
                     Some(ids) => Column::Dense(&ids[block_index(x, 0, z)..block_index(x, 0, z) + CHUNK_SIZE]),
                     None => n.centre.blocks().column(x, z),
@@ -243,8 +208,11 @@ impl Mesher {
                 }
             }
         }
+        self.merge(face, used_slices, out);
+    }
 
-        // Greedy merge, slice by slice.
+    /// Greedy merge, slice by slice, of the faces `mesh_face` marked.
+    fn merge(&mut self, face: Face, mut used_slices: u32, out: &mut ChunkMesh) {
         while used_slices != 0 {
             let s = used_slices.trailing_zeros() as usize;
             used_slices &= used_slices - 1;
@@ -280,6 +248,54 @@ impl Mesher {
                 }
             }
         }
+    }
+}
+
+/// The eight ambient-occlusion samples of a face direction, in the layer
+/// in front of the face, each as (column index delta, bit shift) in the
+/// padded opacity volume: the four sides (−u, +u, −v, +v), then the four
+/// diagonals in corner order.
+struct AoSamples {
+    sides: [(isize, u32); 4],
+    diagonals: [(isize, u32); 4],
+}
+
+/// Corners of a face in (u, v), in the order quads take them.
+const CORNERS: [(i32, i32); 4] = [(-1, -1), (1, -1), (1, 1), (-1, 1)];
+
+impl AoSamples {
+    fn of(face: Face) -> AoSamples {
+        let (ua, va) = face.tangents();
+        let normal = face.normal();
+        let at = |du: i32, dv: i32| {
+            let mut d = normal;
+            d[ua] += du;
+            d[va] += dv;
+            (d[2] as isize * PADDED as isize + d[0] as isize, (1 + d[1]) as u32)
+        };
+        AoSamples { sides: [at(-1, 0), at(1, 0), at(0, -1), at(0, 1)], diagonals: CORNERS.map(|(du, dv)| at(du, dv)) }
+    }
+
+    /// AO bit-planes of a column's 32 faces at once, per corner: the
+    /// count of occluders s1 + s2 + c gives ao = 3 − count, or 0 where
+    /// both sides are solid; returned as its low and high bits.
+    #[inline(always)]
+    fn planes(&self, vol: &Volume, column: usize) -> ([u32; 4], [u32; 4]) {
+        let base = column as isize;
+        let o = |(delta, shift): (isize, u32)| (vol.opaque[(base + delta) as usize] >> shift) as u32;
+        let [s_um, s_up, s_vm, s_vp] = self.sides.map(o);
+        let (mut lo, mut hi) = ([0u32; 4], [0u32; 4]);
+        for (k, &(du, dv)) in CORNERS.iter().enumerate() {
+            let s1 = if du < 0 { s_um } else { s_up };
+            let s2 = if dv < 0 { s_vm } else { s_vp };
+            let c = o(self.diagonals[k]);
+            let bit0 = s1 ^ s2 ^ c;
+            let bit1 = (s1 & s2) | (s1 & c) | (s2 & c);
+            let both = s1 & s2;
+            lo[k] = !bit0 & !both;
+            hi[k] = !bit1 & !both;
+        }
+        (lo, hi)
     }
 }
 
@@ -494,6 +510,52 @@ mod tests {
         // Alone in air: six merged faces, one quad per side.
         let m = mesh_alone(&stone, &ChunkBlocks::Uniform(BlockId::AIR));
         assert_eq!(m.quads(), 6);
+    }
+
+    /// Every opaque face's ambient occlusion against a count at each of
+    /// its corners (the two side blocks and the diagonal one in front of
+    /// the face; 0 where both sides are solid), over a random heap of stone.
+    #[test]
+    fn ambient_occlusion_counts_the_blocks_at_each_corner() {
+        let mut ids = vec![BlockId::AIR; CHUNK_VOLUME];
+        let mut h = 0x9E37_79B9_7F4A_7C15u64;
+        for i in 0..512 {
+            h = (h ^ (h >> 31)).wrapping_mul(0xBF58_476D_1CE4_E5B9).wrapping_add(i);
+            if h >> 62 == 0 {
+                ids[block_index(4 + i as usize % 8, 4 + i as usize / 8 % 8, 4 + i as usize / 64)] = BlockId::STONE;
+            }
+        }
+        let c = chunk(ChunkBlocks::Dense(ids.clone().into_boxed_slice()));
+        let m = mesh_alone(&c, &ChunkBlocks::Uniform(BlockId::AIR));
+        let solid = |p: [i32; 3]| {
+            p.iter().all(|&v| (0..32).contains(&v))
+                && ids[block_index(p[0] as usize, p[1] as usize, p[2] as usize)] == BlockId::STONE
+        };
+        let mut checked = 0;
+        for q in &m.opaque {
+            let face = Face::ALL.into_iter().find(|&f| f as u32 == q.face()).expect("a cube face");
+            let ((ua, va), axis, normal) = (face.tangents(), face.axis(), face.normal());
+            let (o, [w, h]) = (q.origin(), q.size());
+            for (du, dv) in (0..w as i32).flat_map(|du| (0..h as i32).map(move |dv| (du, dv))) {
+                let mut front = [o[0] as i32, o[1] as i32, o[2] as i32];
+                front[ua] += du;
+                front[va] += dv;
+                front[axis] += normal[axis].min(0);
+                for (k, &(cu, cv)) in CORNERS.iter().enumerate() {
+                    let at = |eu: i32, ev: i32| {
+                        let mut p = front;
+                        p[ua] += eu;
+                        p[va] += ev;
+                        p
+                    };
+                    let (s1, s2, corner) = (solid(at(cu, 0)), solid(at(0, cv)), solid(at(cu, cv)));
+                    let want = if s1 && s2 { 0 } else { 3 - (s1 as u32 + s2 as u32 + corner as u32) };
+                    assert_eq!(q.ao(k), want, "{face:?} face, open block {front:?} in front, corner {k}");
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 2000, "{checked} corners");
     }
 
     #[test]

@@ -142,39 +142,14 @@ impl Culler {
         let epoch = self.epoch;
         self.queue.clear();
         let mut reached = Vec::new();
-        let size = Vec3::splat(CHUNK_SIZE as f32);
-        // Chunk origins relative to the eye, from the start chunk's in f64
-        // and small integer steps from it in f32 (exact).
-        let base = {
-            let o = start.origin();
-            (DVec3::new(o[0] as f64, o[1] as f64, o[2] as f64) - eye).as_vec3()
-        };
-        let in_frustum = |p: ChunkPos| {
-            frustum.is_none_or(|f| {
-                let steps = Vec3::new((p.x - start.x) as f32, (p.y - start.y) as f32, (p.z - start.z) as f32);
-                let rel = base + steps * CHUNK_SIZE as f32;
-                f.intersects_box(rel, rel + size)
-            })
-        };
-        let near = |p: ChunkPos| (p.x - start.x).abs() <= 1 && (p.y - start.y).abs() <= 1 && (p.z - start.z).abs() <= 1;
-        if in_frustum(start) {
+        let view = EyeFrame::new(eye, start, frustum);
+        if view.sees(start) {
             reached.push(start);
         }
         self.cells[first] = Cell { epoch, state: VISITED, links: FaceLinks::ALL.bits(), done: 0, done_travelled: 0 };
         self.queue.push_back((start, first));
         while let Some((pos, at)) = self.queue.pop_front() {
-            self.cells[at].state &= !QUEUED;
-            let cell = self.cells[at];
-            let (entered, travelled) = ((cell.state & 0x3f) as u8, (cell.state >> 6 & 0x3f) as u8);
-            let mut out = if pos == start { 0x3f } else { FaceLinks::from_bits(cell.links).seen_from(entered) };
-            if steps == Steps::Straight {
-                out &= !opposite(travelled);
-            }
-            if cell.done_travelled == travelled {
-                out &= !cell.done;
-            }
-            self.cells[at].done = if cell.done_travelled == travelled { cell.done | out } else { out };
-            self.cells[at].done_travelled = travelled;
+            let (out, travelled) = self.directions_out(at, pos == start, steps);
             let mut rest = out;
             while rest != 0 {
                 let d = rest.trailing_zeros() as usize;
@@ -191,8 +166,8 @@ impl Culler {
                     // Next to the eye the walk goes on outside the frustum,
                     // but what it reports is inside (a seen point is).
                     let ranged = in_range(next);
-                    let inside = ranged && in_frustum(next);
-                    if !(inside || ranged && near(next)) {
+                    let inside = ranged && view.sees(next);
+                    if !(inside || ranged && view.near(next)) {
                         // Tested once per walk, however many paths lead here.
                         self.cells[i] = Cell { epoch, state: SHUT, ..Cell::default() };
                         continue;
@@ -207,30 +182,94 @@ impl Culler {
                     // Merged: more faces in, fewer directions travelled.
                     (old.state & 0x3f) | e | ((old.state & t) & (0x3f << 6)) | VISITED
                 };
-                let c = &mut self.cells[i];
-                if new & !QUEUED == c.state & !QUEUED {
-                    continue;
+                if self.merge_into(i, new, steps) {
+                    self.queue.push_back((next, i));
                 }
-                // A cell waiting in the queue reads its state when it is
-                // taken; one already taken goes back only if the merge lets
-                // it step somewhere new.
-                let queued = c.state & QUEUED != 0;
-                c.state = new | (c.state & QUEUED);
-                if queued {
-                    continue;
-                }
-                let travelled = (new >> 6 & 0x3f) as u8;
-                if c.done != 0 && c.done_travelled == travelled && steps == Steps::Straight {
-                    let allowed = FaceLinks::from_bits(c.links).seen_from((new & 0x3f) as u8) & !opposite(travelled);
-                    if allowed & !c.done == 0 {
-                        continue;
-                    }
-                }
-                c.state |= QUEUED;
-                self.queue.push_back((next, i));
             }
         }
         Some(reached)
+    }
+
+    /// The directions the walk steps out of cell `at` now (and the
+    /// directions travelled to it), remembered so that a later merge
+    /// steps out only where it opens something new.
+    #[inline(always)]
+    fn directions_out(&mut self, at: usize, from_start: bool, steps: Steps) -> (u8, u8) {
+        self.cells[at].state &= !QUEUED;
+        let cell = &mut self.cells[at];
+        let (entered, travelled) = ((cell.state & 0x3f) as u8, (cell.state >> 6 & 0x3f) as u8);
+        let mut out = if from_start { 0x3f } else { FaceLinks::from_bits(cell.links).seen_from(entered) };
+        if steps == Steps::Straight {
+            out &= !opposite(travelled);
+        }
+        if cell.done_travelled == travelled {
+            out &= !cell.done;
+            cell.done |= out;
+        } else {
+            cell.done = out;
+        }
+        cell.done_travelled = travelled;
+        (out, travelled)
+    }
+
+    /// Gives cell `i` its merged state `new`; whether it must go in the
+    /// queue. A cell waiting in the queue reads its state when it is
+    /// taken; one already taken goes back only if the merge lets it step
+    /// somewhere new.
+    #[inline(always)]
+    fn merge_into(&mut self, i: usize, new: u16, steps: Steps) -> bool {
+        let c = &mut self.cells[i];
+        if new & !QUEUED == c.state & !QUEUED {
+            return false;
+        }
+        let queued = c.state & QUEUED != 0;
+        c.state = new | (c.state & QUEUED);
+        if queued {
+            return false;
+        }
+        let travelled = (new >> 6 & 0x3f) as u8;
+        if c.done != 0 && c.done_travelled == travelled && steps == Steps::Straight {
+            let allowed = FaceLinks::from_bits(c.links).seen_from((new & 0x3f) as u8) & !opposite(travelled);
+            if allowed & !c.done == 0 {
+                return false;
+            }
+        }
+        c.state |= QUEUED;
+        true
+    }
+}
+
+/// Chunk boxes relative to the eye, for the frustum test: the start
+/// chunk's origin in f64, and small integer steps from it in f32 (exact).
+struct EyeFrame<'f> {
+    start: ChunkPos,
+    base: Vec3,
+    frustum: Option<&'f Frustum>,
+}
+
+impl<'f> EyeFrame<'f> {
+    fn new(eye: DVec3, start: ChunkPos, frustum: Option<&'f Frustum>) -> Self {
+        let o = start.origin();
+        let base = (DVec3::new(o[0] as f64, o[1] as f64, o[2] as f64) - eye).as_vec3();
+        EyeFrame { start, base, frustum }
+    }
+
+    /// Whether chunk `p` meets the frustum (always, without one).
+    #[inline(always)]
+    fn sees(&self, p: ChunkPos) -> bool {
+        let s = self.start;
+        self.frustum.is_none_or(|f| {
+            let steps = Vec3::new((p.x - s.x) as f32, (p.y - s.y) as f32, (p.z - s.z) as f32);
+            let rel = self.base + steps * CHUNK_SIZE as f32;
+            f.intersects_box(rel, rel + Vec3::splat(CHUNK_SIZE as f32))
+        })
+    }
+
+    /// Whether `p` touches the eye's chunk.
+    #[inline(always)]
+    fn near(&self, p: ChunkPos) -> bool {
+        let s = self.start;
+        (p.x - s.x).abs() <= 1 && (p.y - s.y).abs() <= 1 && (p.z - s.z).abs() <= 1
     }
 }
 
