@@ -230,8 +230,7 @@ pub fn footing(program: &NoiseProgram, p: &WorldParams, lanes: Lanes, x: i64, z:
     let [a, b, c, d, ..] = h_b;
     let v = (((a + b) + c) + d) * 0.25;
     let slope = a.max(b).max(c).max(d) - a.min(b).min(c).min(d);
-    let density =
-        program.tree_density_factor(p, biome[4] as usize % p.deco.trees.biome_layers.len(), x as f32, z as f32);
+    let density = program.tree_density_factor(p, biome[4] as usize, x as f32, z as f32);
     Footing { height: v as i32, biome: biome[4] as u32, slope, density }
 }
 
@@ -272,7 +271,7 @@ fn footing_allows(p: &WorldParams, layer: &FlatLayer, f: Footing, b: usize, max_
 
 /// The tree growing at a candidate, if the rules allow it: its kind and shape word.
 pub fn tree_at(p: &WorldParams, threshold: u32, variant: u64, f: Footing) -> Option<(u32, u32)> {
-    let b = f.biome as usize % p.deco.trees.biome_layers.len();
+    let b = f.biome as usize;
     let layer = p.deco.trees.biome_layers[b][tree_layer(p, b, threshold, f.density)?];
     let kind = p.deco.trees.kinds.get(layer.what as usize)?;
     if !footing_allows(p, &layer, f, b, p.deco.trees.max_slope) {
@@ -298,7 +297,7 @@ pub fn accepted_tree(
 
 /// The rock lying at a rock candidate, if the rules allow it: its kind and shape.
 pub fn rock_at(p: &WorldParams, threshold: u32, variant: u64, f: Footing) -> Option<(u32, u32)> {
-    let b = f.biome as usize % p.deco.rocks.biome_layers.len();
+    let b = f.biome as usize;
     let n = (p.deco.rocks.biome_count[b] as usize).min(p.deco.rocks.biome_layers[b].len());
     let layer =
         p.deco.rocks.biome_layers[b][layer_of(threshold, p.deco.rocks.biome_layers[b][..n].iter().map(|l| l.density))?];
@@ -425,7 +424,7 @@ fn plan_rocks(
         // Inside the column its own biome settles the threshold before
         // the footing's eight columns are sampled.
         if (0..CHUNK_SIZE_I64).contains(&rx) && (0..CHUNK_SIZE_I64).contains(&rz) {
-            let b = hm.biomes[column_index(rx as usize, rz as usize)] as usize % p.deco.rocks.biome_layers.len();
+            let b = hm.biomes[column_index(rx as usize, rz as usize)] as usize;
             let n = (p.deco.rocks.biome_count[b] as usize).min(MAX_BIOME_LAYERS);
             if layer_of(c.threshold, p.deco.rocks.biome_layers[b][..n].iter().map(|l| l.density)).is_none() {
                 continue;
@@ -518,7 +517,7 @@ fn plan_trees(
     for (c, rx, rz) in near {
         let inside = (0..CHUNK_SIZE_I64).contains(&rx) && (0..CHUNK_SIZE_I64).contains(&rz);
         if inside {
-            let b = hm.biomes[column_index(rx as usize, rz as usize)] as usize % p.deco.trees.biome_layers.len();
+            let b = hm.biomes[column_index(rx as usize, rz as usize)] as usize;
             // The density map costs one node's noise, the footing
             // eight columns': settle the threshold first.
             let factor = program.tree_density_factor(p, b, c.x as f32, c.z as f32);
@@ -551,7 +550,6 @@ pub fn plant_at(
     b: usize,
     heights: &impl ShoreHeights,
 ) -> u32 {
-    let b = b % p.deco.plants.biome_layers.len();
     let n = (p.deco.plants.biome_count[b] as usize).min(MAX_BIOME_LAYERS);
     if n == 0 {
         return 0;

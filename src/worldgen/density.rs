@@ -51,11 +51,11 @@ pub fn may_open(p: &WorldParams, y: i64, h: i64, min_depth: i64) -> bool {
 /// Whether layer `l` fires for these noise values.
 #[inline(always)]
 pub fn fires(l: &FlatCaveLayer, values: &[f32; MAX_CAVE_NOISES]) -> bool {
-    let a = values[l.a as usize % MAX_CAVE_NOISES];
+    let a = values[l.a as usize];
     if l.kind == CAVE_CHAMBERS {
         a > l.threshold
     } else {
-        let b = values[l.b as usize % MAX_CAVE_NOISES];
+        let b = values[l.b as usize];
         a.abs() < l.threshold && b.abs() < l.threshold
     }
 }
@@ -75,7 +75,7 @@ fn may_fire(
     origin: [i32; 3],
 ) -> bool {
     let mut b = |i: u32| {
-        let i = i as usize % MAX_CAVE_NOISES;
+        let i = i as usize;
         *bounds[i].get_or_insert_with(|| group_bounds(&p.caves.noises[i], origin))
     };
     if l.kind == CAVE_CHAMBERS {
@@ -431,7 +431,7 @@ fn carve_mask_in(p: &WorldParams, pos: ChunkPos, hm: &Heightmap) -> Option<Box<C
                     }
                     // Noise i's cells over this group, built on first use.
                     let mut noise = |octaves: &mut [GroupOctaves; MAX_CAVE_NOISES], i: u32| {
-                        let i = i as usize % MAX_CAVE_NOISES;
+                        let i = i as usize;
                         if !std::mem::replace(&mut built[i], true) {
                             octaves[i].build(&p.caves.noises[i], origin);
                         }

@@ -1041,6 +1041,33 @@ mod tests {
         assert_ne!(node_seed(low, 1), node_seed(low, 2));
     }
 
+    /// The stages index their tables with the biomes the rules pick and
+    /// the noises the cave layers name, unchecked beyond Rust's own bounds
+    /// check: every such index points inside the preset's own entries.
+    #[test]
+    fn the_indices_the_stages_follow_point_inside_their_tables() {
+        for (name, _) in crate::worldgen::preset::BUNDLED {
+            let preset = Preset::load(name).expect("a bundled preset loads");
+            let p = WorldParams::new(&preset, 7);
+            let n = p.biomes.count;
+            assert!(n as usize == preset.biomes.len() && n as usize <= MAX_BIOMES, "{name}: {n} biomes");
+            let mut picks = [p.biomes.ocean_biome, p.biomes.beach_biome, p.biomes.mountain_biome]
+                .into_iter()
+                .chain(p.biomes.table.iter().flatten().copied());
+            assert!(picks.all(|b| b < n), "{name}: a rule picks a biome past the preset's {n}");
+            let c = &p.caves;
+            assert!(c.noise_count as usize <= MAX_CAVE_NOISES && c.layer_count as usize <= MAX_CAVE_LAYERS);
+            for l in &c.layers[..c.layer_count as usize] {
+                assert!(
+                    l.a < c.noise_count && l.b < c.noise_count,
+                    "{name}: a cave layer reads noise {} or {}",
+                    l.a,
+                    l.b
+                );
+            }
+        }
+    }
+
     #[test]
     fn classic_flattens_to_39_perlin_evaluations() {
         let p = WorldParams::new(&Preset::classic(), 1);
