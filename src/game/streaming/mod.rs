@@ -443,9 +443,11 @@ impl ChunkStreamer {
     /// once (2 000 chunks at render distance 32), and a slow frame's
     /// arrivals bring thousands of neighbourhoods.
     fn try_waiting(&mut self, deadline: Instant) {
+        let shared = self.store.clone();
+        let store = shared.read();
         let mut tried = 0;
         while let Some(p) = self.to_try.pop() {
-            self.try_mesh(p);
+            self.try_mesh(&store, p);
             tried += 1;
             if tried >= MIN_TRIED_PER_FRAME && tried % ARRIVALS_PER_CLOCK_READ == 0 && Instant::now() >= deadline {
                 break;
@@ -465,18 +467,20 @@ impl ChunkStreamer {
         for p in gone {
             self.light.remove(p);
         }
+        let shared = self.store.clone();
+        let store = shared.read();
         for &o in light_data_offsets() {
             let p = range.at(o);
             if !range.holds_light(p) {
                 continue;
             }
-            if self.store.read().contains(p) {
+            if store.contains(p) {
                 self.light.add(p);
             }
             if range.lights(p) && !old.lights(p) && self.meshes.is_meshed(p) {
                 self.meshes.invalidate(p);
                 self.meshes.remeshed(p, false);
-                self.try_mesh(p);
+                self.try_mesh(&store, p);
             }
         }
     }
@@ -493,11 +497,10 @@ impl ChunkStreamer {
         Some(MeshInput { chunks, light })
     }
 
-    fn try_mesh(&mut self, pos: ChunkPos) {
+    fn try_mesh(&mut self, store: &ChunkStore, pos: ChunkPos) {
         if self.meshes.is_settled_or_busy(pos) || !self.range.renders(pos) {
             return;
         }
-        let store = self.store.read();
         let Some(centre) = store.get(pos) else { return };
         // Air and buried chunks have nothing to draw.
         if centre.blocks().uniform() == Some(BlockId::AIR) {
@@ -633,6 +636,8 @@ impl ChunkStreamer {
         self.take_light();
         parts.light = laps.lap();
         let mut arrivals = 0;
+        let shared = self.store.clone();
+        let mut store = shared.write();
         while arrivals < budget.max_arrivals {
             // A burst beyond the time budget waits in the channel (its
             // requests stay in flight, so none is asked for twice).
@@ -649,11 +654,12 @@ impl ChunkStreamer {
                     if !self.range.holds(pos) {
                         continue;
                     }
-                    self.store.write().insert_generated(chunk);
+                    store.insert_generated(chunk);
                 }
                 Event::Cancelled(pos) => self.requests.returned(pos),
             }
         }
+        drop(store);
         parts.arrivals = laps.lap();
         self.take_terrain_changes();
         parts.changes = laps.lap();
@@ -754,9 +760,11 @@ impl ChunkStreamer {
                 }
             }
         }
+        let shared = self.store.clone();
+        let store = shared.read();
         for p in waiting {
             if range.lights(p) {
-                self.try_mesh(p);
+                self.try_mesh(&store, p);
             }
         }
     }
