@@ -454,6 +454,21 @@ enum BenchCommand {
         #[arg(long)]
         json: bool,
     },
+    /// The Brno project's lattice table: one 128³ volume of cave noise at 1
+    /// to 8 octaves, each way of sharing the work (naive, gradients, partial
+    /// products; scalar and 8 lanes) and the well-known libraries at the
+    /// same points, on one thread.
+    Lattice {
+        /// Octaves up to this many (1–8).
+        #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=8))]
+        octaves: u32,
+        /// Runs per figure; medians are reported.
+        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=1000))]
+        repeat: u32,
+        /// Print JSON instead of the table.
+        #[arg(long)]
+        json: bool,
+    },
     /// Chunk generation: the Bologna thesis's tables 5.1–5.3 plus stage and noise figures.
     Gen {
         #[command(flatten)]
@@ -866,6 +881,15 @@ fn bench_command(which: BenchCommand) -> Result<()> {
         } => {
             let view = FlightView { seconds, render_distance, size, time, horizon, speed };
             bench_flight(&world, view, (backend, alpha, culling), json)
+        }
+        BenchCommand::Lattice { octaves, repeat, json } => {
+            let report = blockworld::bench::lattice::run(octaves, repeat as usize);
+            if json {
+                print_json(std::slice::from_ref(&report))
+            } else {
+                print!("{report}");
+                Ok(())
+            }
         }
         BenchCommand::Gen { world, backend, chunks, repeat, json, csv, plot } => {
             bench_gen(&world, backend, chunks.0, repeat as usize, json, (csv, plot))

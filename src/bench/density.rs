@@ -3,10 +3,10 @@
 //! * the density stage per underground chunk (a chunk wholly below its
 //!   column's surface and inside the cave range), as the CPU path runs it;
 //! * the Brno project's comparison: noise over a 128³ volume with the lattice cell
-//!   shared by each 8×8×8 group (cooperative) and with every block hashing
-//!   its own corners (naive), same volume, same run, same bits;
-//! * the Brno project's table: that comparison for 1 to 8 octaves of cells
-//!   `8 << o`.
+//!   shared by each 8×8×8 group (cooperative, 8 lanes) and with every block
+//!   hashing its own corners (naive, scalar), same volume, same run, same
+//!   bits. The ratio mixes sharing with SIMD; `bench lattice`
+//!   ([`super::lattice`]) separates them, at 1 to 8 octaves.
 
 use super::median;
 use crate::world::coords::{ChunkPos, ColumnPos, CHUNK_SIZE};
@@ -22,15 +22,6 @@ use std::time::Instant;
 pub const VOLUME_SIDE: usize = 128;
 
 #[derive(Clone, Debug, Serialize)]
-pub struct OctaveRow {
-    pub octaves: u32,
-    /// One evaluation of the whole 128³ volume.
-    pub ms_cooperative: f64,
-    pub ms_naive: f64,
-    pub naive_over_cooperative: f64,
-}
-
-#[derive(Clone, Debug, Serialize)]
 pub struct DensityFigures {
     /// The density stage per underground chunk, one thread.
     pub ms_per_chunk_density: f64,
@@ -40,8 +31,6 @@ pub struct DensityFigures {
     pub ns_per_voxel_cooperative: f64,
     pub ns_per_voxel_naive: f64,
     pub naive_over_cooperative: f64,
-    /// The Brno project's table.
-    pub octaves: Vec<OctaveRow>,
 }
 
 /// Wall time of `f` in ms, median of `repeat` runs.
@@ -126,21 +115,12 @@ pub fn density_figures(world: &WorldGen, repeat: usize) -> Option<DensityFigures
     let voxels = (VOLUME_SIDE * VOLUME_SIDE * VOLUME_SIDE) as f64;
     let coop = timed(repeat, || volume_cooperative(&noise, origin));
     let naive = timed(repeat, || volume_naive(&noise, origin));
-    let octaves = (1..=MAX_CAVE_OCTAVES as u32)
-        .map(|n| {
-            let nz = seed001_noise(n, noise.seed);
-            let c = timed(repeat, || volume_cooperative(&nz, origin));
-            let v = timed(repeat, || volume_naive(&nz, origin));
-            OctaveRow { octaves: n, ms_cooperative: c, ms_naive: v, naive_over_cooperative: v / c }
-        })
-        .collect();
     Some(DensityFigures {
         ms_per_chunk_density: median(times.clone()),
         underground_chunks: times.len(),
         ns_per_voxel_cooperative: coop * 1e6 / voxels,
         ns_per_voxel_naive: naive * 1e6 / voxels,
         naive_over_cooperative: naive / coop,
-        octaves,
     })
 }
 

@@ -169,28 +169,20 @@ fn placement(s: &mut String, first: &GenReport, _reports: &[GenReport]) {
     }
 }
 
-/// The density stage and the Brno table.
+/// The density stage.
 fn caves(s: &mut String, first: &GenReport, _reports: &[GenReport]) {
     if let Some(d) = &first.density {
         let _ = writeln!(
             s,
             "\nCaves, one CPU thread: density stage {:.4} ms per underground chunk (median of {}); \
-             noise {:.2} ns/voxel with shared lattice cells, {:.2} ns/voxel alone ({:.1}×)",
+             noise {:.2} ns/voxel with shared lattice cells (8 lanes), {:.2} ns/voxel alone (scalar; {:.1}×, \
+             sharing and SIMD together: `bench lattice` separates them)",
             d.ms_per_chunk_density,
             d.underground_chunks,
             d.ns_per_voxel_cooperative,
             d.ns_per_voxel_naive,
             d.naive_over_cooperative
         );
-        let _ = writeln!(s, "The Brno project's table: one 128³ volume, cells 8 << o (ms)");
-        let _ = writeln!(s, "  {:>8} {:>14} {:>14} {:>8}", "octaves", "cooperative", "naive", "ratio");
-        for row in &d.octaves {
-            let _ = writeln!(
-                s,
-                "  {:>8} {:>14.2} {:>14.2} {:>8.2}",
-                row.octaves, row.ms_cooperative, row.ms_naive, row.naive_over_cooperative
-            );
-        }
     }
 }
 

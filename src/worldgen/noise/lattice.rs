@@ -139,6 +139,17 @@ impl GroupCorners {
         }
     }
 
+    /// The octave at block `[i, j, k]` of the group from the shared
+    /// gradients alone: its own partial products and fades, as
+    /// [`octave_at`] forms them, so the same bits.
+    #[inline(always)]
+    pub fn block(&self, [i, j, k]: [usize; 3]) -> f32 {
+        let pxz: [f32; 8] = std::array::from_fn(|c| self.part(0, c, i) + self.part(2, c, k));
+        let gy = self.grad.map(|g| g[1]);
+        let fy = self.frac(1, j);
+        blend(&pxz, &gy, fy, fade(self.frac(0, i)), fade(fy), fade(self.frac(2, k)))
+    }
+
     /// The whole cell as the group's blocks see it.
     #[inline(always)]
     pub fn cell(&self) -> GroupCell {
