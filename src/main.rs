@@ -882,15 +882,7 @@ fn bench_command(which: BenchCommand) -> Result<()> {
             let view = FlightView { seconds, render_distance, size, time, horizon, speed };
             bench_flight(&world, view, (backend, alpha, culling), json)
         }
-        BenchCommand::Lattice { octaves, repeat, json } => {
-            let report = blockworld::bench::lattice::run(octaves, repeat as usize);
-            if json {
-                print_json(std::slice::from_ref(&report))
-            } else {
-                print!("{report}");
-                Ok(())
-            }
-        }
+        BenchCommand::Lattice { octaves, repeat, json } => bench_lattice(octaves, repeat as usize, json),
         BenchCommand::Gen { world, backend, chunks, repeat, json, csv, plot } => {
             bench_gen(&world, backend, chunks.0, repeat as usize, json, (csv, plot))
         }
@@ -942,6 +934,15 @@ fn bench_flight(
         }
     }
     print_reports(&reports, json)
+}
+
+fn bench_lattice(octaves: u32, repeat: usize, json: bool) -> Result<()> {
+    let report = blockworld::bench::lattice::run(octaves, repeat);
+    if json {
+        return print_json(std::slice::from_ref(&report));
+    }
+    print!("{report}");
+    Ok(())
 }
 
 fn bench_gen(
