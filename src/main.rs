@@ -22,6 +22,29 @@ use clap::{Args, FromArgMatches, Parser, Subcommand};
 use std::path::PathBuf;
 use std::sync::Arc;
 
+/// Everything the commands print goes through `out!` and `outln!`: a reader
+/// that stops early (`… | head`) ends the program quietly, where `println!`
+/// would panic.
+macro_rules! out {
+    ($($t:tt)*) => { write_stdout(format_args!($($t)*))? };
+}
+macro_rules! outln {
+    ($($t:tt)*) => { write_stdout(format_args!("{}\n", format_args!($($t)*)))? };
+}
+
+/// Stdout's reader has gone away.
+#[derive(Debug, thiserror::Error)]
+#[error("stdout was closed")]
+struct StdoutClosed;
+
+fn write_stdout(args: std::fmt::Arguments<'_>) -> Result<()> {
+    use std::io::Write;
+    match std::io::stdout().lock().write_fmt(args) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Err(StdoutClosed.into()),
+        r => Ok(r?),
+    }
+}
+
 #[derive(Parser)]
 #[command(
     name = "blockworld",
@@ -528,7 +551,7 @@ fn print_json<T: serde::Serialize>(reports: &[T]) -> Result<()> {
         [one] => serde_json::to_value(one)?,
         many => serde_json::json!({ "results": many }),
     };
-    println!("{}", serde_json::to_string_pretty(&value)?);
+    outln!("{}", serde_json::to_string_pretty(&value)?);
     Ok(())
 }
 
@@ -609,6 +632,9 @@ fn stop_on_signals() -> Result<std::sync::Arc<std::sync::atomic::AtomicBool>> {
 
 fn main() {
     if let Err(e) = run() {
+        if e.chain().any(|c| c.is::<StdoutClosed>()) {
+            return;
+        }
         eprintln!("error: {e:#}");
         std::process::exit(1);
     }
@@ -618,24 +644,29 @@ fn world_command(which: WorldCommand) -> Result<()> {
     match which {
         WorldCommand::New { dir, seed, preset } => {
             let w = WorldFile::create(&dir, seed, &preset)?;
-            println!("created {} (seed {seed}, preset {})", dir.display(), w.meta().preset_name);
+            outln!("created {} (seed {seed}, preset {})", dir.display(), w.meta().preset_name);
         }
         WorldCommand::Info { dir, json } => {
             let i = world_cmd::info(&dir)?;
             if json {
-                println!("{}", serde_json::to_string_pretty(&i)?);
+                outln!("{}", serde_json::to_string_pretty(&i)?);
             } else {
-                println!(
+                outln!(
                     "{}: seed {}, preset {}, format {}, {} edited blocks in {} chunks",
-                    i.path, i.seed, i.preset, i.format, i.edited_blocks, i.edited_chunks
+                    i.path,
+                    i.seed,
+                    i.preset,
+                    i.format,
+                    i.edited_blocks,
+                    i.edited_chunks
                 );
             }
         }
         WorldCommand::Edit { dir, script } => {
             let n = world_cmd::edit(&dir, &script, |line| eprintln!("{line}"))?;
-            println!("{n} edits applied to {}", dir.display());
+            outln!("{n} edits applied to {}", dir.display());
         }
-        WorldCommand::Get { dir, pos } => println!("{}", world_cmd::get(&dir, pos)?.name()),
+        WorldCommand::Get { dir, pos } => outln!("{}", world_cmd::get(&dir, pos)?.name()),
     }
     Ok(())
 }
@@ -665,7 +696,7 @@ fn run() -> Result<()> {
             let b = backend::create(backend, w.clone(), &device_options()?)?;
             let range = blockworld::far::FarRange { eye: center, horizon };
             let r = blockworld::cli::far_hash::far_hash(&w, &*b, range)?;
-            println!("{}  {} tiles", r.digest, r.tiles);
+            outln!("{}  {} tiles", r.digest, r.tiles);
             Ok(())
         }
         Some(Command::VeinTable { world, region: ChunkBox { from, to }, backend }) => {
@@ -673,7 +704,7 @@ fn run() -> Result<()> {
             let options = device_options()?;
             let engine = |w: Arc<WorldGen>| backend::create(backend, w, &options).map_err(RegionError::Backend);
             let rows = blockworld::cli::vein_table::vein_table(&w.preset, w.seed, (from, to), &engine)?;
-            print!("{}", blockworld::cli::vein_table::markdown(&rows));
+            out!("{}", blockworld::cli::vein_table::markdown(&rows));
             Ok(())
         }
         Some(Command::Map { world, center, size, scale, layer, out, json, backend }) => {
@@ -742,11 +773,11 @@ fn region_hash_command(
         bail!("backend {} reported block counts that do not match its blocks", kind.label());
     }
     for (pos, digest) in &r.per_chunk {
-        println!("{},{},{} {digest}", pos.x, pos.y, pos.z);
+        outln!("{},{},{} {digest}", pos.x, pos.y, pos.z);
     }
-    println!("{}  {} chunks", r.digest, r.chunks);
+    outln!("{}  {} chunks", r.digest, r.chunks);
     if counts {
-        println!("{}", r.counts_json());
+        outln!("{}", r.counts_json());
     }
     Ok(())
 }
@@ -765,7 +796,7 @@ fn map_command(
     let png = blockworld::map::encode_png(&map).context("encoding the map")?;
     std::fs::write(out, png).with_context(|| format!("writing {}", out.display()))?;
     if json {
-        println!("{}", serde_json::to_string_pretty(&map.stats)?);
+        outln!("{}", serde_json::to_string_pretty(&map.stats)?);
     } else {
         eprintln!("wrote {} ({}×{} pixels)", out.display(), map.width, map.height);
     }
@@ -786,7 +817,7 @@ fn screenshot_command(
         None => load_world(world)?,
     };
     let r = screenshot(w, &opts)?;
-    println!(
+    outln!(
         "wrote {} ({}x{}) — loaded {} chunks, {} meshes in {:.0} ms on {}; drew {} chunks, {} quads; eye at {:.1},{:.1},{:.1}",
         opts.out.display(),
         opts.size.0,
@@ -810,7 +841,7 @@ fn print_reports<T: serde::Serialize + std::fmt::Display>(reports: &[T], json: b
         return print_json(reports);
     }
     for r in reports {
-        print!("{r}");
+        out!("{r}");
     }
     Ok(())
 }
@@ -836,7 +867,7 @@ fn bench_command(which: BenchCommand) -> Result<()> {
                 }
             }
             if !json {
-                println!("the Bologna thesis's N: its cost per frame of loading a world of N³ chunks (16.7 ms budget)");
+                outln!("the Bologna thesis's N: its cost per frame of loading a world of N³ chunks (16.7 ms budget)");
             }
             print_reports(&rows, json)
         }
@@ -941,7 +972,7 @@ fn bench_lattice(octaves: u32, repeat: usize, json: bool) -> Result<()> {
     if json {
         return print_json(std::slice::from_ref(&report));
     }
-    print!("{report}");
+    out!("{report}");
     Ok(())
 }
 
@@ -969,7 +1000,7 @@ fn bench_gen(
     if json {
         print_json(&reports)?;
     } else {
-        print!("{}", report::table(&reports));
+        out!("{}", report::table(&reports));
     }
     if let Some(p) = csv {
         report::write_csv(&p, &reports)?;

@@ -344,3 +344,26 @@ fn positions_past_the_accepted_range_are_refused_with_the_reason() {
     assert_clean_failure(&run(&["world", "get", "/nonexistent", "0,70,-99999999999"]), why);
     assert!(!std::path::Path::new(out).exists(), "nothing was written");
 }
+
+/// `blockworld … | head -1`: the reader goes away while the command still
+/// has lines to print, and the command ends quietly instead of panicking.
+#[test]
+fn a_reader_that_stops_early_ends_the_command_quietly() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    // 1 323 lines of ~75 bytes: more than a pipe holds, so the command is
+    // still writing when the reader closes its end.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_blockworld"))
+        .args(["region-hash", "--from", "-10,-1,-10", "--to", "10,1,10", "--per-chunk"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run blockworld");
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().expect("stdout")).read_line(&mut first).expect("a first line");
+    assert!(first.starts_with("-10,-1,-10 "), "{first}");
+    let o = child.wait_with_output().expect("wait for blockworld");
+    let err = stderr(&o);
+    assert!(!err.contains("panicked"), "a closed stdout panicked: {err}");
+    assert!(o.status.success(), "a closed stdout is the reader's choice, not a failure: {:?} {err}", o.status);
+}
