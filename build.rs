@@ -97,6 +97,39 @@ fn main() {
     if env::var("CARGO_FEATURE_KERNEL_EMULATION").is_ok() {
         build_emulation(&kernels);
     }
+    stamp_commit(&manifest);
+}
+
+/// `BLOCKWORLD_COMMIT`: the commit the benchmarks say they ran on, with
+/// `+changes` where the sources differ from it, or `unknown` outside a git
+/// checkout. The script reruns when the sources or HEAD move, so the stamp
+/// never outlives what it names.
+fn stamp_commit(manifest: &Path) {
+    let git = |args: &[&str]| {
+        Command::new("git").arg("-C").arg(manifest).args(args).output().ok().filter(|o| o.status.success())
+    };
+    let text = |args: &[&str]| git(args).map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+    // `git diff --quiet` exits 1 (not success) where a tracked file differs;
+    // a new file not yet added is listed by ls-files.
+    let clean = git(&["diff", "--quiet", "HEAD", "--"]).is_some()
+        && text(&["ls-files", "--others", "--exclude-standard", "--", "src", "kernels", "assets"])
+            .is_some_and(|s| s.is_empty());
+    let stamp = match text(&["rev-parse", "--short=12", "HEAD"]) {
+        Some(commit) if clean => commit,
+        Some(commit) => format!("{commit}+changes"),
+        None => "unknown".to_string(),
+    };
+    println!("cargo:rustc-env=BLOCKWORLD_COMMIT={stamp}");
+    for path in ["src", "Cargo.toml", "Cargo.lock"] {
+        println!("cargo:rerun-if-changed={path}");
+    }
+    let Some(git_dir) = text(&["rev-parse", "--absolute-git-dir"]) else { return };
+    let git_dir = PathBuf::from(git_dir);
+    println!("cargo:rerun-if-changed={}", git_dir.join("HEAD").display());
+    println!("cargo:rerun-if-changed={}", git_dir.join("packed-refs").display());
+    if let Some(branch) = text(&["symbolic-ref", "-q", "HEAD"]) {
+        println!("cargo:rerun-if-changed={}", git_dir.join(branch).display());
+    }
 }
 
 /// The kernels' device code: fatbins, CUDA 12 images and ptxas's report

@@ -840,6 +840,7 @@ fn print_reports<T: serde::Serialize + std::fmt::Display>(reports: &[T], json: b
     if json {
         return print_json(reports);
     }
+    outln!("on {}", blockworld::bench::machine::Machine::here());
     for r in reports {
         out!("{r}");
     }

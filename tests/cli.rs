@@ -367,3 +367,22 @@ fn a_reader_that_stops_early_ends_the_command_quietly() {
     assert!(!err.contains("panicked"), "a closed stdout panicked: {err}");
     assert!(o.status.success(), "a closed stdout is the reader's choice, not a failure: {:?} {err}", o.status);
 }
+
+/// A benchmark names the commit it was built from, and the stamp follows
+/// HEAD (the build script reruns when HEAD or the sources move).
+#[test]
+fn benchmarks_name_the_commit_they_were_built_from() {
+    let Ok(head) = Command::new("git").args(["rev-parse", "--short=12", "HEAD"]).output() else {
+        return; // no git: the stamp says `unknown`, nothing to compare
+    };
+    if !head.status.success() {
+        return;
+    }
+    let head = String::from_utf8_lossy(&head.stdout).trim().to_string();
+    let o = run(&["bench", "lattice", "--octaves", "1", "--repeat", "1", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let commit = report["machine"]["commit"].as_str().expect("a commit in the machine stamp");
+    assert_eq!(commit.trim_end_matches("+changes"), head, "the stamp names another commit");
+    assert!(report["machine"]["cpu"].as_str().is_some_and(|c| !c.is_empty()));
+}

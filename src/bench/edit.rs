@@ -28,6 +28,8 @@ use std::time::Instant;
 
 #[derive(Debug, serde::Serialize)]
 pub struct EditReport {
+    /// Where and on what it ran.
+    pub machine: super::machine::Machine,
     pub edits: usize,
     pub edit_to_visible_ms_median: f64,
     pub edit_to_visible_ms_p99: f64,
@@ -79,6 +81,7 @@ pub fn run(world: Arc<WorldGen>, render_distance: i32, count: usize) -> Result<E
     torches.sort_by(|a, b| a.total_cmp(b));
     let torch = |p: f64| (!torches.is_empty()).then(|| percentile(&torches, p));
     Ok(EditReport {
+        machine: super::machine::Machine::here(),
         edits: times.len(),
         edit_to_visible_ms_median: percentile(&times, 0.5),
         edit_to_visible_ms_p99: percentile(&times, 0.99),

@@ -169,6 +169,8 @@ pub struct ReadyLatency {
 
 #[derive(Clone, Debug, Serialize)]
 pub struct FlightReport {
+    /// Where and on what it ran.
+    pub machine: super::machine::Machine,
     /// The configuration, as the UFMG paper's table names its rows.
     pub row: String,
     pub backend: String,
@@ -552,6 +554,7 @@ impl Recorder {
         let (ready_stages_ms, near_ready_stages_ms) = (stage_spreads(&all), stage_spreads(&near_ready));
         let range_most = self.range_holes.iter().fold(0.0f64, |a, &b| a.max(b)) as usize;
         FlightReport {
+            machine: super::machine::Machine::here(),
             row: opts.row.clone(),
             backend: streamer.backend_label(),
             adapter,

@@ -47,6 +47,8 @@ pub enum Throttle {
 
 #[derive(Clone, Debug, Serialize)]
 pub struct FramesRow {
+    /// Where and on what it ran.
+    pub machine: super::machine::Machine,
     pub n: u32,
     /// N³: the thesis's world for this N.
     pub thesis_chunks: u64,
@@ -129,6 +131,7 @@ fn run_one(world: Arc<WorldGen>, gpu: &Gpu, n: u32, throttle: Throttle, opts: &F
     let (mean, p99, max) = summary(&times);
     let (wall_mean, wall_p99, wall_max) = summary(&walls);
     Ok(FramesRow {
+        machine: super::machine::Machine::here(),
         n,
         thesis_chunks: (n as u64).pow(3),
         render_distance: r,

@@ -56,6 +56,8 @@ pub struct WorldRow {
 /// What ran: the parts below are written as one flat JSON object.
 #[derive(Clone, Debug, Serialize)]
 pub struct RunInfo {
+    /// Where and on what it ran.
+    pub machine: super::machine::Machine,
     pub backend: String,
     pub device: String,
     pub threads: usize,
@@ -278,6 +280,7 @@ pub fn run(
 
     Ok(GenReport {
         run: RunInfo {
+            machine: super::machine::Machine::here(),
             backend: kind.label().to_string(),
             device: backend.describe(),
             threads: if kind == Engine::Cpu { rayon::current_num_threads() } else { 1 },

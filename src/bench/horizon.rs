@@ -85,6 +85,8 @@ pub struct Frames {
 
 #[derive(Clone, Debug, Serialize)]
 pub struct HorizonReport {
+    /// Where and on what it ran.
+    pub machine: super::machine::Machine,
     pub preset: String,
     pub seed: u64,
     pub render_distance: i32,
@@ -242,6 +244,7 @@ pub fn run(opts: &HorizonOptions) -> Result<HorizonReport> {
         .collect();
     let cells = tiles.len() * TILE_CELLS * TILE_CELLS;
     Ok(HorizonReport {
+        machine: super::machine::Machine::here(),
         preset: opts.world.preset.name.clone(),
         seed: opts.world.seed,
         render_distance: opts.render_distance,

@@ -18,6 +18,7 @@
 //! API) and fastnoise-lite's Perlin and OpenSimplex2 (f32).
 
 use super::density::{seed001_noise, VOLUME_SIDE};
+use super::machine::Machine;
 use super::median;
 use crate::worldgen::density::{group_noise_as, noise_at, GroupRows, Sharing};
 use crate::worldgen::noise::lattice::GROUP;
@@ -51,48 +52,6 @@ pub struct LatticeReport {
     pub cooperation: Vec<f64>,
     /// Shared partial products, scalar over 8 lanes: what SIMD buys.
     pub simd: Vec<f64>,
-}
-
-/// Where a figure was measured.
-#[derive(Clone, Debug, Serialize)]
-pub struct Machine {
-    pub cpu: String,
-    pub threads: usize,
-    /// UTC, YYYY-MM-DD.
-    pub date: String,
-}
-
-impl Machine {
-    pub fn here() -> Machine {
-        let cpu = std::fs::read_to_string("/proc/cpuinfo")
-            .ok()
-            .and_then(|s| {
-                s.lines()
-                    .find(|l| l.starts_with("model name"))
-                    .and_then(|l| l.split(':').nth(1))
-                    .map(|m| m.trim().to_string())
-            })
-            .unwrap_or_else(|| "unknown".to_string());
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let days =
-            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() / 86_400);
-        Machine { cpu, threads, date: civil_date(days as i64) }
-    }
-}
-
-/// Days since 1970-01-01 as a proleptic Gregorian date (Hinnant's
-/// days-to-civil).
-fn civil_date(days: i64) -> String {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + (m <= 2) as i64;
-    format!("{y:04}-{m:02}-{d:02}")
 }
 
 /// The volume's low corner: away from the origin, across cell borders.
@@ -224,7 +183,7 @@ impl std::fmt::Display for LatticeReport {
             "The Brno lattice table: one {0}³ volume, cells 8 << o, one thread, ms (median of {1})",
             self.volume_side, self.repeat
         )?;
-        writeln!(f, "{}, {} threads, {}", m.cpu, m.threads, m.date)?;
+        writeln!(f, "{m}")?;
         let octaves = self.rows.first().map_or(0, |r| r.ms.len());
         write!(f, "{:<46}", "octaves")?;
         for o in 1..=octaves {
@@ -273,12 +232,5 @@ mod tests {
                 }
             }
         }
-    }
-
-    #[test]
-    fn dates_are_civil() {
-        assert_eq!(civil_date(0), "1970-01-01");
-        assert_eq!(civil_date(20_419), "2025-11-27");
-        assert_eq!(civil_date(-1), "1969-12-31");
     }
 }

@@ -10,6 +10,7 @@ pub mod gen;
 pub mod horizon;
 pub mod lattice;
 pub mod light;
+pub mod machine;
 pub mod perlin;
 pub mod report;
 pub mod rss;

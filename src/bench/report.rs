@@ -27,6 +27,7 @@ fn header(s: &mut String, first: &GenReport, reports: &[GenReport]) {
         "blockworld bench gen — seed {}, preset {}, median of {} runs",
         first.run.seed, first.run.preset, first.run.repeat
     );
+    let _ = writeln!(s, "on {}", first.run.machine);
     for r in reports {
         let _ = writeln!(s, "  {:<14} {}", r.run.backend, r.run.device);
     }

@@ -132,6 +132,8 @@ pub struct ViewVariant {
 
 #[derive(Clone, Debug, Serialize)]
 pub struct ViewReport {
+    /// Where and on what it ran.
+    pub machine: super::machine::Machine,
     pub seed: u64,
     pub render_distance: i32,
     pub backend: String,
@@ -239,6 +241,7 @@ pub fn run(opts: &ViewOptions) -> Result<ViewReport> {
     };
     let ratio = |f: fn(&ViewVariant) -> f64| over("without caves", f);
     Ok(ViewReport {
+        machine: super::machine::Machine::here(),
         seed: opts.seed,
         render_distance: opts.render_distance,
         backend,
