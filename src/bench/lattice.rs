@@ -52,6 +52,8 @@ pub struct LatticeReport {
     pub cooperation: Vec<f64>,
     /// Shared partial products, scalar over 8 lanes: what SIMD buys.
     pub simd: Vec<f64>,
+    /// Naive, scalar over 8 lanes: what SIMD buys without sharing.
+    pub simd_naive: Vec<f64>,
 }
 
 /// The volume's low corner: away from the origin, across cell borders.
@@ -89,6 +91,33 @@ fn every_block(mut f: impl FnMut([i32; 3]) -> f32) -> f32 {
         }
     }
     sum
+}
+
+/// Ours, every block alone, eight blocks of a y run at a time: SIMD without
+/// sharing. Without AVX2, the scalar row again.
+fn naive_lanes(n: &FlatCaveNoise) -> f32 {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(avx2) = crate::worldgen::noise::perlin_avx2::avx2() {
+        use crate::worldgen::noise::lattice::{octave_at_x8, octave_seed};
+        let mut sum = 0f32;
+        for z in 0..VOLUME_SIDE as i32 {
+            for x in 0..VOLUME_SIDE as i32 {
+                for y in (0..VOLUME_SIDE as i32).step_by(8) {
+                    let p = [[ORIGIN[0] + x; 8], std::array::from_fn(|l| ORIGIN[1] + y + l as i32), [ORIGIN[2] + z; 8]];
+                    let mut acc = [0f32; 8];
+                    for o in 0..n.octaves {
+                        let v = octave_at_x8(avx2, octave_seed(n.seed, o), n.shift_xz - o, n.shift_y - o, p);
+                        for (a, v) in acc.iter_mut().zip(v) {
+                            *a += n.weights[o as usize] * v;
+                        }
+                    }
+                    sum += acc.iter().sum::<f32>();
+                }
+            }
+        }
+        return sum;
+    }
+    naive(n)
 }
 
 /// A library's noise at our block centres and octaves: octave o samples
@@ -132,6 +161,7 @@ pub fn run(max_octaves: u32, repeat: usize) -> LatticeReport {
     type Eval<'a> = Box<dyn Fn(&FlatCaveNoise) -> f32 + 'a>;
     let rows: Vec<(&'static str, bool, bool, Eval)> = vec![
         ("naive, scalar", true, false, Box::new(naive)),
+        ("naive, 8 lanes", true, lanes, Box::new(naive_lanes)),
         ("shared gradients (opt. 1), scalar", true, false, Box::new(|n| shared(n, Sharing::Gradients))),
         (
             "shared partial products (opt. 1+2), scalar",
@@ -171,8 +201,8 @@ pub fn run(max_octaves: u32, repeat: usize) -> LatticeReport {
         })
         .collect();
     let ratio = |a: usize, b: usize| rows[a].ms.iter().zip(&rows[b].ms).map(|(x, y)| x / y).collect();
-    let (cooperation, simd) = (ratio(0, 2), ratio(2, 3));
-    LatticeReport { machine: Machine::here(), volume_side: VOLUME_SIDE, repeat, rows, cooperation, simd }
+    let (cooperation, simd, simd_naive) = (ratio(0, 3), ratio(3, 4), ratio(0, 1));
+    LatticeReport { machine: Machine::here(), volume_side: VOLUME_SIDE, repeat, rows, cooperation, simd, simd_naive }
 }
 
 impl std::fmt::Display for LatticeReport {
@@ -201,6 +231,7 @@ impl std::fmt::Display for LatticeReport {
         for (name, v) in [
             ("cooperation (naive / opt. 1+2, scalar)", &self.cooperation),
             ("SIMD (opt. 1+2 scalar / 8 lanes)", &self.simd),
+            ("SIMD alone (naive scalar / 8 lanes)", &self.simd_naive),
         ] {
             write!(f, "{name:<46}")?;
             for x in v {

@@ -246,6 +246,90 @@ pub fn octave_at(seed: u32, shift_xz: u32, shift_y: u32, p: [i32; 3]) -> f32 {
     blend(&pxz, &gy, f[1], fade(f[0]), fade(f[1]), fade(f[2]))
 }
 
+/// Eight blocks' octave values, one block a lane, each computed alone as
+/// [`octave_at`] does (its own cell, its own eight corner hashes): the
+/// naive evaluation with SIMD and no sharing, the same bits as `octave_at`.
+#[cfg(target_arch = "x86_64")]
+pub fn octave_at_x8(_: super::perlin_avx2::Avx2, seed: u32, shift_xz: u32, shift_y: u32, p: [[i32; 8]; 3]) -> [f32; 8] {
+    // SAFETY: the Avx2 proof says this CPU runs AVX2.
+    unsafe { octave_at_avx2(seed, shift_xz, shift_y, p) }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn octave_at_avx2(seed: u32, shift_xz: u32, shift_y: u32, p: [[i32; 8]; 3]) -> [f32; 8] {
+    use std::arch::x86_64::*;
+    let shifts = [shift_xz, shift_y, shift_xz];
+    let (mut cell, mut f) = ([_mm256_setzero_si256(); 3], [_mm256_setzero_ps(); 3]);
+    for axis in 0..3 {
+        // SAFETY: an [i32; 8] is 32 bytes; loadu needs no alignment.
+        let v = unsafe { _mm256_loadu_si256(p[axis].as_ptr().cast()) };
+        let shift = shifts[axis];
+        cell[axis] = _mm256_srav_epi32(v, _mm256_set1_epi32(shift as i32));
+        let within = _mm256_cvtepi32_ps(_mm256_and_si256(v, _mm256_set1_epi32((1i32 << shift) - 1)));
+        f[axis] =
+            _mm256_mul_ps(_mm256_add_ps(within, _mm256_set1_ps(0.5)), _mm256_set1_ps(1.0 / (1u32 << shift) as f32));
+    }
+    let mix = |x: __m256i| {
+        let k = _mm256_set1_epi32(0x045d_9f3b);
+        let x = _mm256_mullo_epi32(_mm256_xor_si256(_mm256_srli_epi32::<16>(x), x), k);
+        let x = _mm256_mullo_epi32(_mm256_xor_si256(_mm256_srli_epi32::<16>(x), x), k);
+        _mm256_xor_si256(_mm256_srli_epi32::<16>(x), x)
+    };
+    // h mod 12 without division: h / 12 = (h · 0xAAAA_AAAB) >> 35 for every
+    // u32, taken on the even lanes and then the odd ones.
+    let mod12 = |h: __m256i| {
+        let k = _mm256_set1_epi32(0xAAAA_AAABu32 as i32);
+        let even = _mm256_srli_epi64::<35>(_mm256_mul_epu32(h, k));
+        let odd = _mm256_srli_epi64::<35>(_mm256_mul_epu32(_mm256_srli_epi64::<32>(h), k));
+        let q = _mm256_or_si256(even, _mm256_slli_epi64::<32>(odd));
+        _mm256_sub_epi32(h, _mm256_mullo_epi32(q, _mm256_set1_epi32(12)))
+    };
+    // ±1 with the sign from bit `B` of i, as `gradient` picks it.
+    let sign = |i: __m256i, bit: __m256i| {
+        let b = _mm256_slli_epi32::<31>(_mm256_and_si256(i, bit));
+        _mm256_castsi256_ps(_mm256_or_si256(_mm256_castps_si256(_mm256_set1_ps(1.0)), b))
+    };
+    let lerp = |t: __m256, a: __m256, b: __m256| _mm256_add_ps(a, _mm256_mul_ps(t, _mm256_sub_ps(b, a)));
+    let fade = |t: __m256| {
+        let inner = _mm256_add_ps(
+            _mm256_mul_ps(t, _mm256_sub_ps(_mm256_mul_ps(t, _mm256_set1_ps(6.0)), _mm256_set1_ps(15.0))),
+            _mm256_set1_ps(10.0),
+        );
+        _mm256_mul_ps(_mm256_mul_ps(_mm256_mul_ps(t, t), t), inner)
+    };
+    let (mut pxz, mut gy) = ([_mm256_setzero_ps(); 8], [_mm256_setzero_ps(); 8]);
+    for c in 0..8 {
+        let corner = [c & 1, (c >> 1) & 1, (c >> 2) & 1];
+        let at = |axis: usize| _mm256_add_epi32(cell[axis], _mm256_set1_epi32(corner[axis] as i32));
+        let h = mix(_mm256_xor_si256(
+            mix(_mm256_xor_si256(mix(_mm256_xor_si256(_mm256_set1_epi32(seed as i32), at(0))), at(1))),
+            at(2),
+        ));
+        let i = mod12(h);
+        let plane = _mm256_srli_epi32::<2>(i);
+        let (s1, s2) = (sign(i, _mm256_set1_epi32(1)), sign(_mm256_srli_epi32::<1>(i), _mm256_set1_epi32(1)));
+        let is = |n: i32| _mm256_castsi256_ps(_mm256_cmpeq_epi32(plane, _mm256_set1_epi32(n)));
+        // Planes 0: (s1, s2, 0), 1: (s1, 0, s2), 2: (0, s1, s2).
+        let gx = _mm256_andnot_ps(is(2), s1);
+        let g_y = _mm256_or_ps(_mm256_and_ps(is(0), s2), _mm256_and_ps(is(2), s1));
+        let gz = _mm256_andnot_ps(is(0), s2);
+        let off = |axis: usize| _mm256_sub_ps(f[axis], _mm256_set1_ps(corner[axis] as f32));
+        pxz[c] = _mm256_add_ps(_mm256_mul_ps(gx, off(0)), _mm256_mul_ps(gz, off(2)));
+        gy[c] = g_y;
+    }
+    let (u, v, w) = (fade(f[0]), fade(f[1]), fade(f[2]));
+    let face = |values: &[__m256; 8], c: [usize; 4]| {
+        lerp(w, lerp(u, values[c[0]], values[c[1]]), lerp(u, values[c[2]], values[c[3]]))
+    };
+    let bottom = _mm256_add_ps(face(&pxz, BOTTOM), _mm256_mul_ps(face(&gy, BOTTOM), f[1]));
+    let top = _mm256_add_ps(face(&pxz, TOP), _mm256_mul_ps(face(&gy, TOP), _mm256_sub_ps(f[1], _mm256_set1_ps(1.0))));
+    let mut out = [0f32; 8];
+    // SAFETY: an [f32; 8] is 32 bytes; storeu needs no alignment.
+    unsafe { _mm256_storeu_ps(out.as_mut_ptr(), lerp(v, bottom, top)) };
+    out
+}
+
 /// Corners of the bottom (y = 0) and the top (y = 1) face, in blend order.
 const BOTTOM: [usize; 4] = [0, 1, 4, 5];
 const TOP: [usize; 4] = [2, 3, 6, 7];
@@ -273,6 +357,27 @@ pub fn blend(pxz: &[f32; 8], gy: &[f32; 8], fy: f32, u: f32, v: f32, w: f32) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn eight_lanes_alone_give_each_blocks_bits() {
+        let Some(avx2) = crate::worldgen::noise::perlin_avx2::avx2() else { return };
+        let mut state = 0x9e37_79b9u32;
+        let mut next = || {
+            state = mix(state.wrapping_add(0x6d2b_79f5));
+            state as i32 >> 4
+        };
+        for (shift_xz, shift_y) in [(3, 3), (6, 4), (9, 7), (12, 10)] {
+            for seed in [0, 7, 0xdead_beef] {
+                let p: [[i32; 8]; 3] = std::array::from_fn(|_| std::array::from_fn(|_| next()));
+                let lanes = octave_at_x8(avx2, seed, shift_xz, shift_y, p);
+                for l in 0..8 {
+                    let one = octave_at(seed, shift_xz, shift_y, [p[0][l], p[1][l], p[2][l]]);
+                    assert_eq!(lanes[l].to_bits(), one.to_bits(), "lane {l}, shifts {shift_xz}/{shift_y}, seed {seed}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn the_hash_is_seed_001s() {
