@@ -49,36 +49,47 @@ fn timed(repeat: usize, mut f: impl FnMut() -> f32) -> f64 {
     ms
 }
 
-/// The noise over the 128³ volume whose low corner is `origin`, group by
-/// group with shared cells; returns a checksum so nothing is optimised away.
-fn volume_cooperative(n: &FlatCaveNoise, origin: [i32; 3]) -> f32 {
-    let groups = VOLUME_SIDE / GROUP;
-    let mut out: GroupRows = [[0.0; GROUP]; GROUP * GROUP];
-    let mut sum = 0f32;
+/// Every aligned 8³ group of the 128³ volume whose low corner is
+/// `origin`, by the group's low corner.
+pub(super) fn each_group(origin: [i32; 3], mut f: impl FnMut([i32; 3])) {
+    let (groups, side) = ((VOLUME_SIDE / GROUP) as i32, GROUP as i32);
     for gz in 0..groups {
         for gx in 0..groups {
             for gy in 0..groups {
-                let o =
-                    [origin[0] + (gx * GROUP) as i32, origin[1] + (gy * GROUP) as i32, origin[2] + (gz * GROUP) as i32];
-                group_noise(n, o, &mut out);
-                sum += out[0][0] + out[GROUP * GROUP - 1][GROUP - 1];
+                f([origin[0] + gx * side, origin[1] + gy * side, origin[2] + gz * side]);
+            }
+        }
+    }
+}
+
+/// The sum of `f` over every block of that volume, y fastest.
+pub(super) fn each_block(origin: [i32; 3], mut f: impl FnMut([i32; 3]) -> f32) -> f32 {
+    let mut sum = 0f32;
+    for z in 0..VOLUME_SIDE as i32 {
+        for x in 0..VOLUME_SIDE as i32 {
+            for y in 0..VOLUME_SIDE as i32 {
+                sum += f([origin[0] + x, origin[1] + y, origin[2] + z]);
             }
         }
     }
     sum
 }
 
+/// The noise over the volume, group by group with shared cells; returns a
+/// checksum so nothing is optimised away.
+fn volume_cooperative(n: &FlatCaveNoise, origin: [i32; 3]) -> f32 {
+    let mut out: GroupRows = [[0.0; GROUP]; GROUP * GROUP];
+    let mut sum = 0f32;
+    each_group(origin, |o| {
+        group_noise(n, o, &mut out);
+        sum += out[0][0] + out[GROUP * GROUP - 1][GROUP - 1];
+    });
+    sum
+}
+
 /// The same volume, every block alone.
 fn volume_naive(n: &FlatCaveNoise, origin: [i32; 3]) -> f32 {
-    let mut sum = 0f32;
-    for z in 0..VOLUME_SIDE as i32 {
-        for x in 0..VOLUME_SIDE as i32 {
-            for y in 0..VOLUME_SIDE as i32 {
-                sum += noise_at(n, [origin[0] + x, origin[1] + y, origin[2] + z]);
-            }
-        }
-    }
-    sum
+    each_block(origin, |p| noise_at(n, p))
 }
 
 /// The Brno project's noise of `octaves` octaves: cells of 8 << o blocks, weights halving.

@@ -17,7 +17,7 @@
 //! project's shader-library rows: the `noise` crate's Perlin (its f64
 //! API) and fastnoise-lite's Perlin and OpenSimplex2 (f32).
 
-use super::density::{seed001_noise, VOLUME_SIDE};
+use super::density::{each_block, each_group, seed001_noise, VOLUME_SIDE};
 use super::machine::Machine;
 use super::median;
 use crate::worldgen::density::{group_noise_as, noise_at, GroupRows, Sharing};
@@ -61,18 +61,12 @@ const ORIGIN: [i32; 3] = [-64, -96, -64];
 
 /// Ours, group by group with `sharing`; a checksum so nothing is optimised away.
 fn shared(n: &FlatCaveNoise, sharing: Sharing) -> f32 {
-    let groups = VOLUME_SIDE / GROUP;
     let mut out: GroupRows = [[0.0; GROUP]; GROUP * GROUP];
     let mut sum = 0f32;
-    for gz in 0..groups {
-        for gx in 0..groups {
-            for gy in 0..groups {
-                let o = [gx, gy, gz].map(|g| (g * GROUP) as i32);
-                group_noise_as(n, [ORIGIN[0] + o[0], ORIGIN[1] + o[1], ORIGIN[2] + o[2]], &mut out, sharing);
-                sum += out.iter().flatten().sum::<f32>();
-            }
-        }
-    }
+    each_group(ORIGIN, |o| {
+        group_noise_as(n, o, &mut out, sharing);
+        sum += out.iter().flatten().sum::<f32>();
+    });
     sum
 }
 
@@ -81,16 +75,8 @@ fn naive(n: &FlatCaveNoise) -> f32 {
     every_block(|p| noise_at(n, p))
 }
 
-fn every_block(mut f: impl FnMut([i32; 3]) -> f32) -> f32 {
-    let mut sum = 0f32;
-    for z in 0..VOLUME_SIDE as i32 {
-        for x in 0..VOLUME_SIDE as i32 {
-            for y in 0..VOLUME_SIDE as i32 {
-                sum += f([ORIGIN[0] + x, ORIGIN[1] + y, ORIGIN[2] + z]);
-            }
-        }
-    }
-    sum
+fn every_block(f: impl FnMut([i32; 3]) -> f32) -> f32 {
+    each_block(ORIGIN, f)
 }
 
 /// Ours, every block alone, eight blocks of a y run at a time: SIMD without

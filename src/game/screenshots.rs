@@ -71,8 +71,14 @@ fn free_path(dir: &Path, secs: u64) -> PathBuf {
 
 /// `YYYY-MM-DD_HH.MM.SS` for seconds since 1970 (UTC).
 fn stamp(secs: u64) -> String {
-    let (days, rem) = ((secs / 86_400) as i64, secs % 86_400);
-    // Days to a civil date (Howard Hinnant's algorithm), in 400-year eras.
+    let rem = secs % 86_400;
+    format!("{}_{:02}.{:02}.{:02}", civil_date((secs / 86_400) as i64), rem / 3600, rem / 60 % 60, rem % 60)
+}
+
+/// `YYYY-MM-DD` for days since 1970-01-01, proleptic Gregorian (Howard
+/// Hinnant's days-to-civil, in 400-year eras). The benchmarks' machine
+/// stamp dates its figures with it too.
+pub(crate) fn civil_date(days: i64) -> String {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);
@@ -82,12 +88,20 @@ fn stamp(secs: u64) -> String {
     let day = doy - (153 * mp + 2) / 5 + 1;
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}_{:02}.{:02}.{:02}", rem / 3600, rem / 60 % 60, rem % 60)
+    format!("{year:04}-{month:02}-{day:02}")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn civil_dates_around_leap_days_and_eras() {
+        assert_eq!(civil_date(0), "1970-01-01");
+        assert_eq!(civil_date(11_016), "2000-02-29");
+        assert_eq!(civil_date(20_419), "2025-11-27");
+        assert_eq!(civil_date(-1), "1969-12-31");
+    }
 
     #[test]
     fn stamps_are_calendar_dates() {
