@@ -492,6 +492,19 @@ enum BenchCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Tree placement: the Chile thesis's tables 4.2 and 4.3, the game's
+    /// whole placement pipeline on one thread and on all, against dart
+    /// throwing, over squares of 100, 500 and 1 000 blocks.
+    Placement {
+        #[command(flatten)]
+        world: WorldArgs,
+        /// Runs per figure; medians are reported.
+        #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
+        repeat: u32,
+        /// Print JSON instead of the table.
+        #[arg(long)]
+        json: bool,
+    },
     /// Chunk generation: the Bologna thesis's tables 5.1–5.3 plus stage and noise figures.
     Gen {
         #[command(flatten)]
@@ -915,6 +928,7 @@ fn bench_command(which: BenchCommand) -> Result<()> {
             bench_flight(&world, view, (backend, alpha, culling), json)
         }
         BenchCommand::Lattice { octaves, repeat, json } => bench_lattice(octaves, repeat as usize, json),
+        BenchCommand::Placement { world, repeat, json } => bench_placement(&world, repeat as usize, json),
         BenchCommand::Gen { world, backend, chunks, repeat, json, csv, plot } => {
             bench_gen(&world, backend, chunks.0, repeat as usize, json, (csv, plot))
         }
@@ -970,6 +984,19 @@ fn bench_flight(
 
 fn bench_lattice(octaves: u32, repeat: usize, json: bool) -> Result<()> {
     let report = blockworld::bench::lattice::run(octaves, repeat);
+    if json {
+        return print_json(std::slice::from_ref(&report));
+    }
+    out!("{report}");
+    Ok(())
+}
+
+fn bench_placement(world: &WorldArgs, repeat: usize, json: bool) -> Result<()> {
+    let w = load_world(world)?;
+    if w.params.deco.trees.unit == 0 {
+        bail!("preset {} places no trees: bench placement needs a preset with trees", world.preset);
+    }
+    let report = blockworld::bench::placement::run(&w, &world.preset, world.seed, repeat);
     if json {
         return print_json(std::slice::from_ref(&report));
     }

@@ -3,9 +3,7 @@
 //! * the decoration stage per surface chunk (the tree plan of its column
 //!   plus placing trees and plants into it) against the chunk's share of
 //!   its column's heightmap, measured on the same 16 columns;
-//! * the Chile thesis's placement against its baseline, dart throwing with
-//!   rejection, placing the same number of points with the same least
-//!   distance over the same area.
+//! * decorations furnished against unfurnished, and the vein stage.
 
 use super::median;
 use crate::world::coords::{ChunkPos, ColumnPos};
@@ -13,7 +11,6 @@ use crate::worldgen::decorate;
 use crate::worldgen::fill::{self, known_uniform};
 use crate::worldgen::heightmap::Heightmap;
 use crate::worldgen::params::WorldParams;
-use crate::worldgen::placement::{candidate, layer_of, least_block_distance, unit_squares, MIN_SPACING_SUB, SUB};
 use crate::worldgen::veins;
 use crate::worldgen::{Preset, WorldGen};
 use serde::Serialize;
@@ -35,22 +32,6 @@ pub struct DecorateFigures {
     pub decorate_to_heightmap_share: f64,
     /// Trees planned per column there.
     pub trees_per_column: f64,
-}
-
-#[derive(Clone, Debug, Serialize)]
-pub struct PlacementFigures {
-    /// Side of the square area, in blocks.
-    pub area_side: i64,
-    pub spacing: i64,
-    /// Points placed (by the Chile thesis's method; dart throwing places as many).
-    pub points: usize,
-    pub ms_seed000: f64,
-    pub ms_seed000_parallel: f64,
-    pub ms_dart_throwing: f64,
-    /// Darts thrown, of which `points` were kept.
-    pub darts: u64,
-    pub dart_throwing_over_seed000: f64,
-    pub dart_throwing_over_seed000_parallel: f64,
 }
 
 fn time_ms<T>(f: impl FnOnce() -> T) -> (f64, T) {
@@ -257,83 +238,5 @@ pub fn vein_figures(world: &WorldGen, decorate: &DecorateFigures, repeat: usize)
         vein_chunks_per_column: per_column,
         veins_over_decoration_per_chunk: per_chunk / decorate.ms_per_chunk_decorate,
         placement_over_decoration_per_column: (decoration + per_chunk * per_column) / decoration,
-    }
-}
-
-/// Dart throwing with rejection, written simply: random points in the
-/// square, each kept if no kept point is closer than `least`, until `want`
-/// are kept (or 200 × `want` darts). Returns the darts thrown.
-fn dart_throwing(side: f64, least: f64, want: usize) -> (Vec<[f64; 2]>, u64) {
-    let mut s = 0x2545_F491_4F6C_DD1Du64;
-    let mut next = || {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        (s >> 11) as f64 / (1u64 << 53) as f64 * side
-    };
-    let mut kept: Vec<[f64; 2]> = Vec::with_capacity(want);
-    let mut darts = 0u64;
-    while kept.len() < want && darts < 200 * want as u64 {
-        darts += 1;
-        let d = [next(), next()];
-        if kept.iter().all(|k| (k[0] - d[0]).powi(2) + (k[1] - d[1]).powi(2) >= least * least) {
-            kept.push(d);
-        }
-    }
-    (kept, darts)
-}
-
-/// The Chile thesis's placement over the square: every unit square's candidate,
-/// accepted at `density` (in 1/4096).
-fn seed000(world: &WorldGen, side: i64, unit: i64, density: u32, rows: std::ops::Range<i64>) -> usize {
-    let p = &*world.params;
-    let seed = world.params.deco.seed();
-    let mut n = 0;
-    for gz in rows {
-        for gx in unit_squares(unit, 0, side) {
-            let c = candidate(&p.deco.pattern, &p.deco.bayer, seed, unit, gx, gz);
-            n += (c.x < side && c.z < side && layer_of(c.threshold, [density]).is_some()) as usize;
-        }
-    }
-    n
-}
-
-/// Both methods over a square of `side` blocks at the world's tree spacing,
-/// at the densest tree density of any biome.
-pub fn placement_figures(world: &WorldGen, side: i64, repeat: usize) -> PlacementFigures {
-    use rayon::prelude::*;
-    let unit = (world.params.deco.trees.unit as i64).max(3);
-    let density = world.params.deco.trees.max_density.max(1);
-    let rows = unit_squares(unit, 0, side);
-    let mut ours = Vec::new();
-    let mut ours_par = Vec::new();
-    let mut darts_ms = Vec::new();
-    let mut points = 0;
-    let mut darts = 0;
-    for _ in 0..repeat.max(1) {
-        let (ms, n) = time_ms(|| seed000(world, side, unit, density, rows.clone()));
-        ours.push(ms);
-        points = n;
-        let (ms, _) = time_ms(|| {
-            rows.clone().into_par_iter().map(|gz| seed000(world, side, unit, density, gz..gz + 1)).sum::<usize>()
-        });
-        ours_par.push(ms);
-        // The same least distance as the pattern's: 12/16 of the spacing.
-        let least = (MIN_SPACING_SUB as f64 / SUB as f64 * unit as f64).max(least_block_distance(unit));
-        let (ms, (_, d)) = time_ms(|| dart_throwing(side as f64, least, points));
-        darts_ms.push(ms);
-        darts = d;
-    }
-    let (ours, ours_par, dart) = (median(ours), median(ours_par), median(darts_ms));
-    PlacementFigures {
-        area_side: side,
-        spacing: unit,
-        points,
-        ms_seed000: ours,
-        ms_seed000_parallel: ours_par,
-        ms_dart_throwing: dart,
-        darts,
-        dart_throwing_over_seed000: dart / ours,
-        dart_throwing_over_seed000_parallel: dart / ours_par,
     }
 }

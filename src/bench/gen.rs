@@ -10,9 +10,9 @@
 //! * Stage figures — `ms_per_column_heightmap` (one 32×32 heightmap with its
 //!   apron) and `ms_per_chunk_fill` (one non-uniform chunk), measured on 16
 //!   columns and their surface chunks.
-//! * Decorations (`decorate`, `placement`; see [`super::decorate`]) — the
-//!   decoration stage per surface chunk against its share of the heightmap,
-//!   and the Chile thesis's placement against dart throwing.
+//! * Decorations (`decorate`; see [`super::decorate`]) — the decoration
+//!   stage per surface chunk against its share of the heightmap (the Chile
+//!   thesis's placement against dart throwing is `bench placement`'s).
 //! * Perlin 3D — this project's noise and the `noise` crate's, on the same
 //!   random points, in the same run.
 
@@ -137,9 +137,6 @@ pub struct GenReport {
     /// The vein stage, against the decorations on the same columns.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub veins: Option<super::decorate::VeinFigures>,
-    /// The Chile thesis's placement against dart throwing.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub placement: Option<super::decorate::PlacementFigures>,
     #[serde(flatten)]
     pub density_headline: DensityHeadline,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -240,8 +237,6 @@ pub fn run(
     let decorate = decorating.then(|| super::decorate::decorate_figures(&world, [4, -12], repeat));
     let furnishing =
         decorating.then(|| super::decorate::furnishing_figures(&world.preset, opts.seed, repeat)).flatten();
-    let placement =
-        (world.params.deco.trees.unit > 0).then(|| super::decorate::placement_figures(&world, 1024, repeat));
     let veins = decorate
         .as_ref()
         .filter(|_| world.params.has_veins())
@@ -294,7 +289,6 @@ pub fn run(
         decorate,
         furnishing,
         veins,
-        placement,
         density_headline: DensityHeadline::of(density.as_ref()),
         density,
         ms_per_chunk_light: light,

@@ -12,6 +12,7 @@ pub mod lattice;
 pub mod light;
 pub mod machine;
 pub mod perlin;
+pub mod placement;
 pub mod report;
 pub mod rss;
 pub mod session;
