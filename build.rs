@@ -109,10 +109,12 @@ fn stamp_commit(manifest: &Path) {
         Command::new("git").arg("-C").arg(manifest).args(args).output().ok().filter(|o| o.status.success())
     };
     let text = |args: &[&str]| git(args).map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
-    // `git diff --quiet` exits 1 (not success) where a tracked file differs;
-    // a new file not yet added is listed by ls-files.
-    let clean = git(&["diff", "--quiet", "HEAD", "--"]).is_some()
-        && text(&["ls-files", "--others", "--exclude-standard", "--", "src", "kernels", "assets"])
+    // Only what the binary is built from counts. `git diff --quiet` exits 1
+    // (not success) where a tracked file differs; a new file not yet added
+    // is listed by ls-files.
+    let built_from = ["src", "kernels", "assets", "build.rs", "Cargo.toml", "Cargo.lock"];
+    let clean = git(&[&["diff", "--quiet", "HEAD", "--"][..], &built_from].concat()).is_some()
+        && text(&[&["ls-files", "--others", "--exclude-standard", "--"][..], &built_from].concat())
             .is_some_and(|s| s.is_empty());
     let stamp = match text(&["rev-parse", "--short=12", "HEAD"]) {
         Some(commit) if clean => commit,
