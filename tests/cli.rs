@@ -386,3 +386,32 @@ fn benchmarks_name_the_commit_they_were_built_from() {
     assert_eq!(commit.trim_end_matches("+changes"), head, "the stamp names another commit");
     assert!(report["machine"]["cpu"].as_str().is_some_and(|c| !c.is_empty()));
 }
+
+/// A preset that places no trees gives `bench placement` nothing to time:
+/// a clear error, not a table of zeros.
+#[test]
+fn bench_placement_refuses_a_preset_without_trees() {
+    let classic = include_str!("../assets/worldgen/classic.ron");
+    let mut text = String::new();
+    let mut cutting = false;
+    for line in classic.lines() {
+        if line.starts_with("    decorations:") {
+            cutting = true;
+        } else if cutting {
+            cutting = !line.starts_with("    ),");
+        } else {
+            text += line;
+            text.push('\n');
+        }
+    }
+    assert!(text.len() < classic.len(), "classic's decorations section changed shape");
+    let dir = std::env::temp_dir().join(format!("blockworld-placement-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    let preset = dir.join("treeless.ron");
+    std::fs::write(&preset, text).expect("writing the preset");
+    let o = run(&["bench", "placement", "--repeat", "1", "--preset", preset.to_str().expect("a UTF-8 path")]);
+    assert_clean_failure(&o, "places no trees");
+    let o = run(&["bench", "placement", "--repeat", "0"]);
+    assert_clean_failure(&o, "repeat");
+    let _ = std::fs::remove_dir_all(&dir);
+}
