@@ -1,6 +1,8 @@
 //! The binary as a user runs it: bad input gets a clear error and a
 //! non-zero exit, never a panic.
 
+mod support;
+
 use std::process::{Command, Output};
 
 fn run(args: &[&str]) -> Output {
@@ -392,18 +394,7 @@ fn benchmarks_name_the_commit_they_were_built_from() {
 #[test]
 fn bench_placement_refuses_a_preset_without_trees() {
     let classic = include_str!("../assets/worldgen/classic.ron");
-    let mut text = String::new();
-    let mut cutting = false;
-    for line in classic.lines() {
-        if line.starts_with("    decorations:") {
-            cutting = true;
-        } else if cutting {
-            cutting = !line.starts_with("    ),");
-        } else {
-            text += line;
-            text.push('\n');
-        }
-    }
+    let text = support::classic_without(&["decorations"]);
     assert!(text.len() < classic.len(), "classic's decorations section changed shape");
     let dir = std::env::temp_dir().join(format!("blockworld-placement-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("scratch directory");

@@ -154,18 +154,7 @@ fn depth_12_preset(dir: &Path) -> PathBuf {
 /// Classic's terrain alone: its caves, decorations and veins cut out.
 fn bare_preset(dir: &Path) -> PathBuf {
     let classic = include_str!("../assets/worldgen/classic.ron");
-    let mut text = String::new();
-    let mut cutting = false;
-    for line in classic.lines() {
-        if ["    decorations:", "    caves:", "    veins:"].iter().any(|s| line.starts_with(s)) {
-            cutting = true;
-        } else if cutting {
-            cutting = !line.starts_with("    ),");
-        } else {
-            text += line;
-            text.push('\n');
-        }
-    }
+    let text = support::classic_without(&["decorations", "caves", "veins"]);
     assert!(text.len() < classic.len() / 2, "classic's sections changed shape");
     let path = dir.join("bare.ron");
     std::fs::write(&path, text).expect("writing the preset");

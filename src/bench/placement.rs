@@ -177,19 +177,25 @@ pub fn on_all_threads<T: Send>(
     lists.into_iter().flatten().collect()
 }
 
+/// Dart coordinates in [0, `side`): a fixed xorshift sequence, so every run
+/// throws the same darts.
+fn dart_coordinates(side: f64) -> impl FnMut() -> f64 {
+    let mut s = 0x2545_F491_4F6C_DD1Du64;
+    move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        (s >> 11) as f64 / (1u64 << 53) as f64 * side
+    }
+}
+
 /// Dart throwing with rejection: random points in the square, each kept
 /// where no kept point is closer than `least`, until `want` are kept (or
 /// 200 × `want` darts). A background grid of cells `least / √2` wide holds
 /// at most one kept point a cell, so a dart looks at the 5 × 5 cells
 /// around its own: constant time. Returns the points kept and the darts.
 pub fn dart_throwing(side: f64, least: f64, want: usize) -> (usize, u64) {
-    let mut s = 0x2545_F491_4F6C_DD1Du64;
-    let mut next = || {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        (s >> 11) as f64 / (1u64 << 53) as f64 * side
-    };
+    let mut next = dart_coordinates(side);
     let cell = least / std::f64::consts::SQRT_2;
     let n = ((side / cell).ceil() as usize).max(1);
     let mut grid: Vec<Option<[f64; 2]>> = vec![None; n * n];
@@ -365,13 +371,7 @@ mod tests {
         let (side, least, want) = (120.0, 3.75, 400);
         let (kept, darts) = dart_throwing(side, least, want);
         assert_eq!(kept, want, "dart throwing fell short at a density far below saturation");
-        let mut s = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = || {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            (s >> 11) as f64 / (1u64 << 53) as f64 * side
-        };
+        let mut next = dart_coordinates(side);
         let mut all: Vec<[f64; 2]> = Vec::new();
         for _ in 0..darts {
             let d = [next(), next()];
