@@ -1,6 +1,6 @@
 // The evaluators of the noise vocabulary's newer kinds: the Caracas thesis's fractal
 // sums (fBm, heterogeneous and hybrid multifractal, each with its T_in, and
-// derivative-damped fBm) and
+// derivative-damped fBm), Musgrave's ridged multifractal and
 // the one-input kinds (ExpScale's power, Normalize, Linear, the bias and
 // gain curves). Both heightmap paths, the virtual objects and the switch,
 // call these, so each kind has one CUDA evaluator.
@@ -17,6 +17,8 @@ __device__ __forceinline__ float bw_fractal(const FlatNode& n, float gain, float
     float lacunarity = n.slots[BW_SLOT_LACUNARITY];
     float weight = n.slots[BW_SLOT_WEIGHT];
     float shift = n.slots[BW_SLOT_SHIFT];
+    float crest = n.slots[BW_SLOT_CREST];
+    float ridge_gain = n.slots[BW_SLOT_RIDGE_GAIN];
     float px = x * f;
     float pz = z * f;
     float amp = 1.0f;
@@ -40,6 +42,23 @@ __device__ __forceinline__ float bw_fractal(const FlatNode& n, float gain, float
             continue;
         }
         float s = bw_perlin3(seed, px, pz, n.z_offset) * gain;
+        if (n.kind == BW_NODE_RIDGED) {
+            // k holds the octave before; its crests let this one through.
+            float c = crest - fabsf(s);
+            c = c * c;
+            if (j == 0) {
+                v = c;
+                k = c;
+            } else {
+                c = c * fminf(fmaxf(k * ridge_gain, 0.0f), 1.0f);
+                v = v + amp * c;
+                k = c;
+            }
+            px = px * lacunarity;
+            pz = pz * lacunarity;
+            amp = amp * weight;
+            continue;
+        }
         if (n.input == BW_INPUT_RIDGED) {
             s = 1.0f - fabsf(s);
         } else if (n.input == BW_INPUT_BILLOW) {

@@ -289,7 +289,7 @@ mod parity {
                 let f = fractal(rng);
                 format!("Quilez({})", &f[..f.find(", input").unwrap_or(f.len())])
             };
-            let (node, is_normalised) = match rng.below(if normalised.is_empty() { 8 } else { 13 }) {
+            let (node, is_normalised) = match rng.below(if normalised.is_empty() { 9 } else { 14 }) {
                 0 => (format!("Fbm({})", fractal(rng)), false),
                 1 => (format!("Hetero({}, shift: {:?})", fractal(rng), rng.range(-0.3, 1.0)), false),
                 2 => (format!("Hybrid({}, shift: {:?})", fractal(rng), rng.range(-0.3, 1.0)), false),
@@ -328,10 +328,15 @@ mod parity {
                     )
                 }
                 7 => (quilez(rng), false),
-                8 => (format!("Bias(source: \"{}\", b: {:?})", pick(rng, &normalised), rng.range(0.05, 0.95)), true),
-                9 => (format!("Gain(source: \"{}\", g: {:?})", pick(rng, &normalised), rng.range(0.05, 0.95)), true),
-                10 => (format!("Glacier(source: \"{}\", b: {:?})", pick(rng, &normalised), rng.range(0.05, 0.5)), true),
-                11 => (format!("Canyon(source: \"{}\", g: {:?})", pick(rng, &normalised), rng.range(0.5, 0.95)), true),
+                8 => {
+                    let f = fractal(rng);
+                    let crest_gain = format!("crest: {:?}, gain: {:?}", rng.range(0.5, 1.2), rng.range(0.0, 3.0));
+                    (format!("Ridged({}, {crest_gain})", &f[..f.find(", input").unwrap_or(f.len())]), false)
+                }
+                9 => (format!("Bias(source: \"{}\", b: {:?})", pick(rng, &normalised), rng.range(0.05, 0.95)), true),
+                10 => (format!("Gain(source: \"{}\", g: {:?})", pick(rng, &normalised), rng.range(0.05, 0.95)), true),
+                11 => (format!("Glacier(source: \"{}\", b: {:?})", pick(rng, &normalised), rng.range(0.05, 0.5)), true),
+                12 => (format!("Canyon(source: \"{}\", g: {:?})", pick(rng, &normalised), rng.range(0.5, 0.95)), true),
                 _ => (format!("Plateau(source: \"{}\", g: {:?})", pick(rng, &normalised), rng.range(0.5, 0.95)), true),
             };
             lines.push_str(&format!("        (name: \"{name}\", node: {node}),\n"));

@@ -10,7 +10,7 @@ use super::noise::lanes::Lanes;
 use super::noise_kinds;
 use super::params::{
     FlatDensityMap, FlatNode, WorldParams, FIELD_COUNT, NODE_BASIC, NODE_COMBINED, NODE_DISTORT, NODE_EXPSCALE,
-    NODE_FBM, NODE_HETERO, NODE_HYBRID, NODE_OCTAVE, NODE_QUILEZ, SLOT_SCALE, SLOT_STRENGTH,
+    NODE_FBM, NODE_HETERO, NODE_HYBRID, NODE_OCTAVE, NODE_QUILEZ, NODE_RIDGED, SLOT_SCALE, SLOT_STRENGTH,
 };
 use super::preset::MAX_DEPTH;
 
@@ -25,7 +25,7 @@ pub enum Op {
     Octave { seed: u32, z_offset: f32, octaves: u32, gain: f32 },
     /// Enter coordinates (x·scale, z·scale).
     ScaleCoords { scale: f32 },
-    /// Push a fractal sum (fBm, hetero, hybrid) at the current coordinates.
+    /// Push a fractal sum (fBm, hetero, hybrid, Quilez, ridged) at the current coordinates.
     Fractal { node: FlatNode, gain: f32 },
     /// Pop a value v and enter coordinates (x + v, z).
     ShiftX,
@@ -186,7 +186,7 @@ fn emit(params: &WorldParams, node: usize, ops: &mut Vec<Op>) {
             octaves: n.octaves,
             gain: params.terrain.perlin_gain,
         }),
-        NODE_FBM | NODE_HETERO | NODE_HYBRID | NODE_QUILEZ => {
+        NODE_FBM | NODE_HETERO | NODE_HYBRID | NODE_QUILEZ | NODE_RIDGED => {
             ops.push(Op::Fractal { node: n, gain: params.terrain.perlin_gain })
         }
         NODE_COMBINED => {

@@ -1,6 +1,7 @@
 //! The evaluators of the noise vocabulary's newer kinds, generic over lanes:
 //! the Caracas thesis's fractal sums (fBm, heterogeneous and hybrid multifractal, each
-//! with its T_in, and derivative-damped fBm) and the one-input kinds (ExpScale's power, Normalize,
+//! with its T_in, and derivative-damped fBm), Musgrave's ridged multifractal (the
+//! UFMG paper's terrain) and the one-input kinds (ExpScale's power, Normalize,
 //! Linear, the bias and gain curves). [`super::graph`] calls them from its
 //! stack program. CUDA twin: `kernels/noise_kinds.cuh`, the same operations
 //! in the same order, held bit-identical by the parity tests.
@@ -11,8 +12,9 @@
 use super::noise::lanes::Lanes;
 use super::params::{
     FlatNode, INPUT_BILLOW, INPUT_RIDGED, NODE_BIAS, NODE_EXPSCALE, NODE_GAIN, NODE_HETERO, NODE_HYBRID, NODE_LINEAR,
-    NODE_NORMALIZE, NODE_QUILEZ, OCTAVE_SEED_STEP, SLOT_ADD, SLOT_EXPONENT, SLOT_EXPONENT_HIGH, SLOT_FREQUENCY,
-    SLOT_INV_SPAN, SLOT_LACUNARITY, SLOT_LOW, SLOT_MUL, SLOT_SHIFT, SLOT_WEIGHT,
+    NODE_NORMALIZE, NODE_QUILEZ, NODE_RIDGED, OCTAVE_SEED_STEP, SLOT_ADD, SLOT_CREST, SLOT_EXPONENT,
+    SLOT_EXPONENT_HIGH, SLOT_FREQUENCY, SLOT_INV_SPAN, SLOT_LACUNARITY, SLOT_LOW, SLOT_MUL, SLOT_RIDGE_GAIN,
+    SLOT_SHIFT, SLOT_WEIGHT,
 };
 
 /// Σ over octaves of w^j·T_in(N(frequency·λ^j·p)), summed the kind's way;
@@ -22,6 +24,7 @@ pub fn fractal<L: Lanes>(n: &FlatNode, gain: f32, x: L, z: L) -> L {
     let f = x.splat(n.slots[SLOT_FREQUENCY]);
     let lacunarity = x.splat(n.slots[SLOT_LACUNARITY]);
     let shift = x.splat(n.slots[SLOT_SHIFT]);
+    let (crest, ridge_gain) = (x.splat(n.slots[SLOT_CREST]), x.splat(n.slots[SLOT_RIDGE_GAIN]));
     let (zo, g, one) = (x.splat(n.z_offset), x.splat(gain), x.splat(1.0));
     let (mut px, mut pz) = (x.mul(f), z.mul(f));
     let mut amp = 1.0f32;
@@ -43,6 +46,23 @@ pub fn fractal<L: Lanes>(n: &FlatNode, gain: f32, x: L, z: L) -> L {
             continue;
         }
         let s = L::perlin3(seed, px, pz, zo).mul(g);
+        if n.kind == NODE_RIDGED {
+            // k holds the octave before; its crests let this one through.
+            let c = crest.sub(s.abs());
+            let c = c.mul(c);
+            if j == 0 {
+                v = c;
+                k = c;
+            } else {
+                let c = c.mul(k.mul(ridge_gain).clamp(0.0, 1.0));
+                v = v.add(x.splat(amp).mul(c));
+                k = c;
+            }
+            px = px.mul(lacunarity);
+            pz = pz.mul(lacunarity);
+            amp *= n.slots[SLOT_WEIGHT];
+            continue;
+        }
         let s = match n.input {
             INPUT_RIDGED => one.sub(s.abs()),
             INPUT_BILLOW => s.abs(),
@@ -224,6 +244,39 @@ mod tests {
             let fdy = (value(x, y + h) - value(x, y - h)) / (2.0 * h);
             assert!((dx as f64 - fdx).abs() < 0.02, "d/dx at ({x}, {y}): {dx} against {fdx}");
             assert!((dy as f64 - fdy).abs() < 0.02, "d/dy at ({x}, {y}): {dy} against {fdy}");
+        }
+    }
+
+    /// Musgrave's ridged multifractal as his listing writes it: the signal
+    /// squared, weighted by the previous (weighted) signal times gain,
+    /// clamped to [0, 1]; the first octave unweighted.
+    #[test]
+    fn ridged_sum_matches_musgraves_listing() {
+        for (octaves, lac, h, freq, crest, gain) in [
+            (8u32, 2.5f32, 1.0f32, 0.3f32, 0.9f32, 0.5f32),
+            (1, 2.0, 1.0, 0.7, 1.0, 2.0),
+            (6, 2.0, 1.0, 0.7, 1.0, 2.0),
+            (5, 1.9, 0.4, 0.11, 0.6, 3.0),
+        ] {
+            let kind = NodeKind::Ridged { octaves, offset: 12, lacunarity: lac, h, frequency: freq, crest, gain };
+            let n = flat(&kind);
+            for (x, z) in [(0.3f32, 0.7f32), (3.7, -2.2), (-11.25, 5.5), (17.9, 23.1), (-40.5, -33.3)] {
+                let (lac, h, freq, crest, gain) = (lac as f64, h as f64, freq as f64, crest as f64, gain as f64);
+                let signal_at = |j: u32| {
+                    let f = freq * lac.powi(j as i32);
+                    let s = crest - noise(&n, j, x as f64 * f, z as f64 * f).abs();
+                    s * s
+                };
+                let mut signal = signal_at(0);
+                let mut want = signal;
+                for j in 1..octaves {
+                    let weight = (signal * gain).clamp(0.0, 1.0);
+                    signal = signal_at(j) * weight;
+                    want += signal * lac.powf(-h * j as f64);
+                }
+                let got = fractal::<f32>(&n, GAIN, x, z) as f64;
+                assert!((got - want).abs() < 2e-4, "{kind:?} at ({x}, {z}): {got} against {want}");
+            }
         }
     }
 

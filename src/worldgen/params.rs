@@ -32,6 +32,8 @@ pub const NODE_BIAS: u32 = 10;
 pub const NODE_GAIN: u32 = 11;
 /// Derivative-damped ("Quilez") fBm: a fractal sum like NODE_FBM.
 pub const NODE_QUILEZ: u32 = 12;
+/// Musgrave's ridged multifractal: a fractal sum whose octaves weight the next.
+pub const NODE_RIDGED: u32 = 13;
 
 /// T_in codes of [`FlatNode::input`].
 pub const INPUT_PLAIN: u32 = 0;
@@ -46,12 +48,14 @@ pub const SLOT_LACUNARITY: usize = 0; // fractals
 pub const SLOT_WEIGHT: usize = 1; // fractals: w = λ^(−H)
 pub const SLOT_FREQUENCY: usize = 2; // fractals
 pub const SLOT_SHIFT: usize = 3; // Hetero, Hybrid
+pub const SLOT_CREST: usize = 3; // Ridged: Musgrave's offset
+pub const SLOT_RIDGE_GAIN: usize = 4; // Ridged: Musgrave's gain
 pub const SLOT_STRENGTH: usize = 0; // Distort
 pub const SLOT_LOW: usize = 0; // Normalize
 pub const SLOT_INV_SPAN: usize = 1; // Normalize
 pub const SLOT_MUL: usize = 0; // Linear
 pub const SLOT_ADD: usize = 1; // Linear
-pub const NODE_SLOTS: usize = 4;
+pub const NODE_SLOTS: usize = 5;
 pub const NODE_CHILDREN: usize = 3;
 
 pub const FIELD_HEIGHT: usize = 0;
@@ -92,7 +96,7 @@ impl Default for FlatNode {
             input: 0,
             children: [-1; NODE_CHILDREN],
             z_offset: 0.0,
-            slots: [0.0; 4],
+            slots: [0.0; NODE_SLOTS],
         }
     }
 }
@@ -699,14 +703,20 @@ pub(crate) fn flatten_node(node: &NodeKind, seed: u64, child: &dyn Fn(&str) -> i
         z_offset: 32.0 * offset as f32,
         ..FlatNode::default()
     };
-    let unary = |kind: u32, source: &str, slots: [f32; NODE_SLOTS]| FlatNode {
+    // The slots a kind uses, the rest zero.
+    let slots = |used: &[f32]| {
+        let mut all = [0.0; NODE_SLOTS];
+        all[..used.len()].copy_from_slice(used);
+        all
+    };
+    let unary = |kind: u32, source: &str, used: &[f32]| FlatNode {
         kind,
         children: [child(source), -1, -1],
-        slots,
+        slots: slots(used),
         ..FlatNode::default()
     };
     let fractal =
-        |kind: u32, octaves: u32, offset: u32, lacunarity: f32, h: f32, frequency: f32, input: Input, shift: f32| {
+        |kind: u32, octaves: u32, offset: u32, lacunarity: f32, h: f32, frequency: f32, input: Input, extra: &[f32]| {
             // w = λ^(−H) once, in f64, so both engines multiply by the same f32.
             let weight = (lacunarity as f64).powf(-(h as f64)) as f32;
             let input = match input {
@@ -714,7 +724,8 @@ pub(crate) fn flatten_node(node: &NodeKind, seed: u64, child: &dyn Fn(&str) -> i
                 Input::Ridged => INPUT_RIDGED,
                 Input::Billow => INPUT_BILLOW,
             };
-            FlatNode { input, slots: [lacunarity, weight, frequency, shift], ..leaf(kind, offset, octaves) }
+            let used: Vec<f32> = [lacunarity, weight, frequency].into_iter().chain(extra.iter().copied()).collect();
+            FlatNode { input, slots: slots(&used), ..leaf(kind, offset, octaves) }
         };
     // bias_b(t) = t^(ln b / ln ½)
     let bias = |b: f32| ((b as f64).ln() / 0.5f64.ln()) as f32;
@@ -722,16 +733,19 @@ pub(crate) fn flatten_node(node: &NodeKind, seed: u64, child: &dyn Fn(&str) -> i
         NodeKind::Basic { offset } => leaf(NODE_BASIC, *offset, 1),
         NodeKind::Octave { octaves, offset } => leaf(NODE_OCTAVE, *offset, *octaves),
         NodeKind::Fbm { octaves, offset, lacunarity, h, frequency, input } => {
-            fractal(NODE_FBM, *octaves, *offset, *lacunarity, *h, *frequency, *input, 0.0)
+            fractal(NODE_FBM, *octaves, *offset, *lacunarity, *h, *frequency, *input, &[])
         }
         NodeKind::Hetero { octaves, offset, lacunarity, h, frequency, input, shift } => {
-            fractal(NODE_HETERO, *octaves, *offset, *lacunarity, *h, *frequency, *input, *shift)
+            fractal(NODE_HETERO, *octaves, *offset, *lacunarity, *h, *frequency, *input, &[*shift])
         }
         NodeKind::Hybrid { octaves, offset, lacunarity, h, frequency, input, shift } => {
-            fractal(NODE_HYBRID, *octaves, *offset, *lacunarity, *h, *frequency, *input, *shift)
+            fractal(NODE_HYBRID, *octaves, *offset, *lacunarity, *h, *frequency, *input, &[*shift])
         }
         NodeKind::Quilez { octaves, offset, lacunarity, h, frequency } => {
-            fractal(NODE_QUILEZ, *octaves, *offset, *lacunarity, *h, *frequency, Input::Plain, 0.0)
+            fractal(NODE_QUILEZ, *octaves, *offset, *lacunarity, *h, *frequency, Input::Plain, &[])
+        }
+        NodeKind::Ridged { octaves, offset, lacunarity, h, frequency, crest, gain } => {
+            fractal(NODE_RIDGED, *octaves, *offset, *lacunarity, *h, *frequency, Input::Plain, &[*crest, *gain])
         }
         NodeKind::Combined { source, offset_by } => {
             FlatNode { kind: NODE_COMBINED, children: [child(source), child(offset_by), -1], ..FlatNode::default() }
@@ -739,22 +753,20 @@ pub(crate) fn flatten_node(node: &NodeKind, seed: u64, child: &dyn Fn(&str) -> i
         NodeKind::Distort { source, by, strength } => FlatNode {
             kind: NODE_DISTORT,
             children: [child(source), child(&by.0), child(&by.1)],
-            slots: [*strength, 0.0, 0.0, 0.0],
+            slots: slots(&[*strength]),
             ..FlatNode::default()
         },
-        NodeKind::ExpScale { source, exponent, scale } => unary(NODE_EXPSCALE, source, [*exponent, *scale, 0.0, 0.0]),
+        NodeKind::ExpScale { source, exponent, scale } => unary(NODE_EXPSCALE, source, &[*exponent, *scale]),
         NodeKind::Normalize { source, from } => {
             let inv_span = (1.0 / (from.1 as f64 - from.0 as f64)) as f32;
-            unary(NODE_NORMALIZE, source, [from.0, inv_span, 0.0, 0.0])
+            unary(NODE_NORMALIZE, source, &[from.0, inv_span])
         }
-        NodeKind::Linear { source, mul, add } => unary(NODE_LINEAR, source, [*mul, *add, 0.0, 0.0]),
-        NodeKind::Bias { source, b } | NodeKind::Glacier { source, b } => {
-            unary(NODE_BIAS, source, [bias(*b), 0.0, 0.0, 0.0])
-        }
+        NodeKind::Linear { source, mul, add } => unary(NODE_LINEAR, source, &[*mul, *add]),
+        NodeKind::Bias { source, b } | NodeKind::Glacier { source, b } => unary(NODE_BIAS, source, &[bias(*b)]),
         NodeKind::Gain { source, g } | NodeKind::Canyon { source, g } => {
-            unary(NODE_GAIN, source, [bias(1.0 - g), bias(1.0 - g), 0.0, 0.0])
+            unary(NODE_GAIN, source, &[bias(1.0 - g), bias(1.0 - g)])
         }
-        NodeKind::Plateau { source, g } => unary(NODE_GAIN, source, [bias(1.0 - g), bias(*g), 0.0, 0.0]),
+        NodeKind::Plateau { source, g } => unary(NODE_GAIN, source, &[bias(1.0 - g), bias(*g)]),
     }
 }
 

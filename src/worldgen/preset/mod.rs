@@ -326,6 +326,10 @@ mod tests {
             ("shift: 0.7, input: Billow", "shift: inf, input: Billow", "noise[23] (hybrid).shift", "finite"),
             ("lacunarity: 2.2,", "lacunarity: 1.0,", "noise[21] (ridges).lacunarity", "outside (1, 8]"),
             ("from: (-0.5, 2.5)", "from: (2.5, -0.5)", "noise[28] (t).from", "is empty"),
+            ("crest: 0.9, gain: 0.5", "crest: -0.1, gain: 0.5", "noise[38] (crests).crest", "outside [0, 2]"),
+            ("crest: 0.9, gain: 0.5", "crest: 0.9, gain: 9.0", "noise[38] (crests).gain", "outside [0, 8]"),
+            ("crest: 0.9, gain: 0.5", "crest: 0.9, gain: NaN", "noise[38] (crests).gain", "finite"),
+            ("Ridged(octaves: 8", "Ridged(octaves: 0", "noise[38] (crests).octaves", "outside 1..=16"),
             (
                 "Glacier(source: \"plateau\", b: 0.35)",
                 "Glacier(source: \"plateau\", b: 0.7)",

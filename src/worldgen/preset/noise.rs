@@ -80,6 +80,25 @@ pub enum NodeKind {
         #[serde(default = "one")]
         frequency: f32,
     },
+    /// Musgrave's ridged multifractal ("Texturing and Modeling", ch. 16):
+    /// each octave is `s_j = (crest − |N(λ^j p)|)²`, and from the second on
+    /// it is damped by the one before, `s_j ·= clamp(gain·s_{j−1}, 0, 1)`;
+    /// `v = Σ w^j·s_j`. Crests stay sharp and detailed, valleys smooth: the
+    /// UFMG paper's terrain (8 octaves, λ = 2.5, crest 0.9, gain 0.5).
+    Ridged {
+        octaves: u32,
+        offset: u32,
+        #[serde(default = "two")]
+        lacunarity: f32,
+        #[serde(default = "one")]
+        h: f32,
+        #[serde(default = "one")]
+        frequency: f32,
+        /// Musgrave's offset: what a crest reaches before squaring.
+        crest: f32,
+        /// Musgrave's gain: how strongly an octave's crests let the next through.
+        gain: f32,
+    },
     /// Domain distortion (T_pre): `source(x + strength·by.0(p), z + strength·by.1(p))`.
     Distort { source: String, by: (String, String), strength: f32 },
     /// `(source − from.0) / (from.1 − from.0)`, clamped to [0, 1]: the
@@ -124,7 +143,8 @@ impl NodeKind {
             | NodeKind::Fbm { .. }
             | NodeKind::Hetero { .. }
             | NodeKind::Hybrid { .. }
-            | NodeKind::Quilez { .. } => vec![],
+            | NodeKind::Quilez { .. }
+            | NodeKind::Ridged { .. } => vec![],
             NodeKind::Combined { source, offset_by } => vec![("source", source), ("offset_by", offset_by)],
             NodeKind::Distort { source, by, .. } => vec![("source", source), ("by.0", &by.0), ("by.1", &by.1)],
             NodeKind::ExpScale { source, .. }
@@ -279,6 +299,11 @@ fn node_rule(node: &NodeKind, here: &dyn Fn(&str) -> String, c: &Check) -> Resul
         | NodeKind::Hybrid { octaves, offset, lacunarity, h, frequency, shift, .. } => {
             fractal_rule(*octaves, *offset, *lacunarity, *h, *frequency)?;
             within("shift", *shift, -2.0, 2.0, (false, false))?;
+        }
+        NodeKind::Ridged { octaves, offset, lacunarity, h, frequency, crest, gain } => {
+            fractal_rule(*octaves, *offset, *lacunarity, *h, *frequency)?;
+            within("crest", *crest, 0.0, 2.0, (false, false))?;
+            within("gain", *gain, 0.0, 8.0, (false, false))?;
         }
         NodeKind::Combined { .. } => {}
         NodeKind::Distort { strength, .. } => within("strength", *strength, -1.0e4, 1.0e4, (false, false))?,
