@@ -162,6 +162,27 @@ enum Command {
         #[arg(long, default_value = "cpu")]
         backend: Engine,
     },
+    /// The values one noise node takes over a square of columns
+    /// (percentiles), and what each Normalize reading it clamps.
+    NodeRange {
+        #[command(flatten)]
+        world: WorldArgs,
+        /// The node's name in the preset's `noise` section.
+        #[arg(long)]
+        node: String,
+        /// Centre of the square, block coordinates X,Z.
+        #[arg(long, value_parser = parse_xz, allow_hyphen_values = true, default_value = "0,0")]
+        center: [i64; 2],
+        /// Edge of the square, in blocks.
+        #[arg(long, default_value_t = 16384)]
+        size: u32,
+        /// Blocks between sampled columns.
+        #[arg(long, default_value_t = 16)]
+        step: u32,
+        /// Print the figures as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Render the world offscreen once everything in range is loaded, and write a PNG.
     Screenshot {
         #[command(flatten)]
@@ -492,6 +513,16 @@ enum BenchCommand {
         #[arg(long)]
         json: bool,
     },
+    /// The fractal-terrain thesis's cost tables: every noise kind over one
+    /// 1024×1024 heightmap at 1–5 and 8 bands, one thread, 8 lanes and scalar.
+    Kinds {
+        /// Runs per figure; medians are reported.
+        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=1000))]
+        repeat: u32,
+        /// Print JSON instead of the table.
+        #[arg(long)]
+        json: bool,
+    },
     /// Tree placement: the Chile thesis's tables 4.2 and 4.3, the game's
     /// whole placement pipeline on one thread and on all, against dart
     /// throwing, over squares of 100, 500 and 1 000 blocks.
@@ -720,6 +751,17 @@ fn run() -> Result<()> {
             out!("{}", blockworld::cli::vein_table::markdown(&rows));
             Ok(())
         }
+        Some(Command::NodeRange { world, node, center, size, step, json }) => {
+            let preset = Preset::load(&world.preset)?;
+            let area = blockworld::cli::node_range::Area { center, size, step };
+            let r = blockworld::cli::node_range::node_range(&preset, world.seed, &node, area)?;
+            if json {
+                print_json(&[r])
+            } else {
+                out!("{}", blockworld::cli::node_range::text(&r));
+                Ok(())
+            }
+        }
         Some(Command::Map { world, center, size, scale, layer, out, json, backend }) => {
             let opts = blockworld::map::MapOptions { center, size, scale, layer };
             map_command(&world, &opts, &out, json, backend)
@@ -928,6 +970,14 @@ fn bench_command(which: BenchCommand) -> Result<()> {
             bench_flight(&world, view, (backend, alpha, culling), json)
         }
         BenchCommand::Lattice { octaves, repeat, json } => bench_lattice(octaves, repeat as usize, json),
+        BenchCommand::Kinds { repeat, json } => {
+            let report = blockworld::bench::kinds::run(repeat as usize);
+            if json {
+                return print_json(std::slice::from_ref(&report));
+            }
+            out!("{report}");
+            Ok(())
+        }
         BenchCommand::Placement { world, repeat, json } => bench_placement(&world, repeat as usize, json),
         BenchCommand::Gen { world, backend, chunks, repeat, json, csv, plot } => {
             bench_gen(&world, backend, chunks.0, repeat as usize, json, (csv, plot))

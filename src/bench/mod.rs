@@ -8,6 +8,7 @@ pub mod flight;
 pub mod frames;
 pub mod gen;
 pub mod horizon;
+pub mod kinds;
 pub mod lattice;
 pub mod light;
 pub mod machine;

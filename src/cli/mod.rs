@@ -1,6 +1,7 @@
 //! Command-line surface: argument types and the non-game commands.
 pub mod args;
 pub mod far_hash;
+pub mod node_range;
 pub mod region_hash;
 pub mod screenshot;
 pub mod vein_table;
