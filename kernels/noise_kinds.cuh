@@ -26,22 +26,36 @@ __device__ __forceinline__ float bw_fractal(const FlatNode& n, float gain, float
     float k = 0.0f;
     float dx = 0.0f;
     float dz = 0.0f;
+    bool value_basis = (n.input & (unsigned int)BW_INPUT_VALUE_BASIS) != 0u;
+    unsigned int t_in = n.input & ~(unsigned int)BW_INPUT_VALUE_BASIS;
     for (unsigned int j = 0; j < n.octaves; ++j) {
         unsigned int seed = n.seed + j * (unsigned int)BW_OCTAVE_SEED_STEP;
         if (n.kind == BW_NODE_QUILEZ) {
             // Derivative-damped: the slope summed so far damps each octave.
             float s, sx, sz;
-            bw_perlin3_d(seed, px, pz, n.z_offset, &s, &sx, &sz);
-            s = s * gain;
-            dx = dx + sx * gain;
-            dz = dz + sz * gain;
+            if (value_basis) {
+                bw_value3_d(seed, px, pz, n.z_offset, &s, &sx, &sz);
+            } else {
+                bw_perlin3_d(seed, px, pz, n.z_offset, &s, &sx, &sz);
+                s = s * gain;
+                sx = sx * gain;
+                sz = sz * gain;
+            }
+            dx = dx + sx;
+            dz = dz + sz;
             v = v + (amp * s) / (1.0f + (dx * dx + dz * dz));
             px = px * lacunarity;
             pz = pz * lacunarity;
             amp = amp * weight;
             continue;
         }
-        float s = bw_perlin3(seed, px, pz, n.z_offset) * gain;
+        float s;
+        if (value_basis) {
+            float sx, sz;
+            bw_value3_d(seed, px, pz, n.z_offset, &s, &sx, &sz);
+        } else {
+            s = bw_perlin3(seed, px, pz, n.z_offset) * gain;
+        }
         if (n.kind == BW_NODE_RIDGED) {
             // k holds the octave before; its crests let this one through.
             float c = crest - fabsf(s);
@@ -59,9 +73,9 @@ __device__ __forceinline__ float bw_fractal(const FlatNode& n, float gain, float
             amp = amp * weight;
             continue;
         }
-        if (n.input == BW_INPUT_RIDGED) {
+        if (t_in == BW_INPUT_RIDGED) {
             s = 1.0f - fabsf(s);
-        } else if (n.input == BW_INPUT_BILLOW) {
+        } else if (t_in == BW_INPUT_BILLOW) {
             s = fabsf(s);
         }
         if (n.kind == BW_NODE_HETERO) {

@@ -43,6 +43,15 @@ __device__ __forceinline__ int bw_lattice(float v, float* frac) {
     return (int)c;
 }
 
+// Value noise: a corner's number in [-1, 1), the top 24 bits of its mixed
+// hash (the conversion, the power-of-two scale and the subtraction are
+// exact). Twin: value::corner in src/worldgen/noise/value.rs.
+__device__ __forceinline__ float bw_value_corner(unsigned int seed, int x, int y, int z) {
+    unsigned int h = seed ^ ((unsigned int)x * BW_PRIME_X) ^ ((unsigned int)y * BW_PRIME_Y) ^
+                     ((unsigned int)z * BW_PRIME_Z);
+    return (float)((h * BW_HASH_MIX) >> 8) * (1.0f / 8388608.0f) - 1.0f;
+}
+
 // The lattice cell of a point and the gradient indices of its four corners
 // on the near z plane, shared by bw_perlin3 and bw_perlin3_d.
 struct BwCell {
@@ -117,4 +126,24 @@ __device__ __forceinline__ void bw_perlin3_d(unsigned int seed, float x, float y
     *value = fminf(fmaxf(bw_lerp(fy, a, b) * BW_SCALE_3D, -1.0f), 1.0f);
     *dx = (ax + fy * (bx - ax)) * BW_SCALE_3D;
     *dy = ((ay + fy * (by - ay)) + dfy * (b - a)) * BW_SCALE_3D;
+}
+
+// Value noise on an integer z with its derivatives along x and y.
+// Twin: value::value3_d in src/worldgen/noise/value.rs.
+__device__ __forceinline__ void bw_value3_d(unsigned int seed, float x, float y, float z, float* value, float* dx,
+                                            float* dy) {
+    float tx, ty, tz;
+    int x0 = bw_lattice(x, &tx);
+    int y0 = bw_lattice(y, &ty);
+    int z0 = bw_lattice(z, &tz);
+    (void)tz;  // z is a whole number: one plane of corners
+    int x1 = (int)((unsigned int)x0 + 1u);
+    int y1 = (int)((unsigned int)y0 + 1u);
+    float v00 = bw_value_corner(seed, x0, y0, z0), v10 = bw_value_corner(seed, x1, y0, z0);
+    float v01 = bw_value_corner(seed, x0, y1, z0), v11 = bw_value_corner(seed, x1, y1, z0);
+    float fx = bw_fade(tx), fy = bw_fade(ty);
+    float a = bw_lerp(fx, v00, v10), b = bw_lerp(fx, v01, v11);
+    *value = bw_lerp(fy, a, b);
+    *dx = bw_fade_d(tx) * bw_lerp(fy, v10 - v00, v11 - v01);
+    *dy = bw_fade_d(ty) * (b - a);
 }

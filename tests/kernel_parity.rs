@@ -280,12 +280,13 @@ mod parity {
             };
             let fractal = |rng: &mut Rng| {
                 format!(
-                    "octaves: {}, offset: {}, lacunarity: {:?}, h: {:?}, frequency: {:?}, input: {}",
+                    "octaves: {}, offset: {}, lacunarity: {:?}, h: {:?}, frequency: {:?}, basis: {}, input: {}",
                     1 + rng.below(8),
                     20 + rng.below(100),
                     rng.range(1.5, 3.0),
                     rng.range(0.2, 1.5),
                     rng.range(0.001, 0.05),
+                    ["Perlin", "Value"][rng.below(2)],
                     inputs[rng.below(3)]
                 )
             };

@@ -286,6 +286,7 @@ pub fn constants() -> Vec<(&'static str, i64)> {
         ("BW_NODE_RIDGED", params::NODE_RIDGED as i64),
         ("BW_INPUT_RIDGED", params::INPUT_RIDGED as i64),
         ("BW_INPUT_BILLOW", params::INPUT_BILLOW as i64),
+        ("BW_INPUT_VALUE_BASIS", params::INPUT_VALUE_BASIS as i64),
         ("BW_NODE_SLOTS", params::NODE_SLOTS as i64),
         ("BW_NODE_CHILDREN", params::NODE_CHILDREN as i64),
         ("BW_SLOT_EXPONENT", params::SLOT_EXPONENT as i64),

@@ -14,7 +14,7 @@ use super::machine::Machine;
 use super::median;
 use crate::worldgen::graph::NoiseProgram;
 use crate::worldgen::params::WorldParams;
-use crate::worldgen::preset::{Input, NamedNode, NodeKind};
+use crate::worldgen::preset::{Basis, Input, NamedNode, NodeKind};
 use crate::worldgen::Preset;
 use serde::Serialize;
 use std::time::Instant;
@@ -55,8 +55,9 @@ impl KindsReport {
 
 fn fractal(kind: &str, bands: u32) -> NodeKind {
     let (octaves, offset, lacunarity, frequency) = (bands, 60, 2.0, FREQUENCY);
+    let basis = if kind.ends_with("_value") { Basis::Value } else { Basis::Perlin };
     match kind {
-        "fbm" | "fbm_ridged" | "fbm_billow" => NodeKind::Fbm {
+        "fbm" | "fbm_ridged" | "fbm_billow" | "fbm_value" => NodeKind::Fbm {
             octaves,
             offset,
             lacunarity,
@@ -67,15 +68,16 @@ fn fractal(kind: &str, bands: u32) -> NodeKind {
                 "fbm_billow" => Input::Billow,
                 _ => Input::Plain,
             },
+            basis,
         },
         "hetero" => {
-            NodeKind::Hetero { octaves, offset, lacunarity, h: 1.0, frequency, input: Input::Plain, shift: 0.4 }
+            NodeKind::Hetero { octaves, offset, lacunarity, h: 1.0, frequency, input: Input::Plain, shift: 0.4, basis }
         }
         "hybrid" => {
-            NodeKind::Hybrid { octaves, offset, lacunarity, h: 0.25, frequency, input: Input::Plain, shift: 0.7 }
+            NodeKind::Hybrid { octaves, offset, lacunarity, h: 0.25, frequency, input: Input::Plain, shift: 0.7, basis }
         }
-        "quilez" => NodeKind::Quilez { octaves, offset, lacunarity, h: 1.0, frequency },
-        _ => NodeKind::Ridged { octaves, offset, lacunarity, h: 1.0, frequency, crest: 0.9, gain: 0.5 },
+        "quilez" | "quilez_value" => NodeKind::Quilez { octaves, offset, lacunarity, h: 1.0, frequency, basis },
+        _ => NodeKind::Ridged { octaves, offset, lacunarity, h: 1.0, frequency, crest: 0.9, gain: 0.5, basis },
     }
 }
 
@@ -97,6 +99,7 @@ fn warped_canyon(bands: u32) -> NoiseProgram {
         h: 0.5,
         frequency: FREQUENCY * 2.0,
         input: Input::Plain,
+        basis: Basis::Perlin,
     };
     program(vec![
         ("k_fbm", fractal("fbm", bands)),
@@ -183,13 +186,15 @@ fn has_avx2() -> bool {
 }
 
 pub fn run(repeat: usize) -> KindsReport {
-    let kinds: [(&'static str, &str); 8] = [
+    let kinds: [(&'static str, &str); 10] = [
         ("fBm", "fbm"),
+        ("fBm, value noise", "fbm_value"),
         ("fBm, ridged input 1 - |n|", "fbm_ridged"),
         ("fBm, billowy input |n|", "fbm_billow"),
         ("heterogeneous multifractal", "hetero"),
         ("hybrid multifractal", "hybrid"),
         ("Quilez (derivative-damped fBm)", "quilez"),
+        ("Quilez, value noise", "quilez_value"),
         ("Musgrave's ridged multifractal", "ridged"),
         ("fBm + domain warp + canyon curve", "warped"),
     ];
@@ -241,7 +246,8 @@ mod tests {
     /// elsewhere and curved.
     #[test]
     fn each_row_times_its_own_kind() {
-        let names = ["fbm", "fbm_ridged", "fbm_billow", "hetero", "hybrid", "quilez", "ridged"];
+        let names =
+            ["fbm", "fbm_value", "fbm_ridged", "fbm_billow", "hetero", "hybrid", "quilez", "quilez_value", "ridged"];
         let values: Vec<f32> =
             names.iter().map(|k| program(vec![("k", fractal(k, 3))]).eval::<f32>(37.0, -91.0)[0]).collect();
         for i in 0..values.len() {

@@ -11,10 +11,10 @@
 
 use super::noise::lanes::Lanes;
 use super::params::{
-    FlatNode, INPUT_BILLOW, INPUT_RIDGED, NODE_BIAS, NODE_EXPSCALE, NODE_GAIN, NODE_HETERO, NODE_HYBRID, NODE_LINEAR,
-    NODE_NORMALIZE, NODE_QUILEZ, NODE_RIDGED, OCTAVE_SEED_STEP, SLOT_ADD, SLOT_CREST, SLOT_EXPONENT,
-    SLOT_EXPONENT_HIGH, SLOT_FREQUENCY, SLOT_INV_SPAN, SLOT_LACUNARITY, SLOT_LOW, SLOT_MUL, SLOT_RIDGE_GAIN,
-    SLOT_SHIFT, SLOT_WEIGHT,
+    FlatNode, INPUT_BILLOW, INPUT_RIDGED, INPUT_VALUE_BASIS, NODE_BIAS, NODE_EXPSCALE, NODE_GAIN, NODE_HETERO,
+    NODE_HYBRID, NODE_LINEAR, NODE_NORMALIZE, NODE_QUILEZ, NODE_RIDGED, OCTAVE_SEED_STEP, SLOT_ADD, SLOT_CREST,
+    SLOT_EXPONENT, SLOT_EXPONENT_HIGH, SLOT_FREQUENCY, SLOT_INV_SPAN, SLOT_LACUNARITY, SLOT_LOW, SLOT_MUL,
+    SLOT_RIDGE_GAIN, SLOT_SHIFT, SLOT_WEIGHT,
 };
 
 /// Σ over octaves of w^j·T_in(N(frequency·λ^j·p)), summed the kind's way;
@@ -31,21 +31,26 @@ pub fn fractal<L: Lanes>(n: &FlatNode, gain: f32, x: L, z: L) -> L {
     let mut v = x.splat(0.0);
     let mut k = v;
     let (mut dx, mut dz) = (v, v);
+    let value_basis = n.input & INPUT_VALUE_BASIS != 0;
     for j in 0..n.octaves {
         let seed = n.seed.wrapping_add(j.wrapping_mul(OCTAVE_SEED_STEP));
         if n.kind == NODE_QUILEZ {
             // Derivative-damped: the slope summed so far damps each octave.
-            let (s, sx, sz) = L::perlin3_d(seed, px, pz, zo);
-            let s = s.mul(g);
-            dx = dx.add(sx.mul(g));
-            dz = dz.add(sz.mul(g));
+            let (s, sx, sz) = if value_basis {
+                L::value3_d(seed, px, pz, zo)
+            } else {
+                let (s, sx, sz) = L::perlin3_d(seed, px, pz, zo);
+                (s.mul(g), sx.mul(g), sz.mul(g))
+            };
+            dx = dx.add(sx);
+            dz = dz.add(sz);
             v = v.add(x.splat(amp).mul(s).div(one.add(dx.mul(dx).add(dz.mul(dz)))));
             px = px.mul(lacunarity);
             pz = pz.mul(lacunarity);
             amp *= n.slots[SLOT_WEIGHT];
             continue;
         }
-        let s = L::perlin3(seed, px, pz, zo).mul(g);
+        let s = if value_basis { L::value3_d(seed, px, pz, zo).0 } else { L::perlin3(seed, px, pz, zo).mul(g) };
         if n.kind == NODE_RIDGED {
             // k holds the octave before; its crests let this one through.
             let c = crest.sub(s.abs());
@@ -63,7 +68,7 @@ pub fn fractal<L: Lanes>(n: &FlatNode, gain: f32, x: L, z: L) -> L {
             amp *= n.slots[SLOT_WEIGHT];
             continue;
         }
-        let s = match n.input {
+        let s = match n.input & !INPUT_VALUE_BASIS {
             INPUT_RIDGED => one.sub(s.abs()),
             INPUT_BILLOW => s.abs(),
             _ => s,
@@ -114,7 +119,7 @@ mod tests {
     use super::*;
     use crate::worldgen::noise::perlin::{perlin3, SeededHash};
     use crate::worldgen::params::flatten_node;
-    use crate::worldgen::preset::{Input, NodeKind};
+    use crate::worldgen::preset::{Basis, Input, NodeKind};
 
     const SEED: u64 = 99;
     const GAIN: f32 = 0.8;
@@ -127,6 +132,9 @@ mod tests {
     /// its own) on octave j's lattice, in f64 from there on.
     fn noise(n: &FlatNode, j: u32, x: f64, z: f64) -> f64 {
         let seed = n.seed.wrapping_add(j.wrapping_mul(OCTAVE_SEED_STEP));
+        if n.input & INPUT_VALUE_BASIS != 0 {
+            return crate::worldgen::noise::value::value3_d(seed, x as f32, z as f32, n.z_offset).0 as f64;
+        }
         (perlin3(&SeededHash(seed), x as f32, z as f32, n.z_offset) * GAIN) as f64
     }
 
@@ -184,10 +192,51 @@ mod tests {
     #[test]
     fn fractal_sums_match_seed_002s_formulas() {
         let kinds = [
-            NodeKind::Fbm { octaves: 1, offset: 3, lacunarity: 2.0, h: 1.0, frequency: 1.0, input: Input::Plain },
-            NodeKind::Fbm { octaves: 8, offset: 3, lacunarity: 2.0, h: 1.0, frequency: 0.5, input: Input::Plain },
-            NodeKind::Fbm { octaves: 5, offset: 4, lacunarity: 2.5, h: 0.8, frequency: 0.3, input: Input::Ridged },
-            NodeKind::Fbm { octaves: 4, offset: 5, lacunarity: 1.9, h: 0.5, frequency: 0.7, input: Input::Billow },
+            NodeKind::Fbm {
+                octaves: 1,
+                offset: 3,
+                lacunarity: 2.0,
+                h: 1.0,
+                frequency: 1.0,
+                input: Input::Plain,
+                basis: Basis::Perlin,
+            },
+            NodeKind::Fbm {
+                octaves: 8,
+                offset: 3,
+                lacunarity: 2.0,
+                h: 1.0,
+                frequency: 0.5,
+                input: Input::Plain,
+                basis: Basis::Perlin,
+            },
+            NodeKind::Fbm {
+                octaves: 6,
+                offset: 3,
+                lacunarity: 2.0,
+                h: 1.0,
+                frequency: 0.5,
+                input: Input::Plain,
+                basis: Basis::Value,
+            },
+            NodeKind::Fbm {
+                octaves: 5,
+                offset: 4,
+                lacunarity: 2.5,
+                h: 0.8,
+                frequency: 0.3,
+                input: Input::Ridged,
+                basis: Basis::Value,
+            },
+            NodeKind::Fbm {
+                octaves: 4,
+                offset: 5,
+                lacunarity: 1.9,
+                h: 0.5,
+                frequency: 0.7,
+                input: Input::Billow,
+                basis: Basis::Perlin,
+            },
             NodeKind::Hetero {
                 octaves: 6,
                 offset: 6,
@@ -196,6 +245,7 @@ mod tests {
                 frequency: 0.4,
                 input: Input::Plain,
                 shift: 0.7,
+                basis: Basis::Perlin,
             },
             NodeKind::Hybrid {
                 octaves: 7,
@@ -205,6 +255,7 @@ mod tests {
                 frequency: 0.4,
                 input: Input::Plain,
                 shift: 0.7,
+                basis: Basis::Perlin,
             },
             NodeKind::Hybrid {
                 octaves: 5,
@@ -214,6 +265,7 @@ mod tests {
                 frequency: 0.2,
                 input: Input::Ridged,
                 shift: 0.3,
+                basis: Basis::Value,
             },
         ];
         for kind in &kinds {
@@ -258,7 +310,16 @@ mod tests {
             (6, 2.0, 1.0, 0.7, 1.0, 2.0),
             (5, 1.9, 0.4, 0.11, 0.6, 3.0),
         ] {
-            let kind = NodeKind::Ridged { octaves, offset: 12, lacunarity: lac, h, frequency: freq, crest, gain };
+            let kind = NodeKind::Ridged {
+                octaves,
+                offset: 12,
+                lacunarity: lac,
+                h,
+                frequency: freq,
+                crest,
+                gain,
+                basis: Basis::Perlin,
+            };
             let n = flat(&kind);
             for (x, z) in [(0.3f32, 0.7f32), (3.7, -2.2), (-11.25, 5.5), (17.9, 23.1), (-40.5, -33.3)] {
                 let (lac, h, freq, crest, gain) = (lac as f64, h as f64, freq as f64, crest as f64, gain as f64);
@@ -284,26 +345,30 @@ mod tests {
     /// slopes (each in its own coordinates), v += w^j·N_j / (1 + |d|²).
     #[test]
     fn quilez_sum_matches_its_formula() {
-        let kind = NodeKind::Quilez { octaves: 6, offset: 9, lacunarity: 2.0, h: 1.0, frequency: 0.37 };
+        for basis in [Basis::Perlin, Basis::Value] {
+            quilez_sum_matches_its_formula_on(basis);
+        }
+    }
+
+    fn quilez_sum_matches_its_formula_on(basis: Basis) {
+        let kind = NodeKind::Quilez { octaves: 6, offset: 9, lacunarity: 2.0, h: 1.0, frequency: 0.37, basis };
         let n = flat(&kind);
         for (x, z) in [(0.3f32, 0.7f32), (3.7, -2.2), (-11.25, 5.5), (17.9, 23.1)] {
             let (mut v, mut dx, mut dz) = (0.0f64, 0.0f64, 0.0f64);
             for j in 0..6u32 {
                 let f = 0.37f64 * 2f64.powi(j as i32);
                 let seed = n.seed.wrapping_add(j.wrapping_mul(OCTAVE_SEED_STEP));
-                let (s, sx, sz) = crate::worldgen::noise::perlin::perlin3_d(
-                    seed,
-                    (x as f64 * f) as f32,
-                    (z as f64 * f) as f32,
-                    n.z_offset,
-                );
-                let g = GAIN as f64;
+                let (px, pz) = ((x as f64 * f) as f32, (z as f64 * f) as f32);
+                let ((s, sx, sz), g) = match basis {
+                    Basis::Perlin => (crate::worldgen::noise::perlin::perlin3_d(seed, px, pz, n.z_offset), GAIN as f64),
+                    Basis::Value => (crate::worldgen::noise::value::value3_d(seed, px, pz, n.z_offset), 1.0),
+                };
                 dx += sx as f64 * g;
                 dz += sz as f64 * g;
                 v += 0.5f64.powi(j as i32) * s as f64 * g / (1.0 + dx * dx + dz * dz);
             }
             let got = fractal::<f32>(&n, GAIN, x, z) as f64;
-            assert!((got - v).abs() < 2e-4, "at ({x}, {z}): {got} against {v}");
+            assert!((got - v).abs() < 2e-4, "{basis:?} at ({x}, {z}): {got} against {v}");
         }
     }
 

@@ -7,7 +7,7 @@ use super::noise::perlin::SCALE_3D;
 use super::placement::{self, DENSITY_ONE, PATTERN_POINTS};
 use super::preset::RockForm;
 use super::preset::{
-    CaveLayer, Caves, Decorations, DensityMap, Input, NodeKind, Preset, Veins, MAX_BIOMES, MAX_BIOME_LAYERS,
+    Basis, CaveLayer, Caves, Decorations, DensityMap, Input, NodeKind, Preset, Veins, MAX_BIOMES, MAX_BIOME_LAYERS,
     MAX_CANOPY_LAYERS, MAX_CAVE_LAYERS, MAX_CAVE_NOISES, MAX_CAVE_OCTAVES, MAX_NODES, MAX_ROCK_KINDS, MAX_TREE_KINDS,
     MAX_TREE_REACH, MAX_VEIN_KINDS, TABLE_SIZE, THRESHOLDS,
 };
@@ -39,6 +39,8 @@ pub const NODE_RIDGED: u32 = 13;
 pub const INPUT_PLAIN: u32 = 0;
 pub const INPUT_RIDGED: u32 = 1;
 pub const INPUT_BILLOW: u32 = 2;
+/// Or'ed into a fractal's `input`: its octaves draw value noise, not Perlin.
+pub const INPUT_VALUE_BASIS: u32 = 4;
 
 /// Slots of [`FlatNode::slots`], by kind.
 pub const SLOT_EXPONENT: usize = 0; // ExpScale; Bias; Gain below ½
@@ -77,7 +79,8 @@ pub struct FlatNode {
     /// (octave j of a fractal adds j·[`OCTAVE_SEED_STEP`]).
     pub seed: u32,
     pub octaves: u32,
-    /// T_in of a fractal (`INPUT_*`).
+    /// T_in of a fractal (`INPUT_*`), with [`INPUT_VALUE_BASIS`] where its
+    /// octaves draw value noise.
     pub input: u32,
     /// Child node indices, −1 where unused. Combined: source, offset_by;
     /// Distort: source, x noise, z noise; one-input kinds: source.
@@ -695,6 +698,14 @@ fn flatten_veins(p: &mut VeinParams, v: &Veins, seed: u64) {
 const VEIN_SEED_SALT: u64 = 0x7E1A_5EED_0BE5_0001;
 
 /// The flat form of one node: its kind's slots (see the `SLOT_*` constants).
+/// A fractal node whose octaves draw `basis`.
+fn with_basis(node: FlatNode, basis: Basis) -> FlatNode {
+    match basis {
+        Basis::Perlin => node,
+        Basis::Value => FlatNode { input: node.input | INPUT_VALUE_BASIS, ..node },
+    }
+}
+
 pub(crate) fn flatten_node(node: &NodeKind, seed: u64, child: &dyn Fn(&str) -> i32) -> FlatNode {
     let leaf = |kind: u32, offset: u32, octaves: u32| FlatNode {
         kind,
@@ -732,21 +743,22 @@ pub(crate) fn flatten_node(node: &NodeKind, seed: u64, child: &dyn Fn(&str) -> i
     match node {
         NodeKind::Basic { offset } => leaf(NODE_BASIC, *offset, 1),
         NodeKind::Octave { octaves, offset } => leaf(NODE_OCTAVE, *offset, *octaves),
-        NodeKind::Fbm { octaves, offset, lacunarity, h, frequency, input } => {
-            fractal(NODE_FBM, *octaves, *offset, *lacunarity, *h, *frequency, *input, &[])
+        NodeKind::Fbm { octaves, offset, lacunarity, h, frequency, input, basis } => {
+            with_basis(fractal(NODE_FBM, *octaves, *offset, *lacunarity, *h, *frequency, *input, &[]), *basis)
         }
-        NodeKind::Hetero { octaves, offset, lacunarity, h, frequency, input, shift } => {
-            fractal(NODE_HETERO, *octaves, *offset, *lacunarity, *h, *frequency, *input, &[*shift])
+        NodeKind::Hetero { octaves, offset, lacunarity, h, frequency, input, shift, basis } => {
+            with_basis(fractal(NODE_HETERO, *octaves, *offset, *lacunarity, *h, *frequency, *input, &[*shift]), *basis)
         }
-        NodeKind::Hybrid { octaves, offset, lacunarity, h, frequency, input, shift } => {
-            fractal(NODE_HYBRID, *octaves, *offset, *lacunarity, *h, *frequency, *input, &[*shift])
+        NodeKind::Hybrid { octaves, offset, lacunarity, h, frequency, input, shift, basis } => {
+            with_basis(fractal(NODE_HYBRID, *octaves, *offset, *lacunarity, *h, *frequency, *input, &[*shift]), *basis)
         }
-        NodeKind::Quilez { octaves, offset, lacunarity, h, frequency } => {
-            fractal(NODE_QUILEZ, *octaves, *offset, *lacunarity, *h, *frequency, Input::Plain, &[])
+        NodeKind::Quilez { octaves, offset, lacunarity, h, frequency, basis } => {
+            with_basis(fractal(NODE_QUILEZ, *octaves, *offset, *lacunarity, *h, *frequency, Input::Plain, &[]), *basis)
         }
-        NodeKind::Ridged { octaves, offset, lacunarity, h, frequency, crest, gain } => {
-            fractal(NODE_RIDGED, *octaves, *offset, *lacunarity, *h, *frequency, Input::Plain, &[*crest, *gain])
-        }
+        NodeKind::Ridged { octaves, offset, lacunarity, h, frequency, crest, gain, basis } => with_basis(
+            fractal(NODE_RIDGED, *octaves, *offset, *lacunarity, *h, *frequency, Input::Plain, &[*crest, *gain]),
+            *basis,
+        ),
         NodeKind::Combined { source, offset_by } => {
             FlatNode { kind: NODE_COMBINED, children: [child(source), child(offset_by), -1], ..FlatNode::default() }
         }

@@ -30,6 +30,8 @@ pub trait Lanes: Copy {
     fn perlin3(seed: u32, x: Self, y: Self, z: Self) -> Self;
     /// `perlin::perlin3_d`: the value and its derivatives along x and y.
     fn perlin3_d(seed: u32, x: Self, y: Self, z: Self) -> (Self, Self, Self);
+    /// `value::value3_d`: value noise and its derivatives along x and y.
+    fn value3_d(seed: u32, x: Self, y: Self, z: Self) -> (Self, Self, Self);
 }
 
 impl Lanes for f32 {
@@ -89,5 +91,9 @@ impl Lanes for f32 {
     #[inline(always)]
     fn perlin3_d(seed: u32, x: Self, y: Self, z: Self) -> (Self, Self, Self) {
         perlin::perlin3_d(seed, x, y, z)
+    }
+    #[inline(always)]
+    fn value3_d(seed: u32, x: Self, y: Self, z: Self) -> (Self, Self, Self) {
+        super::value::value3_d(seed, x, y, z)
     }
 }

@@ -17,6 +17,7 @@
 
 use super::lanes::Lanes;
 use super::perlin::{HASH_MIX, LATTICE_MAX, LATTICE_MIN, PRIME_X, PRIME_Y, PRIME_Z, SCALE_2D, SCALE_3D};
+use super::value::CORNER_SCALE;
 use std::arch::x86_64::*;
 
 /// True when this CPU can run the eight-lane path.
@@ -130,6 +131,49 @@ unsafe fn gradient2(index: __m256i, x: __m256, y: __m256) -> __m256 {
     _mm256_add_ps(_mm256_xor_ps(x, su), _mm256_xor_ps(y, sv))
 }
 
+/// d/dt of [`fade`]: t·t·(t·(t·30 − 60) + 30), as `perlin::fade_d`.
+#[inline(always)]
+unsafe fn fade_d(t: __m256) -> __m256 {
+    let inner = _mm256_add_ps(_mm256_mul_ps(t, _mm256_sub_ps(_mm256_mul_ps(t, ps(30.0)), ps(60.0))), ps(30.0));
+    _mm256_mul_ps(_mm256_mul_ps(t, t), inner)
+}
+
+/// A corner's value from its unmixed hash (seed ^ primed coordinates), as
+/// `value::corner`: the top 24 bits of the mixed hash mapped to [−1, 1).
+#[inline(always)]
+unsafe fn value_corner(h: __m256i) -> __m256 {
+    let bits = _mm256_srli_epi32(_mm256_mullo_epi32(h, epi(HASH_MIX)), 8);
+    _mm256_sub_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(bits), ps(CORNER_SCALE)), ps(1.0))
+}
+
+/// Value noise on an integer z with its derivatives along x and y; the
+/// same operations in the same order as `value::value3_d`.
+///
+/// # Safety
+/// The CPU must support AVX2 (see [`available`]).
+#[inline(always)]
+pub unsafe fn value3_d(seed: u32, x: __m256, y: __m256, z: __m256) -> (__m256, __m256, __m256) {
+    let (x0, tx) = lattice(x);
+    let (y0, ty) = lattice(y);
+    let (z0, _) = lattice(z);
+    let px0 = _mm256_mullo_epi32(x0, epi(PRIME_X));
+    let px1 = _mm256_add_epi32(px0, epi(PRIME_X));
+    let py0 = _mm256_xor_si256(_mm256_mullo_epi32(y0, epi(PRIME_Y)), epi(seed));
+    let py1 = _mm256_xor_si256(_mm256_add_epi32(_mm256_mullo_epi32(y0, epi(PRIME_Y)), epi(PRIME_Y)), epi(seed));
+    let pz = _mm256_mullo_epi32(z0, epi(PRIME_Z));
+    let (y0z, y1z) = (_mm256_xor_si256(py0, pz), _mm256_xor_si256(py1, pz));
+    let v00 = value_corner(_mm256_xor_si256(px0, y0z));
+    let v10 = value_corner(_mm256_xor_si256(px1, y0z));
+    let v01 = value_corner(_mm256_xor_si256(px0, y1z));
+    let v11 = value_corner(_mm256_xor_si256(px1, y1z));
+    let (fx, fy) = (fade(tx), fade(ty));
+    let (a, b) = (lerp(fx, v00, v10), lerp(fx, v01, v11));
+    let value = lerp(fy, a, b);
+    let dx = _mm256_mul_ps(fade_d(tx), lerp(fy, _mm256_sub_ps(v10, v00), _mm256_sub_ps(v11, v01)));
+    let dy = _mm256_mul_ps(fade_d(ty), _mm256_sub_ps(b, a));
+    (value, dx, dy)
+}
+
 /// [`perlin3`] on an integer z with its derivatives along x and y; the
 /// same operations in the same order as `perlin::perlin3_d`.
 ///
@@ -162,10 +206,6 @@ pub unsafe fn perlin3_d(seed: u32, x: __m256, y: __m256, z: __m256) -> (__m256, 
         *gy = gradient3(table, c, zero, one, zero);
     }
     let (fx, fy) = (fade(tx), fade(ty));
-    let fade_d = |t: __m256| {
-        let inner = _mm256_add_ps(_mm256_mul_ps(t, _mm256_sub_ps(_mm256_mul_ps(t, ps(30.0)), ps(60.0))), ps(30.0));
-        _mm256_mul_ps(_mm256_mul_ps(t, t), inner)
-    };
     let (dfx, dfy) = (fade_d(tx), fade_d(ty));
     let (a, b) = (lerp(fx, g00, g10), lerp(fx, g01, g11));
     let along = |g0: __m256, g1: __m256| _mm256_add_ps(g0, _mm256_mul_ps(fx, _mm256_sub_ps(g1, g0)));
@@ -366,6 +406,12 @@ impl Lanes for F32x8 {
         let (v, dx, dy) = unsafe { perlin3_d(seed, x.0, y.0, z.0) };
         (F32x8(v), F32x8(dx), F32x8(dy))
     }
+    #[inline(always)]
+    fn value3_d(seed: u32, x: Self, y: Self, z: Self) -> (Self, Self, Self) {
+        // SAFETY: reached only where AVX2 is present (an F32x8 or an AVX2 caller proves it).
+        let (v, dx, dy) = unsafe { value3_d(seed, x.0, y.0, z.0) };
+        (F32x8(v), F32x8(dx), F32x8(dy))
+    }
 }
 
 /// Fills `out[i] = perlin3(seed, xs[i], ys[i], zs[i])` eight at a time.
@@ -464,18 +510,33 @@ mod tests {
     }
 
     #[test]
-    fn avx2_perlin_derivatives_are_bit_identical_to_scalar() {
+    fn avx2_perlin_and_value_derivatives_are_bit_identical_to_scalar() {
+        type Lane = fn(u32, F32x8, F32x8, F32x8) -> (F32x8, F32x8, F32x8);
+        type One = fn(u32, f32, f32, f32) -> (f32, f32, f32);
+        let pairs: [(Lane, One); 2] = [
+            (<F32x8 as Lanes>::perlin3_d, crate::worldgen::noise::perlin::perlin3_d),
+            (<F32x8 as Lanes>::value3_d, crate::worldgen::noise::value::value3_d),
+        ];
+        for (lanes, scalar) in pairs {
+            derivatives_are_bit_identical(lanes, scalar);
+        }
+    }
+
+    fn derivatives_are_bit_identical(
+        lanes: fn(u32, F32x8, F32x8, F32x8) -> (F32x8, F32x8, F32x8),
+        scalar: fn(u32, f32, f32, f32) -> (f32, f32, f32),
+    ) {
         let Some(avx2) = avx2() else { return };
         let (xs, ys) = (inputs(4096, 300.0), inputs(4096, 170.0));
         for i in (0..xs.len()).step_by(8) {
             let (x, y, z) = (F32x8::load(avx2, &xs[i..]), F32x8::load(avx2, &ys[i..]), F32x8::load(avx2, &[64.0; 8]));
-            let (v, dx, dy) = <F32x8 as Lanes>::perlin3_d(77, x, y, z);
+            let (v, dx, dy) = lanes(77, x, y, z);
             let (mut out_v, mut out_x, mut out_y) = ([0.0f32; 8], [0.0f32; 8], [0.0f32; 8]);
             v.store(&mut out_v);
             dx.store(&mut out_x);
             dy.store(&mut out_y);
             for l in 0..8 {
-                let want = crate::worldgen::noise::perlin::perlin3_d(77, xs[i + l], ys[i + l], 64.0);
+                let want = scalar(77, xs[i + l], ys[i + l], 64.0);
                 let got = (out_v[l], out_x[l], out_y[l]);
                 assert_eq!(
                     (got.0.to_bits(), got.1.to_bits(), got.2.to_bits()),

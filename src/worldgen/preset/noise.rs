@@ -32,6 +32,8 @@ pub enum NodeKind {
         frequency: f32,
         #[serde(default)]
         input: Input,
+        #[serde(default)]
+        basis: Basis,
     },
     /// Heterogeneous multifractal: `v = T_in(N(p)) + shift`, then for each
     /// further octave `v += v·w^j·(T_in(N(λ^j p)) + shift)`: rough where
@@ -48,6 +50,8 @@ pub enum NodeKind {
         #[serde(default)]
         input: Input,
         shift: f32,
+        #[serde(default)]
+        basis: Basis,
     },
     /// Hybrid multifractal: `v = k = T_in(N(p)) + shift`, then for each
     /// further octave `k = min(k, 1); a = w^j·(T_in(N(λ^j p)) + shift);
@@ -64,6 +68,8 @@ pub enum NodeKind {
         #[serde(default)]
         input: Input,
         shift: f32,
+        #[serde(default)]
+        basis: Basis,
     },
     /// Derivative-damped ("Quilez") fBm: with d the sum of the octaves'
     /// slopes so far, `Σ w^j·N_j / (1 + |d|²)`: steep ground stays smooth,
@@ -79,6 +85,8 @@ pub enum NodeKind {
         h: f32,
         #[serde(default = "one")]
         frequency: f32,
+        #[serde(default)]
+        basis: Basis,
     },
     /// Musgrave's ridged multifractal ("Texturing and Modeling", ch. 16):
     /// each octave is `s_j = (crest − |N(λ^j p)|)²`, and from the second on
@@ -98,6 +106,8 @@ pub enum NodeKind {
         crest: f32,
         /// Musgrave's gain: how strongly an octave's crests let the next through.
         gain: f32,
+        #[serde(default)]
+        basis: Basis,
     },
     /// Domain distortion (T_pre): `source(x + strength·by.0(p), z + strength·by.1(p))`.
     Distort { source: String, by: (String, String), strength: f32 },
@@ -120,6 +130,18 @@ pub enum NodeKind {
     /// The Caracas thesis's plateau effect: bias_{1−g}(2t)/2 below ½, 1 − bias_g(2−2t)/2
     /// above, with ½ ≤ g < 1: mesas at middle heights.
     Plateau { source: String, g: f32 },
+}
+
+/// N: the noise each octave of a fractal sum draws (the thesis's two basis
+/// functions).
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+pub enum Basis {
+    /// Seeded gradient noise, times the preset's Perlin amplitude.
+    #[default]
+    Perlin,
+    /// Seeded value noise (`noise::value`): a number in [−1, 1) per lattice
+    /// corner, blended with the quintic fade; not scaled by the amplitude.
+    Value,
 }
 
 /// T_in: what each octave does to the noise before it is summed.
@@ -292,7 +314,7 @@ fn node_rule(node: &NodeKind, here: &dyn Fn(&str) -> String, c: &Check) -> Resul
         }
         NodeKind::Octave { octaves, offset } => octave_rule(*octaves, *offset)?,
         NodeKind::Fbm { octaves, offset, lacunarity, h, frequency, .. }
-        | NodeKind::Quilez { octaves, offset, lacunarity, h, frequency } => {
+        | NodeKind::Quilez { octaves, offset, lacunarity, h, frequency, .. } => {
             fractal_rule(*octaves, *offset, *lacunarity, *h, *frequency)?
         }
         NodeKind::Hetero { octaves, offset, lacunarity, h, frequency, shift, .. }
@@ -300,7 +322,7 @@ fn node_rule(node: &NodeKind, here: &dyn Fn(&str) -> String, c: &Check) -> Resul
             fractal_rule(*octaves, *offset, *lacunarity, *h, *frequency)?;
             within("shift", *shift, -2.0, 2.0, (false, false))?;
         }
-        NodeKind::Ridged { octaves, offset, lacunarity, h, frequency, crest, gain } => {
+        NodeKind::Ridged { octaves, offset, lacunarity, h, frequency, crest, gain, .. } => {
             fractal_rule(*octaves, *offset, *lacunarity, *h, *frequency)?;
             within("crest", *crest, 0.0, 2.0, (false, false))?;
             within("gain", *gain, 0.0, 8.0, (false, false))?;
