@@ -82,6 +82,7 @@ __device__ inline float bw_eval_node(const WorldParams* p, unsigned int root, fl
         case BW_NODE_HYBRID:
         case BW_NODE_QUILEZ:
         case BW_NODE_RIDGED:
+        case BW_NODE_ERODED:
             ret = bw_fractal(n, p->terrain.perlin_gain, f.x, f.z);
             top -= 1;
             break;

@@ -7,12 +7,81 @@
 // Rust twin: src/worldgen/noise_kinds.rs (same operations, same order).
 #pragma once
 #include "fastmath.cuh"
+#include "gullies.cuh"
 #include "perlin.cuh"
 #include "worldgen_params.cuh"
+
+// fBm with its analytic slope, carved by the erosion filter's gully octaves
+// (NodeKind::Eroded; Rust twin: noise_kinds::eroded).
+__device__ __forceinline__ float bw_eroded(const FlatNode& n, float gain, float x, float z) {
+    float f = n.slots[BW_SLOT_FREQUENCY];
+    float lacunarity = n.slots[BW_SLOT_LACUNARITY];
+    float x0 = x * f;
+    float z0 = z * f;
+    float px = x0;
+    float pz = z0;
+    bool value_basis = (n.input & (unsigned int)BW_INPUT_VALUE_BASIS) != 0u;
+    // The slope in the first octave's coordinates: octave j's times λ^j.
+    float amp = 1.0f;
+    float chain = 1.0f;
+    float v = 0.0f;
+    float gx = 0.0f;
+    float gz = 0.0f;
+    for (unsigned int j = 0; j < n.octaves; ++j) {
+        unsigned int seed = n.seed + j * (unsigned int)BW_OCTAVE_SEED_STEP;
+        float s, sx, sz;
+        if (value_basis) {
+            bw_value3_d(seed, px, pz, n.z_offset, &s, &sx, &sz);
+        } else {
+            bw_perlin3_d(seed, px, pz, n.z_offset, &s, &sx, &sz);
+            s = s * gain;
+            sx = sx * gain;
+            sz = sz * gain;
+        }
+        float ac = amp * chain;
+        v = v + amp * s;
+        gx = gx + ac * sx;
+        gz = gz + ac * sz;
+        px = px * lacunarity;
+        pz = pz * lacunarity;
+        amp = amp * n.slots[BW_SLOT_WEIGHT];
+        chain = chain * lacunarity;
+    }
+    float gf = n.slots[BW_SLOT_GULLY_FREQUENCY];
+    float qx = x0 * gf;
+    float qz = z0 * gf;
+    float depth = n.slots[BW_SLOT_GULLY_STRENGTH] * 0.5f;
+    float scale = gf;
+    unsigned int gully_seed = n.seed ^ (unsigned int)BW_GULLY_SEED;
+    unsigned int gully_octaves = (unsigned int)n.slots[BW_SLOT_GULLY_OCTAVES];
+    for (unsigned int i = 0; i < gully_octaves; ++i) {
+        // Across the slope: d = (gz, -gx)·|g|/(1 + |g|²), below one stripe a
+        // cell where steep and nearly none where flat.
+        float m = gx * gx + gz * gz;
+        float k = sqrtf(m) / (1.0f + m);
+        float dx = gz * k;
+        float dz = (0.0f - gx) * k;
+        float e, de;
+        bw_gullies(gully_seed + i * (unsigned int)BW_OCTAVE_SEED_STEP, qx, qz, n.z_offset, dx, dz, &e, &de);
+        // (e - 1)/2 in [-1, 0]: gullies carve, crests keep the height.
+        v = v + depth * (e - 1.0f);
+        float ks = depth * scale * de;
+        gx = gx + ks * dx;
+        gz = gz + ks * dz;
+        qx = qx * 2.0f;
+        qz = qz * 2.0f;
+        depth = depth * 0.5f;
+        scale = scale * 2.0f;
+    }
+    return v;
+}
 
 // Σ over octaves of w^j·T_in(N(frequency·λ^j·p)), summed the kind's way.
 // `gain` is the world's Perlin gain (TerrainParams::perlin_gain).
 __device__ __forceinline__ float bw_fractal(const FlatNode& n, float gain, float x, float z) {
+    if (n.kind == BW_NODE_ERODED) {
+        return bw_eroded(n, gain, x, z);
+    }
     float f = n.slots[BW_SLOT_FREQUENCY];
     float lacunarity = n.slots[BW_SLOT_LACUNARITY];
     float weight = n.slots[BW_SLOT_WEIGHT];

@@ -149,6 +149,7 @@ __device__ inline NoiseObject* bw_make_noise_object(const WorldParams* p, const 
     case BW_NODE_HYBRID:
     case BW_NODE_QUILEZ:
     case BW_NODE_RIDGED:
+    case BW_NODE_ERODED:
         return new FractalNoise(n, p->terrain.perlin_gain);
     case BW_NODE_COMBINED:
         return new CombinedNoise(built[n.children[0]], built[n.children[1]]);

@@ -295,7 +295,7 @@ mod parity {
                 let f = fractal(rng);
                 format!("Quilez({})", &f[..f.find(", input").unwrap_or(f.len())])
             };
-            let (node, is_normalised) = match rng.below(if normalised.is_empty() { 9 } else { 14 }) {
+            let (node, is_normalised) = match rng.below(if normalised.is_empty() { 10 } else { 15 }) {
                 0 => (format!("Fbm({})", fractal(rng)), false),
                 1 => (format!("Hetero({}, shift: {:?})", fractal(rng), rng.range(-0.3, 1.0)), false),
                 2 => (format!("Hybrid({}, shift: {:?})", fractal(rng), rng.range(-0.3, 1.0)), false),
@@ -339,10 +339,20 @@ mod parity {
                     let crest_gain = format!("crest: {:?}, gain: {:?}", rng.range(0.5, 1.2), rng.range(0.0, 3.0));
                     (format!("Ridged({}, {crest_gain})", &f[..f.find(", input").unwrap_or(f.len())]), false)
                 }
-                9 => (format!("Bias(source: \"{}\", b: {:?})", pick(rng, &normalised), rng.range(0.05, 0.95)), true),
-                10 => (format!("Gain(source: \"{}\", g: {:?})", pick(rng, &normalised), rng.range(0.05, 0.95)), true),
-                11 => (format!("Glacier(source: \"{}\", b: {:?})", pick(rng, &normalised), rng.range(0.05, 0.5)), true),
-                12 => (format!("Canyon(source: \"{}\", g: {:?})", pick(rng, &normalised), rng.range(0.5, 0.95)), true),
+                9 => {
+                    let f = fractal(rng);
+                    let gullies = format!(
+                        "gullies: (octaves: {}, frequency: {:?}, strength: {:?})",
+                        1 + rng.below(5),
+                        rng.range(1.0, 12.0),
+                        rng.range(0.0, 1.5)
+                    );
+                    (format!("Eroded({}, {gullies})", &f[..f.find(", input").unwrap_or(f.len())]), false)
+                }
+                10 => (format!("Bias(source: \"{}\", b: {:?})", pick(rng, &normalised), rng.range(0.05, 0.95)), true),
+                11 => (format!("Gain(source: \"{}\", g: {:?})", pick(rng, &normalised), rng.range(0.05, 0.95)), true),
+                12 => (format!("Glacier(source: \"{}\", b: {:?})", pick(rng, &normalised), rng.range(0.05, 0.5)), true),
+                13 => (format!("Canyon(source: \"{}\", g: {:?})", pick(rng, &normalised), rng.range(0.5, 0.95)), true),
                 _ => (format!("Plateau(source: \"{}\", g: {:?})", pick(rng, &normalised), rng.range(0.5, 0.95)), true),
             };
             lines.push_str(&format!("        (name: \"{name}\", node: {node}),\n"));

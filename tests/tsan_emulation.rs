@@ -52,6 +52,21 @@ mod checks {
         assert_eq!(cpu, switch.generate(&positions).unwrap());
     }
 
+    /// Every noise kind (tests/data/every_kind.ron: the fractal kinds, both
+    /// bases, the erosion filter's gullies, the warps and curves) through the
+    /// heightmap kernel's smoothing stencil, on both heightmap paths.
+    pub fn every_noise_kind_runs_race_free() {
+        let preset = Preset::parse(include_str!("data/every_kind.ron"), "every_kind.ron").unwrap();
+        let w = Arc::new(WorldGen::new(preset, 7));
+        let positions = region_positions(ChunkPos::new(2, -1, 2), ChunkPos::new(2, 0, 2)).unwrap();
+        let cpu = CpuBackend::serial(w.clone()).generate(&positions).unwrap();
+        assert!(cpu.iter().any(|c| c.blocks().uniform().is_none()), "no fill would be exercised");
+        let emulated = backend::create(Engine::CudaEmulated, w.clone(), &Default::default()).unwrap();
+        assert_eq!(cpu, emulated.generate(&positions).unwrap());
+        let switch = KernelBackend::new(EmulatedDevice::new(&w.params).with_path(KernelPath::Switch), &w);
+        assert_eq!(cpu, switch.generate(&positions).unwrap());
+    }
+
     fn child(mode: &str) -> std::process::Output {
         Command::new(std::env::current_exe().unwrap())
             .env("BW_TSAN_SELFTEST", mode)
@@ -90,8 +105,9 @@ fn main() {
         checks::selftest(&mode);
         return;
     }
-    let tests: [(&str, fn()); 2] = [
+    let tests: [(&str, fn()); 3] = [
         ("kernels_run_race_free_and_match_the_cpu", checks::kernels_run_race_free_and_match_the_cpu),
+        ("every_noise_kind_runs_race_free", checks::every_noise_kind_runs_race_free),
         ("a_missing_barrier_is_reported_as_a_race", checks::a_missing_barrier_is_reported_as_a_race),
     ];
     for (name, test) in tests {

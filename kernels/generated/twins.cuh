@@ -30,10 +30,11 @@
 #define BW_NODE_GAIN 11
 #define BW_NODE_QUILEZ 12
 #define BW_NODE_RIDGED 13
+#define BW_NODE_ERODED 14
 #define BW_INPUT_RIDGED 1
 #define BW_INPUT_BILLOW 2
 #define BW_INPUT_VALUE_BASIS 4
-#define BW_NODE_SLOTS 5
+#define BW_NODE_SLOTS 6
 #define BW_NODE_CHILDREN 3
 #define BW_SLOT_EXPONENT 0
 #define BW_SLOT_SCALE 1
@@ -44,6 +45,11 @@
 #define BW_SLOT_SHIFT 3
 #define BW_SLOT_CREST 3
 #define BW_SLOT_RIDGE_GAIN 4
+#define BW_SLOT_GULLY_FREQUENCY 3
+#define BW_SLOT_GULLY_STRENGTH 4
+#define BW_SLOT_GULLY_OCTAVES 5
+#define BW_GULLY_JITTER_Z_SEED 1540483477
+#define BW_GULLY_SEED 1759714724
 #define BW_SLOT_STRENGTH 0
 #define BW_SLOT_LOW 0
 #define BW_SLOT_INV_SPAN 1
@@ -92,31 +98,31 @@
 #define BW_FAR_TILE_AREA 1024
 
 #define BW_TWIN_LAYOUT_CHECKS \
-    static_assert(sizeof(FlatNode) == 52, "FlatNode size"); \
+    static_assert(sizeof(FlatNode) == 56, "FlatNode size"); \
     static_assert(__builtin_offsetof(FlatNode, kind) == 0 && sizeof(((const FlatNode*)0)->kind) == 4, "FlatNode.kind"); \
     static_assert(__builtin_offsetof(FlatNode, seed) == 4 && sizeof(((const FlatNode*)0)->seed) == 4, "FlatNode.seed"); \
     static_assert(__builtin_offsetof(FlatNode, octaves) == 8 && sizeof(((const FlatNode*)0)->octaves) == 4, "FlatNode.octaves"); \
     static_assert(__builtin_offsetof(FlatNode, input) == 12 && sizeof(((const FlatNode*)0)->input) == 4, "FlatNode.input"); \
     static_assert(__builtin_offsetof(FlatNode, children) == 16 && sizeof(((const FlatNode*)0)->children) == 12, "FlatNode.children"); \
     static_assert(__builtin_offsetof(FlatNode, z_offset) == 28 && sizeof(((const FlatNode*)0)->z_offset) == 4, "FlatNode.z_offset"); \
-    static_assert(__builtin_offsetof(FlatNode, slots) == 32 && sizeof(((const FlatNode*)0)->slots) == 20, "FlatNode.slots"); \
-    static_assert(sizeof(WorldParams) == 12628, "WorldParams size"); \
-    static_assert(__builtin_offsetof(WorldParams, terrain) == 0 && sizeof(((const WorldParams*)0)->terrain) == 3380, "WorldParams.terrain"); \
-    static_assert(__builtin_offsetof(WorldParams, biomes) == 3380 && sizeof(((const WorldParams*)0)->biomes) == 416, "WorldParams.biomes"); \
-    static_assert(__builtin_offsetof(WorldParams, surface) == 3796 && sizeof(((const WorldParams*)0)->surface) == 156, "WorldParams.surface"); \
-    static_assert(__builtin_offsetof(WorldParams, deco) == 3952 && sizeof(((const WorldParams*)0)->deco) == 7964, "WorldParams.deco"); \
-    static_assert(__builtin_offsetof(WorldParams, caves) == 11916 && sizeof(((const WorldParams*)0)->caves) == 300, "WorldParams.caves"); \
-    static_assert(__builtin_offsetof(WorldParams, veins) == 12216 && sizeof(((const WorldParams*)0)->veins) == 412, "WorldParams.veins"); \
-    static_assert(sizeof(TerrainParams) == 3380, "TerrainParams size"); \
+    static_assert(__builtin_offsetof(FlatNode, slots) == 32 && sizeof(((const FlatNode*)0)->slots) == 24, "FlatNode.slots"); \
+    static_assert(sizeof(WorldParams) == 12884, "WorldParams size"); \
+    static_assert(__builtin_offsetof(WorldParams, terrain) == 0 && sizeof(((const WorldParams*)0)->terrain) == 3636, "WorldParams.terrain"); \
+    static_assert(__builtin_offsetof(WorldParams, biomes) == 3636 && sizeof(((const WorldParams*)0)->biomes) == 416, "WorldParams.biomes"); \
+    static_assert(__builtin_offsetof(WorldParams, surface) == 4052 && sizeof(((const WorldParams*)0)->surface) == 156, "WorldParams.surface"); \
+    static_assert(__builtin_offsetof(WorldParams, deco) == 4208 && sizeof(((const WorldParams*)0)->deco) == 7964, "WorldParams.deco"); \
+    static_assert(__builtin_offsetof(WorldParams, caves) == 12172 && sizeof(((const WorldParams*)0)->caves) == 300, "WorldParams.caves"); \
+    static_assert(__builtin_offsetof(WorldParams, veins) == 12472 && sizeof(((const WorldParams*)0)->veins) == 412, "WorldParams.veins"); \
+    static_assert(sizeof(TerrainParams) == 3636, "TerrainParams size"); \
     static_assert(__builtin_offsetof(TerrainParams, node_count) == 0 && sizeof(((const TerrainParams*)0)->node_count) == 4, "TerrainParams.node_count"); \
     static_assert(__builtin_offsetof(TerrainParams, field_roots) == 4 && sizeof(((const TerrainParams*)0)->field_roots) == 24, "TerrainParams.field_roots"); \
-    static_assert(__builtin_offsetof(TerrainParams, nodes) == 28 && sizeof(((const TerrainParams*)0)->nodes) == 3328, "TerrainParams.nodes"); \
-    static_assert(__builtin_offsetof(TerrainParams, perlin_gain) == 3356 && sizeof(((const TerrainParams*)0)->perlin_gain) == 4, "TerrainParams.perlin_gain"); \
-    static_assert(__builtin_offsetof(TerrainParams, height_amplitude) == 3360 && sizeof(((const TerrainParams*)0)->height_amplitude) == 4, "TerrainParams.height_amplitude"); \
-    static_assert(__builtin_offsetof(TerrainParams, mountain_amplitude) == 3364 && sizeof(((const TerrainParams*)0)->mountain_amplitude) == 4, "TerrainParams.mountain_amplitude"); \
-    static_assert(__builtin_offsetof(TerrainParams, roughness_amplitude) == 3368 && sizeof(((const TerrainParams*)0)->roughness_amplitude) == 4, "TerrainParams.roughness_amplitude"); \
-    static_assert(__builtin_offsetof(TerrainParams, temperature_mountain_cooling) == 3372 && sizeof(((const TerrainParams*)0)->temperature_mountain_cooling) == 4, "TerrainParams.temperature_mountain_cooling"); \
-    static_assert(__builtin_offsetof(TerrainParams, peak_exponent_scale) == 3376 && sizeof(((const TerrainParams*)0)->peak_exponent_scale) == 4, "TerrainParams.peak_exponent_scale"); \
+    static_assert(__builtin_offsetof(TerrainParams, nodes) == 28 && sizeof(((const TerrainParams*)0)->nodes) == 3584, "TerrainParams.nodes"); \
+    static_assert(__builtin_offsetof(TerrainParams, perlin_gain) == 3612 && sizeof(((const TerrainParams*)0)->perlin_gain) == 4, "TerrainParams.perlin_gain"); \
+    static_assert(__builtin_offsetof(TerrainParams, height_amplitude) == 3616 && sizeof(((const TerrainParams*)0)->height_amplitude) == 4, "TerrainParams.height_amplitude"); \
+    static_assert(__builtin_offsetof(TerrainParams, mountain_amplitude) == 3620 && sizeof(((const TerrainParams*)0)->mountain_amplitude) == 4, "TerrainParams.mountain_amplitude"); \
+    static_assert(__builtin_offsetof(TerrainParams, roughness_amplitude) == 3624 && sizeof(((const TerrainParams*)0)->roughness_amplitude) == 4, "TerrainParams.roughness_amplitude"); \
+    static_assert(__builtin_offsetof(TerrainParams, temperature_mountain_cooling) == 3628 && sizeof(((const TerrainParams*)0)->temperature_mountain_cooling) == 4, "TerrainParams.temperature_mountain_cooling"); \
+    static_assert(__builtin_offsetof(TerrainParams, peak_exponent_scale) == 3632 && sizeof(((const TerrainParams*)0)->peak_exponent_scale) == 4, "TerrainParams.peak_exponent_scale"); \
     static_assert(sizeof(BiomeParams) == 416, "BiomeParams size"); \
     static_assert(__builtin_offsetof(BiomeParams, count) == 0 && sizeof(((const BiomeParams*)0)->count) == 4, "BiomeParams.count"); \
     static_assert(__builtin_offsetof(BiomeParams, ocean_max_height) == 4 && sizeof(((const BiomeParams*)0)->ocean_max_height) == 4, "BiomeParams.ocean_max_height"); \

@@ -14,7 +14,7 @@ use super::machine::Machine;
 use super::median;
 use crate::worldgen::graph::NoiseProgram;
 use crate::worldgen::params::WorldParams;
-use crate::worldgen::preset::{Basis, Input, NamedNode, NodeKind};
+use crate::worldgen::preset::{Basis, Gullies, Input, NamedNode, NodeKind};
 use crate::worldgen::Preset;
 use serde::Serialize;
 use std::time::Instant;
@@ -77,6 +77,15 @@ fn fractal(kind: &str, bands: u32) -> NodeKind {
             NodeKind::Hybrid { octaves, offset, lacunarity, h: 0.25, frequency, input: Input::Plain, shift: 0.7, basis }
         }
         "quilez" | "quilez_value" => NodeKind::Quilez { octaves, offset, lacunarity, h: 1.0, frequency, basis },
+        "eroded" => NodeKind::Eroded {
+            octaves,
+            offset,
+            lacunarity,
+            h: 1.0,
+            frequency,
+            basis,
+            gullies: Gullies { octaves: 4, frequency: 4.0, strength: 0.5 },
+        },
         _ => NodeKind::Ridged { octaves, offset, lacunarity, h: 1.0, frequency, crest: 0.9, gain: 0.5, basis },
     }
 }
@@ -186,7 +195,7 @@ fn has_avx2() -> bool {
 }
 
 pub fn run(repeat: usize) -> KindsReport {
-    let kinds: [(&'static str, &str); 10] = [
+    let kinds: [(&'static str, &str); 11] = [
         ("fBm", "fbm"),
         ("fBm, value noise", "fbm_value"),
         ("fBm, ridged input 1 - |n|", "fbm_ridged"),
@@ -196,6 +205,7 @@ pub fn run(repeat: usize) -> KindsReport {
         ("Quilez (derivative-damped fBm)", "quilez"),
         ("Quilez, value noise", "quilez_value"),
         ("Musgrave's ridged multifractal", "ridged"),
+        ("eroded fBm (+ 4 gully octaves)", "eroded"),
         ("fBm + domain warp + canyon curve", "warped"),
     ];
     let rows = kinds

@@ -9,8 +9,9 @@
 use super::noise::lanes::Lanes;
 use super::noise_kinds;
 use super::params::{
-    FlatDensityMap, FlatNode, WorldParams, FIELD_COUNT, NODE_BASIC, NODE_COMBINED, NODE_DISTORT, NODE_EXPSCALE,
-    NODE_FBM, NODE_HETERO, NODE_HYBRID, NODE_OCTAVE, NODE_QUILEZ, NODE_RIDGED, SLOT_SCALE, SLOT_STRENGTH,
+    FlatDensityMap, FlatNode, WorldParams, FIELD_COUNT, NODE_BASIC, NODE_COMBINED, NODE_DISTORT, NODE_ERODED,
+    NODE_EXPSCALE, NODE_FBM, NODE_HETERO, NODE_HYBRID, NODE_OCTAVE, NODE_QUILEZ, NODE_RIDGED, SLOT_SCALE,
+    SLOT_STRENGTH,
 };
 use super::preset::MAX_DEPTH;
 
@@ -186,7 +187,7 @@ fn emit(params: &WorldParams, node: usize, ops: &mut Vec<Op>) {
             octaves: n.octaves,
             gain: params.terrain.perlin_gain,
         }),
-        NODE_FBM | NODE_HETERO | NODE_HYBRID | NODE_QUILEZ | NODE_RIDGED => {
+        NODE_FBM | NODE_HETERO | NODE_HYBRID | NODE_QUILEZ | NODE_RIDGED | NODE_ERODED => {
             ops.push(Op::Fractal { node: n, gain: params.terrain.perlin_gain })
         }
         NODE_COMBINED => {

@@ -11,16 +11,19 @@
 
 use super::noise::lanes::Lanes;
 use super::params::{
-    FlatNode, INPUT_BILLOW, INPUT_RIDGED, INPUT_VALUE_BASIS, NODE_BIAS, NODE_EXPSCALE, NODE_GAIN, NODE_HETERO,
-    NODE_HYBRID, NODE_LINEAR, NODE_NORMALIZE, NODE_QUILEZ, NODE_RIDGED, OCTAVE_SEED_STEP, SLOT_ADD, SLOT_CREST,
-    SLOT_EXPONENT, SLOT_EXPONENT_HIGH, SLOT_FREQUENCY, SLOT_INV_SPAN, SLOT_LACUNARITY, SLOT_LOW, SLOT_MUL,
-    SLOT_RIDGE_GAIN, SLOT_SHIFT, SLOT_WEIGHT,
+    FlatNode, GULLY_SEED, INPUT_BILLOW, INPUT_RIDGED, INPUT_VALUE_BASIS, NODE_BIAS, NODE_ERODED, NODE_EXPSCALE,
+    NODE_GAIN, NODE_HETERO, NODE_HYBRID, NODE_LINEAR, NODE_NORMALIZE, NODE_QUILEZ, NODE_RIDGED, OCTAVE_SEED_STEP,
+    SLOT_ADD, SLOT_CREST, SLOT_EXPONENT, SLOT_EXPONENT_HIGH, SLOT_FREQUENCY, SLOT_GULLY_FREQUENCY, SLOT_GULLY_OCTAVES,
+    SLOT_GULLY_STRENGTH, SLOT_INV_SPAN, SLOT_LACUNARITY, SLOT_LOW, SLOT_MUL, SLOT_RIDGE_GAIN, SLOT_SHIFT, SLOT_WEIGHT,
 };
 
 /// Σ over octaves of w^j·T_in(N(frequency·λ^j·p)), summed the kind's way;
 /// `gain` is the world's Perlin gain.
 #[inline(always)]
 pub fn fractal<L: Lanes>(n: &FlatNode, gain: f32, x: L, z: L) -> L {
+    if n.kind == NODE_ERODED {
+        return eroded(n, gain, x, z);
+    }
     let f = x.splat(n.slots[SLOT_FREQUENCY]);
     let lacunarity = x.splat(n.slots[SLOT_LACUNARITY]);
     let shift = x.splat(n.slots[SLOT_SHIFT]);
@@ -92,6 +95,66 @@ pub fn fractal<L: Lanes>(n: &FlatNode, gain: f32, x: L, z: L) -> L {
         px = px.mul(lacunarity);
         pz = pz.mul(lacunarity);
         amp *= n.slots[SLOT_WEIGHT];
+    }
+    v
+}
+
+/// fBm with its analytic slope, carved by the erosion filter's gully
+/// octaves (see `NodeKind::Eroded` and [`super::noise::gullies`]).
+#[inline(always)]
+pub fn eroded<L: Lanes>(n: &FlatNode, gain: f32, x: L, z: L) -> L {
+    let f = x.splat(n.slots[SLOT_FREQUENCY]);
+    let lacunarity = x.splat(n.slots[SLOT_LACUNARITY]);
+    let (zo, g, one, zero) = (x.splat(n.z_offset), x.splat(gain), x.splat(1.0), x.splat(0.0));
+    let (x0, z0) = (x.mul(f), z.mul(f));
+    let (mut px, mut pz) = (x0, z0);
+    let value_basis = n.input & INPUT_VALUE_BASIS != 0;
+    // The slope is taken in the first octave's coordinates: octave j's own
+    // slope times λ^j (`chain`).
+    let (mut amp, mut chain) = (1.0f32, 1.0f32);
+    let (mut v, mut gx, mut gz) = (zero, zero, zero);
+    for j in 0..n.octaves {
+        let seed = n.seed.wrapping_add(j.wrapping_mul(OCTAVE_SEED_STEP));
+        let (s, sx, sz) = if value_basis {
+            L::value3_d(seed, px, pz, zo)
+        } else {
+            let (s, sx, sz) = L::perlin3_d(seed, px, pz, zo);
+            (s.mul(g), sx.mul(g), sz.mul(g))
+        };
+        let (a, ac) = (x.splat(amp), x.splat(amp * chain));
+        v = v.add(a.mul(s));
+        gx = gx.add(ac.mul(sx));
+        gz = gz.add(ac.mul(sz));
+        px = px.mul(lacunarity);
+        pz = pz.mul(lacunarity);
+        amp *= n.slots[SLOT_WEIGHT];
+        chain *= n.slots[SLOT_LACUNARITY];
+    }
+    let gf = n.slots[SLOT_GULLY_FREQUENCY];
+    let (mut qx, mut qz) = (x0.mul(x.splat(gf)), z0.mul(x.splat(gf)));
+    let (mut depth, mut scale) = (n.slots[SLOT_GULLY_STRENGTH] * 0.5, gf);
+    let two = x.splat(2.0);
+    let gully_seed = n.seed ^ GULLY_SEED;
+    for i in 0..n.slots[SLOT_GULLY_OCTAVES] as u32 {
+        // Across the slope: d = (gz, −gx)·|g|/(1 + |g|²), below one stripe a
+        // cell where steep and nearly none where flat (|d| ≈ |g|²).
+        let m = gx.mul(gx).add(gz.mul(gz));
+        let lean = m.sqrt().div(one.add(m));
+        let (dx, dz) = (gz.mul(lean), zero.sub(gx).mul(lean));
+        let seed = gully_seed.wrapping_add(i.wrapping_mul(OCTAVE_SEED_STEP));
+        let (e, de) = L::gullies(seed, qx, qz, n.z_offset, dx, dz);
+        // (e − 1)/2 in [−1, 0]: gullies carve, crests keep the height.
+        let k = x.splat(depth);
+        v = v.add(k.mul(e.sub(one)));
+        // The carving's slope in the first octave's coordinates steers the
+        // next, finer gullies down the walls of these.
+        let ks = k.mul(x.splat(scale)).mul(de);
+        gx = gx.add(ks.mul(dx));
+        gz = gz.add(ks.mul(dz));
+        qx = qx.mul(two);
+        qz = qz.mul(two);
+        depth *= 0.5;
+        scale *= 2.0;
     }
     v
 }

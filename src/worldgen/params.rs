@@ -34,6 +34,9 @@ pub const NODE_GAIN: u32 = 11;
 pub const NODE_QUILEZ: u32 = 12;
 /// Musgrave's ridged multifractal: a fractal sum whose octaves weight the next.
 pub const NODE_RIDGED: u32 = 13;
+/// fBm with the erosion filter's gullies: a fractal sum, then gully octaves
+/// steered by its analytic slope.
+pub const NODE_ERODED: u32 = 14;
 
 /// T_in codes of [`FlatNode::input`].
 pub const INPUT_PLAIN: u32 = 0;
@@ -52,12 +55,15 @@ pub const SLOT_FREQUENCY: usize = 2; // fractals
 pub const SLOT_SHIFT: usize = 3; // Hetero, Hybrid
 pub const SLOT_CREST: usize = 3; // Ridged: Musgrave's offset
 pub const SLOT_RIDGE_GAIN: usize = 4; // Ridged: Musgrave's gain
+pub const SLOT_GULLY_FREQUENCY: usize = 3; // Eroded: gully cells per unit of the fBm's coordinates
+pub const SLOT_GULLY_STRENGTH: usize = 4; // Eroded: the first gully octave's depth
+pub const SLOT_GULLY_OCTAVES: usize = 5; // Eroded: gully octaves, a whole number
 pub const SLOT_STRENGTH: usize = 0; // Distort
 pub const SLOT_LOW: usize = 0; // Normalize
 pub const SLOT_INV_SPAN: usize = 1; // Normalize
 pub const SLOT_MUL: usize = 0; // Linear
 pub const SLOT_ADD: usize = 1; // Linear
-pub const NODE_SLOTS: usize = 5;
+pub const NODE_SLOTS: usize = 6;
 pub const NODE_CHILDREN: usize = 3;
 
 pub const FIELD_HEIGHT: usize = 0;
@@ -243,6 +249,9 @@ pub struct FlatCaveNoise {
 }
 
 pub const OCTAVE_SEED_STEP: u32 = 0x9E37_79B9;
+/// Xor'ed into an Eroded node's seed for its gully octaves, so the gullies
+/// never draw the fBm's own lattice numbers.
+pub const GULLY_SEED: u32 = 0x68E3_1DA4;
 
 pub const CAVE_CHAMBERS: u32 = 0;
 pub const CAVE_TUNNELS: u32 = 1;
@@ -755,6 +764,19 @@ pub(crate) fn flatten_node(node: &NodeKind, seed: u64, child: &dyn Fn(&str) -> i
         NodeKind::Quilez { octaves, offset, lacunarity, h, frequency, basis } => {
             with_basis(fractal(NODE_QUILEZ, *octaves, *offset, *lacunarity, *h, *frequency, Input::Plain, &[]), *basis)
         }
+        NodeKind::Eroded { octaves, offset, lacunarity, h, frequency, basis, gullies } => with_basis(
+            fractal(
+                NODE_ERODED,
+                *octaves,
+                *offset,
+                *lacunarity,
+                *h,
+                *frequency,
+                Input::Plain,
+                &[gullies.frequency, gullies.strength, gullies.octaves as f32],
+            ),
+            *basis,
+        ),
         NodeKind::Ridged { octaves, offset, lacunarity, h, frequency, crest, gain, basis } => with_basis(
             fractal(NODE_RIDGED, *octaves, *offset, *lacunarity, *h, *frequency, Input::Plain, &[*crest, *gain]),
             *basis,

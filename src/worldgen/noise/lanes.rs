@@ -3,7 +3,7 @@
 //! reference) or eight at a time (`F32x8`, AVX2). Both give the same bits:
 //! each operation is the same single IEEE operation in the same order.
 
-use super::{fastmath, perlin};
+use super::{fastmath, gullies, perlin};
 
 /// New values are made from an existing one (`x.splat(v)`, `x.load(..)`),
 /// never from nothing: a value of a wide type exists only where its
@@ -32,6 +32,21 @@ pub trait Lanes: Copy {
     fn perlin3_d(seed: u32, x: Self, y: Self, z: Self) -> (Self, Self, Self);
     /// `value::value3_d`: value noise and its derivatives along x and y.
     fn value3_d(seed: u32, x: Self, y: Self, z: Self) -> (Self, Self, Self);
+    /// √self, correctly rounded.
+    fn sqrt(self) -> Self;
+    /// `gullies::gullies`, one lane at a time: the erosion filter is one
+    /// preset's cost, and the scalar form is its single definition.
+    fn gullies(seed: u32, x: Self, z: Self, plane: f32, dx: Self, dz: Self) -> (Self, Self) {
+        let mut lanes = [[0.0f32; 8]; 4];
+        for (v, dst) in [x, z, dx, dz].into_iter().zip(lanes.iter_mut()) {
+            v.store(dst);
+        }
+        let [xs, zs, dxs, dzs] = &mut lanes;
+        for i in 0..Self::WIDTH {
+            (xs[i], zs[i]) = gullies::gullies(seed, xs[i], zs[i], plane, dxs[i], dzs[i]);
+        }
+        (x.load(xs), x.load(zs))
+    }
 }
 
 impl Lanes for f32 {
@@ -95,5 +110,9 @@ impl Lanes for f32 {
     #[inline(always)]
     fn value3_d(seed: u32, x: Self, y: Self, z: Self) -> (Self, Self, Self) {
         super::value::value3_d(seed, x, y, z)
+    }
+    #[inline(always)]
+    fn sqrt(self) -> Self {
+        f32::sqrt(self)
     }
 }

@@ -1,5 +1,6 @@
 //! Noise primitives shared by every generation engine.
 pub mod fastmath;
+pub mod gullies;
 pub mod lanes;
 pub mod lattice;
 pub mod perlin;

@@ -412,6 +412,11 @@ impl Lanes for F32x8 {
         let (v, dx, dy) = unsafe { value3_d(seed, x.0, y.0, z.0) };
         (F32x8(v), F32x8(dx), F32x8(dy))
     }
+    #[inline(always)]
+    fn sqrt(self) -> Self {
+        // SAFETY: reached only where AVX2 is present (an F32x8 or an AVX2 caller proves it).
+        F32x8(unsafe { _mm256_sqrt_ps(self.0) })
+    }
 }
 
 /// Fills `out[i] = perlin3(seed, xs[i], ys[i], zs[i])` eight at a time.

@@ -109,6 +109,27 @@ pub enum NodeKind {
         #[serde(default)]
         basis: Basis,
     },
+    /// fBm carved by the erosion filter: the fBm's value and analytic slope
+    /// (each octave's Perlin or value derivatives, chained to the first
+    /// octave's coordinates), then `gullies.octaves` octaves of gullies on
+    /// grids `gullies.frequency`·2^i times finer, each at half the depth of
+    /// the one before. A gully octave's stripes run down the slope so far
+    /// (the fBm's plus the gullies' before it) and carve up to
+    /// `gullies.strength`·2^−i below the surface where it is steep; flats
+    /// keep their height. Local: a column needs only its own position.
+    Eroded {
+        octaves: u32,
+        offset: u32,
+        #[serde(default = "two")]
+        lacunarity: f32,
+        #[serde(default = "one")]
+        h: f32,
+        #[serde(default = "one")]
+        frequency: f32,
+        #[serde(default)]
+        basis: Basis,
+        gullies: Gullies,
+    },
     /// Domain distortion (T_pre): `source(x + strength·by.0(p), z + strength·by.1(p))`.
     Distort { source: String, by: (String, String), strength: f32 },
     /// `(source − from.0) / (from.1 − from.0)`, clamped to [0, 1]: the
@@ -166,6 +187,7 @@ impl NodeKind {
             | NodeKind::Hetero { .. }
             | NodeKind::Hybrid { .. }
             | NodeKind::Quilez { .. }
+            | NodeKind::Eroded { .. }
             | NodeKind::Ridged { .. } => vec![],
             NodeKind::Combined { source, offset_by } => vec![("source", source), ("offset_by", offset_by)],
             NodeKind::Distort { source, by, .. } => vec![("source", source), ("by.0", &by.0), ("by.1", &by.1)],
@@ -196,6 +218,31 @@ impl NodeKind {
     fn is_normalised(&self) -> bool {
         self.is_curve() || matches!(self, NodeKind::Normalize { .. })
     }
+}
+
+/// The gully octaves of an [`NodeKind::Eroded`] node.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Gullies {
+    /// Gully octaves, 1 to [`MAX_GULLY_OCTAVES`].
+    #[serde(default = "four")]
+    pub octaves: u32,
+    /// Gully cells per unit of the fBm's first-octave coordinates.
+    #[serde(default = "four_f")]
+    pub frequency: f32,
+    /// How deep the first octave's gullies cut, in the fBm's units.
+    pub strength: f32,
+}
+
+/// More gully octaves than this are finer than a block at any useful frequency.
+pub const MAX_GULLY_OCTAVES: u32 = 8;
+
+fn four() -> u32 {
+    4
+}
+
+fn four_f() -> f32 {
+    4.0
 }
 
 fn two() -> f32 {
@@ -321,6 +368,16 @@ fn node_rule(node: &NodeKind, here: &dyn Fn(&str) -> String, c: &Check) -> Resul
         | NodeKind::Hybrid { octaves, offset, lacunarity, h, frequency, shift, .. } => {
             fractal_rule(*octaves, *offset, *lacunarity, *h, *frequency)?;
             within("shift", *shift, -2.0, 2.0, (false, false))?;
+        }
+        NodeKind::Eroded { octaves, offset, lacunarity, h, frequency, gullies, .. } => {
+            fractal_rule(*octaves, *offset, *lacunarity, *h, *frequency)?;
+            if gullies.octaves == 0 || gullies.octaves > MAX_GULLY_OCTAVES {
+                return Err(
+                    c.bad(here("gullies.octaves"), format!("{} is outside 1..={MAX_GULLY_OCTAVES}", gullies.octaves))
+                );
+            }
+            within("gullies.frequency", gullies.frequency, 0.0, 64.0, (true, false))?;
+            within("gullies.strength", gullies.strength, 0.0, 4.0, (false, false))?;
         }
         NodeKind::Ridged { octaves, offset, lacunarity, h, frequency, crest, gain, .. } => {
             fractal_rule(*octaves, *offset, *lacunarity, *h, *frequency)?;
