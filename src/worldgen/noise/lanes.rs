@@ -34,8 +34,8 @@ pub trait Lanes: Copy {
     fn value3_d(seed: u32, x: Self, y: Self, z: Self) -> (Self, Self, Self);
     /// √self, correctly rounded.
     fn sqrt(self) -> Self;
-    /// `gullies::gullies`, one lane at a time: the erosion filter is one
-    /// preset's cost, and the scalar form is its single definition.
+    /// `gullies::gullies`, lane by lane (the AVX2 lanes override it with
+    /// their own, bit-identical form).
     fn gullies(seed: u32, x: Self, z: Self, plane: f32, dx: Self, dz: Self) -> (Self, Self) {
         let mut lanes = [[0.0f32; 8]; 4];
         for (v, dst) in [x, z, dx, dz].into_iter().zip(lanes.iter_mut()) {

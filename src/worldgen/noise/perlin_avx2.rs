@@ -15,6 +15,7 @@
 //! [`Avx2`] proof.
 #![allow(unsafe_op_in_unsafe_fn)]
 
+use super::gullies::{INV_REACH_SQ, JITTER as GULLY_JITTER, JITTER_Z_SEED};
 use super::lanes::Lanes;
 use super::perlin::{HASH_MIX, LATTICE_MAX, LATTICE_MIN, PRIME_X, PRIME_Y, PRIME_Z, SCALE_2D, SCALE_3D};
 use super::value::CORNER_SCALE;
@@ -172,6 +173,47 @@ pub unsafe fn value3_d(seed: u32, x: __m256, y: __m256, z: __m256) -> (__m256, _
     let dx = _mm256_mul_ps(fade_d(tx), lerp(fy, _mm256_sub_ps(v10, v00), _mm256_sub_ps(v11, v01)));
     let dy = _mm256_mul_ps(fade_d(ty), _mm256_sub_ps(b, a));
     (value, dx, dy)
+}
+
+/// `gullies::gullies` on eight lanes: the same operations in the same
+/// order (the corner hashes xor'ed in another order, which gives the same
+/// bits).
+///
+/// # Safety
+/// The CPU must support AVX2 (see [`available`]).
+#[inline(always)]
+pub unsafe fn gullies(seed: u32, x: __m256, z: __m256, plane: f32, dx: __m256, dz: __m256) -> (__m256, __m256) {
+    let (cx, fx) = lattice(x);
+    let (cz, fz) = lattice(z);
+    let plane_hash = (super::perlin::lattice(plane).0 as u32).wrapping_mul(PRIME_Z);
+    let (seed_x, seed_z) = (epi(seed ^ plane_hash), epi(seed ^ JITTER_Z_SEED ^ plane_hash));
+    let zero = _mm256_setzero_ps();
+    let (mut sum, mut slope, mut weight) = (zero, zero, zero);
+    for j in -1i32..=1 {
+        let hz = _mm256_mullo_epi32(_mm256_add_epi32(cz, epi(j as u32)), epi(PRIME_Y));
+        for i in -1i32..=1 {
+            let hxz = _mm256_xor_si256(_mm256_mullo_epi32(_mm256_add_epi32(cx, epi(i as u32)), epi(PRIME_X)), hz);
+            let jx = value_corner(_mm256_xor_si256(hxz, seed_x));
+            let jz = value_corner(_mm256_xor_si256(hxz, seed_z));
+            let ox = _mm256_add_ps(ps(i as f32 + 0.5), _mm256_mul_ps(jx, ps(GULLY_JITTER)));
+            let oz = _mm256_add_ps(ps(j as f32 + 0.5), _mm256_mul_ps(jz, ps(GULLY_JITTER)));
+            let (px, pz) = (_mm256_sub_ps(fx, ox), _mm256_sub_ps(fz, oz));
+            let d2 = _mm256_mul_ps(_mm256_add_ps(_mm256_mul_ps(px, px), _mm256_mul_ps(pz, pz)), ps(INV_REACH_SQ));
+            let t = _mm256_max_ps(_mm256_sub_ps(ps(1.0), d2), zero);
+            let w = _mm256_mul_ps(t, t);
+            // The stripe profile (`gullies::profile`).
+            let phase = _mm256_add_ps(_mm256_mul_ps(px, dx), _mm256_mul_ps(pz, dz));
+            let (_, frac) = lattice(_mm256_add_ps(phase, ps(0.5)));
+            let r = _mm256_sub_ps(frac, ps(0.5));
+            let s = _mm256_sub_ps(ps(1.0), _mm256_mul_ps(ps(4.0), _mm256_mul_ps(r, r)));
+            let p = _mm256_sub_ps(_mm256_mul_ps(ps(2.0), _mm256_mul_ps(s, s)), ps(1.0));
+            let dp = _mm256_mul_ps(ps(-32.0), _mm256_mul_ps(r, s));
+            sum = _mm256_add_ps(sum, _mm256_mul_ps(w, p));
+            slope = _mm256_add_ps(slope, _mm256_mul_ps(w, dp));
+            weight = _mm256_add_ps(weight, w);
+        }
+    }
+    (_mm256_div_ps(sum, weight), _mm256_div_ps(slope, weight))
 }
 
 /// [`perlin3`] on an integer z with its derivatives along x and y; the
@@ -417,6 +459,12 @@ impl Lanes for F32x8 {
         // SAFETY: reached only where AVX2 is present (an F32x8 or an AVX2 caller proves it).
         F32x8(unsafe { _mm256_sqrt_ps(self.0) })
     }
+    #[inline(always)]
+    fn gullies(seed: u32, x: Self, z: Self, plane: f32, dx: Self, dz: Self) -> (Self, Self) {
+        // SAFETY: reached only where AVX2 is present (an F32x8 or an AVX2 caller proves it).
+        let (v, s) = unsafe { gullies(seed, x.0, z.0, plane, dx.0, dz.0) };
+        (F32x8(v), F32x8(s))
+    }
 }
 
 /// Fills `out[i] = perlin3(seed, xs[i], ys[i], zs[i])` eight at a time.
@@ -550,6 +598,43 @@ mod tests {
                     xs[i + l],
                     ys[i + l]
                 );
+            }
+        }
+    }
+
+    /// The gullies on eight lanes against `gullies::gullies`, over steep
+    /// and flat directions, far cells included.
+    #[test]
+    fn avx2_gullies_are_bit_identical_to_scalar() {
+        let Some(avx2) = avx2() else { return };
+        for span in [40.0f32, 3.0e5] {
+            let (xs, zs) = (inputs(4096, span), inputs(4096, span * 0.6));
+            let (dxs, dzs) = (inputs(4096, 0.7), inputs(4096, 0.7));
+            for i in (0..xs.len()).step_by(8) {
+                let lane = |v: &[f32]| F32x8::load(avx2, &v[i..]);
+                let (v, s) = <F32x8 as Lanes>::gullies(91, lane(&xs), lane(&zs), 96.0, lane(&dxs), lane(&dzs));
+                let (mut out_v, mut out_s) = ([0.0f32; 8], [0.0f32; 8]);
+                v.store(&mut out_v);
+                s.store(&mut out_s);
+                for l in 0..8 {
+                    let want = crate::worldgen::noise::gullies::gullies(
+                        91,
+                        xs[i + l],
+                        zs[i + l],
+                        96.0,
+                        dxs[i + l],
+                        dzs[i + l],
+                    );
+                    assert_eq!(
+                        (out_v[l].to_bits(), out_s[l].to_bits()),
+                        (want.0.to_bits(), want.1.to_bits()),
+                        "at ({}, {}) d ({}, {})",
+                        xs[i + l],
+                        zs[i + l],
+                        dxs[i + l],
+                        dzs[i + l]
+                    );
+                }
             }
         }
     }
