@@ -32,6 +32,9 @@ struct VirtualFields {
     __device__ float compute(const WorldParams* p, int field, float x, float z) const {
         return objects[p->terrain.field_roots[field]]->compute(x, z);
     }
+    __device__ float compute_node(const WorldParams*, unsigned int node, float x, float z) const {
+        return objects[node]->compute(x, z);
+    }
 };
 
 // The same graph walked by a switch over node kinds with an explicit stack:
@@ -143,7 +146,30 @@ struct SwitchFields {
     __device__ float compute(const WorldParams* p, int field, float x, float z) const {
         return bw_eval_node(p, p->terrain.field_roots[field], x, z);
     }
+    __device__ float compute_node(const WorldParams* p, unsigned int node, float x, float z) const {
+        return bw_eval_node(p, node, x, z);
+    }
 };
+
+// A column's height after the river carving, and whether it lies in the
+// channel. Twin: RiverParams::carve in src/worldgen/params.rs.
+__device__ __forceinline__ float bw_river(const RiverParams& r, float h, float course, bool* channel) {
+    float a = fabsf(course);
+    float lift = fminf(fmaxf((h - r.water) * r.inv_max_height, 0.0f), 1.0f);
+    // In the channel from the bed up to the bank, then up the valley wall.
+    float valley_floor;
+    if (a < r.width) {
+        float q = fminf(fmaxf(a * r.inv_width, 0.0f), 1.0f);
+        valley_floor = r.bed + (r.bank - r.bed) * (q * q * (3.0f - 2.0f * q));
+    } else {
+        float t = fminf(fmaxf((a - r.width) * r.inv_span, 0.0f), 1.0f);
+        valley_floor = r.bank + (h - r.bank) * (t * t * (3.0f - 2.0f * t));
+    }
+    float carved = h + (valley_floor - h) * (1.0f - lift);
+    float out = fminf(h, carved);
+    *channel = a < r.width && out < r.water && h >= r.water;
+    return out;
+}
 
 template <typename Fields>
 __device__ __forceinline__ void bw_sample_column(const WorldParams* p, const Fields& fields, float x, float z,
@@ -163,6 +189,12 @@ __device__ __forceinline__ void bw_sample_column(const WorldParams* p, const Fie
     h = bw_signpow(h, p->biomes.exponent[b]);
     float base = h * p->terrain.height_amplitude + n * p->terrain.mountain_amplitude;
     float out = base * p->biomes.scale[b] + p->biomes.roughness[b] * r * p->terrain.roughness_amplitude;
-    *h_b = fminf(fmaxf(out, -BW_MAX_SURFACE), BW_MAX_SURFACE);
+    out = fminf(fmaxf(out, -BW_MAX_SURFACE), BW_MAX_SURFACE);
+    if (p->terrain.rivers.on != 0u) {
+        bool channel;
+        out = bw_river(p->terrain.rivers, out, fields.compute_node(p, p->terrain.rivers.course, x, z), &channel);
+        if (channel) b = p->terrain.rivers.biome;
+    }
+    *h_b = out;
     *biome = (unsigned char)b;
 }

@@ -1,5 +1,5 @@
 // The flat world description uploaded by the host, and the job structs.
-// Layout twins of `WorldParams` and its stage blocks, `FlatNode`, `FlatTree`, `FlatLeafLayer`,
+// Layout twins of `WorldParams` and its stage blocks (`RiverParams` in `TerrainParams`), `FlatNode`, `FlatTree`, `FlatLeafLayer`,
 // `FlatRock`, `FlatLayer`, `FlatDensityMap`, `FlatCaveNoise`, `FlatCaveLayer`, `FlatVein` in src/worldgen/params.rs, `PlacedObject` in
 // src/worldgen/decorate.rs and `ColumnJob` / `ChunkJob` / `FarJob` in
 // src/backend/twins.rs; the generated checks
@@ -98,6 +98,20 @@ struct FlatCaveLayer {
 };
 
 // One block per generation stage, as in src/worldgen/params.rs.
+// Rivers: the column stage's carving (params.rs RiverParams).
+struct RiverParams {
+    unsigned int on;
+    unsigned int course;
+    unsigned int biome;
+    float width;
+    float inv_width;
+    float inv_span;
+    float water;
+    float bed;
+    float bank;
+    float inv_max_height;
+};
+
 struct TerrainParams {
     unsigned int node_count;
     unsigned int field_roots[BW_FIELD_COUNT];
@@ -108,6 +122,7 @@ struct TerrainParams {
     float roughness_amplitude;
     float temperature_mountain_cooling;
     float peak_exponent_scale;
+    RiverParams rivers;
 };
 
 struct BiomeParams {

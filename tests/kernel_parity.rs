@@ -88,7 +88,7 @@ mod parity {
                 list.push(col);
             }
         }
-        let reachable: BTreeSet<u32> = w.params.biomes.reachable().into_iter().collect();
+        let reachable: BTreeSet<u32> = w.params.reachable_biomes().into_iter().collect();
         let found: BTreeSet<u32> = columns.keys().map(|&b| b as u32).collect();
         assert!(found.is_subset(&reachable));
         assert!(found.len() >= 11, "only {} biomes found", found.len());

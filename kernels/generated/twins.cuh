@@ -106,14 +106,14 @@
     static_assert(__builtin_offsetof(FlatNode, children) == 16 && sizeof(((const FlatNode*)0)->children) == 12, "FlatNode.children"); \
     static_assert(__builtin_offsetof(FlatNode, z_offset) == 28 && sizeof(((const FlatNode*)0)->z_offset) == 4, "FlatNode.z_offset"); \
     static_assert(__builtin_offsetof(FlatNode, slots) == 32 && sizeof(((const FlatNode*)0)->slots) == 24, "FlatNode.slots"); \
-    static_assert(sizeof(WorldParams) == 12884, "WorldParams size"); \
-    static_assert(__builtin_offsetof(WorldParams, terrain) == 0 && sizeof(((const WorldParams*)0)->terrain) == 3636, "WorldParams.terrain"); \
-    static_assert(__builtin_offsetof(WorldParams, biomes) == 3636 && sizeof(((const WorldParams*)0)->biomes) == 416, "WorldParams.biomes"); \
-    static_assert(__builtin_offsetof(WorldParams, surface) == 4052 && sizeof(((const WorldParams*)0)->surface) == 156, "WorldParams.surface"); \
-    static_assert(__builtin_offsetof(WorldParams, deco) == 4208 && sizeof(((const WorldParams*)0)->deco) == 7964, "WorldParams.deco"); \
-    static_assert(__builtin_offsetof(WorldParams, caves) == 12172 && sizeof(((const WorldParams*)0)->caves) == 300, "WorldParams.caves"); \
-    static_assert(__builtin_offsetof(WorldParams, veins) == 12472 && sizeof(((const WorldParams*)0)->veins) == 412, "WorldParams.veins"); \
-    static_assert(sizeof(TerrainParams) == 3636, "TerrainParams size"); \
+    static_assert(sizeof(WorldParams) == 12924, "WorldParams size"); \
+    static_assert(__builtin_offsetof(WorldParams, terrain) == 0 && sizeof(((const WorldParams*)0)->terrain) == 3676, "WorldParams.terrain"); \
+    static_assert(__builtin_offsetof(WorldParams, biomes) == 3676 && sizeof(((const WorldParams*)0)->biomes) == 416, "WorldParams.biomes"); \
+    static_assert(__builtin_offsetof(WorldParams, surface) == 4092 && sizeof(((const WorldParams*)0)->surface) == 156, "WorldParams.surface"); \
+    static_assert(__builtin_offsetof(WorldParams, deco) == 4248 && sizeof(((const WorldParams*)0)->deco) == 7964, "WorldParams.deco"); \
+    static_assert(__builtin_offsetof(WorldParams, caves) == 12212 && sizeof(((const WorldParams*)0)->caves) == 300, "WorldParams.caves"); \
+    static_assert(__builtin_offsetof(WorldParams, veins) == 12512 && sizeof(((const WorldParams*)0)->veins) == 412, "WorldParams.veins"); \
+    static_assert(sizeof(TerrainParams) == 3676, "TerrainParams size"); \
     static_assert(__builtin_offsetof(TerrainParams, node_count) == 0 && sizeof(((const TerrainParams*)0)->node_count) == 4, "TerrainParams.node_count"); \
     static_assert(__builtin_offsetof(TerrainParams, field_roots) == 4 && sizeof(((const TerrainParams*)0)->field_roots) == 24, "TerrainParams.field_roots"); \
     static_assert(__builtin_offsetof(TerrainParams, nodes) == 28 && sizeof(((const TerrainParams*)0)->nodes) == 3584, "TerrainParams.nodes"); \
@@ -123,6 +123,18 @@
     static_assert(__builtin_offsetof(TerrainParams, roughness_amplitude) == 3624 && sizeof(((const TerrainParams*)0)->roughness_amplitude) == 4, "TerrainParams.roughness_amplitude"); \
     static_assert(__builtin_offsetof(TerrainParams, temperature_mountain_cooling) == 3628 && sizeof(((const TerrainParams*)0)->temperature_mountain_cooling) == 4, "TerrainParams.temperature_mountain_cooling"); \
     static_assert(__builtin_offsetof(TerrainParams, peak_exponent_scale) == 3632 && sizeof(((const TerrainParams*)0)->peak_exponent_scale) == 4, "TerrainParams.peak_exponent_scale"); \
+    static_assert(__builtin_offsetof(TerrainParams, rivers) == 3636 && sizeof(((const TerrainParams*)0)->rivers) == 40, "TerrainParams.rivers"); \
+    static_assert(sizeof(RiverParams) == 40, "RiverParams size"); \
+    static_assert(__builtin_offsetof(RiverParams, on) == 0 && sizeof(((const RiverParams*)0)->on) == 4, "RiverParams.on"); \
+    static_assert(__builtin_offsetof(RiverParams, course) == 4 && sizeof(((const RiverParams*)0)->course) == 4, "RiverParams.course"); \
+    static_assert(__builtin_offsetof(RiverParams, biome) == 8 && sizeof(((const RiverParams*)0)->biome) == 4, "RiverParams.biome"); \
+    static_assert(__builtin_offsetof(RiverParams, width) == 12 && sizeof(((const RiverParams*)0)->width) == 4, "RiverParams.width"); \
+    static_assert(__builtin_offsetof(RiverParams, inv_width) == 16 && sizeof(((const RiverParams*)0)->inv_width) == 4, "RiverParams.inv_width"); \
+    static_assert(__builtin_offsetof(RiverParams, inv_span) == 20 && sizeof(((const RiverParams*)0)->inv_span) == 4, "RiverParams.inv_span"); \
+    static_assert(__builtin_offsetof(RiverParams, water) == 24 && sizeof(((const RiverParams*)0)->water) == 4, "RiverParams.water"); \
+    static_assert(__builtin_offsetof(RiverParams, bed) == 28 && sizeof(((const RiverParams*)0)->bed) == 4, "RiverParams.bed"); \
+    static_assert(__builtin_offsetof(RiverParams, bank) == 32 && sizeof(((const RiverParams*)0)->bank) == 4, "RiverParams.bank"); \
+    static_assert(__builtin_offsetof(RiverParams, inv_max_height) == 36 && sizeof(((const RiverParams*)0)->inv_max_height) == 4, "RiverParams.inv_max_height"); \
     static_assert(sizeof(BiomeParams) == 416, "BiomeParams size"); \
     static_assert(__builtin_offsetof(BiomeParams, count) == 0 && sizeof(((const BiomeParams*)0)->count) == 4, "BiomeParams.count"); \
     static_assert(__builtin_offsetof(BiomeParams, ocean_max_height) == 4 && sizeof(((const BiomeParams*)0)->ocean_max_height) == 4, "BiomeParams.ocean_max_height"); \

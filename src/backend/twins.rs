@@ -19,8 +19,8 @@ use crate::worldgen::decorate::PlacedObject;
 use crate::worldgen::noise::lattice::GROUP;
 use crate::worldgen::params::{
     self, BiomeParams, CaveParams, DecorationParams, FlatCaveLayer, FlatCaveNoise, FlatDensityMap, FlatLayer,
-    FlatLeafLayer, FlatNode, FlatRock, FlatTree, FlatVein, PlantParams, RockParams, SurfaceParams, TerrainParams,
-    TreeParams, VeinParams, WorldParams,
+    FlatLeafLayer, FlatNode, FlatRock, FlatTree, FlatVein, PlantParams, RiverParams, RockParams, SurfaceParams,
+    TerrainParams, TreeParams, VeinParams, WorldParams,
 };
 use crate::worldgen::placement;
 use crate::worldgen::preset::{
@@ -173,7 +173,9 @@ pub fn layouts() -> Vec<Layout> {
             roughness_amplitude,
             temperature_mountain_cooling,
             peak_exponent_scale,
+            rivers,
         }),
+        layout!(RiverParams { on, course, biome, width, inv_width, inv_span, water, bed, bank, inv_max_height }),
         layout!(BiomeParams {
             count,
             ocean_max_height,

@@ -73,6 +73,18 @@ pub fn sample<L: Lanes>(program: &NoiseProgram, p: &WorldParams, x: L, z: L, h_b
     // A guard, not a shape: keeps any extreme preset finite and in i32.
     let out = out.clamp(-MAX_SURFACE, MAX_SURFACE);
     out.store(h_b);
+    if let Some(river) = &program.river {
+        let mut course = [0.0f32; MAX_W];
+        river.eval(x, z)[0].store(&mut course);
+        let rivers = &p.terrain.rivers;
+        for i in 0..L::WIDTH {
+            let (h, channel) = rivers.carve(h_b[i], course[i]);
+            h_b[i] = h;
+            if channel {
+                biome[i] = rivers.biome as u8;
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -46,6 +46,8 @@ pub struct NoiseProgram {
     /// Per node of the graph, its program (its value in field 0) where a
     /// tree or plant density map reads it.
     pub maps: Vec<Option<NoiseProgram>>,
+    /// The rivers' course node's program, where the preset has rivers.
+    pub river: Option<Box<NoiseProgram>>,
 }
 
 impl NoiseProgram {
@@ -63,7 +65,9 @@ impl NoiseProgram {
                 *slot = Some(NoiseProgram::compile_node(params, node as usize));
             }
         }
-        NoiseProgram { ops, maps }
+        let rivers = &params.terrain.rivers;
+        let river = (rivers.on != 0).then(|| Box::new(NoiseProgram::compile_node(params, rivers.course as usize)));
+        NoiseProgram { ops, maps, river }
     }
 
     /// The program of one node, its value stored in field 0.
@@ -71,7 +75,7 @@ impl NoiseProgram {
         let mut ops = Vec::new();
         emit(params, node, &mut ops);
         ops.push(Op::StoreField(0));
-        NoiseProgram { ops, maps: Vec::new() }
+        NoiseProgram { ops, maps: Vec::new(), river: None }
     }
 
     /// The factor of density map `map` at (x, z): 1 without a map.

@@ -322,6 +322,73 @@ pub struct TerrainParams {
     pub roughness_amplitude: f32,
     pub temperature_mountain_cooling: f32,
     pub peak_exponent_scale: f32,
+    pub rivers: RiverParams,
+}
+
+/// Rivers (`preset::Rivers`): the column stage's carving, applied after a
+/// column's height is found. Twin: `RiverParams` in kernels/worldgen_params.cuh.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct RiverParams {
+    /// 1 where the preset has rivers.
+    pub on: u32,
+    /// The node whose zero line they follow.
+    pub course: u32,
+    /// The channel's biome.
+    pub biome: u32,
+    pub width: f32,
+    /// 1 / width, and 1 / (valley − width).
+    pub inv_width: f32,
+    pub inv_span: f32,
+    /// The water level, the bed (the water level less the depth) and the
+    /// bank (one block above the water).
+    pub water: f32,
+    pub bed: f32,
+    pub bank: f32,
+    pub inv_max_height: f32,
+}
+
+impl RiverParams {
+    fn new(preset: &Preset) -> RiverParams {
+        let Some(r) = &preset.rivers else { return RiverParams::default() };
+        let water = preset.fill.water_level as f32;
+        RiverParams {
+            on: 1,
+            course: preset.node_indices().get(r.course.as_str()).copied().unwrap_or(0) as u32,
+            biome: preset.biome_index(&r.biome).unwrap_or(0) as u32,
+            width: r.width,
+            inv_width: (1.0 / r.width as f64) as f32,
+            inv_span: (1.0 / (r.valley as f64 - r.width as f64)) as f32,
+            water,
+            bed: water - r.depth,
+            bank: water + 1.0,
+            inv_max_height: (1.0 / r.max_height as f64) as f32,
+        }
+    }
+
+    /// A column's height `h` after the river carving, and whether it lies
+    /// in the channel: |course| = `a`. One fixed order of single f32
+    /// operations, as `bw_river` in kernels/column.cuh.
+    #[inline(always)]
+    pub fn carve(&self, h: f32, course: f32) -> (f32, bool) {
+        let a = course.abs();
+        // 0 at the water, 1 from max_height above it: how much the land resists.
+        let lift = ((h - self.water) * self.inv_max_height).clamp(0.0, 1.0);
+        // The floor: in the channel from the bed up to the bank, then up the
+        // valley wall from the bank to the land, smooth at both edges.
+        let floor = if a < self.width {
+            let q = (a * self.inv_width).clamp(0.0, 1.0);
+            self.bed + (self.bank - self.bed) * (q * q * (3.0 - 2.0 * q))
+        } else {
+            let t = ((a - self.width) * self.inv_span).clamp(0.0, 1.0);
+            self.bank + (h - self.bank) * (t * t * (3.0 - 2.0 * t))
+        };
+        // The carving fades out as the land rises.
+        let carved = h + (floor - h) * (1.0 - lift);
+        let out = h.min(carved);
+        // A channel only where it cut into land: the sea floor stays sea.
+        (out, a < self.width && out < self.water && h >= self.water)
+    }
 }
 
 /// How the column stage picks a biome, and how each biome shapes height.
@@ -880,6 +947,7 @@ impl TerrainParams {
             roughness_amplitude: c.roughness_amplitude,
             temperature_mountain_cooling: c.temperature_mountain_cooling,
             peak_exponent_scale: c.peak_exponent_scale,
+            rivers: RiverParams::new(preset),
         }
     }
 
@@ -935,6 +1003,19 @@ impl BiomeParams {
         }
         v.sort_unstable();
         v.dedup();
+        v
+    }
+}
+
+impl WorldParams {
+    /// Every biome the column stage can choose: the rules' and the rivers'.
+    pub fn reachable_biomes(&self) -> Vec<u32> {
+        let mut v = self.biomes.reachable();
+        if self.terrain.rivers.on != 0 {
+            v.push(self.terrain.rivers.biome);
+            v.sort_unstable();
+            v.dedup();
+        }
         v
     }
 }
@@ -1078,6 +1159,50 @@ impl VeinParams {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The river carving at hand-worked points: the channel reaches the bed
+    /// on low land, the valley's edge and beyond keep the land, high land
+    /// resists, and the sea floor is neither raised nor made a channel.
+    #[test]
+    fn river_carving_hand_checked() {
+        let r = RiverParams {
+            on: 1,
+            course: 0,
+            biome: 1,
+            width: 0.01,
+            inv_width: 100.0,
+            inv_span: 1.0 / 0.04,
+            water: 0.0,
+            bed: -3.0,
+            bank: 1.0,
+            inv_max_height: 1.0 / 40.0,
+        };
+        // On the channel's line, on land at the water: down to the bed;
+        // halfway to its edge, halfway up to the bank (−3 + 4·½).
+        assert_eq!(r.carve(0.0, 0.0), (-3.0, true));
+        assert_eq!(r.carve(0.0, 0.005), (-1.0, true));
+        assert_eq!(r.carve(0.0, -0.005), (-1.0, true));
+        // Just past the channel's edge, on land 5 above the water: towards
+        // the bank at 1, an eighth resisted (5 − 4·⅞), dry.
+        let (h, channel) = r.carve(5.0, 0.0100001);
+        assert!((h - 1.5).abs() < 1e-3 && !channel, "{h}");
+        // At and beyond the valley's edge (|c| ≥ 0.05): untouched.
+        assert_eq!(r.carve(10.0, 0.05), (10.0, false));
+        assert_eq!(r.carve(10.0, -0.3), (10.0, false));
+        // Halfway up the valley wall (t = ½, smoothstep ½) on land 10
+        // above the water: floor 1 + 9·½ = 5.5, a quarter resisted → 10 − 4.5·¾.
+        let (h, channel) = r.carve(10.0, 0.03);
+        assert!((h - (10.0 - 4.5 * 0.75)).abs() < 1e-5, "{h}");
+        assert!(!channel);
+        // In the channel on land 20 above: half the cut, a dry gully at 8.5.
+        assert_eq!(r.carve(20.0, 0.0), (8.5, false));
+        // At max_height and above: untouched.
+        assert_eq!(r.carve(40.0, 0.0), (40.0, false));
+        assert_eq!(r.carve(90.0, 0.0), (90.0, false));
+        // The sea floor stays as it is, and stays sea.
+        assert_eq!(r.carve(-12.0, 0.0), (-12.0, false));
+        assert_eq!(r.carve(-1.0, 0.0), (-3.0, false));
+    }
 
     #[test]
     fn seeds_above_2_pow_32_differ_from_their_low_bits() {

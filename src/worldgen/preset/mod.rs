@@ -2,22 +2,24 @@
 //!
 //! A preset names a tree of noise nodes, binds six of them to the column
 //! fields, and gives the column constants, the biome table and the fill
-//! rules, then optional decorations, caves and veins. Loading validates
+//! rules, then optional rivers, decorations, caves and veins. Loading validates
 //! everything, so the engines never see a dangling reference or a
 //! nonsensical number; errors name the file, the field and the reason.
 //! Each section lives in its own module with its own checks: `noise`,
-//! `terrain` (column, biomes, rules, fill), `decorations`, `caves` and
-//! `veins`.
+//! `terrain` (column, biomes, rules, fill), `rivers`, `decorations`,
+//! `caves` and `veins`.
 
 mod caves;
 mod decorations;
 mod noise;
+mod rivers;
 mod terrain;
 mod veins;
 
 pub use caves::*;
 pub use decorations::*;
 pub use noise::*;
+pub use rivers::*;
 pub use terrain::*;
 pub use veins::*;
 
@@ -81,6 +83,8 @@ pub struct Preset {
     pub fill: FillRules,
     #[serde(default)]
     pub decorations: Option<Decorations>,
+    #[serde(default)]
+    pub rivers: Option<Rivers>,
     #[serde(default)]
     pub caves: Option<Caves>,
     #[serde(default)]
@@ -149,6 +153,9 @@ impl Preset {
         terrain::validate_biomes(self, &c)?;
         terrain::validate_biome_rules(self, &c)?;
         terrain::validate_fill(&self.fill, &c)?;
+        if let Some(r) = &self.rivers {
+            rivers::validate(self, r, &c)?;
+        }
         if let Some(d) = &self.decorations {
             decorations::validate(self, d, &c)?;
         }
