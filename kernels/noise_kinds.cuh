@@ -11,6 +11,19 @@
 #include "perlin.cuh"
 #include "worldgen_params.cuh"
 
+// An octave's basis with its derivatives: value noise, or Perlin times the gain.
+__device__ __forceinline__ void bw_basis_d(bool value_basis, unsigned int seed, float px, float pz, float z,
+                                           float gain, float* s, float* sx, float* sz) {
+    if (value_basis) {
+        bw_value3_d(seed, px, pz, z, s, sx, sz);
+    } else {
+        bw_perlin3_d(seed, px, pz, z, s, sx, sz);
+        *s = *s * gain;
+        *sx = *sx * gain;
+        *sz = *sz * gain;
+    }
+}
+
 // fBm with its analytic slope, carved by the erosion filter's gully octaves
 // (NodeKind::Eroded; Rust twin: noise_kinds::eroded).
 __device__ __forceinline__ float bw_eroded(const FlatNode& n, float gain, float x, float z) {
@@ -30,14 +43,7 @@ __device__ __forceinline__ float bw_eroded(const FlatNode& n, float gain, float 
     for (unsigned int j = 0; j < n.octaves; ++j) {
         unsigned int seed = n.seed + j * (unsigned int)BW_OCTAVE_SEED_STEP;
         float s, sx, sz;
-        if (value_basis) {
-            bw_value3_d(seed, px, pz, n.z_offset, &s, &sx, &sz);
-        } else {
-            bw_perlin3_d(seed, px, pz, n.z_offset, &s, &sx, &sz);
-            s = s * gain;
-            sx = sx * gain;
-            sz = sz * gain;
-        }
+        bw_basis_d(value_basis, seed, px, pz, n.z_offset, gain, &s, &sx, &sz);
         float ac = amp * chain;
         v = v + amp * s;
         gx = gx + ac * sx;
@@ -102,14 +108,7 @@ __device__ __forceinline__ float bw_fractal(const FlatNode& n, float gain, float
         if (n.kind == BW_NODE_QUILEZ) {
             // Derivative-damped: the slope summed so far damps each octave.
             float s, sx, sz;
-            if (value_basis) {
-                bw_value3_d(seed, px, pz, n.z_offset, &s, &sx, &sz);
-            } else {
-                bw_perlin3_d(seed, px, pz, n.z_offset, &s, &sx, &sz);
-                s = s * gain;
-                sx = sx * gain;
-                sz = sz * gain;
-            }
+            bw_basis_d(value_basis, seed, px, pz, n.z_offset, gain, &s, &sx, &sz);
             dx = dx + sx;
             dz = dz + sz;
             v = v + (amp * s) / (1.0f + (dx * dx + dz * dz));

@@ -39,12 +39,7 @@ pub fn fractal<L: Lanes>(n: &FlatNode, gain: f32, x: L, z: L) -> L {
         let seed = n.seed.wrapping_add(j.wrapping_mul(OCTAVE_SEED_STEP));
         if n.kind == NODE_QUILEZ {
             // Derivative-damped: the slope summed so far damps each octave.
-            let (s, sx, sz) = if value_basis {
-                L::value3_d(seed, px, pz, zo)
-            } else {
-                let (s, sx, sz) = L::perlin3_d(seed, px, pz, zo);
-                (s.mul(g), sx.mul(g), sz.mul(g))
-            };
+            let (s, sx, sz) = basis_d(value_basis, seed, px, pz, zo, g);
             dx = dx.add(sx);
             dz = dz.add(sz);
             v = v.add(x.splat(amp).mul(s).div(one.add(dx.mul(dx).add(dz.mul(dz)))));
@@ -99,6 +94,17 @@ pub fn fractal<L: Lanes>(n: &FlatNode, gain: f32, x: L, z: L) -> L {
     v
 }
 
+/// An octave's basis with its derivatives: value noise, or Perlin times the gain `g`.
+#[inline(always)]
+fn basis_d<L: Lanes>(value_basis: bool, seed: u32, px: L, pz: L, zo: L, g: L) -> (L, L, L) {
+    if value_basis {
+        L::value3_d(seed, px, pz, zo)
+    } else {
+        let (s, sx, sz) = L::perlin3_d(seed, px, pz, zo);
+        (s.mul(g), sx.mul(g), sz.mul(g))
+    }
+}
+
 /// fBm with its analytic slope, carved by the erosion filter's gully
 /// octaves (see `NodeKind::Eroded` and [`super::noise::gullies`]).
 #[inline(always)]
@@ -115,12 +121,7 @@ pub fn eroded<L: Lanes>(n: &FlatNode, gain: f32, x: L, z: L) -> L {
     let (mut v, mut gx, mut gz) = (zero, zero, zero);
     for j in 0..n.octaves {
         let seed = n.seed.wrapping_add(j.wrapping_mul(OCTAVE_SEED_STEP));
-        let (s, sx, sz) = if value_basis {
-            L::value3_d(seed, px, pz, zo)
-        } else {
-            let (s, sx, sz) = L::perlin3_d(seed, px, pz, zo);
-            (s.mul(g), sx.mul(g), sz.mul(g))
-        };
+        let (s, sx, sz) = basis_d(value_basis, seed, px, pz, zo, g);
         let (a, ac) = (x.splat(amp), x.splat(amp * chain));
         v = v.add(a.mul(s));
         gx = gx.add(ac.mul(sx));
