@@ -159,7 +159,29 @@ mod tests {
             let b = plain_biome(&preset, h as f32, m as f32, t as f32, n as f32, (n + h) as f32);
             let bd = &preset.biomes[b];
             let hh = h.signum() * h.abs().powf(bd.exponent as f64);
-            let expected = (hh * 32.0 + n * 256.0) * bd.scale as f64 + bd.roughness as f64 * r * 2.0;
+            let land = (hh * 32.0 + n * 256.0) * bd.scale as f64 + bd.roughness as f64 * r * 2.0;
+            // The river carving, from the preset's numbers.
+            let rivers = preset.rivers.as_ref().expect("classic has rivers");
+            let (width, valley) = (rivers.width as f64, rivers.valley as f64);
+            let a = (program.river.as_ref().expect("a river program").eval::<f32>(x, z)[0] as f64).abs();
+            let water = preset.fill.water_level as f64;
+            let (bed, bank) = (water - rivers.depth as f64, water + 1.0);
+            let smooth = |t: f64| {
+                let t = t.clamp(0.0, 1.0);
+                t * t * (3.0 - 2.0 * t)
+            };
+            let floor = if a < width {
+                bed + (bank - bed) * smooth(a / width)
+            } else {
+                bank + (land - bank) * smooth((a - width) / (valley - width))
+            };
+            let lift = ((land - water) / rivers.max_height as f64).clamp(0.0, 1.0);
+            let expected = land.min(land + (floor - land) * (1.0 - lift));
+            let b = if a < width && expected < water && land >= water {
+                preset.biome_index(&rivers.biome).expect("the river biome")
+            } else {
+                b
+            };
             let (mut hb, mut biome) = ([0.0f32], [0u8]);
             sample::<f32>(&program, &p, x, z, &mut hb, &mut biome);
             assert_eq!(biome[0] as usize, b, "({x},{z})");

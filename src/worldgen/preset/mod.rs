@@ -271,7 +271,8 @@ mod tests {
         assert!(help_text().contains("glacial") && help_text().contains("archipelago"), "{}", help_text());
         let classic = Preset::classic();
         assert_eq!(classic.biomes.len(), 14);
-        assert_eq!(classic.noise.len(), 25);
+        // The founding game's 24 nodes and the rivers' course.
+        assert_eq!(classic.noise.len(), 26);
     }
 
     #[test]
