@@ -127,6 +127,21 @@ fn river_valleys_are_seamless_across_chunk_borders() {
     }
 }
 
+/// The erosion filter's gullies cross chunk borders as smoothly as they run
+/// inside chunks (the `eroded` preset, whose flanks are all gullies).
+#[test]
+fn eroded_chunk_borders_are_seamless() {
+    let world = WorldGen::new(Preset::load("eroded").expect("bundled"), 42);
+    for at in [ColumnPos { x: 0, z: 0 }, ColumnPos { x: -37, z: 23 }] {
+        let g = grid_at(&world, at, |w, c| w.compute_heightmap(c).heights.to_vec());
+        let (border, inner) = steps(&g);
+        let (d, crit) = (ks(&border, &inner), critical(border.len(), inner.len()));
+        assert!(d < crit, "eroded at {at:?}: border steps differ from inner steps (KS {d:.3} ≥ {crit:.3})");
+        let mean = inner.iter().sum::<f64>() / inner.len() as f64;
+        assert!(mean > 0.2, "too flat a block to test at {at:?}: mean step {mean:.2}");
+    }
+}
+
 #[test]
 fn chunk_borders_are_seamless() {
     for seed in [42u64, 7, 1 << 40] {
@@ -155,6 +170,12 @@ fn the_seam_test_detects_a_clamped_stencil() {
     };
     let (d, crit) = seam_statistic(&world, clamped);
     assert!(d >= crit, "a clamped stencil went unnoticed (KS {d:.3} < {crit:.3})");
+    // And over the eroded preset's gullies, where the eroded seam test looks.
+    let eroded = WorldGen::new(Preset::load("eroded").expect("bundled"), 42);
+    let g = grid_at(&eroded, ColumnPos { x: 0, z: 0 }, clamped);
+    let (border, inner) = steps(&g);
+    let (d, crit) = (ks(&border, &inner), critical(border.len(), inner.len()));
+    assert!(d >= crit, "a clamped stencil over gullies went unnoticed (KS {d:.3} < {crit:.3})");
 }
 
 /// classic's biome shares and heights over a 64 km square (seed 42, one
