@@ -30,10 +30,10 @@ __device__ __forceinline__ unsigned int bw_select_biome(const WorldParams* p, fl
 struct VirtualFields {
     NoiseObject* const* objects;
     __device__ float compute(const WorldParams* p, int field, float x, float z) const {
-        return objects[p->terrain.field_roots[field]]->compute(x, z);
+        return objects[p->terrain.field_roots[field]]->compute((double)x, (double)z);
     }
     __device__ float compute_node(const WorldParams*, unsigned int node, float x, float z) const {
-        return objects[node]->compute(x, z);
+        return objects[node]->compute((double)x, (double)z);
     }
 };
 
@@ -47,15 +47,16 @@ struct VirtualFields {
 struct BwEvalFrame {
     unsigned int node;
     unsigned int stage;
-    float x;
-    float z;
+    double x;
+    double z;
     float held;  // Distort: the x offset while the z offset is evaluated
 };
 
+// x and z are whole blocks (exact in float); the walk carries them as doubles.
 __device__ inline float bw_eval_node(const WorldParams* p, unsigned int root, float x, float z) {
     BwEvalFrame stack[BW_MAX_DEPTH];
     int top = 0;
-    stack[0] = BwEvalFrame{root, 0u, x, z, 0.0f};
+    stack[0] = BwEvalFrame{root, 0u, (double)x, (double)z, 0.0f};
     float ret = 0.0f;
     while (top >= 0) {
         BwEvalFrame& f = stack[top];
@@ -67,12 +68,12 @@ __device__ inline float bw_eval_node(const WorldParams* p, unsigned int root, fl
             top -= 1;
             break;
         case BW_NODE_OCTAVE: {
-            float xd = f.x / BW_OCTAVE_DIVISOR;
-            float zd = f.z / BW_OCTAVE_DIVISOR;
+            double xd = f.x / (double)BW_OCTAVE_DIVISOR;
+            double zd = f.z / (double)BW_OCTAVE_DIVISOR;
             float u = 1.0f;
             float v = 0.0f;
             for (unsigned int k = 0; k < n.octaves; ++k) {
-                float noise = bw_perlin3(n.seed, xd * u, zd * u, n.z_offset);
+                float noise = bw_perlin3(n.seed, xd * (double)u, zd * (double)u, n.z_offset);
                 v = v + (1.0f / u) * noise;
                 u = u * 2.0f;
             }
@@ -97,7 +98,7 @@ __device__ inline float bw_eval_node(const WorldParams* p, unsigned int root, fl
                 top += 1;
             } else if (f.stage == 1u) {
                 f.stage = 2u;
-                stack[top + 1] = BwEvalFrame{source, 0u, f.x + ret, f.z, 0.0f};
+                stack[top + 1] = BwEvalFrame{source, 0u, f.x + (double)ret, f.z, 0.0f};
                 top += 1;
             } else {
                 top -= 1;
@@ -117,7 +118,7 @@ __device__ inline float bw_eval_node(const WorldParams* p, unsigned int root, fl
             } else if (f.stage == 2u) {
                 f.stage = 3u;
                 float s = n.slots[BW_SLOT_STRENGTH];
-                stack[top + 1] = BwEvalFrame{source, 0u, f.x + s * f.held, f.z + s * ret, 0.0f};
+                stack[top + 1] = BwEvalFrame{source, 0u, f.x + (double)(s * f.held), f.z + (double)(s * ret), 0.0f};
                 top += 1;
             } else {
                 top -= 1;
@@ -128,8 +129,8 @@ __device__ inline float bw_eval_node(const WorldParams* p, unsigned int root, fl
             if (f.stage == 0u) {
                 f.stage = 1u;
                 float scale = n.kind == BW_NODE_EXPSCALE ? n.slots[BW_SLOT_SCALE] : 1.0f;
-                float sx = n.kind == BW_NODE_EXPSCALE ? f.x * scale : f.x;
-                float sz = n.kind == BW_NODE_EXPSCALE ? f.z * scale : f.z;
+                double sx = n.kind == BW_NODE_EXPSCALE ? f.x * (double)scale : f.x;
+                double sz = n.kind == BW_NODE_EXPSCALE ? f.z * (double)scale : f.z;
                 stack[top + 1] = BwEvalFrame{source, 0u, sx, sz, 0.0f};
                 top += 1;
             } else {

@@ -24,11 +24,11 @@ __device__ __forceinline__ void bw_gully_profile(float phase, float* value, floa
 
 // The gullies at (x, z) on the integer plane `plane` for a direction (dx, dz)
 // across the slope: the value in [-1, 1] and its slope along d.
-__device__ __forceinline__ void bw_gullies(unsigned int seed, float x, float z, float plane, float dx, float dz,
+__device__ __forceinline__ void bw_gullies(unsigned int seed, double x, double z, float plane, float dx, float dz,
                                            float* value, float* slope) {
     float fx, fz, fy;
-    int cx = bw_lattice(x, &fx);
-    int cz = bw_lattice(z, &fz);
+    int cx = bw_split(x, &fx);
+    int cz = bw_split(z, &fz);
     int cy = bw_lattice(plane, &fy);
     float sum = 0.0f, dsum = 0.0f, weight = 0.0f;
     for (int j = -1; j <= 1; ++j) {

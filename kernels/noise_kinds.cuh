@@ -12,7 +12,7 @@
 #include "worldgen_params.cuh"
 
 // An octave's basis with its derivatives: value noise, or Perlin times the gain.
-__device__ __forceinline__ void bw_basis_d(bool value_basis, unsigned int seed, float px, float pz, float z,
+__device__ __forceinline__ void bw_basis_d(bool value_basis, unsigned int seed, double px, double pz, float z,
                                            float gain, float* s, float* sx, float* sz) {
     if (value_basis) {
         bw_value3_d(seed, px, pz, z, s, sx, sz);
@@ -25,14 +25,16 @@ __device__ __forceinline__ void bw_basis_d(bool value_basis, unsigned int seed, 
 }
 
 // fBm with its analytic slope, carved by the erosion filter's gully octaves
-// (NodeKind::Eroded; Rust twin: noise_kinds::eroded).
-__device__ __forceinline__ float bw_eroded(const FlatNode& n, float gain, float x, float z) {
+// (NodeKind::Eroded; Rust twin: noise_kinds::eroded). Positions are in
+// double precision (bw_split); a double times a float parameter is the
+// Rust side's product with the parameter widened.
+__device__ __forceinline__ float bw_eroded(const FlatNode& n, float gain, double x, double z) {
     float f = n.slots[BW_SLOT_FREQUENCY];
     float lacunarity = n.slots[BW_SLOT_LACUNARITY];
-    float x0 = x * f;
-    float z0 = z * f;
-    float px = x0;
-    float pz = z0;
+    double x0 = x * (double)f;
+    double z0 = z * (double)f;
+    double px = x0;
+    double pz = z0;
     bool value_basis = (n.input & (unsigned int)BW_INPUT_VALUE_BASIS) != 0u;
     // The slope in the first octave's coordinates: octave j's times λ^j.
     float amp = 1.0f;
@@ -48,14 +50,14 @@ __device__ __forceinline__ float bw_eroded(const FlatNode& n, float gain, float 
         v = v + amp * s;
         gx = gx + ac * sx;
         gz = gz + ac * sz;
-        px = px * lacunarity;
-        pz = pz * lacunarity;
+        px = px * (double)lacunarity;
+        pz = pz * (double)lacunarity;
         amp = amp * n.slots[BW_SLOT_WEIGHT];
         chain = chain * lacunarity;
     }
     float gf = n.slots[BW_SLOT_GULLY_FREQUENCY];
-    float qx = x0 * gf;
-    float qz = z0 * gf;
+    double qx = x0 * (double)gf;
+    double qz = z0 * (double)gf;
     float depth = n.slots[BW_SLOT_GULLY_STRENGTH] * 0.5f;
     float scale = gf;
     unsigned int gully_seed = n.seed ^ (unsigned int)BW_GULLY_SEED;
@@ -74,8 +76,8 @@ __device__ __forceinline__ float bw_eroded(const FlatNode& n, float gain, float 
         float ks = depth * scale * de;
         gx = gx + ks * dx;
         gz = gz + ks * dz;
-        qx = qx * 2.0f;
-        qz = qz * 2.0f;
+        qx = qx * 2.0;
+        qz = qz * 2.0;
         depth = depth * 0.5f;
         scale = scale * 2.0f;
     }
@@ -84,7 +86,7 @@ __device__ __forceinline__ float bw_eroded(const FlatNode& n, float gain, float 
 
 // Σ over octaves of w^j·T_in(N(frequency·λ^j·p)), summed the kind's way.
 // `gain` is the world's Perlin gain (TerrainParams::perlin_gain).
-__device__ __forceinline__ float bw_fractal(const FlatNode& n, float gain, float x, float z) {
+__device__ __forceinline__ float bw_fractal(const FlatNode& n, float gain, double x, double z) {
     if (n.kind == BW_NODE_ERODED) {
         return bw_eroded(n, gain, x, z);
     }
@@ -94,8 +96,8 @@ __device__ __forceinline__ float bw_fractal(const FlatNode& n, float gain, float
     float shift = n.slots[BW_SLOT_SHIFT];
     float crest = n.slots[BW_SLOT_CREST];
     float ridge_gain = n.slots[BW_SLOT_RIDGE_GAIN];
-    float px = x * f;
-    float pz = z * f;
+    double px = x * (double)f;
+    double pz = z * (double)f;
     float amp = 1.0f;
     float v = 0.0f;
     float k = 0.0f;
@@ -112,8 +114,8 @@ __device__ __forceinline__ float bw_fractal(const FlatNode& n, float gain, float
             dx = dx + sx;
             dz = dz + sz;
             v = v + (amp * s) / (1.0f + (dx * dx + dz * dz));
-            px = px * lacunarity;
-            pz = pz * lacunarity;
+            px = px * (double)lacunarity;
+            pz = pz * (double)lacunarity;
             amp = amp * weight;
             continue;
         }
@@ -136,8 +138,8 @@ __device__ __forceinline__ float bw_fractal(const FlatNode& n, float gain, float
                 v = v + amp * c;
                 k = c;
             }
-            px = px * lacunarity;
-            pz = pz * lacunarity;
+            px = px * (double)lacunarity;
+            pz = pz * (double)lacunarity;
             amp = amp * weight;
             continue;
         }
@@ -161,8 +163,8 @@ __device__ __forceinline__ float bw_fractal(const FlatNode& n, float gain, float
         } else {
             v = v + amp * s;
         }
-        px = px * lacunarity;
-        pz = pz * lacunarity;
+        px = px * (double)lacunarity;
+        pz = pz * (double)lacunarity;
         amp = amp * weight;
     }
     return v;

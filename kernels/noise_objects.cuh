@@ -3,7 +3,8 @@
 // world on the device by `bw_build_noise_objects` (heightmap.cu) from the
 // flat node array the host uploads, and held through an array of pointers
 // (an array of base objects would slice them). Rust twin:
-// src/worldgen/graph.rs. One class per shape of node (Perlin leaves, the
+// src/worldgen/graph.rs. Positions are doubles (see bw_split in
+// perlin.cuh), values floats. One class per shape of node (Perlin leaves, the
 // fractal sums, Combined, Distort, the one-input kinds); the arithmetic of
 // the newer kinds lives in noise_kinds.cuh, shared with the switch path.
 #pragma once
@@ -26,14 +27,14 @@
 class NoiseObject {
 public:
     __device__ virtual ~NoiseObject() {}
-    __device__ virtual float compute(float x, float z) const = 0;
+    __device__ virtual float compute(double x, double z) const = 0;
 };
 
 // gain · perlin3(x, z, 32·offset)
 class BasicNoise final : public NoiseObject {
 public:
     __device__ BasicNoise(unsigned int seed, float z_offset, float gain) : seed_(seed), z_offset_(z_offset), gain_(gain) {}
-    __device__ float compute(float x, float z) const override {
+    __device__ float compute(double x, double z) const override {
         BW_RECURSION_PROBE(); return bw_perlin3(seed_, x, z, z_offset_) * gain_; }
 
 private:
@@ -47,14 +48,14 @@ class OctaveNoise final : public NoiseObject {
 public:
     __device__ OctaveNoise(unsigned int seed, float z_offset, unsigned int octaves, float gain)
         : seed_(seed), z_offset_(z_offset), octaves_(octaves), gain_(gain) {}
-    __device__ float compute(float x, float z) const override {
+    __device__ float compute(double x, double z) const override {
         BW_RECURSION_PROBE();
-        float xd = x / BW_OCTAVE_DIVISOR;
-        float zd = z / BW_OCTAVE_DIVISOR;
+        double xd = x / (double)BW_OCTAVE_DIVISOR;
+        double zd = z / (double)BW_OCTAVE_DIVISOR;
         float u = 1.0f;
         float v = 0.0f;
         for (unsigned int i = 0; i < octaves_; ++i) {
-            float n = bw_perlin3(seed_, xd * u, zd * u, z_offset_);
+            float n = bw_perlin3(seed_, xd * (double)u, zd * (double)u, z_offset_);
             v = v + (1.0f / u) * n;
             u = u * 2.0f;
         }
@@ -73,10 +74,10 @@ class CombinedNoise final : public NoiseObject {
 public:
     __device__ CombinedNoise(const NoiseObject* source, const NoiseObject* offset_by)
         : source_(source), offset_by_(offset_by) {}
-    __device__ float compute(float x, float z) const override {
+    __device__ float compute(double x, double z) const override {
         BW_RECURSION_PROBE();
         float shift = offset_by_->compute(x, z);
-        return source_->compute(x + shift, z);
+        return source_->compute(x + (double)shift, z);
     }
 
 private:
@@ -90,9 +91,10 @@ class UnaryNoise final : public NoiseObject {
 public:
     __device__ UnaryNoise(const NoiseObject* source, const FlatNode& n)
         : source_(source), node_(n), scale_(n.kind == BW_NODE_EXPSCALE ? n.slots[BW_SLOT_SCALE] : 1.0f) {}
-    __device__ float compute(float x, float z) const override {
+    __device__ float compute(double x, double z) const override {
         BW_RECURSION_PROBE();
-        float v = node_.kind == BW_NODE_EXPSCALE ? source_->compute(x * scale_, z * scale_) : source_->compute(x, z);
+        float v = node_.kind == BW_NODE_EXPSCALE ? source_->compute(x * (double)scale_, z * (double)scale_)
+                                                 : source_->compute(x, z);
         return bw_unary(node_, v);
     }
 
@@ -106,7 +108,7 @@ private:
 class FractalNoise final : public NoiseObject {
 public:
     __device__ FractalNoise(const FlatNode& n, float gain) : node_(n), gain_(gain) {}
-    __device__ float compute(float x, float z) const override {
+    __device__ float compute(double x, double z) const override {
         BW_RECURSION_PROBE();
         return bw_fractal(node_, gain_, x, z);
     }
@@ -121,11 +123,11 @@ class DistortNoise final : public NoiseObject {
 public:
     __device__ DistortNoise(const NoiseObject* source, const NoiseObject* by_x, const NoiseObject* by_z, float strength)
         : source_(source), by_x_(by_x), by_z_(by_z), strength_(strength) {}
-    __device__ float compute(float x, float z) const override {
+    __device__ float compute(double x, double z) const override {
         BW_RECURSION_PROBE();
         float a = by_x_->compute(x, z);
         float b = by_z_->compute(x, z);
-        return source_->compute(x + strength_ * a, z + strength_ * b);
+        return source_->compute(x + (double)(strength_ * a), z + (double)(strength_ * b));
     }
 
 private:

@@ -3,6 +3,7 @@
 // --fmad=false and the host emulation with -ffp-contract=off, so no step
 // is fused.
 #pragma once
+#include "generated/twins.cuh"
 
 #define BW_PRIME_X 0x9E3779B1u
 #define BW_PRIME_Y 0x85EBCA77u
@@ -43,6 +44,17 @@ __device__ __forceinline__ int bw_lattice(float v, float* frac) {
     return (int)c;
 }
 
+// A double-precision position's lattice cell (its floor wrapped to 32 bits)
+// and the fraction inside it rounded to f32. Twin: position::split in
+// src/worldgen/noise/position.rs; the clamp keeps the cell below 2^51, where
+// adding 1.5·2^52 leaves its two's complement in the low word.
+__device__ __forceinline__ int bw_split(double p, float* frac) {
+    p = fmin(fmax(p, -(double)BW_POS_LIMIT), (double)BW_POS_LIMIT);
+    double f = floor(p);
+    *frac = (float)(p - f);
+    return (int)(unsigned int)(unsigned long long)__double_as_longlong(f + (double)BW_ROUND_MAGIC);
+}
+
 // Value noise: a corner's number in [-1, 1), the top 24 bits of its mixed
 // hash (the conversion, the power-of-two scale and the subtraction are
 // exact). Twin: value::corner in src/worldgen/noise/value.rs.
@@ -60,10 +72,10 @@ struct BwCell {
     unsigned int i00, i10, i01, i11;
 };
 
-__device__ __forceinline__ BwCell bw_cell(unsigned int seed, float x, float y, float z) {
+__device__ __forceinline__ BwCell bw_cell(unsigned int seed, double x, double y, float z) {
     BwCell c;
-    c.x0 = bw_lattice(x, &c.tx);
-    c.y0 = bw_lattice(y, &c.ty);
+    c.x0 = bw_split(x, &c.tx);
+    c.y0 = bw_split(y, &c.ty);
     c.z0 = bw_lattice(z, &c.tz);
     c.x1 = (int)((unsigned int)c.x0 + 1u);
     c.y1 = (int)((unsigned int)c.y0 + 1u);
@@ -76,7 +88,8 @@ __device__ __forceinline__ BwCell bw_cell(unsigned int seed, float x, float y, f
     return c;
 }
 
-__device__ __forceinline__ float bw_perlin3(unsigned int seed, float x, float y, float z) {
+// At double-precision x and y (the noise graph's positions). Twin: perlin3_at.
+__device__ __forceinline__ float bw_perlin3(unsigned int seed, double x, double y, float z) {
     BwCell c = bw_cell(seed, x, y, z);
     int x0 = c.x0, y0 = c.y0, x1 = c.x1, y1 = c.y1;
     int z1 = (int)((unsigned int)c.z0 + 1u);
@@ -105,7 +118,7 @@ __device__ __forceinline__ float bw_fade_d(float t) { return t * t * (t * (t * 3
 // bw_perlin3 on an integer z with its derivatives along x and y (value,
 // d/dx, d/dy); the value is bw_perlin3's, the derivatives those of the value
 // before the clamp. Twin: perlin3_d in src/worldgen/noise/perlin.rs.
-__device__ __forceinline__ void bw_perlin3_d(unsigned int seed, float x, float y, float z, float* value, float* dx,
+__device__ __forceinline__ void bw_perlin3_d(unsigned int seed, double x, double y, float z, float* value, float* dx,
                                              float* dy) {
     BwCell c = bw_cell(seed, x, y, z);
     float tx = c.tx, ty = c.ty, ux = c.ux, uy = c.uy;
@@ -130,11 +143,11 @@ __device__ __forceinline__ void bw_perlin3_d(unsigned int seed, float x, float y
 
 // Value noise on an integer z with its derivatives along x and y.
 // Twin: value::value3_d in src/worldgen/noise/value.rs.
-__device__ __forceinline__ void bw_value3_d(unsigned int seed, float x, float y, float z, float* value, float* dx,
+__device__ __forceinline__ void bw_value3_d(unsigned int seed, double x, double y, float z, float* value, float* dx,
                                             float* dy) {
     float tx, ty, tz;
-    int x0 = bw_lattice(x, &tx);
-    int y0 = bw_lattice(y, &ty);
+    int x0 = bw_split(x, &tx);
+    int y0 = bw_split(y, &ty);
     int z0 = bw_lattice(z, &tz);
     (void)tz;  // z is a whole number: one plane of corners
     int x1 = (int)((unsigned int)x0 + 1u);

@@ -73,6 +73,11 @@ inline unsigned int __float_as_uint(float f) {
     std::memcpy(&b, &f, sizeof b);
     return b;
 }
+inline long long __double_as_longlong(double d) {
+    long long b;
+    std::memcpy(&b, &d, sizeof b);
+    return b;
+}
 using std::max;
 using std::min;
 

@@ -91,7 +91,10 @@ impl NoiseProgram {
         params.deco.trees.biome_map.get(b).map_or(1.0, |m| self.density_factor(m, x, z))
     }
 
-    /// Evaluates the six column fields at (x, z), lane-wise.
+    /// Evaluates the six column fields at (x, z), lane-wise. The
+    /// coordinates are carried in double precision from here on (see
+    /// `noise::position`); x and z are whole blocks, exact in f32 across
+    /// the accepted range.
     #[inline(always)]
     pub fn eval<L: Lanes>(&self, x: L, z: L) -> [L; FIELD_COUNT] {
         let zero = x.splat(0.0);
@@ -100,30 +103,27 @@ impl NoiseProgram {
         // one waiting value per level.
         let mut values = [zero; 2 * MAX_DEPTH + 2];
         let mut top = 0usize;
-        let mut coords = [(zero, zero); MAX_DEPTH + 2];
-        coords[0] = (x, z);
+        let origin = (x.widen(), z.widen());
+        let mut coords = [origin; MAX_DEPTH + 2];
         let mut level = 0usize;
         for op in &self.ops {
             match *op {
                 Op::Basic { seed, z_offset, gain } => {
                     let (cx, cz) = coords[level];
-                    values[top] = L::perlin3(seed, cx, cz, x.splat(z_offset)).mul(x.splat(gain));
+                    values[top] = L::perlin3(seed, cx, cz, z_offset).mul(x.splat(gain));
                     top += 1;
                 }
                 Op::Octave { seed, z_offset, octaves, gain } => {
-                    let (cx, cz) = coords[level];
-                    values[top] = octave_sum(seed, z_offset, octaves, cx, cz).mul(x.splat(gain));
+                    values[top] = octave_sum(seed, z_offset, octaves, x, coords[level]).mul(x.splat(gain));
                     top += 1;
                 }
                 Op::ScaleCoords { scale } => {
                     let (cx, cz) = coords[level];
-                    let s = x.splat(scale);
                     level += 1;
-                    coords[level] = (cx.mul(s), cz.mul(s));
+                    coords[level] = (L::scale(cx, scale as f64), L::scale(cz, scale as f64));
                 }
                 Op::Fractal { node, gain } => {
-                    let (cx, cz) = coords[level];
-                    values[top] = noise_kinds::fractal(&node, gain, cx, cz);
+                    values[top] = noise_kinds::fractal(&node, gain, x, coords[level]);
                     top += 1;
                 }
                 Op::Distort { strength } => {
@@ -131,13 +131,13 @@ impl NoiseProgram {
                     let (cx, cz) = coords[level];
                     let s = x.splat(strength);
                     level += 1;
-                    coords[level] = (cx.add(s.mul(values[top])), cz.add(s.mul(values[top + 1])));
+                    coords[level] = (L::shift(cx, s.mul(values[top])), L::shift(cz, s.mul(values[top + 1])));
                 }
                 Op::ShiftX => {
                     top -= 1;
                     let (cx, cz) = coords[level];
                     level += 1;
-                    coords[level] = (cx.add(values[top]), cz);
+                    coords[level] = (L::shift(cx, values[top]), cz);
                 }
                 Op::PopCoords => level -= 1,
                 Op::Unary { node } => values[top - 1] = noise_kinds::unary(&node, values[top - 1]),
@@ -162,18 +162,17 @@ impl NoiseProgram {
     }
 }
 
-/// `v += (1/u)·perlin3((x/1.01)·u, (z/1.01)·u, z_offset); u *= 2`, n times.
+/// `v += (1/u)·perlin3((x/1.01)·u, (z/1.01)·u, z_offset); u *= 2`, n times,
+/// the position in double precision; `like` is any value of the lanes.
 #[inline(always)]
-pub fn octave_sum<L: Lanes>(seed: u32, z_offset: f32, octaves: u32, x: L, z: L) -> L {
-    let divisor = x.splat(OCTAVE_DIVISOR);
-    let (xd, zd) = (x.div(divisor), z.div(divisor));
-    let zo = x.splat(z_offset);
+pub fn octave_sum<L: Lanes>(seed: u32, z_offset: f32, octaves: u32, like: L, (x, z): (L::Pos, L::Pos)) -> L {
+    let divisor = OCTAVE_DIVISOR as f64;
+    let (xd, zd) = (L::divide(x, divisor), L::divide(z, divisor));
     let mut u = 1.0f32;
-    let mut v = x.splat(0.0);
+    let mut v = like.splat(0.0);
     for _ in 0..octaves {
-        let uu = x.splat(u);
-        let n = L::perlin3(seed, xd.mul(uu), zd.mul(uu), zo);
-        v = v.add(x.splat(1.0 / u).mul(n));
+        let n = L::perlin3(seed, L::scale(xd, u as f64), L::scale(zd, u as f64), z_offset);
+        v = v.add(like.splat(1.0 / u).mul(n));
         u *= 2.0;
     }
     v
@@ -224,7 +223,7 @@ fn emit(params: &WorldParams, node: usize, ops: &mut Vec<Op>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::worldgen::noise::perlin::{perlin3, SeededHash};
+    use crate::worldgen::noise::perlin::perlin3_at;
     use crate::worldgen::params::node_seed;
     use crate::worldgen::preset::Preset;
 
@@ -242,12 +241,13 @@ mod tests {
         let program = NoiseProgram::compile(&params);
         let (x, z) = (1234.0f32, -567.0f32);
         let fields = program.eval::<f32>(x, z);
-        let (sx, sz) = (x * (1.0 / 512.0), z * (1.0 / 512.0));
+        // Positions in double precision, as `noise::position` has them.
+        let (sx, sz) = (x as f64 * (1.0 / 512.0), z as f64 * (1.0 / 512.0));
         // classic takes noise1234's amplitude, 0.936, over the crate's 2/√3.
         let gain = params.terrain.perlin_gain;
         assert!((gain as f64 - 0.936 / (2.0 / 3f64.sqrt())).abs() < 1e-6, "{gain}");
-        let b2 = perlin3(&SeededHash(node_seed(seed, 2)), sx, sz, 64.0) * gain;
-        let b1 = perlin3(&SeededHash(node_seed(seed, 1)), sx + b2, sz, 32.0) * gain;
+        let b2 = perlin3_at(node_seed(seed, 2), sx, sz, 64.0) * gain;
+        let b1 = perlin3_at(node_seed(seed, 1), sx + b2 as f64, sz, 32.0) * gain;
         let expected = crate::worldgen::noise::fastmath::signpow(b1, 1.0);
         assert_eq!(fields[1], expected);
         assert!((expected - b1).abs() < 1e-6);
@@ -267,12 +267,12 @@ mod tests {
         let params = WorldParams::new(&Preset::parse(&text, "distort.ron").expect("valid"), seed);
         let program = NoiseProgram::compile(&params);
         let gain = params.terrain.perlin_gain;
-        let basic = |offset: u32, x: f32, z: f32| {
-            perlin3(&SeededHash(node_seed(seed, offset)), x, z, 32.0 * offset as f32) * gain
-        };
+        let basic = |offset: u32, x: f64, z: f64| perlin3_at(node_seed(seed, offset), x, z, 32.0 * offset as f32) * gain;
         for (x, z) in [(3.25f32, -7.5f32), (120.0, 44.0), (-999.5, 12.25)] {
-            let (a, b) = (basic(2, x, z), basic(3, x, z));
-            let expected = basic(1, x + 40.0 * a, z + 40.0 * b);
+            let (xd, zd) = (x as f64, z as f64);
+            let (a, b) = (basic(2, xd, zd), basic(3, xd, zd));
+            // The offsets are f32 values, widened as they move the position.
+            let expected = basic(1, xd + (40.0 * a) as f64, zd + (40.0 * b) as f64);
             assert_eq!(program.eval::<f32>(x, z)[0], expected, "at ({x}, {z})");
         }
     }

@@ -18,18 +18,20 @@ use super::params::{
 };
 
 /// Σ over octaves of w^j·T_in(N(frequency·λ^j·p)), summed the kind's way;
-/// `gain` is the world's Perlin gain.
+/// `gain` is the world's Perlin gain. The position (x, z) is in double
+/// precision and so is every octave's (see `noise::position`); `x` is any
+/// value of the lanes, to make others from.
 #[inline(always)]
-pub fn fractal<L: Lanes>(n: &FlatNode, gain: f32, x: L, z: L) -> L {
+pub fn fractal<L: Lanes>(n: &FlatNode, gain: f32, x: L, (xp, zp): (L::Pos, L::Pos)) -> L {
     if n.kind == NODE_ERODED {
-        return eroded(n, gain, x, z);
+        return eroded(n, gain, x, (xp, zp));
     }
-    let f = x.splat(n.slots[SLOT_FREQUENCY]);
-    let lacunarity = x.splat(n.slots[SLOT_LACUNARITY]);
+    let f = n.slots[SLOT_FREQUENCY] as f64;
+    let lacunarity = n.slots[SLOT_LACUNARITY] as f64;
     let shift = x.splat(n.slots[SLOT_SHIFT]);
     let (crest, ridge_gain) = (x.splat(n.slots[SLOT_CREST]), x.splat(n.slots[SLOT_RIDGE_GAIN]));
-    let (zo, g, one) = (x.splat(n.z_offset), x.splat(gain), x.splat(1.0));
-    let (mut px, mut pz) = (x.mul(f), z.mul(f));
+    let (zo, g, one) = (n.z_offset, x.splat(gain), x.splat(1.0));
+    let (mut px, mut pz) = (L::scale(xp, f), L::scale(zp, f));
     let mut amp = 1.0f32;
     let mut v = x.splat(0.0);
     let mut k = v;
@@ -43,8 +45,8 @@ pub fn fractal<L: Lanes>(n: &FlatNode, gain: f32, x: L, z: L) -> L {
             dx = dx.add(sx);
             dz = dz.add(sz);
             v = v.add(x.splat(amp).mul(s).div(one.add(dx.mul(dx).add(dz.mul(dz)))));
-            px = px.mul(lacunarity);
-            pz = pz.mul(lacunarity);
+            px = L::scale(px, lacunarity);
+            pz = L::scale(pz, lacunarity);
             amp *= n.slots[SLOT_WEIGHT];
             continue;
         }
@@ -61,8 +63,8 @@ pub fn fractal<L: Lanes>(n: &FlatNode, gain: f32, x: L, z: L) -> L {
                 v = v.add(x.splat(amp).mul(c));
                 k = c;
             }
-            px = px.mul(lacunarity);
-            pz = pz.mul(lacunarity);
+            px = L::scale(px, lacunarity);
+            pz = L::scale(pz, lacunarity);
             amp *= n.slots[SLOT_WEIGHT];
             continue;
         }
@@ -87,8 +89,8 @@ pub fn fractal<L: Lanes>(n: &FlatNode, gain: f32, x: L, z: L) -> L {
             }
             _ => v = v.add(a.mul(s)),
         }
-        px = px.mul(lacunarity);
-        pz = pz.mul(lacunarity);
+        px = L::scale(px, lacunarity);
+        pz = L::scale(pz, lacunarity);
         amp *= n.slots[SLOT_WEIGHT];
     }
     v
@@ -96,7 +98,7 @@ pub fn fractal<L: Lanes>(n: &FlatNode, gain: f32, x: L, z: L) -> L {
 
 /// An octave's basis with its derivatives: value noise, or Perlin times the gain `g`.
 #[inline(always)]
-fn basis_d<L: Lanes>(value_basis: bool, seed: u32, px: L, pz: L, zo: L, g: L) -> (L, L, L) {
+fn basis_d<L: Lanes>(value_basis: bool, seed: u32, px: L::Pos, pz: L::Pos, zo: f32, g: L) -> (L, L, L) {
     if value_basis {
         L::value3_d(seed, px, pz, zo)
     } else {
@@ -108,11 +110,11 @@ fn basis_d<L: Lanes>(value_basis: bool, seed: u32, px: L, pz: L, zo: L, g: L) ->
 /// fBm with its analytic slope, carved by the erosion filter's gully
 /// octaves (see `NodeKind::Eroded` and [`super::noise::gullies`]).
 #[inline(always)]
-pub fn eroded<L: Lanes>(n: &FlatNode, gain: f32, x: L, z: L) -> L {
-    let f = x.splat(n.slots[SLOT_FREQUENCY]);
-    let lacunarity = x.splat(n.slots[SLOT_LACUNARITY]);
-    let (zo, g, one, zero) = (x.splat(n.z_offset), x.splat(gain), x.splat(1.0), x.splat(0.0));
-    let (x0, z0) = (x.mul(f), z.mul(f));
+pub fn eroded<L: Lanes>(n: &FlatNode, gain: f32, x: L, (xp, zp): (L::Pos, L::Pos)) -> L {
+    let f = n.slots[SLOT_FREQUENCY] as f64;
+    let lacunarity = n.slots[SLOT_LACUNARITY] as f64;
+    let (zo, g, one, zero) = (n.z_offset, x.splat(gain), x.splat(1.0), x.splat(0.0));
+    let (x0, z0) = (L::scale(xp, f), L::scale(zp, f));
     let (mut px, mut pz) = (x0, z0);
     let value_basis = n.input & INPUT_VALUE_BASIS != 0;
     // The slope is taken in the first octave's coordinates: octave j's own
@@ -126,15 +128,14 @@ pub fn eroded<L: Lanes>(n: &FlatNode, gain: f32, x: L, z: L) -> L {
         v = v.add(a.mul(s));
         gx = gx.add(ac.mul(sx));
         gz = gz.add(ac.mul(sz));
-        px = px.mul(lacunarity);
-        pz = pz.mul(lacunarity);
+        px = L::scale(px, lacunarity);
+        pz = L::scale(pz, lacunarity);
         amp *= n.slots[SLOT_WEIGHT];
         chain *= n.slots[SLOT_LACUNARITY];
     }
     let gf = n.slots[SLOT_GULLY_FREQUENCY];
-    let (mut qx, mut qz) = (x0.mul(x.splat(gf)), z0.mul(x.splat(gf)));
+    let (mut qx, mut qz) = (L::scale(x0, gf as f64), L::scale(z0, gf as f64));
     let (mut depth, mut scale) = (n.slots[SLOT_GULLY_STRENGTH] * 0.5, gf);
-    let two = x.splat(2.0);
     let gully_seed = n.seed ^ GULLY_SEED;
     for i in 0..n.slots[SLOT_GULLY_OCTAVES] as u32 {
         // Across the slope: d = (gz, −gx)·|g|/(1 + |g|²), below one stripe a
@@ -152,8 +153,8 @@ pub fn eroded<L: Lanes>(n: &FlatNode, gain: f32, x: L, z: L) -> L {
         let ks = k.mul(x.splat(scale)).mul(de);
         gx = gx.add(ks.mul(dx));
         gz = gz.add(ks.mul(dz));
-        qx = qx.mul(two);
-        qz = qz.mul(two);
+        qx = L::scale(qx, 2.0);
+        qz = L::scale(qz, 2.0);
         depth *= 0.5;
         scale *= 2.0;
     }
@@ -181,7 +182,6 @@ pub fn unary<L: Lanes>(n: &FlatNode, v: L) -> L {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::worldgen::noise::perlin::{perlin3, SeededHash};
     use crate::worldgen::params::flatten_node;
     use crate::worldgen::preset::{Basis, Input, NodeKind};
 
@@ -197,9 +197,9 @@ mod tests {
     fn noise(n: &FlatNode, j: u32, x: f64, z: f64) -> f64 {
         let seed = n.seed.wrapping_add(j.wrapping_mul(OCTAVE_SEED_STEP));
         if n.input & INPUT_VALUE_BASIS != 0 {
-            return crate::worldgen::noise::value::value3_d(seed, x as f32, z as f32, n.z_offset).0 as f64;
+            return crate::worldgen::noise::value::value3_d(seed, x, z, n.z_offset).0 as f64;
         }
-        (perlin3(&SeededHash(seed), x as f32, z as f32, n.z_offset) * GAIN) as f64
+        (crate::worldgen::noise::perlin::perlin3_at(seed, x, z, n.z_offset) * GAIN) as f64
     }
 
     fn t_in(input: Input, v: f64) -> f64 {
@@ -335,7 +335,7 @@ mod tests {
         for kind in &kinds {
             let n = flat(kind);
             for (x, z) in [(0.3f32, 0.7f32), (3.7, -2.2), (-11.25, 5.5), (17.9, 23.1)] {
-                let got = fractal::<f32>(&n, GAIN, x, z) as f64;
+                let got = fractal::<f32>(&n, GAIN, x, (x as f64, z as f64)) as f64;
                 let want = reference(kind, x as f64, z as f64);
                 assert!((got - want).abs() < 2e-4, "{kind:?} at ({x}, {z}): {got} against {want}");
             }
@@ -348,11 +348,11 @@ mod tests {
     fn perlin_derivatives_match_finite_differences() {
         let seed = 0xBEEF;
         let h = 1e-2f64;
-        let value = |x: f64, y: f64| perlin3(&SeededHash(seed), x as f32, y as f32, 96.0) as f64;
+        let value = |x: f64, y: f64| crate::worldgen::noise::perlin::perlin3_at(seed, x, y, 96.0) as f64;
         for k in 0..400 {
             let (x, y) = ((k as f64 * 0.618034) % 1.0 * 40.0 - 20.0, (k as f64 * 0.754878) % 1.0 * 40.0 - 20.0);
-            let (v, dx, dy) = crate::worldgen::noise::perlin::perlin3_d(seed, x as f32, y as f32, 96.0);
-            assert_eq!(v, perlin3(&SeededHash(seed), x as f32, y as f32, 96.0), "value at ({x}, {y})");
+            let (v, dx, dy) = crate::worldgen::noise::perlin::perlin3_d(seed, x, y, 96.0);
+            assert_eq!(v, crate::worldgen::noise::perlin::perlin3_at(seed, x, y, 96.0), "value at ({x}, {y})");
             if v.abs() > 0.99 {
                 continue; // near the clamp the value stops following the derivative
             }
@@ -399,7 +399,7 @@ mod tests {
                     signal = signal_at(j) * weight;
                     want += signal * lac.powf(-h * j as f64);
                 }
-                let got = fractal::<f32>(&n, GAIN, x, z) as f64;
+                let got = fractal::<f32>(&n, GAIN, x, (x as f64, z as f64)) as f64;
                 assert!((got - want).abs() < 2e-4, "{kind:?} at ({x}, {z}): {got} against {want}");
             }
         }
@@ -422,7 +422,7 @@ mod tests {
             for j in 0..6u32 {
                 let f = 0.37f64 * 2f64.powi(j as i32);
                 let seed = n.seed.wrapping_add(j.wrapping_mul(OCTAVE_SEED_STEP));
-                let (px, pz) = ((x as f64 * f) as f32, (z as f64 * f) as f32);
+                let (px, pz) = (x as f64 * f, z as f64 * f);
                 let ((s, sx, sz), g) = match basis {
                     Basis::Perlin => (crate::worldgen::noise::perlin::perlin3_d(seed, px, pz, n.z_offset), GAIN as f64),
                     Basis::Value => (crate::worldgen::noise::value::value3_d(seed, px, pz, n.z_offset), 1.0),
@@ -431,7 +431,7 @@ mod tests {
                 dz += sz as f64 * g;
                 v += 0.5f64.powi(j as i32) * s as f64 * g / (1.0 + dx * dx + dz * dz);
             }
-            let got = fractal::<f32>(&n, GAIN, x, z) as f64;
+            let got = fractal::<f32>(&n, GAIN, x, (x as f64, z as f64)) as f64;
             assert!((got - v).abs() < 2e-4, "{basis:?} at ({x}, {z}): {got} against {v}");
         }
     }

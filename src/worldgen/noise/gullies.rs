@@ -18,6 +18,7 @@
 //! `kernels/gullies.cuh` (the same operations in the same order).
 
 use super::perlin::lattice;
+use super::position::split;
 use super::value::corner;
 
 /// How far a feature point strays from its cell's centre, per axis.
@@ -44,9 +45,9 @@ pub fn profile(phase: f32) -> (f32, f32) {
 /// d per unit of d's length), the slope leaving out the weights' own change
 /// as the erosion filters this follows do.
 #[inline(always)]
-pub fn gullies(seed: u32, x: f32, z: f32, plane: f32, dx: f32, dz: f32) -> (f32, f32) {
-    let (cx, fx) = lattice(x);
-    let (cz, fz) = lattice(z);
+pub fn gullies(seed: u32, x: f64, z: f64, plane: f32, dx: f32, dz: f32) -> (f32, f32) {
+    let (cx, fx) = split(x);
+    let (cz, fz) = split(z);
     let (cy, _) = lattice(plane);
     let (mut sum, mut slope, mut weight) = (0.0f32, 0.0f32, 0.0f32);
     for j in -1i32..=1 {
@@ -135,7 +136,7 @@ mod tests {
     fn gullies_run_down_the_slope() {
         let (mut along, mut across) = (0.0f64, 0.0f64);
         for k in 0..2000 {
-            let (x, z) = ((k % 50) as f32 * 0.173, (k / 50) as f32 * 0.211);
+            let (x, z) = ((k % 50) as f64 * 0.173, (k / 50) as f64 * 0.211);
             let h = 0.05;
             let v = gullies(9, x, z, 32.0, 0.0, 1.0).0;
             along += (gullies(9, x + h, z, 32.0, 0.0, 1.0).0 - v).abs() as f64;

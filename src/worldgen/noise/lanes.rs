@@ -27,26 +27,26 @@ pub trait Lanes: Copy {
     fn abs(self) -> Self;
     /// `below` in the lanes where self < t, else `above`.
     fn select_below(self, t: f32, below: Self, above: Self) -> Self;
-    fn perlin3(seed: u32, x: Self, y: Self, z: Self) -> Self;
+    /// Double-precision positions, one per lane (see [`super::position`]).
+    type Pos: Copy;
+    /// The lanes as positions (exact).
+    fn widen(self) -> Self::Pos;
+    /// `p + by`, `by` widened first.
+    fn shift(p: Self::Pos, by: Self) -> Self::Pos;
+    /// `p · s`
+    fn scale(p: Self::Pos, s: f64) -> Self::Pos;
+    /// `p / s`
+    fn divide(p: Self::Pos, s: f64) -> Self::Pos;
+    /// `perlin::perlin3_at`.
+    fn perlin3(seed: u32, x: Self::Pos, y: Self::Pos, z: f32) -> Self;
     /// `perlin::perlin3_d`: the value and its derivatives along x and y.
-    fn perlin3_d(seed: u32, x: Self, y: Self, z: Self) -> (Self, Self, Self);
+    fn perlin3_d(seed: u32, x: Self::Pos, y: Self::Pos, z: f32) -> (Self, Self, Self);
     /// `value::value3_d`: value noise and its derivatives along x and y.
-    fn value3_d(seed: u32, x: Self, y: Self, z: Self) -> (Self, Self, Self);
+    fn value3_d(seed: u32, x: Self::Pos, y: Self::Pos, z: f32) -> (Self, Self, Self);
     /// √self, correctly rounded.
     fn sqrt(self) -> Self;
-    /// `gullies::gullies`, lane by lane (the AVX2 lanes override it with
-    /// their own, bit-identical form).
-    fn gullies(seed: u32, x: Self, z: Self, plane: f32, dx: Self, dz: Self) -> (Self, Self) {
-        let mut lanes = [[0.0f32; 8]; 4];
-        for (v, dst) in [x, z, dx, dz].into_iter().zip(lanes.iter_mut()) {
-            v.store(dst);
-        }
-        let [xs, zs, dxs, dzs] = &mut lanes;
-        for i in 0..Self::WIDTH {
-            (xs[i], zs[i]) = gullies::gullies(seed, xs[i], zs[i], plane, dxs[i], dzs[i]);
-        }
-        (x.load(xs), x.load(zs))
-    }
+    /// `gullies::gullies`.
+    fn gullies(seed: u32, x: Self::Pos, z: Self::Pos, plane: f32, dx: Self, dz: Self) -> (Self, Self);
 }
 
 impl Lanes for f32 {
@@ -99,20 +99,41 @@ impl Lanes for f32 {
             above
         }
     }
+    type Pos = f64;
     #[inline(always)]
-    fn perlin3(seed: u32, x: Self, y: Self, z: Self) -> Self {
-        perlin::perlin3(&perlin::SeededHash(seed), x, y, z)
+    fn widen(self) -> f64 {
+        self as f64
     }
     #[inline(always)]
-    fn perlin3_d(seed: u32, x: Self, y: Self, z: Self) -> (Self, Self, Self) {
+    fn shift(p: f64, by: Self) -> f64 {
+        p + by as f64
+    }
+    #[inline(always)]
+    fn scale(p: f64, s: f64) -> f64 {
+        p * s
+    }
+    #[inline(always)]
+    fn divide(p: f64, s: f64) -> f64 {
+        p / s
+    }
+    #[inline(always)]
+    fn perlin3(seed: u32, x: f64, y: f64, z: f32) -> Self {
+        perlin::perlin3_at(seed, x, y, z)
+    }
+    #[inline(always)]
+    fn perlin3_d(seed: u32, x: f64, y: f64, z: f32) -> (Self, Self, Self) {
         perlin::perlin3_d(seed, x, y, z)
     }
     #[inline(always)]
-    fn value3_d(seed: u32, x: Self, y: Self, z: Self) -> (Self, Self, Self) {
+    fn value3_d(seed: u32, x: f64, y: f64, z: f32) -> (Self, Self, Self) {
         super::value::value3_d(seed, x, y, z)
     }
     #[inline(always)]
     fn sqrt(self) -> Self {
         f32::sqrt(self)
+    }
+    #[inline(always)]
+    fn gullies(seed: u32, x: f64, z: f64, plane: f32, dx: Self, dz: Self) -> (Self, Self) {
+        gullies::gullies(seed, x, z, plane, dx, dz)
     }
 }

@@ -6,6 +6,7 @@ pub mod lattice;
 pub mod perlin;
 #[cfg(target_arch = "x86_64")]
 pub mod perlin_avx2;
+pub mod position;
 pub mod value;
 
 /// `out[i] = perlin3(seed, xs[i], ys[i], zs[i])` with the fastest lanes this

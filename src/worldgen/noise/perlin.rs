@@ -10,6 +10,9 @@
 //! [`PermutationHash`] reproduces the crate's permutation-table hash so that
 //! a test can compare both on the same lattice.
 //!
+//! The noise graph reaches it through [`perlin3_at`], at double-precision
+//! positions split into cell and fraction ([`super::position`]).
+//!
 //! Every expression is written in one fixed order with no fused
 //! multiply-add; the AVX2 lanes and the kernels repeat that order exactly.
 
@@ -34,6 +37,8 @@ pub const GRADIENT_CODES: u64 = 0xFD10_FEDC_7654_3210;
 /// i32 range before conversion so every engine converts identically.
 pub const LATTICE_MAX: f32 = 2_147_483_520.0;
 pub const LATTICE_MIN: f32 = -2_147_483_648.0;
+
+use super::position::split;
 
 /// Chooses the gradient at a lattice corner.
 pub trait CornerHash {
@@ -166,12 +171,22 @@ pub fn gradient2(index: u32, x: f32, y: f32) -> f32 {
     negate_if(index & 1, x) + negate_if(index & 2, y)
 }
 
-/// 3D Perlin noise in [-1, 1].
+/// 3D Perlin noise in [-1, 1] at single-precision coordinates.
 #[inline(always)]
 pub fn perlin3<H: CornerHash>(hash: &H, x: f32, y: f32, z: f32) -> f32 {
-    let (x0, tx) = lattice(x);
-    let (y0, ty) = lattice(y);
-    let (z0, tz) = lattice(z);
+    perlin3_cells(hash, lattice(x), lattice(y), lattice(z))
+}
+
+/// [`perlin3`] at double-precision x and y (see [`super::position`]): the
+/// noise graph's form.
+#[inline(always)]
+pub fn perlin3_at(seed: u32, x: f64, y: f64, z: f32) -> f32 {
+    perlin3_cells(&SeededHash(seed), split(x), split(y), lattice(z))
+}
+
+/// 3D Perlin noise from each axis's lattice cell and fraction.
+#[inline(always)]
+pub fn perlin3_cells<H: CornerHash>(hash: &H, (x0, tx): (i32, f32), (y0, ty): (i32, f32), (z0, tz): (i32, f32)) -> f32 {
     let (x1, y1, z1) = (x0.wrapping_add(1), y0.wrapping_add(1), z0.wrapping_add(1));
     let (ux, uy, uz) = (tx - 1.0, ty - 1.0, tz - 1.0);
     let g000 = gradient3(hash.index3(x0, y0, z0), tx, ty, tz);
@@ -202,16 +217,16 @@ pub fn fade_d(t: f32) -> f32 {
     t * t * (t * (t * 30.0 - 60.0) + 30.0)
 }
 
-/// [`perlin3`] on an integer z (the graph's third coordinate is always
+/// [`perlin3_at`] on an integer z (the graph's third coordinate is always
 /// 32·offset) with its derivatives along x and y: (value, ∂/∂x, ∂/∂y). The
-/// value is perlin3's, bit for bit; the derivatives are those of the value
+/// value is perlin3_at's, bit for bit; the derivatives are those of the value
 /// before the clamp. A gradient's dot product is linear, so its derivative
 /// along an axis is the dot product with that axis. Twin: `bw_perlin3_d`.
 #[inline(always)]
-pub fn perlin3_d(seed: u32, x: f32, y: f32, z: f32) -> (f32, f32, f32) {
+pub fn perlin3_d(seed: u32, x: f64, y: f64, z: f32) -> (f32, f32, f32) {
     let hash = SeededHash(seed);
-    let (x0, tx) = lattice(x);
-    let (y0, ty) = lattice(y);
+    let (x0, tx) = split(x);
+    let (y0, ty) = split(y);
     let (z0, _) = lattice(z);
     let (x1, y1) = (x0.wrapping_add(1), y0.wrapping_add(1));
     let (ux, uy) = (tx - 1.0, ty - 1.0);

@@ -18,6 +18,7 @@
 use super::gullies::{INV_REACH_SQ, JITTER as GULLY_JITTER, JITTER_Z_SEED};
 use super::lanes::Lanes;
 use super::perlin::{HASH_MIX, LATTICE_MAX, LATTICE_MIN, PRIME_X, PRIME_Y, PRIME_Z, SCALE_2D, SCALE_3D};
+use super::position::{POS_LIMIT, ROUND_MAGIC};
 use super::value::CORNER_SCALE;
 use std::arch::x86_64::*;
 
@@ -88,6 +89,34 @@ unsafe fn lattice(v: __m256) -> (__m256i, __m256) {
     (_mm256_cvttps_epi32(c), _mm256_sub_ps(v, f))
 }
 
+/// Eight double-precision positions (see `position`), in two halves.
+#[derive(Clone, Copy)]
+pub struct F64x8([__m256d; 2]);
+
+/// `position::split` on eight lanes: the clamp, the floor, the fraction
+/// rounded to f32 and the cell from the low word of the rounding sum.
+#[inline(always)]
+unsafe fn split(p: F64x8) -> (__m256i, __m256) {
+    let (lo, hi, magic) = (_mm256_set1_pd(-POS_LIMIT), _mm256_set1_pd(POS_LIMIT), _mm256_set1_pd(ROUND_MAGIC));
+    let low_words = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+    let half = |v: __m256d| {
+        let v = _mm256_min_pd(_mm256_max_pd(v, lo), hi);
+        let f = _mm256_floor_pd(v);
+        let cells = _mm256_permutevar8x32_epi32(_mm256_castpd_si256(_mm256_add_pd(f, magic)), low_words);
+        (_mm256_castsi256_si128(cells), _mm256_cvtpd_ps(_mm256_sub_pd(v, f)))
+    };
+    let (c0, f0) = half(p.0[0]);
+    let (c1, f1) = half(p.0[1]);
+    (_mm256_set_m128i(c1, c0), _mm256_set_m128(f1, f0))
+}
+
+/// A scalar z's lattice cell and fraction on every lane.
+#[inline(always)]
+unsafe fn plane(z: f32) -> (__m256i, __m256) {
+    let (c, t) = super::perlin::lattice(z);
+    (epi(c as u32), ps(t))
+}
+
 #[inline(always)]
 unsafe fn fade(t: __m256) -> __m256 {
     // t * t * t * (t * (t * 6 - 15) + 10)
@@ -153,10 +182,10 @@ unsafe fn value_corner(h: __m256i) -> __m256 {
 /// # Safety
 /// The CPU must support AVX2 (see [`available`]).
 #[inline(always)]
-pub unsafe fn value3_d(seed: u32, x: __m256, y: __m256, z: __m256) -> (__m256, __m256, __m256) {
-    let (x0, tx) = lattice(x);
-    let (y0, ty) = lattice(y);
-    let (z0, _) = lattice(z);
+pub unsafe fn value3_d(seed: u32, x: F64x8, y: F64x8, z: f32) -> (__m256, __m256, __m256) {
+    let (x0, tx) = split(x);
+    let (y0, ty) = split(y);
+    let (z0, _) = plane(z);
     let px0 = _mm256_mullo_epi32(x0, epi(PRIME_X));
     let px1 = _mm256_add_epi32(px0, epi(PRIME_X));
     let py0 = _mm256_xor_si256(_mm256_mullo_epi32(y0, epi(PRIME_Y)), epi(seed));
@@ -182,9 +211,9 @@ pub unsafe fn value3_d(seed: u32, x: __m256, y: __m256, z: __m256) -> (__m256, _
 /// # Safety
 /// The CPU must support AVX2 (see [`available`]).
 #[inline(always)]
-pub unsafe fn gullies(seed: u32, x: __m256, z: __m256, plane: f32, dx: __m256, dz: __m256) -> (__m256, __m256) {
-    let (cx, fx) = lattice(x);
-    let (cz, fz) = lattice(z);
+pub unsafe fn gullies(seed: u32, x: F64x8, z: F64x8, plane: f32, dx: __m256, dz: __m256) -> (__m256, __m256) {
+    let (cx, fx) = split(x);
+    let (cz, fz) = split(z);
     let plane_hash = (super::perlin::lattice(plane).0 as u32).wrapping_mul(PRIME_Z);
     let (seed_x, seed_z) = (epi(seed ^ plane_hash), epi(seed ^ JITTER_Z_SEED ^ plane_hash));
     let zero = _mm256_setzero_ps();
@@ -222,10 +251,10 @@ pub unsafe fn gullies(seed: u32, x: __m256, z: __m256, plane: f32, dx: __m256, d
 /// # Safety
 /// The CPU must support AVX2 (see [`available`]).
 #[inline(always)]
-pub unsafe fn perlin3_d(seed: u32, x: __m256, y: __m256, z: __m256) -> (__m256, __m256, __m256) {
-    let (x0, tx) = lattice(x);
-    let (y0, ty) = lattice(y);
-    let (z0, _) = lattice(z);
+pub unsafe fn perlin3_d(seed: u32, x: F64x8, y: F64x8, z: f32) -> (__m256, __m256, __m256) {
+    let (x0, tx) = split(x);
+    let (y0, ty) = split(y);
+    let (z0, _) = plane(z);
     let (one, zero) = (ps(1.0), _mm256_setzero_ps());
     let (ux, uy) = (_mm256_sub_ps(tx, one), _mm256_sub_ps(ty, one));
     let px0 = _mm256_mullo_epi32(x0, epi(PRIME_X));
@@ -262,13 +291,32 @@ pub unsafe fn perlin3_d(seed: u32, x: __m256, y: __m256, z: __m256) -> (__m256, 
     (value, dx, dy)
 }
 
+/// `perlin::perlin3` at single-precision coordinates.
+///
 /// # Safety
 /// The CPU must support AVX2 (see [`available`]).
 #[inline(always)]
 pub unsafe fn perlin3(seed: u32, x: __m256, y: __m256, z: __m256) -> __m256 {
-    let (x0, tx) = lattice(x);
-    let (y0, ty) = lattice(y);
-    let (z0, tz) = lattice(z);
+    perlin3_cells(seed, lattice(x), lattice(y), lattice(z))
+}
+
+/// `perlin::perlin3_at`: double-precision x and y on a scalar z.
+///
+/// # Safety
+/// The CPU must support AVX2 (see [`available`]).
+#[inline(always)]
+pub unsafe fn perlin3_at(seed: u32, x: F64x8, y: F64x8, z: f32) -> __m256 {
+    perlin3_cells(seed, split(x), split(y), plane(z))
+}
+
+/// `perlin::perlin3_cells`.
+#[inline(always)]
+unsafe fn perlin3_cells(
+    seed: u32,
+    (x0, tx): (__m256i, __m256),
+    (y0, ty): (__m256i, __m256),
+    (z0, tz): (__m256i, __m256),
+) -> __m256 {
     let one = ps(1.0);
     let (ux, uy, uz) = (_mm256_sub_ps(tx, one), _mm256_sub_ps(ty, one), _mm256_sub_ps(tz, one));
     // (c + 1) * P == c * P + P in wrapping arithmetic, so one multiply per axis.
@@ -437,21 +485,54 @@ impl Lanes for F32x8 {
         // SAFETY: reached only where AVX2 is present (an F32x8 or an AVX2 caller proves it).
         F32x8(unsafe { _mm256_blendv_ps(above.0, below.0, _mm256_cmp_ps(self.0, ps(t), _CMP_LT_OQ)) })
     }
+    type Pos = F64x8;
     #[inline(always)]
-    fn perlin3(seed: u32, x: Self, y: Self, z: Self) -> Self {
+    fn widen(self) -> F64x8 {
         // SAFETY: reached only where AVX2 is present (an F32x8 or an AVX2 caller proves it).
-        F32x8(unsafe { perlin3(seed, x.0, y.0, z.0) })
+        unsafe {
+            F64x8([
+                _mm256_cvtps_pd(_mm256_castps256_ps128(self.0)),
+                _mm256_cvtps_pd(_mm256_extractf128_ps::<1>(self.0)),
+            ])
+        }
     }
     #[inline(always)]
-    fn perlin3_d(seed: u32, x: Self, y: Self, z: Self) -> (Self, Self, Self) {
+    fn shift(p: F64x8, by: Self) -> F64x8 {
+        let by = by.widen();
         // SAFETY: reached only where AVX2 is present (an F32x8 or an AVX2 caller proves it).
-        let (v, dx, dy) = unsafe { perlin3_d(seed, x.0, y.0, z.0) };
+        unsafe { F64x8([_mm256_add_pd(p.0[0], by.0[0]), _mm256_add_pd(p.0[1], by.0[1])]) }
+    }
+    #[inline(always)]
+    fn scale(p: F64x8, s: f64) -> F64x8 {
+        // SAFETY: reached only where AVX2 is present (an F32x8 or an AVX2 caller proves it).
+        unsafe {
+            let s = _mm256_set1_pd(s);
+            F64x8([_mm256_mul_pd(p.0[0], s), _mm256_mul_pd(p.0[1], s)])
+        }
+    }
+    #[inline(always)]
+    fn divide(p: F64x8, s: f64) -> F64x8 {
+        // SAFETY: reached only where AVX2 is present (an F32x8 or an AVX2 caller proves it).
+        unsafe {
+            let s = _mm256_set1_pd(s);
+            F64x8([_mm256_div_pd(p.0[0], s), _mm256_div_pd(p.0[1], s)])
+        }
+    }
+    #[inline(always)]
+    fn perlin3(seed: u32, x: F64x8, y: F64x8, z: f32) -> Self {
+        // SAFETY: reached only where AVX2 is present (an F32x8 or an AVX2 caller proves it).
+        F32x8(unsafe { perlin3_at(seed, x, y, z) })
+    }
+    #[inline(always)]
+    fn perlin3_d(seed: u32, x: F64x8, y: F64x8, z: f32) -> (Self, Self, Self) {
+        // SAFETY: reached only where AVX2 is present (an F32x8 or an AVX2 caller proves it).
+        let (v, dx, dy) = unsafe { perlin3_d(seed, x, y, z) };
         (F32x8(v), F32x8(dx), F32x8(dy))
     }
     #[inline(always)]
-    fn value3_d(seed: u32, x: Self, y: Self, z: Self) -> (Self, Self, Self) {
+    fn value3_d(seed: u32, x: F64x8, y: F64x8, z: f32) -> (Self, Self, Self) {
         // SAFETY: reached only where AVX2 is present (an F32x8 or an AVX2 caller proves it).
-        let (v, dx, dy) = unsafe { value3_d(seed, x.0, y.0, z.0) };
+        let (v, dx, dy) = unsafe { value3_d(seed, x, y, z) };
         (F32x8(v), F32x8(dx), F32x8(dy))
     }
     #[inline(always)]
@@ -460,9 +541,9 @@ impl Lanes for F32x8 {
         F32x8(unsafe { _mm256_sqrt_ps(self.0) })
     }
     #[inline(always)]
-    fn gullies(seed: u32, x: Self, z: Self, plane: f32, dx: Self, dz: Self) -> (Self, Self) {
+    fn gullies(seed: u32, x: F64x8, z: F64x8, plane: f32, dx: Self, dz: Self) -> (Self, Self) {
         // SAFETY: reached only where AVX2 is present (an F32x8 or an AVX2 caller proves it).
-        let (v, s) = unsafe { gullies(seed, x.0, z.0, plane, dx.0, dz.0) };
+        let (v, s) = unsafe { gullies(seed, x, z, plane, dx.0, dz.0) };
         (F32x8(v), F32x8(s))
     }
 }
@@ -562,42 +643,84 @@ mod tests {
         }
     }
 
+    /// Eight positions as lanes of double precision.
+    fn positions(_: Avx2, v: &[f64]) -> F64x8 {
+        assert!(v.len() >= 8);
+        // SAFETY: AVX2 is present (the proof); `v` holds eight values.
+        unsafe { F64x8([_mm256_loadu_pd(v.as_ptr()), _mm256_loadu_pd(v.as_ptr().add(4))]) }
+    }
+
+    /// Positions from the origin to past the accepted range, with fractions
+    /// f32 could not hold.
+    fn far_inputs(n: usize, salt: u32) -> Vec<f64> {
+        let mut state = 0x2545_f491u32 ^ salt;
+        (0..n)
+            .map(|i| {
+                state ^= state << 13;
+                state ^= state >> 17;
+                state ^= state << 5;
+                let span = [4.0, 1000.0, 3.0e6, 2.0e9, 5.0e14][i % 5];
+                (state as f64 / u32::MAX as f64 * 2.0 - 1.0) * span
+            })
+            .collect()
+    }
+
     #[test]
-    fn avx2_perlin_and_value_derivatives_are_bit_identical_to_scalar() {
-        type Lane = fn(u32, F32x8, F32x8, F32x8) -> (F32x8, F32x8, F32x8);
-        type One = fn(u32, f32, f32, f32) -> (f32, f32, f32);
-        let pairs: [(Lane, One); 2] = [
+    fn avx2_split_and_noise_at_double_positions_are_bit_identical_to_scalar() {
+        type Lane = fn(u32, F64x8, F64x8, f32) -> (F32x8, F32x8, F32x8);
+        type One = fn(u32, f64, f64, f32) -> (f32, f32, f32);
+        let perlin_lane: Lane = |s, x, y, z| {
+            let v = <F32x8 as Lanes>::perlin3(s, x, y, z);
+            (v, v, v)
+        };
+        let perlin_one: One = |s, x, y, z| {
+            let v = perlin::perlin3_at(s, x, y, z);
+            (v, v, v)
+        };
+        let pairs: [(Lane, One); 3] = [
+            (perlin_lane, perlin_one),
             (<F32x8 as Lanes>::perlin3_d, crate::worldgen::noise::perlin::perlin3_d),
             (<F32x8 as Lanes>::value3_d, crate::worldgen::noise::value::value3_d),
         ];
-        for (lanes, scalar) in pairs {
-            derivatives_are_bit_identical(lanes, scalar);
-        }
-    }
-
-    fn derivatives_are_bit_identical(
-        lanes: fn(u32, F32x8, F32x8, F32x8) -> (F32x8, F32x8, F32x8),
-        scalar: fn(u32, f32, f32, f32) -> (f32, f32, f32),
-    ) {
         let Some(avx2) = avx2() else { return };
-        let (xs, ys) = (inputs(4096, 300.0), inputs(4096, 170.0));
-        for i in (0..xs.len()).step_by(8) {
-            let (x, y, z) = (F32x8::load(avx2, &xs[i..]), F32x8::load(avx2, &ys[i..]), F32x8::load(avx2, &[64.0; 8]));
-            let (v, dx, dy) = lanes(77, x, y, z);
-            let (mut out_v, mut out_x, mut out_y) = ([0.0f32; 8], [0.0f32; 8], [0.0f32; 8]);
-            v.store(&mut out_v);
-            dx.store(&mut out_x);
-            dy.store(&mut out_y);
+        let (xs, ys) = (far_inputs(4096, 1), far_inputs(4096, 2));
+        for (lanes, scalar) in pairs {
+            for z in [64.0f32, 64.5] {
+                for i in (0..xs.len()).step_by(8) {
+                    let (v, dx, dy) = lanes(77, positions(avx2, &xs[i..]), positions(avx2, &ys[i..]), z);
+                    let (mut out_v, mut out_x, mut out_y) = ([0.0f32; 8], [0.0f32; 8], [0.0f32; 8]);
+                    v.store(&mut out_v);
+                    dx.store(&mut out_x);
+                    dy.store(&mut out_y);
+                    for l in 0..8 {
+                        let want = scalar(77, xs[i + l], ys[i + l], z);
+                        let got = (out_v[l], out_x[l], out_y[l]);
+                        assert_eq!(
+                            (got.0.to_bits(), got.1.to_bits(), got.2.to_bits()),
+                            (want.0.to_bits(), want.1.to_bits(), want.2.to_bits()),
+                            "at ({}, {})",
+                            xs[i + l],
+                            ys[i + l]
+                        );
+                    }
+                }
+            }
+        }
+        // The split itself, lane by lane, clamped and non-finite inputs included.
+        let mut special = far_inputs(64, 3);
+        special.extend([-0.0, 0.0, -0.5, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, 1e300, -1e300]);
+        for i in (0..special.len()).step_by(8) {
+            // SAFETY: AVX2 is present (the proof above).
+            let (cells, fracs) = unsafe { split(positions(avx2, &special[i..])) };
+            let (mut c, mut f) = ([0i32; 8], [0.0f32; 8]);
+            // SAFETY: AVX2 is present; the arrays hold eight values each.
+            unsafe {
+                _mm256_storeu_si256(c.as_mut_ptr().cast(), cells);
+                _mm256_storeu_ps(f.as_mut_ptr(), fracs);
+            }
             for l in 0..8 {
-                let want = scalar(77, xs[i + l], ys[i + l], 64.0);
-                let got = (out_v[l], out_x[l], out_y[l]);
-                assert_eq!(
-                    (got.0.to_bits(), got.1.to_bits(), got.2.to_bits()),
-                    (want.0.to_bits(), want.1.to_bits(), want.2.to_bits()),
-                    "at ({}, {})",
-                    xs[i + l],
-                    ys[i + l]
-                );
+                let (wc, wf) = crate::worldgen::noise::position::split(special[i + l]);
+                assert_eq!((c[l], f[l].to_bits()), (wc, wf.to_bits()), "split({})", special[i + l]);
             }
         }
     }
@@ -607,34 +730,33 @@ mod tests {
     #[test]
     fn avx2_gullies_are_bit_identical_to_scalar() {
         let Some(avx2) = avx2() else { return };
-        for span in [40.0f32, 3.0e5] {
-            let (xs, zs) = (inputs(4096, span), inputs(4096, span * 0.6));
-            let (dxs, dzs) = (inputs(4096, 0.7), inputs(4096, 0.7));
-            for i in (0..xs.len()).step_by(8) {
-                let lane = |v: &[f32]| F32x8::load(avx2, &v[i..]);
-                let (v, s) = <F32x8 as Lanes>::gullies(91, lane(&xs), lane(&zs), 96.0, lane(&dxs), lane(&dzs));
-                let (mut out_v, mut out_s) = ([0.0f32; 8], [0.0f32; 8]);
-                v.store(&mut out_v);
-                s.store(&mut out_s);
-                for l in 0..8 {
-                    let want = crate::worldgen::noise::gullies::gullies(
-                        91,
-                        xs[i + l],
-                        zs[i + l],
-                        96.0,
-                        dxs[i + l],
-                        dzs[i + l],
-                    );
-                    assert_eq!(
-                        (out_v[l].to_bits(), out_s[l].to_bits()),
-                        (want.0.to_bits(), want.1.to_bits()),
-                        "at ({}, {}) d ({}, {})",
-                        xs[i + l],
-                        zs[i + l],
-                        dxs[i + l],
-                        dzs[i + l]
-                    );
-                }
+        let (xs, zs) = (far_inputs(4096, 4), far_inputs(4096, 5));
+        let (dxs, dzs) = (inputs(4096, 0.7), inputs(4096, 0.7));
+        for i in (0..xs.len()).step_by(8) {
+            let lane = |v: &[f32]| F32x8::load(avx2, &v[i..]);
+            let (v, s) = <F32x8 as Lanes>::gullies(
+                91,
+                positions(avx2, &xs[i..]),
+                positions(avx2, &zs[i..]),
+                96.0,
+                lane(&dxs),
+                lane(&dzs),
+            );
+            let (mut out_v, mut out_s) = ([0.0f32; 8], [0.0f32; 8]);
+            v.store(&mut out_v);
+            s.store(&mut out_s);
+            for l in 0..8 {
+                let want =
+                    crate::worldgen::noise::gullies::gullies(91, xs[i + l], zs[i + l], 96.0, dxs[i + l], dzs[i + l]);
+                assert_eq!(
+                    (out_v[l].to_bits(), out_s[l].to_bits()),
+                    (want.0.to_bits(), want.1.to_bits()),
+                    "at ({}, {}) d ({}, {})",
+                    xs[i + l],
+                    zs[i + l],
+                    dxs[i + l],
+                    dzs[i + l]
+                );
             }
         }
     }

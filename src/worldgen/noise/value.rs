@@ -11,6 +11,7 @@
 //! (`bw_value3_d` in `kernels/perlin.cuh`) repeat it exactly.
 
 use super::perlin::{fade, fade_d, lattice, lerp, HASH_MIX, PRIME_X, PRIME_Y, PRIME_Z};
+use super::position::split;
 
 /// 2⁻²³: a 24-bit hash times this is in [0, 2), exactly.
 pub const CORNER_SCALE: f32 = 1.0 / 8_388_608.0;
@@ -28,9 +29,9 @@ pub fn corner(seed: u32, x: i32, y: i32, z: i32) -> f32 {
 /// Value noise at (x, y) on the integer plane z, with its derivatives along
 /// x and y: (value, ∂/∂x, ∂/∂y). The value lies in [−1, 1].
 #[inline(always)]
-pub fn value3_d(seed: u32, x: f32, y: f32, z: f32) -> (f32, f32, f32) {
-    let (x0, tx) = lattice(x);
-    let (y0, ty) = lattice(y);
+pub fn value3_d(seed: u32, x: f64, y: f64, z: f32) -> (f32, f32, f32) {
+    let (x0, tx) = split(x);
+    let (y0, ty) = split(y);
     let (z0, _) = lattice(z);
     let (x1, y1) = (x0.wrapping_add(1), y0.wrapping_add(1));
     let (v00, v10) = (corner(seed, x0, y0, z0), corner(seed, x1, y0, z0));
@@ -57,7 +58,7 @@ mod tests {
         let mean = values.iter().map(|&v| v as f64).sum::<f64>() / values.len() as f64;
         assert!(mean.abs() < 0.05, "mean {mean}");
         for (x, y) in [(0, 0), (5, -3), (-17, 40)] {
-            assert_eq!(value3_d(7, x as f32, y as f32, 96.0).0, corner(7, x, y, 96));
+            assert_eq!(value3_d(7, x as f64, y as f64, 96.0).0, corner(7, x, y, 96));
         }
     }
 
@@ -69,7 +70,7 @@ mod tests {
         for i in 0..2000 {
             let x = (i as f32 * 0.37).sin() * 300.0;
             let y = (i as f32 * 0.53).cos() * 300.0 + 0.25;
-            let (v, dx, dy) = value3_d(11, x, y, 64.0);
+            let (v, dx, dy) = value3_d(11, x as f64, y as f64, 64.0);
             let (x0, y0) = (x.floor() as i32, y.floor() as i32);
             let (tx, ty) = ((x - x0 as f32) as f64, (y - y0 as f32) as f64);
             let c = |dx: i32, dy: i32| corner(11, x0 + dx, y0 + dy, 64) as f64;
