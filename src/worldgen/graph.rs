@@ -267,7 +267,8 @@ mod tests {
         let params = WorldParams::new(&Preset::parse(&text, "distort.ron").expect("valid"), seed);
         let program = NoiseProgram::compile(&params);
         let gain = params.terrain.perlin_gain;
-        let basic = |offset: u32, x: f64, z: f64| perlin3_at(node_seed(seed, offset), x, z, 32.0 * offset as f32) * gain;
+        let basic =
+            |offset: u32, x: f64, z: f64| perlin3_at(node_seed(seed, offset), x, z, 32.0 * offset as f32) * gain;
         for (x, z) in [(3.25f32, -7.5f32), (120.0, 44.0), (-999.5, 12.25)] {
             let (xd, zd) = (x as f64, z as f64);
             let (a, b) = (basic(2, xd, zd), basic(3, xd, zd));
