@@ -235,13 +235,18 @@ mod parity {
     }
 
     /// Every kind of the Caracas thesis's vocabulary, chained into one height field
-    /// (tests/data/every_kind.ron), near the origin and far out.
+    /// (tests/data/every_kind.ron), near the origin, far out, and at the
+    /// edge of the accepted range, where the double-precision positions'
+    /// fine octaves have lattice cells past 2³¹ that wrap.
     #[test]
     fn parity_with_every_noise_kind() {
         let text = include_str!("data/every_kind.ron");
         let preset = Preset::parse(text, "every_kind.ron").unwrap();
         let mut positions = region_positions(ChunkPos::new(-3, -1, -3), ChunkPos::new(2, 2, 2)).unwrap();
         positions.extend(region_positions(ChunkPos::new(9_000, -1, -9_003), ChunkPos::new(9_003, 2, -9_000)).unwrap());
+        let edge = (blockworld::world::coords::ACCEPTED_CHUNKS - 1) as i32;
+        positions
+            .extend(region_positions(ChunkPos::new(edge - 2, -1, -edge), ChunkPos::new(edge, 2, 2 - edge)).unwrap());
         let dense = assert_parity_of(|| Arc::new(WorldGen::new(preset.clone(), 7)), &positions);
         assert!(dense > 50, "{dense} non-uniform chunks");
     }
