@@ -36,6 +36,9 @@ fn floor(v: f64) -> f64 {
 /// where the next cell's blend starts with the same value).
 #[inline(always)]
 pub fn split(p: f64) -> (i32, f32) {
+    // Not `clamp`: max then min sends a NaN to −POS_LIMIT, as AVX2's
+    // `max_pd` and CUDA's `fmax` do, where `clamp` would keep it.
+    #[allow(clippy::manual_clamp)]
     let p = p.max(-POS_LIMIT).min(POS_LIMIT);
     let f = floor(p);
     ((f + ROUND_MAGIC).to_bits() as u32 as i32, (p - f) as f32)
