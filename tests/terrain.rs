@@ -82,19 +82,22 @@ fn seam_statistic(world: &WorldGen, smooth: impl Fn(&WorldGen, ColumnPos) -> Vec
     (ks(&border, &inner), critical(border.len(), inner.len()))
 }
 
-/// The first 4×4 block of chunk columns, scanning east from `from`, in which
-/// at least `share` of the columns are river channel.
+/// The first 4×4 block of chunk columns, scanning east from `from` and
+/// then along rows further south, in which at least `share` of the columns
+/// are river channel.
 fn river_block(world: &WorldGen, from: ColumnPos, share: f64) -> ColumnPos {
     let river = world.params.terrain.rivers.biome as u8;
     let channel = |c: ColumnPos| world.compute_heightmap(c).biomes.iter().filter(|&&b| b == river).count();
-    for step in 0..400 {
-        let at = ColumnPos { x: from.x + 4 * step, z: from.z };
-        let n: usize = (0..16).map(|i| channel(ColumnPos { x: at.x + i % 4, z: at.z + i / 4 })).sum();
-        if n as f64 >= share * 16.0 * 1024.0 {
-            return at;
+    for row in 0..8 {
+        for step in 0..400 {
+            let at = ColumnPos { x: from.x + 4 * step, z: from.z + 97 * row };
+            let n: usize = (0..16).map(|i| channel(ColumnPos { x: at.x + i % 4, z: at.z + i / 4 })).sum();
+            if n as f64 >= share * 16.0 * 1024.0 {
+                return at;
+            }
         }
     }
-    panic!("no river within 1 600 chunk columns east of {from:?}");
+    panic!("no river in 8 rows of 1 600 chunk columns east of {from:?}");
 }
 
 /// Rivers cut valleys, and a valley's walls cross chunk borders: the steps
@@ -102,29 +105,48 @@ fn river_block(world: &WorldGen, from: ColumnPos, share: f64) -> ColumnPos {
 /// over blocks where rivers run. The negative control is a river that stops
 /// at chunk borders: every other chunk column taken from the same world
 /// without its rivers.
-#[test]
-fn river_valleys_are_seamless_across_chunk_borders() {
-    let world = WorldGen::new(Preset::classic(), 42);
-    let mut dry = Preset::classic();
+fn river_valleys_are_seamless(preset: &str, share: f64, starts: &[ColumnPos]) {
+    let wet = Preset::load(preset).expect("bundled");
+    let world = WorldGen::new(wet.clone(), 42);
+    let mut dry = wet;
     dry.rivers = None;
     let dry = WorldGen::new(dry, 42);
     let heights = |w: &WorldGen, c: ColumnPos| w.compute_heightmap(c).heights.to_vec();
-    for from in [ColumnPos { x: 0, z: 0 }, ColumnPos { x: -300, z: 170 }] {
-        let at = river_block(&world, from, 0.06);
+    for &from in starts {
+        let at = river_block(&world, from, share);
         let g = grid_at(&world, at, heights);
         // Only the steps in the valleys: where the rivers moved a column.
         let without = grid_at(&dry, at, heights);
         let carved: Vec<Vec<bool>> =
             g.iter().zip(&without).map(|(a, b)| a.iter().zip(b).map(|(x, y)| x != y).collect()).collect();
         let (border, inner) = steps_where(&g, &carved);
-        assert!(border.len() > 100, "too few valley steps across borders at {at:?}: {}", border.len());
+        assert!(border.len() > 100, "{preset}: too few valley steps across borders at {at:?}: {}", border.len());
         let (d, crit) = (ks(&border, &inner), critical(border.len(), inner.len()));
-        assert!(d < crit, "rivers at {at:?}: border steps differ from inner steps (KS {d:.3} ≥ {crit:.3})");
+        assert!(d < crit, "{preset}: rivers at {at:?}: border steps differ from inner steps (KS {d:.3} ≥ {crit:.3})");
         let cut_off = grid_at(&world, at, |w, c| heights(if (c.x + c.z) % 2 == 0 { w } else { &dry }, c));
         let (border, inner) = steps_where(&cut_off, &carved);
         let (d, crit) = (ks(&border, &inner), critical(border.len(), inner.len()));
-        assert!(d >= crit, "rivers cut off at chunk borders at {at:?} went unnoticed (KS {d:.3} < {crit:.3})");
+        assert!(
+            d >= crit,
+            "{preset}: rivers cut off at chunk borders at {at:?} went unnoticed (KS {d:.3} < {crit:.3})"
+        );
     }
+}
+
+#[test]
+fn river_valleys_are_seamless_across_chunk_borders() {
+    river_valleys_are_seamless("classic", 0.06, &[ColumnPos { x: 0, z: 0 }, ColumnPos { x: -300, z: 170 }]);
+}
+
+/// The presets whose lowlands carry rivers too (rarer: their land stands
+/// higher, and a river runs only where its valley reaches the water).
+#[test]
+fn the_upland_presets_rivers_are_seamless_too() {
+    std::thread::scope(|s| {
+        for preset in ["foothills", "highlands", "eroded", "ridged"] {
+            s.spawn(move || river_valleys_are_seamless(preset, 0.03, &[ColumnPos { x: 0, z: 0 }]));
+        }
+    });
 }
 
 /// The erosion filter's gullies cross chunk borders as smoothly as they run
