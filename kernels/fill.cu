@@ -124,7 +124,10 @@ extern "C" __global__ void __launch_bounds__(BW_FILL_THREADS)
         }
         if (params->caves.layer_count > 0 &&
             ((caves[(size_t)chunk * BW_CAVE_MASK_BYTES + column * 4u + ly / 8u] >> (ly % 8u)) & 1u)) {
-            block = y < (long long)params->caves.lava_below ? params->caves.lava_block : params->surface.air_block;
+            // Twin: density::cave_block.
+            block = y < (long long)params->caves.lava_below && y <= h - (long long)params->caves.lava_cover
+                        ? params->caves.lava_block
+                        : params->surface.air_block;
         }
         if (params->deco.trees.unit > 0 || params->deco.plants.reach > 0 || params->deco.rocks.unit > 0) {
             block = bw_decorate_block(params, ColumnJob{job.x, job.z}, column % BW_CHUNK, column / BW_CHUNK, y, h, biome,

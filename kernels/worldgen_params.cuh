@@ -207,6 +207,7 @@ struct CaveParams {
     int lava_below;
     unsigned int lava_block;
     int water_clearance;
+    int lava_cover;
     FlatCaveNoise noises[BW_MAX_CAVE_NOISES];
     FlatCaveLayer layers[BW_MAX_CAVE_LAYERS];
 };

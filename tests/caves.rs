@@ -288,3 +288,51 @@ fn proofs_of_solid_rock_hold() {
     }
     assert!(proved > 0 && open > 0, "{proved} chunks proved solid, {open} with caves: the check saw only one side");
 }
+
+/// Lava blocks within `cover` blocks of their column's surface, and lava
+/// blocks in all, over 160 chunk columns scattered over 8 km of `preset`,
+/// in the two chunk layers around the water (its lava lies below 10).
+fn lava_near_the_surface(preset: &Preset, cover: i64) -> (u64, u64) {
+    let w = WorldGen::new(preset.clone(), 42);
+    let (mut near, mut all) = (0u64, 0u64);
+    let mut state = 0x853c_49e6_748f_ea9bu64;
+    for _ in 0..160 {
+        state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        let (cx, cz) = (((state >> 33) % 256) as i32 - 128, ((state >> 45) % 256) as i32 - 128);
+        let heights = w.column(ColumnPos { x: cx, z: cz }).heightmap.heights.clone();
+        for cy in -1..=0 {
+            let chunk = w.generate(ChunkPos::new(cx, cy, cz));
+            for z in 0..32 {
+                for x in 0..32 {
+                    let h = heights[column_index(x, z)] as i64;
+                    for y in 0..32 {
+                        if chunk.blocks().get(x, y, z) == BlockId::LAVA {
+                            all += 1;
+                            near += (cy as i64 * 32 + y as i64 > h - cover) as u64;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    (near, all)
+}
+
+/// A preset's `lava_cover` keeps lava that far under the surface, so a
+/// tunnel opening on low land by the water shows none in the open; the
+/// negative control (eroded without its cover) has lava up to the surface.
+#[test]
+fn lava_stays_under_its_cover() {
+    let eroded = Preset::load("eroded").expect("bundled");
+    let cover = eroded.caves.as_ref().expect("eroded has caves").lava_cover as i64;
+    assert!(cover > 0);
+    let (near, all) = lava_near_the_surface(&eroded, cover);
+    assert!(all > 1000, "only {all} lava blocks: the check sees too little lava");
+    assert_eq!(near, 0, "{near} lava blocks within {cover} of the surface");
+    let mut bare = eroded;
+    bare.caves.as_mut().expect("caves").lava_cover = 0;
+    let (near, _) = lava_near_the_surface(&bare, cover);
+    assert!(near > 0, "without its cover no lava came near the surface: the check cannot fail");
+    let (at_surface, _) = lava_near_the_surface(&bare, 1);
+    assert!(at_surface > 0, "without its cover no lava lay on the surface");
+}

@@ -441,6 +441,23 @@ mod parity {
         }
     }
 
+    /// Eroded's lava stops 12 blocks under the surface (`lava_cover`): the
+    /// two chunk layers around the water, where that rule decides, over 80
+    /// chunk columns scattered over 8 km, where tunnels open on the shores.
+    #[test]
+    fn parity_where_lava_meets_its_cover() {
+        let preset = Preset::load("eroded").unwrap();
+        let mut state = 0x853c_49e6_748f_ea9bu64;
+        let mut positions = Vec::new();
+        for _ in 0..80 {
+            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            let (x, z) = (((state >> 33) % 256) as i32 - 128, ((state >> 45) % 256) as i32 - 128);
+            positions.extend([ChunkPos::new(x, -1, z), ChunkPos::new(x, 0, z)]);
+        }
+        let dense = assert_parity_of(|| Arc::new(WorldGen::new(preset.clone(), 42)), &positions);
+        assert!(dense > 100, "{dense} non-uniform chunks");
+    }
+
     /// A device that fails mid-run (the second launch) loses no chunk: the
     /// failed batch and every later one run on the CPU, with identical results.
     #[test]

@@ -108,13 +108,13 @@
     static_assert(__builtin_offsetof(FlatNode, children) == 16 && sizeof(((const FlatNode*)0)->children) == 12, "FlatNode.children"); \
     static_assert(__builtin_offsetof(FlatNode, z_offset) == 28 && sizeof(((const FlatNode*)0)->z_offset) == 4, "FlatNode.z_offset"); \
     static_assert(__builtin_offsetof(FlatNode, slots) == 32 && sizeof(((const FlatNode*)0)->slots) == 24, "FlatNode.slots"); \
-    static_assert(sizeof(WorldParams) == 12924, "WorldParams size"); \
+    static_assert(sizeof(WorldParams) == 12928, "WorldParams size"); \
     static_assert(__builtin_offsetof(WorldParams, terrain) == 0 && sizeof(((const WorldParams*)0)->terrain) == 3676, "WorldParams.terrain"); \
     static_assert(__builtin_offsetof(WorldParams, biomes) == 3676 && sizeof(((const WorldParams*)0)->biomes) == 416, "WorldParams.biomes"); \
     static_assert(__builtin_offsetof(WorldParams, surface) == 4092 && sizeof(((const WorldParams*)0)->surface) == 156, "WorldParams.surface"); \
     static_assert(__builtin_offsetof(WorldParams, deco) == 4248 && sizeof(((const WorldParams*)0)->deco) == 7964, "WorldParams.deco"); \
-    static_assert(__builtin_offsetof(WorldParams, caves) == 12212 && sizeof(((const WorldParams*)0)->caves) == 300, "WorldParams.caves"); \
-    static_assert(__builtin_offsetof(WorldParams, veins) == 12512 && sizeof(((const WorldParams*)0)->veins) == 412, "WorldParams.veins"); \
+    static_assert(__builtin_offsetof(WorldParams, caves) == 12212 && sizeof(((const WorldParams*)0)->caves) == 304, "WorldParams.caves"); \
+    static_assert(__builtin_offsetof(WorldParams, veins) == 12516 && sizeof(((const WorldParams*)0)->veins) == 412, "WorldParams.veins"); \
     static_assert(sizeof(TerrainParams) == 3676, "TerrainParams size"); \
     static_assert(__builtin_offsetof(TerrainParams, node_count) == 0 && sizeof(((const TerrainParams*)0)->node_count) == 4, "TerrainParams.node_count"); \
     static_assert(__builtin_offsetof(TerrainParams, field_roots) == 4 && sizeof(((const TerrainParams*)0)->field_roots) == 24, "TerrainParams.field_roots"); \
@@ -199,7 +199,7 @@
     static_assert(__builtin_offsetof(PlantParams, layer_maps) == 1348 && sizeof(((const PlantParams*)0)->layer_maps) == 1280, "PlantParams.layer_maps"); \
     static_assert(__builtin_offsetof(PlantParams, max_density) == 2628 && sizeof(((const PlantParams*)0)->max_density) == 64, "PlantParams.max_density"); \
     static_assert(__builtin_offsetof(PlantParams, shore) == 2692 && sizeof(((const PlantParams*)0)->shore) == 256, "PlantParams.shore"); \
-    static_assert(sizeof(CaveParams) == 300, "CaveParams size"); \
+    static_assert(sizeof(CaveParams) == 304, "CaveParams size"); \
     static_assert(__builtin_offsetof(CaveParams, layer_count) == 0 && sizeof(((const CaveParams*)0)->layer_count) == 4, "CaveParams.layer_count"); \
     static_assert(__builtin_offsetof(CaveParams, noise_count) == 4 && sizeof(((const CaveParams*)0)->noise_count) == 4, "CaveParams.noise_count"); \
     static_assert(__builtin_offsetof(CaveParams, bottom) == 8 && sizeof(((const CaveParams*)0)->bottom) == 4, "CaveParams.bottom"); \
@@ -207,8 +207,9 @@
     static_assert(__builtin_offsetof(CaveParams, lava_below) == 16 && sizeof(((const CaveParams*)0)->lava_below) == 4, "CaveParams.lava_below"); \
     static_assert(__builtin_offsetof(CaveParams, lava_block) == 20 && sizeof(((const CaveParams*)0)->lava_block) == 4, "CaveParams.lava_block"); \
     static_assert(__builtin_offsetof(CaveParams, water_clearance) == 24 && sizeof(((const CaveParams*)0)->water_clearance) == 4, "CaveParams.water_clearance"); \
-    static_assert(__builtin_offsetof(CaveParams, noises) == 28 && sizeof(((const CaveParams*)0)->noises) == 192, "CaveParams.noises"); \
-    static_assert(__builtin_offsetof(CaveParams, layers) == 220 && sizeof(((const CaveParams*)0)->layers) == 80, "CaveParams.layers"); \
+    static_assert(__builtin_offsetof(CaveParams, lava_cover) == 28 && sizeof(((const CaveParams*)0)->lava_cover) == 4, "CaveParams.lava_cover"); \
+    static_assert(__builtin_offsetof(CaveParams, noises) == 32 && sizeof(((const CaveParams*)0)->noises) == 192, "CaveParams.noises"); \
+    static_assert(__builtin_offsetof(CaveParams, layers) == 224 && sizeof(((const CaveParams*)0)->layers) == 80, "CaveParams.layers"); \
     static_assert(sizeof(VeinParams) == 412, "VeinParams size"); \
     static_assert(__builtin_offsetof(VeinParams, kind_count) == 0 && sizeof(((const VeinParams*)0)->kind_count) == 4, "VeinParams.kind_count"); \
     static_assert(__builtin_offsetof(VeinParams, spacing) == 4 && sizeof(((const VeinParams*)0)->spacing) == 4, "VeinParams.spacing"); \

@@ -227,6 +227,7 @@ pub fn layouts() -> Vec<Layout> {
             lava_below,
             lava_block,
             water_clearance,
+            lava_cover,
             noises,
             layers
         }),

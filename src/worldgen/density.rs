@@ -518,12 +518,24 @@ pub fn is_carved(mask: &CaveMask, index: usize) -> bool {
 /// The cave pass: carves the canvas where [`carve_mask`] says.
 pub fn carve(c: &mut Canvas) {
     if let Some(mask) = carve_mask(c.params, c.pos, c.heightmap) {
-        apply(c.params, c.pos, &mask, c.blocks, c.counts);
+        apply(c.params, c.pos, &mask, &c.heightmap.heights[..], c.blocks, c.counts);
     }
 }
 
-/// Carves a filled chunk: air, or lava below `lava_below`; counts kept.
-fn apply(p: &WorldParams, pos: ChunkPos, mask: &CaveMask, bytes: &mut [u8], counts: &mut [u32]) {
+/// What a cave leaves at height `y` of a column of surface `h`: lava below
+/// `lava_below` and at least `lava_cover` under the surface, else air.
+/// Twin: the cave step of `bw_fill` (kernels/fill.cu).
+#[inline(always)]
+pub fn cave_block(p: &WorldParams, y: i64, h: i64) -> u32 {
+    if y < p.caves.lava_below as i64 && y <= h - p.caves.lava_cover as i64 {
+        p.caves.lava_block
+    } else {
+        p.surface.air_block
+    }
+}
+
+/// Carves a filled chunk with [`cave_block`]; counts kept.
+fn apply(p: &WorldParams, pos: ChunkPos, mask: &CaveMask, heights: &[i32], bytes: &mut [u8], counts: &mut [u32]) {
     let y0 = pos.y as i64 * CHUNK_SIZE as i64;
     for (at, &m) in mask.iter().enumerate() {
         if m == 0 {
@@ -535,9 +547,7 @@ fn apply(p: &WorldParams, pos: ChunkPos, mask: &CaveMask, bytes: &mut [u8], coun
             }
             let ly = (at % GROUPS) * GROUP + bit;
             let index = (at / GROUPS) * CHUNK_SIZE + ly;
-            let new =
-                if y0 + (ly as i64) < p.caves.lava_below as i64 { p.caves.lava_block } else { p.surface.air_block }
-                    as u8;
+            let new = cave_block(p, y0 + ly as i64, heights[at / GROUPS] as i64) as u8;
             let old = &mut bytes[index];
             counts[*old as usize] = counts[*old as usize].saturating_sub(1);
             counts[new as usize] += 1;

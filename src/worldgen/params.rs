@@ -517,6 +517,8 @@ pub struct CaveParams {
     pub lava_below: i32,
     pub lava_block: u32,
     pub water_clearance: i32,
+    /// Lava only at or below the surface minus this.
+    pub lava_cover: i32,
     pub noises: [FlatCaveNoise; MAX_CAVE_NOISES],
     pub layers: [FlatCaveLayer; MAX_CAVE_LAYERS],
 }
@@ -707,6 +709,7 @@ fn flatten_caves(p: &mut CaveParams, preset: &Preset, c: &Caves, seed: u64) {
     p.lava_below = c.lava_below;
     p.lava_block = block(&c.lava);
     p.water_clearance = c.water_clearance as i32;
+    p.lava_cover = c.lava_cover as i32;
     p.noise_count = c.noises.len() as u32;
     for (slot, n) in p.noises.iter_mut().zip(&c.noises) {
         let raw: Vec<f64> = (0..n.octaves).map(|o| (n.gain as f64).powi(o as i32)).collect();
@@ -1110,6 +1113,7 @@ impl CaveParams {
             lava_below: i32::MIN,
             lava_block: 0,
             water_clearance: 0,
+            lava_cover: 0,
             noises: [FlatCaveNoise::default(); MAX_CAVE_NOISES],
             layers: [FlatCaveLayer::default(); MAX_CAVE_LAYERS],
         };

@@ -17,6 +17,11 @@ pub struct Caves {
     pub lava_below: i32,
     #[serde(default = "lava")]
     pub lava: String,
+    /// Lava only this many blocks or more under the column's surface;
+    /// above that a cave is air, so a tunnel that opens on low land shows
+    /// no lava in the open. 0 (the default): lava up to the surface.
+    #[serde(default)]
+    pub lava_cover: u32,
     /// Rock kept under the floor of seas and lakes and, at and below the
     /// water level, between caves and the water's edge.
     pub water_clearance: u32,
@@ -80,6 +85,9 @@ pub(super) fn validate(c: &Caves, ck: &Check) -> Result<(), PresetError> {
         return Err(ck.bad("caves.bottom", format!("{} is above top {}", c.bottom, c.top)));
     }
     ck.block("caves.lava", &c.lava)?;
+    if c.lava_cover > 64 {
+        return Err(ck.bad("caves.lava_cover", format!("{} is above 64", c.lava_cover)));
+    }
     if c.water_clearance > 64 {
         return Err(ck.bad("caves.water_clearance", format!("{} is above 64", c.water_clearance)));
     }
