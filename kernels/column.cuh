@@ -68,8 +68,8 @@ __device__ inline float bw_eval_node(const WorldParams* p, unsigned int root, fl
             top -= 1;
             break;
         case BW_NODE_OCTAVE: {
-            double xd = f.x / (double)BW_OCTAVE_DIVISOR;
-            double zd = f.z / (double)BW_OCTAVE_DIVISOR;
+            double xd = f.x * BW_OCTAVE_SCALE;
+            double zd = f.z * BW_OCTAVE_SCALE;
             float u = 1.0f;
             float v = 0.0f;
             for (unsigned int k = 0; k < n.octaves; ++k) {

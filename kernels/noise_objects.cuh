@@ -14,6 +14,9 @@
 #include "worldgen_params.cuh"
 
 #define BW_OCTAVE_DIVISOR 1.01f
+// x/1.01 is taken as x times this (Rust: graph::OCTAVE_SCALE, the same
+// correctly rounded quotient).
+#define BW_OCTAVE_SCALE (1.0 / (double)BW_OCTAVE_DIVISOR)
 
 // The virtual calls nest as deep as the graph (up to BW_MAX_DEPTH), so
 // ptxas cannot size the stack of these kernels; the host sets the stack
@@ -50,8 +53,8 @@ public:
         : seed_(seed), z_offset_(z_offset), octaves_(octaves), gain_(gain) {}
     __device__ float compute(double x, double z) const override {
         BW_RECURSION_PROBE();
-        double xd = x / (double)BW_OCTAVE_DIVISOR;
-        double zd = z / (double)BW_OCTAVE_DIVISOR;
+        double xd = x * BW_OCTAVE_SCALE;
+        double zd = z * BW_OCTAVE_SCALE;
         float u = 1.0f;
         float v = 0.0f;
         for (unsigned int i = 0; i < octaves_; ++i) {

@@ -44,12 +44,11 @@ __device__ __forceinline__ int bw_lattice(float v, float* frac) {
     return (int)c;
 }
 
-// A double-precision position's lattice cell (its floor wrapped to 32 bits)
-// and the fraction inside it rounded to f32. Twin: position::split in
-// src/worldgen/noise/position.rs; the clamp keeps the cell below 2^51, where
-// adding 1.5·2^52 leaves its two's complement in the low word.
+// A finite double-precision position's lattice cell (its floor wrapped to 32
+// bits: below 2^51, adding 1.5·2^52 leaves its two's complement in the low
+// word) and the fraction inside it rounded to f32. Twin: position::split in
+// src/worldgen/noise/position.rs.
 __device__ __forceinline__ int bw_split(double p, float* frac) {
-    p = fmin(fmax(p, -(double)BW_POS_LIMIT), (double)BW_POS_LIMIT);
     double f = floor(p);
     *frac = (float)(p - f);
     return (int)(unsigned int)(unsigned long long)__double_as_longlong(f + (double)BW_ROUND_MAGIC);

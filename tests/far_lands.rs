@@ -13,8 +13,9 @@ use blockworld::worldgen::noise::lanes::Lanes;
 use blockworld::worldgen::{Preset, WorldGen};
 
 /// One column at a time with every noise position rounded to f32 after
-/// each step, exactly as the engines computed positions before they moved
-/// to double precision: the negative control.
+/// each step, as the engines computed positions before they moved to
+/// double precision (the octave sum's x/1.01 now a multiply by its
+/// reciprocal, in f32 here): the negative control.
 #[derive(Clone, Copy)]
 struct SinglePrecision(f32);
 
@@ -69,9 +70,6 @@ impl Lanes for SinglePrecision {
     }
     fn scale(p: f64, s: f64) -> f64 {
         (p as f32 * s as f32) as f64
-    }
-    fn divide(p: f64, s: f64) -> f64 {
-        (p as f32 / s as f32) as f64
     }
     fn perlin3(seed: u32, x: f64, y: f64, z: f32) -> Self {
         SinglePrecision(<f32 as Lanes>::perlin3(seed, x, y, z))

@@ -307,7 +307,6 @@ pub fn constants() -> Vec<(&'static str, i64)> {
         ("BW_SLOT_GULLY_OCTAVES", params::SLOT_GULLY_OCTAVES as i64),
         ("BW_GULLY_JITTER_Z_SEED", crate::worldgen::noise::gullies::JITTER_Z_SEED as i64),
         ("BW_GULLY_SEED", params::GULLY_SEED as i64),
-        ("BW_POS_LIMIT", crate::worldgen::noise::position::POS_LIMIT as i64),
         ("BW_ROUND_MAGIC", crate::worldgen::noise::position::ROUND_MAGIC as i64),
         ("BW_SLOT_STRENGTH", params::SLOT_STRENGTH as i64),
         ("BW_SLOT_LOW", params::SLOT_LOW as i64),

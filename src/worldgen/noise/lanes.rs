@@ -35,8 +35,6 @@ pub trait Lanes: Copy {
     fn shift(p: Self::Pos, by: Self) -> Self::Pos;
     /// `p · s`
     fn scale(p: Self::Pos, s: f64) -> Self::Pos;
-    /// `p / s`
-    fn divide(p: Self::Pos, s: f64) -> Self::Pos;
     /// `perlin::perlin3_at`.
     fn perlin3(seed: u32, x: Self::Pos, y: Self::Pos, z: f32) -> Self;
     /// `perlin::perlin3_d`: the value and its derivatives along x and y.
@@ -111,10 +109,6 @@ impl Lanes for f32 {
     #[inline(always)]
     fn scale(p: f64, s: f64) -> f64 {
         p * s
-    }
-    #[inline(always)]
-    fn divide(p: f64, s: f64) -> f64 {
-        p / s
     }
     #[inline(always)]
     fn perlin3(seed: u32, x: f64, y: f64, z: f32) -> Self {

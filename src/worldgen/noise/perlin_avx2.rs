@@ -18,7 +18,7 @@
 use super::gullies::{INV_REACH_SQ, JITTER as GULLY_JITTER, JITTER_Z_SEED};
 use super::lanes::Lanes;
 use super::perlin::{HASH_MIX, LATTICE_MAX, LATTICE_MIN, PRIME_X, PRIME_Y, PRIME_Z, SCALE_2D, SCALE_3D};
-use super::position::{POS_LIMIT, ROUND_MAGIC};
+use super::position::ROUND_MAGIC;
 use super::value::CORNER_SCALE;
 use std::arch::x86_64::*;
 
@@ -93,21 +93,20 @@ unsafe fn lattice(v: __m256) -> (__m256i, __m256) {
 #[derive(Clone, Copy)]
 pub struct F64x8([__m256d; 2]);
 
-/// `position::split` on eight lanes: the clamp, the floor, the fraction
-/// rounded to f32 and the cell from the low word of the rounding sum.
+/// `position::split` on eight lanes: the floor, the fraction rounded to
+/// f32 and the cell from the low word of the rounding sum.
 #[inline(always)]
 unsafe fn split(p: F64x8) -> (__m256i, __m256) {
-    let (lo, hi, magic) = (_mm256_set1_pd(-POS_LIMIT), _mm256_set1_pd(POS_LIMIT), _mm256_set1_pd(ROUND_MAGIC));
-    let low_words = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
-    let half = |v: __m256d| {
-        let v = _mm256_min_pd(_mm256_max_pd(v, lo), hi);
-        let f = _mm256_floor_pd(v);
-        let cells = _mm256_permutevar8x32_epi32(_mm256_castpd_si256(_mm256_add_pd(f, magic)), low_words);
-        (_mm256_castsi256_si128(cells), _mm256_cvtpd_ps(_mm256_sub_pd(v, f)))
-    };
-    let (c0, f0) = half(p.0[0]);
-    let (c1, f1) = half(p.0[1]);
-    (_mm256_set_m128i(c1, c0), _mm256_set_m128(f1, f0))
+    let magic = _mm256_set1_pd(ROUND_MAGIC);
+    let (f0, f1) = (_mm256_floor_pd(p.0[0]), _mm256_floor_pd(p.0[1]));
+    let (r0, r1) = (_mm256_add_pd(f0, magic), _mm256_add_pd(f1, magic));
+    // The low words of both halves: [r0.0 r0.1 r1.0 r1.1 | r0.2 r0.3 r1.2 r1.3],
+    // then the middle 64-bit pairs swapped into lane order.
+    let low = _mm256_shuffle_ps::<0b10_00_10_00>(_mm256_castpd_ps(r0), _mm256_castpd_ps(r1));
+    let cells = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_castps_si256(low));
+    let fractions =
+        _mm256_set_m128(_mm256_cvtpd_ps(_mm256_sub_pd(p.0[1], f1)), _mm256_cvtpd_ps(_mm256_sub_pd(p.0[0], f0)));
+    (cells, fractions)
 }
 
 /// A scalar z's lattice cell and fraction on every lane.
@@ -511,14 +510,6 @@ impl Lanes for F32x8 {
         }
     }
     #[inline(always)]
-    fn divide(p: F64x8, s: f64) -> F64x8 {
-        // SAFETY: reached only where AVX2 is present (an F32x8 or an AVX2 caller proves it).
-        unsafe {
-            let s = _mm256_set1_pd(s);
-            F64x8([_mm256_div_pd(p.0[0], s), _mm256_div_pd(p.0[1], s)])
-        }
-    }
-    #[inline(always)]
     fn perlin3(seed: u32, x: F64x8, y: F64x8, z: f32) -> Self {
         // SAFETY: reached only where AVX2 is present (an F32x8 or an AVX2 caller proves it).
         F32x8(unsafe { perlin3_at(seed, x, y, z) })
@@ -706,9 +697,9 @@ mod tests {
                 }
             }
         }
-        // The split itself, lane by lane, clamped and non-finite inputs included.
+        // The split itself, lane by lane, whole positions past 2⁵¹ included.
         let mut special = far_inputs(64, 3);
-        special.extend([-0.0, 0.0, -0.5, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, 1e300, -1e300]);
+        special.extend([-0.0, 0.0, -0.5, 4_503_599_627_370_497.0, -2_251_799_813_685_249.5, 1e17, 1e300, -1e300]);
         for i in (0..special.len()).step_by(8) {
             // SAFETY: AVX2 is present (the proof above).
             let (cells, fracs) = unsafe { split(positions(avx2, &special[i..])) };

@@ -14,32 +14,35 @@
 //! (`perlin_avx2::split`) and the kernels (`bw_split` in
 //! `kernels/perlin.cuh`) repeat it bit for bit.
 
-/// Positions are clamped to ±2⁵⁰ before the split: the fraction is then
-/// still exact, and the cell below 2⁵¹ as the rounding trick needs.
-pub const POS_LIMIT: f64 = 1_125_899_906_842_624.0;
-
 /// 1.5·2⁵²: added to a whole number below 2⁵¹ in magnitude, it leaves the
 /// number's two's complement in the low 32 bits of the sum's mantissa.
+/// Past 2⁵¹ the low word is still one IEEE addition's, the same on every
+/// engine; only the cells stop being consecutive, and by then the fraction
+/// is long gone anyway (no preset comes near: positions are whole blocks
+/// below 2²⁴ times products of validated frequencies).
 pub const ROUND_MAGIC: f64 = 6_755_399_441_055_744.0;
 
-/// `v.floor()` without a library call, bit for bit (-0.0 included), for
-/// |v| ≤ 2⁵² (every [`split`] input is).
+/// Every f64 of magnitude 2⁵² or more is whole.
+const WHOLE: f64 = 4_503_599_627_370_496.0;
+
+/// `v.floor()` without a library call, bit for bit (-0.0 included).
 #[inline(always)]
 fn floor(v: f64) -> f64 {
-    let t = v as i64 as f64;
-    let r = t - (t > v) as i64 as f64;
-    f64::from_bits(r.to_bits() | (v.to_bits() & 0x8000_0000_0000_0000))
+    if v.abs() < WHOLE {
+        let t = v as i64 as f64;
+        let r = t - (t > v) as i64 as f64;
+        f64::from_bits(r.to_bits() | (v.to_bits() & 0x8000_0000_0000_0000))
+    } else {
+        v
+    }
 }
 
-/// The lattice cell of position `p` (its floor, wrapped to 32 bits) and the
-/// fraction inside it, in [0, 1] (a fraction within 2⁻²⁵ of 1 rounds to 1,
-/// where the next cell's blend starts with the same value).
+/// The lattice cell of a finite position `p` (its floor, wrapped to 32
+/// bits) and the fraction inside it, in [0, 1] (a fraction within 2⁻²⁵ of
+/// 1 rounds to 1, where the next cell's blend starts with the same value).
+/// Positions are finite: whole blocks scaled and offset by finite values.
 #[inline(always)]
 pub fn split(p: f64) -> (i32, f32) {
-    // Not `clamp`: max then min sends a NaN to −POS_LIMIT, as AVX2's
-    // `max_pd` and CUDA's `fmax` do, where `clamp` would keep it.
-    #[allow(clippy::manual_clamp)]
-    let p = p.max(-POS_LIMIT).min(POS_LIMIT);
     let f = floor(p);
     ((f + ROUND_MAGIC).to_bits() as u32 as i32, (p - f) as f32)
 }
@@ -50,14 +53,15 @@ mod tests {
 
     #[test]
     fn the_floor_is_f64_floor_bit_for_bit() {
-        let mut cases = vec![0.0f64, -0.0, 0.5, -0.5, -1.0, -1.5, 1e-300, -1e-300, 4.5e15, -4.5e15, POS_LIMIT];
+        let mut cases =
+            vec![0.0f64, -0.0, 0.5, -0.5, -1.0, -1.5, 1e-300, -1e-300, 4.5e15, -4.5e15, WHOLE, -WHOLE, 1e300];
         let mut s = 0x9e37_79b9_7f4a_7c15u64;
         for _ in 0..100_000 {
             s ^= s << 13;
             s ^= s >> 7;
             s ^= s << 17;
             let v = f64::from_bits(s);
-            if v.is_finite() && v.abs() <= POS_LIMIT {
+            if v.is_finite() {
                 cases.push(v);
             }
             cases.push((s >> 11) as f64 / (1u64 << 20) as f64 - (1u64 << 32) as f64);
@@ -79,8 +83,7 @@ mod tests {
         assert_eq!(cell, far.floor() as i64 as i32);
         assert!((frac as f64 - far.fract()).abs() < 1e-7, "{frac} vs {}", far.fract());
         assert_eq!((far as f32).fract(), 0.0, "the single-precision position has lost it");
-        // Non-finite inputs are clamped, not undefined.
-        assert_eq!(split(f64::INFINITY).1, 0.0);
-        assert_eq!(split(f64::NAN), split(-POS_LIMIT));
+        // Past 2⁵² every position is whole: its fraction is 0.
+        assert_eq!(split(1e17).1, 0.0);
     }
 }
