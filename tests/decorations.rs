@@ -730,3 +730,51 @@ fn two_columns_in_one_sample_have_their_footing_heights() {
     }
     assert_eq!(differ, 0, "{differ} pairs differ from their footings");
 }
+
+/// A plan reads the footings inside its chunk column, and the diagonal
+/// samples of shore columns just beyond it, from the apron its heightmap
+/// was smoothed from. Sampling everything anew gives the same plan: on
+/// coasts (reeds), in forests and on rocky land.
+#[test]
+fn reading_the_apron_changes_no_plan() {
+    let reeds = BlockId::by_name("reeds").expect("reeds are registered").0;
+    let mut edge_reeds = 0;
+    for name in ["classic", "foothills", "alpine"] {
+        let w = WorldGen::new(Preset::load(name).expect("bundled"), SEED);
+        let (mut trees, mut plants, mut columns) = (0usize, 0usize, 0usize);
+        for cz in (-60..60).step_by(7) {
+            for cx in (-60..60).step_by(7) {
+                let col = ColumnPos { x: cx, z: cz };
+                let (hm, apron) = w.compute_heightmap_with_apron(col);
+                assert_eq!(hm, w.compute_heightmap(col));
+                let read = w.plan_decorations(col, &hm, Some(&apron));
+                let sampled = w.plan_decorations(col, &hm, None);
+                assert_eq!(read, sampled, "{name}: column {cx}, {cz}");
+                // Plant by plant, each shore column sampled where it is asked.
+                let p = &*w.params;
+                let surface = decorate::Surface { program: &w.program, params: p, lanes: w.lanes, col, hm: &hm };
+                let one_by_one: Vec<(u8, u8, u8)> = (0..32)
+                    .flat_map(|z| (0..32).map(move |x| (x, z)))
+                    .filter_map(|(x, z)| {
+                        let c = column_index(x, z);
+                        let (wx, wz) = (cx as i64 * 32 + x as i64, cz as i64 * 32 + z as i64);
+                        let b = hm.biomes[c] as usize;
+                        let plant = decorate::plant_at(&w.program, p, wx, wz, hm.heights[c], b, &surface);
+                        (plant != 0).then_some((x as u8, z as u8, plant as u8))
+                    })
+                    .collect();
+                let planned: Vec<(u8, u8, u8)> = read.plants.iter().map(|pl| (pl.x, pl.z, pl.block)).collect();
+                assert_eq!(planned, one_by_one, "{name}: plants of column {cx}, {cz}");
+                let edge = |v: u8| !(2..30).contains(&v);
+                edge_reeds += planned.iter().filter(|&&(x, z, b)| b == reeds && (edge(x) || edge(z))).count();
+                trees += read.trees.len();
+                plants += read.plants.len();
+                columns += 1;
+            }
+        }
+        assert!(trees > columns / 2 && plants > columns, "{name}: {trees} objects, {plants} plants");
+    }
+    // Reeds within the shore reach of the chunk column's edge: settled by
+    // the columns beyond it.
+    assert!(edge_reeds > 20, "only {edge_reeds} reeds by the edge");
+}

@@ -33,7 +33,7 @@
 //!   then leaves, then plants).
 
 use super::canvas::Canvas;
-use super::heightmap::{sample_points, Heightmap, Lanes};
+use super::heightmap::{sample_points, smoothed, Apron, Heightmap, Lanes};
 use super::params::{scaled_density, FlatLayer, FlatRock, FlatTree, WorldParams, FORM_LOG};
 use super::placement::{candidate, layer_of, unit_squares, Candidate};
 use super::preset::{MAX_BIOME_LAYERS, MAX_SHORE_REACH, MAX_TREE_KINDS};
@@ -228,10 +228,53 @@ pub fn footing(program: &NoiseProgram, p: &WorldParams, lanes: Lanes, x: i64, z:
     let (mut h_b, mut biome) = ([0.0f32; 8], [0u8; 8]);
     sample_points(program, p, lanes, &xs, &zs, &mut h_b, &mut biome);
     let [a, b, c, d, ..] = h_b;
-    let v = (((a + b) + c) + d) * 0.25;
+    footing_of([a, b, c, d], biome[4], program.tree_density_factor(p, biome[4] as usize, x as f32, z as f32))
+}
+
+/// The footing over the four diagonal samples `h` (in the heightmap's
+/// order), in biome `biome`, under tree density `density`.
+#[inline]
+fn footing_of(h: [f32; 4], biome: u8, density: f32) -> Footing {
+    let [a, b, c, d] = h;
     let slope = a.max(b).max(c).max(d) - a.min(b).min(c).min(d);
-    let density = program.tree_density_factor(p, biome[4] as usize, x as f32, z as f32);
-    Footing { height: v as i32, biome: biome[4] as u32, slope, density }
+    Footing { height: smoothed(a, b, c, d), biome: biome as u32, slope, density }
+}
+
+/// Where a plan finds the ground under its candidates: inside its chunk
+/// column, the heightmap and the apron it was smoothed from; elsewhere,
+/// sampled. Both give the same bits, since the apron holds the very
+/// samples a footing would take.
+#[derive(Clone, Copy)]
+pub struct Ground<'a> {
+    pub program: &'a NoiseProgram,
+    pub params: &'a WorldParams,
+    pub lanes: Lanes,
+    /// The chunk column's heightmap and apron, when at hand.
+    pub column: Option<(&'a Heightmap, &'a Apron)>,
+}
+
+impl Ground<'_> {
+    /// The footing of column (x, z), read or sampled.
+    pub fn footing(&self, x: i64, z: i64) -> Footing {
+        let (p, program) = (self.params, self.program);
+        self.read(x, z, |b| program.tree_density_factor(p, b as usize, x as f32, z as f32))
+            .unwrap_or_else(|| footing(program, p, self.lanes, x, z))
+    }
+
+    /// The footing of column (x, z) from the heightmap and apron, with the
+    /// tree density `density(biome)`, if the column lies inside.
+    fn read(&self, x: i64, z: i64, density: impl FnOnce(u8) -> f32) -> Option<Footing> {
+        let (hm, apron) = self.column?;
+        let col = apron.column();
+        let (rx, rz) = (x - col.x as i64 * CHUNK_SIZE_I64, z - col.z as i64 * CHUNK_SIZE_I64);
+        if !(0..CHUNK_SIZE_I64).contains(&rx) || !(0..CHUNK_SIZE_I64).contains(&rz) {
+            return None;
+        }
+        let h = [(x - 1, z - 1), (x + 1, z - 1), (x - 1, z + 1), (x + 1, z + 1)].map(|(x, z)| apron.at(x, z));
+        let [Some(a), Some(b), Some(c), Some(d)] = h else { return None };
+        let biome = hm.biomes[column_index(rx as usize, rz as usize)];
+        Some(footing_of([a, b, c, d], biome, density(biome)))
+    }
 }
 
 /// The heights of two columns as [`footing`] gives them, from their four
@@ -288,11 +331,35 @@ pub fn accepted_tree(
     lanes: Lanes,
     c: Candidate,
 ) -> Option<(Footing, u32, u32)> {
-    if c.threshold >= p.deco.trees.max_density {
+    accepted_tree_on(&Ground { program, params: p, lanes, column: None }, c)
+}
+
+/// [`accepted_tree`] on `ground`.
+fn accepted_tree_on(ground: &Ground, c: Candidate) -> Option<(Footing, u32, u32)> {
+    let (program, p) = (ground.program, ground.params);
+    if c.threshold >= p.deco.trees.max_density || !some_biome_takes(program, p, c) {
         return None;
     }
-    let f = footing(program, p, lanes, c.x, c.z);
+    let f = ground.footing(c.x, c.z);
     tree_at(p, c.threshold, c.variant, f).map(|(kind, shape)| (f, kind, shape))
+}
+
+/// Whether the tree layers of some biome, scaled by its density map at the
+/// candidate, take the candidate's threshold. [`tree_at`] asks the same of
+/// the one biome the footing finds, so where no biome takes it no tree
+/// grows, and the footing's eight columns need not be sampled: in a
+/// clearing most candidates end here for the price of one node's noise.
+fn some_biome_takes(program: &NoiseProgram, p: &WorldParams, c: Candidate) -> bool {
+    let t = &p.deco.trees;
+    // Maps that read one node share its value.
+    let mut seen: Option<(u32, f32)> = None;
+    (0..t.biome_count.len()).any(|b| {
+        if t.biome_count[b] == 0 {
+            return false;
+        }
+        let factor = program.density_factor_sharing(&t.biome_map[b], c.x as f32, c.z as f32, &mut seen);
+        tree_layer(p, b, c.threshold, factor).is_some()
+    })
 }
 
 /// The rock lying at a rock candidate, if the rules allow it: its kind and shape.
@@ -335,20 +402,13 @@ pub fn rock_base(p: &WorldParams, kind: u32, h: i32) -> i32 {
 /// decides never changes what another object decides: the outcome does not
 /// depend on the order anything is planned in.
 pub fn rock_yields(program: &NoiseProgram, p: &WorldParams, lanes: Lanes, x: i64, z: i64, r: (i32, i32, i32)) -> bool {
-    rock_yields_given(program, p, lanes, x, z, r, &[])
+    rock_yields_given(&Ground { program, params: p, lanes, column: None }, x, z, r, &[])
 }
 
 /// [`rock_yields`], taking the outcome of tree candidates already settled
 /// (their column, and whether a tree grows there) from `known`.
-fn rock_yields_given(
-    program: &NoiseProgram,
-    p: &WorldParams,
-    lanes: Lanes,
-    x: i64,
-    z: i64,
-    r: (i32, i32, i32),
-    known: &[([i64; 2], bool)],
-) -> bool {
+fn rock_yields_given(ground: &Ground, x: i64, z: i64, r: (i32, i32, i32), known: &[([i64; 2], bool)]) -> bool {
+    let p = ground.params;
     if p.deco.trees.unit <= 0 {
         return false;
     }
@@ -363,7 +423,7 @@ fn rock_yields_given(
             }
             let grows = match known.iter().find(|(at, _)| *at == [c.x, c.z]) {
                 Some(&(_, grows)) => grows,
-                None => accepted_tree(program, p, lanes, c).is_some(),
+                None => accepted_tree_on(ground, c).is_some(),
             };
             if grows {
                 return true;
@@ -401,14 +461,13 @@ fn near_column(
 /// `rock_reach` blocks beyond it, less those that yield to a tree. `known`
 /// holds the tree candidates the column's tree plan settled.
 fn plan_rocks(
-    program: &NoiseProgram,
-    p: &WorldParams,
+    ground: &Ground,
     col: ColumnPos,
     hm: &Heightmap,
-    lanes: Lanes,
     known: &[([i64; 2], bool)],
     out: &mut ColumnDecorations,
 ) {
+    let p = ground.params;
     if p.deco.rocks.unit <= 0 {
         return;
     }
@@ -430,9 +489,9 @@ fn plan_rocks(
                 continue;
             }
         }
-        let f = footing(program, p, lanes, c.x, c.z);
+        let f = ground.footing(c.x, c.z);
         let Some((kind, shape)) = rock_at(p, c.threshold, c.variant, f) else { continue };
-        if rock_yields_given(program, p, lanes, c.x, c.z, rock_radii(shape), known) {
+        if rock_yields_given(ground, c.x, c.z, rock_radii(shape), known) {
             continue;
         }
         let t = PlacedObject {
@@ -450,62 +509,190 @@ fn plan_rocks(
 /// The trees and rocks that reach into chunk column `col`: every accepted
 /// candidate within `deco.trees.reach` (`deco.rocks.reach`) blocks of it. `hm` is the
 /// column's own heightmap: it settles the biome of tree candidates inside
-/// the column without sampling.
+/// the column without sampling. With the `apron` it was smoothed from,
+/// footings inside the column and shore heights just beyond it are read
+/// rather than sampled; the plan is the same either way.
 pub fn plan(
     program: &NoiseProgram,
     p: &WorldParams,
     col: ColumnPos,
     hm: &Heightmap,
+    apron: Option<&Apron>,
     lanes: Lanes,
 ) -> ColumnDecorations {
+    let ground = Ground { program, params: p, lanes, column: apron.filter(|a| a.column() == col).map(|a| (hm, a)) };
     let mut out = ColumnDecorations::none();
     // Every tree candidate settled here, for the rocks' yielding.
     let mut known: Vec<([i64; 2], bool)> = Vec::new();
     if p.deco.trees.unit > 0 {
-        plan_trees(program, p, col, hm, lanes, &mut known, &mut out);
+        plan_trees(&ground, col, hm, &mut known, &mut out);
     }
-    plan_rocks(program, p, col, hm, lanes, &known, &mut out);
+    plan_rocks(&ground, col, hm, &known, &mut out);
     if p.deco.plants.reach > 0 {
-        plan_plants(program, p, col, hm, lanes, &mut out);
+        plan_plants(&ground, col, hm, &mut out);
     }
     out
 }
 
-/// The plants of chunk column `col`.
-fn plan_plants(
-    program: &NoiseProgram,
-    p: &WorldParams,
-    col: ColumnPos,
-    hm: &Heightmap,
-    lanes: Lanes,
-    out: &mut ColumnDecorations,
-) {
+/// The plants of chunk column `col`, in two passes. Most columns settle
+/// on the heightmap alone; those a shore reach leaves undecided note the
+/// columns beyond the chunk column they need, which are then sampled
+/// together ([`ShoreRing`]), and only those columns are settled again.
+fn plan_plants(ground: &Ground, col: ColumnPos, hm: &Heightmap, out: &mut ColumnDecorations) {
+    let (program, p) = (ground.program, ground.params);
     let (x0, z0) = (col.x as i64 * CHUNK_SIZE_I64, col.z as i64 * CHUNK_SIZE_I64);
-    // Shore reaches look up to MAX_SHORE_REACH columns beyond the chunk
-    // column: sampled only when no column at hand decides.
-    let surface = Surface { program, params: p, lanes, col, hm };
+    let mut ring = ShoreRing::new(hm, col);
+    let mut undecided = Vec::new();
+    let plant = |ring: &ShoreRing, x: usize, z: usize| {
+        let c = column_index(x, z);
+        plant_at(program, p, x0 + x as i64, z0 + z as i64, hm.heights[c], hm.biomes[c] as usize, ring)
+    };
     for z in 0..CHUNK_SIZE {
         for x in 0..CHUNK_SIZE {
-            let c = column_index(x, z);
-            let block =
-                plant_at(program, p, x0 + x as i64, z0 + z as i64, hm.heights[c], hm.biomes[c] as usize, &surface);
-            if block != 0 {
+            let asked = ring.asked.borrow().len();
+            let block = plant(&ring, x, z);
+            if ring.asked.borrow().len() > asked {
+                undecided.push((x, z));
+            } else if block != 0 {
                 out.plants.push(PlacedPlant { x: x as u8, z: z as u8, block: block as u8 });
+            }
+        }
+    }
+    if undecided.is_empty() {
+        return;
+    }
+    ring.sample(ground);
+    let before = out.plants.len();
+    for (x, z) in undecided {
+        let block = plant(&ring, x, z);
+        if block != 0 {
+            out.plants.push(PlacedPlant { x: x as u8, z: z as u8, block: block as u8 });
+        }
+    }
+    if out.plants.len() > before {
+        // The plan lists plants row by row, however they were settled.
+        out.plants.sort_unstable_by_key(|pl| (pl.z, pl.x));
+    }
+}
+
+/// Columns a shore reach may look at beyond a chunk column: up to
+/// [`MAX_SHORE_REACH`] on each side.
+const RING_SIDE: usize = CHUNK_SIZE + 2 * MAX_SHORE_REACH as usize;
+/// Their diagonal samples: one more on each side.
+const RING_SAMPLES_SIDE: usize = RING_SIDE + 2;
+
+/// The surface around a chunk column for [`plan_plants`]: the heightmap
+/// inside; beyond it, the columns plants have asked for, once sampled.
+/// Asked together, neighbouring columns share their diagonal samples (a
+/// column's four are each another column's too), and none is sampled
+/// twice, where asking plant by plant sampled each column for every plant
+/// that reached it.
+struct ShoreRing<'a> {
+    hm: &'a Heightmap,
+    /// The world column of ring cell (0, 0).
+    origin: (i64, i64),
+    /// Empty until the first sampling.
+    heights: Vec<Option<i32>>,
+    /// Columns beyond the heightmap that plants asked for and that were
+    /// not sampled yet.
+    asked: std::cell::RefCell<Vec<(i64, i64)>>,
+}
+
+impl<'a> ShoreRing<'a> {
+    fn new(hm: &'a Heightmap, col: ColumnPos) -> Self {
+        let r = MAX_SHORE_REACH as i64;
+        ShoreRing {
+            hm,
+            origin: (col.x as i64 * CHUNK_SIZE_I64 - r, col.z as i64 * CHUNK_SIZE_I64 - r),
+            heights: Vec::new(),
+            asked: Default::default(),
+        }
+    }
+
+    /// Ring cell of world column (x, z), if the ring holds it.
+    fn cell(&self, x: i64, z: i64) -> Option<usize> {
+        let (rx, rz) = (x - self.origin.0, z - self.origin.1);
+        let side = 0..RING_SIDE as i64;
+        (side.contains(&rx) && side.contains(&rz)).then(|| rz as usize * RING_SIDE + rx as usize)
+    }
+
+    /// Samples every column asked for: each distinct diagonal sample once,
+    /// eight lanes at a time, and each column's height from its four as
+    /// the heightmap smooths them.
+    fn sample(&mut self, ground: &Ground) {
+        const S: usize = RING_SAMPLES_SIDE;
+        let (sx, sz) = (self.origin.0 - 1, self.origin.1 - 1);
+        // Each diagonal sample's place in `values` plus one (0: not asked);
+        // `lanes[i]` is the place of the sample batched in lane i.
+        let mut slot = vec![0u16; S * S];
+        let (mut values, mut lanes, mut xs, mut zs) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let asked = std::mem::take(self.asked.get_mut());
+        let diagonals = |x: i64, z: i64| [(x - 1, z - 1), (x + 1, z - 1), (x - 1, z + 1), (x + 1, z + 1)];
+        let at = |(x, z): (i64, i64)| (z - sz) as usize * S + (x - sx) as usize;
+        let apron = ground.column.map(|(_, a)| a);
+        for &(x, z) in &asked {
+            for d in diagonals(x, z) {
+                if slot[at(d)] != 0 {
+                    continue;
+                }
+                let read = apron.and_then(|a| a.at(d.0, d.1));
+                if read.is_none() {
+                    lanes.push(values.len());
+                    xs.push(d.0 as f32);
+                    zs.push(d.1 as f32);
+                }
+                values.push(read.unwrap_or(0.0));
+                slot[at(d)] = values.len() as u16;
+            }
+        }
+        let n = xs.len().div_ceil(8) * 8;
+        xs.resize(n, xs.last().copied().unwrap_or(0.0));
+        zs.resize(n, zs.last().copied().unwrap_or(0.0));
+        let (mut h_b, mut biome) = (vec![0.0f32; n], vec![0u8; n]);
+        sample_points(ground.program, ground.params, ground.lanes, &xs, &zs, &mut h_b, &mut biome);
+        for (&v, &i) in h_b.iter().zip(&lanes) {
+            values[i] = v;
+        }
+        if self.heights.is_empty() {
+            self.heights.resize(RING_SIDE * RING_SIDE, None);
+        }
+        for (x, z) in asked {
+            let [nw, ne, sw, se] = diagonals(x, z).map(|d| values[slot[at(d)] as usize - 1]);
+            if let Some(c) = self.cell(x, z) {
+                self.heights[c] = Some(smoothed(nw, ne, sw, se));
             }
         }
     }
 }
 
+impl ShoreHeights for ShoreRing<'_> {
+    fn at_hand(&self, x: i64, z: i64) -> Option<i32> {
+        let r = MAX_SHORE_REACH as i64;
+        let (rx, rz) = (x - self.origin.0 - r, z - self.origin.1 - r);
+        if (0..CHUNK_SIZE_I64).contains(&rx) && (0..CHUNK_SIZE_I64).contains(&rz) {
+            return Some(self.hm.heights[column_index(rx as usize, rz as usize)]);
+        }
+        self.cell(x, z).and_then(|c| self.heights.get(c).copied().flatten())
+    }
+
+    /// Notes the columns for [`ShoreRing::sample`] and answers no: the
+    /// plant is settled again once they are sampled, when every column it
+    /// asks for is at hand.
+    fn any_beyond(&self, cols: &[(i64, i64)], _across: impl Fn(i32) -> bool) -> bool {
+        self.asked.borrow_mut().extend(cols.iter().filter(|&&(x, z)| self.cell(x, z).is_some()));
+        false
+    }
+}
+
 /// The trees of [`plan`], noting in `known` what each candidate in range gave.
 fn plan_trees(
-    program: &NoiseProgram,
-    p: &WorldParams,
+    ground: &Ground,
     col: ColumnPos,
     hm: &Heightmap,
-    lanes: Lanes,
     known: &mut Vec<([i64; 2], bool)>,
     out: &mut ColumnDecorations,
 ) {
+    let (program, p) = (ground.program, ground.params);
     let near = near_column(
         p,
         col,
@@ -525,8 +712,18 @@ fn plan_trees(
                 known.push(([c.x, c.z], false));
                 continue;
             }
+            if let Some(f) = ground.read(c.x, c.z, |_| factor) {
+                let tree = tree_at(p, c.threshold, c.variant, f);
+                known.push(([c.x, c.z], tree.is_some()));
+                if let Some((kind, shape)) = tree {
+                    let t = PlacedObject { x: rx as i32, z: rz as i32, base: f.height + 1, kind, shape };
+                    out.tree_top = out.tree_top.max(tree_top(p, &t));
+                    out.trees.push(t);
+                }
+                continue;
+            }
         }
-        let tree = accepted_tree(program, p, lanes, c);
+        let tree = accepted_tree_on(ground, c);
         known.push(([c.x, c.z], tree.is_some()));
         if let Some((f, kind, shape)) = tree {
             let t = PlacedObject { x: rx as i32, z: rz as i32, base: f.height + 1, kind, shape };
@@ -563,18 +760,7 @@ pub fn plant_at(
     // Layers that read one node share its value.
     let mut seen: Option<(u32, f32)> = None;
     let densities = layers.iter().zip(maps).map(|(layer, map)| {
-        let factor = match program.maps.get(map.node as usize) {
-            Some(Some(node)) => {
-                let v = match seen {
-                    Some((n, v)) if n == map.node => v,
-                    _ => node.eval::<f32>(x as f32, z as f32)[0],
-                };
-                seen = Some((map.node, v));
-                map.factor(v)
-            }
-            _ => 1.0,
-        };
-        scaled_density(layer.density, factor)
+        scaled_density(layer.density, program.density_factor_sharing(map, x as f32, z as f32, &mut seen))
     });
     let Some(l) = layer_of(c.threshold, densities) else { return 0 };
     let layer = layers[l];

@@ -5,7 +5,7 @@
 use super::decorate::{self, ColumnDecorations};
 use super::fill;
 use super::graph::NoiseProgram;
-use super::heightmap::{self, Heightmap, Lanes};
+use super::heightmap::{self, Apron, Heightmap, Lanes};
 use super::params::WorldParams;
 use super::preset::Preset;
 use crate::world::chunk::Chunk;
@@ -79,9 +79,17 @@ impl WorldGen {
         heightmap::compute(&self.program, &self.params, col, self.lanes)
     }
 
-    /// The trees that reach into a column, given its heightmap (bypassing the cache).
-    pub fn plan_decorations(&self, col: ColumnPos, hm: &Heightmap) -> ColumnDecorations {
-        decorate::plan(&self.program, &self.params, col, hm, self.lanes)
+    /// [`Self::compute_heightmap`], keeping the samples it smoothed for
+    /// [`Self::plan_decorations`].
+    pub fn compute_heightmap_with_apron(&self, col: ColumnPos) -> (Heightmap, Apron) {
+        heightmap::compute_with_apron(&self.program, &self.params, col, self.lanes)
+    }
+
+    /// The trees that reach into a column, given its heightmap and, where
+    /// at hand, the apron it was smoothed from (bypassing the cache). The
+    /// apron saves samples; the plan is the same without it.
+    pub fn plan_decorations(&self, col: ColumnPos, hm: &Heightmap, apron: Option<&Apron>) -> ColumnDecorations {
+        decorate::plan(&self.program, &self.params, col, hm, apron, self.lanes)
     }
 
     /// The cached heightmap and decoration plan of a column, computing them
@@ -91,8 +99,8 @@ impl WorldGen {
         if let Some(data) = self.cache.lock().unwrap_or_else(|e| e.into_inner()).get(col) {
             return data;
         }
-        let heightmap = self.compute_heightmap(col);
-        let decorations = self.plan_decorations(col, &heightmap);
+        let (heightmap, apron) = self.compute_heightmap_with_apron(col);
+        let decorations = self.plan_decorations(col, &heightmap, Some(&apron));
         let data = Arc::new(ColumnData { heightmap, decorations });
         self.cache.lock().unwrap_or_else(|e| e.into_inner()).insert(col, data.clone());
         data

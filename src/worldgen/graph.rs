@@ -90,6 +90,23 @@ impl NoiseProgram {
         }
     }
 
+    /// [`Self::density_factor`] for maps asked one after another at one
+    /// point: `seen` holds the last node read and its value, which a map
+    /// reading the same node reuses.
+    pub fn density_factor_sharing(&self, map: &FlatDensityMap, x: f32, z: f32, seen: &mut Option<(u32, f32)>) -> f32 {
+        match self.maps.get(map.node as usize) {
+            Some(Some(program)) => {
+                let v = match *seen {
+                    Some((n, v)) if n == map.node => v,
+                    _ => program.eval::<f32>(x, z)[0],
+                };
+                *seen = Some((map.node, v));
+                map.factor(v)
+            }
+            _ => 1.0,
+        }
+    }
+
     /// The tree density factor of biome `b` at (x, z): 1 without a map.
     pub fn tree_density_factor(&self, params: &WorldParams, b: usize, x: f32, z: f32) -> f32 {
         params.deco.trees.biome_map.get(b).map_or(1.0, |m| self.density_factor(m, x, z))

@@ -168,6 +168,35 @@ pub fn smooth(h_b: &[f32], biome: &[u8]) -> Heightmap {
 }
 
 pub fn compute(program: &NoiseProgram, p: &WorldParams, col: ColumnPos, lanes: Lanes) -> Heightmap {
+    compute_with_apron(program, p, col, lanes).0
+}
+
+/// [`compute`], keeping the samples it smoothed, for the decoration plan
+/// of the same column.
+pub fn compute_with_apron(program: &NoiseProgram, p: &WorldParams, col: ColumnPos, lanes: Lanes) -> (Heightmap, Apron) {
     let (h_b, biome) = sample_apron(program, p, col, lanes);
-    smooth(&h_b, &biome)
+    (smooth(&h_b, &biome), Apron { col, h_b })
+}
+
+/// The `h_b` samples a chunk column's heightmap was smoothed from: one
+/// column beyond it on every side. A footing or a column height asked
+/// inside it reads these instead of sampling them again.
+pub struct Apron {
+    col: ColumnPos,
+    h_b: Vec<f32>,
+}
+
+impl Apron {
+    /// `h_b` at world column (x, z), if the apron holds it.
+    #[inline]
+    pub fn at(&self, x: i64, z: i64) -> Option<f32> {
+        let ax = x - (self.col.x as i64 * CHUNK_SIZE_I64 - 1);
+        let az = z - (self.col.z as i64 * CHUNK_SIZE_I64 - 1);
+        let side = 0..APRON as i64;
+        (side.contains(&ax) && side.contains(&az)).then(|| self.h_b[az as usize * APRON + ax as usize])
+    }
+
+    pub fn column(&self) -> ColumnPos {
+        self.col
+    }
 }
