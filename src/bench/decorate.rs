@@ -123,8 +123,15 @@ struct Surfaces<'a> {
     /// What each heightmap was smoothed from, which the plan reads as the game's does.
     aprons: Vec<Apron>,
     plans: Vec<decorate::ColumnDecorations>,
-    /// (column, chunk, its blocks and counts before the decorations).
-    chunks: Vec<(usize, ChunkPos, Vec<u8>, Box<[u32; MAX_BLOCK_TYPES]>)>,
+    chunks: Vec<Painted>,
+}
+
+/// A surface chunk as the passes before the decorations leave it.
+struct Painted {
+    column: usize,
+    pos: ChunkPos,
+    blocks: Vec<u8>,
+    counts: Box<[u32; MAX_BLOCK_TYPES]>,
 }
 
 impl<'a> Surfaces<'a> {
@@ -149,7 +156,7 @@ impl<'a> Surfaces<'a> {
                     for (_, layer) in LAYERS.iter().filter(|(name, _)| *name != "decorations") {
                         layer(&mut canvas);
                     }
-                    chunks.push((i, pos, blocks, counts));
+                    chunks.push(Painted { column: i, pos, blocks, counts });
                 }
             }
         }
@@ -172,15 +179,15 @@ impl<'a> Surfaces<'a> {
         let mut places = |place: bool| {
             let start = Instant::now();
             for _ in 0..8 {
-                for (i, pos, base, base_counts) in &self.chunks {
-                    blocks.copy_from_slice(base);
-                    *counts = **base_counts;
+                for c in &self.chunks {
+                    blocks.copy_from_slice(&c.blocks);
+                    *counts = *c.counts;
                     if place {
-                        let plan = Some(&self.plans[*i]);
+                        let plan = Some(&self.plans[c.column]);
                         let mut canvas = Canvas {
                             params: p,
-                            pos: *pos,
-                            heightmap: &self.hms[*i],
+                            pos: c.pos,
+                            heightmap: &self.hms[c.column],
                             plan,
                             blocks: &mut blocks,
                             counts: &mut counts,

@@ -81,6 +81,8 @@ pub struct Frames {
     /// The whole frame, waited for, ms.
     pub frame_ms_median: f64,
     pub far_quads_drawn: u64,
+    /// Far quads in view left out as hidden behind nearer far terrain.
+    pub far_quads_occluded: u64,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -108,6 +110,8 @@ pub struct HorizonReport {
     pub cells_per_second_alone: f64,
     pub memory: Memory,
     pub with_horizon: Frames,
+    /// The same horizon drawn without leaving out hidden far tiles.
+    pub with_horizon_unoccluded: Frames,
     pub without_horizon: Frames,
 }
 
@@ -263,7 +267,8 @@ pub fn run(opts: &HorizonOptions) -> Result<HorizonReport> {
         cells_per_second_alone: cells as f64 / alone_s,
         memory,
         with_horizon: frames[0],
-        without_horizon: frames[1],
+        with_horizon_unoccluded: frames[1],
+        without_horizon: frames[2],
     })
 }
 
@@ -300,7 +305,7 @@ fn cold_run(gpu: &Gpu, opts: &HorizonOptions, threads: usize) -> Result<(ColdRun
 
 /// The chunk range loaded, then far terrain added: memory, quads per
 /// level, and frames with the horizon and without it.
-fn loaded_view(gpu: &Gpu, opts: &HorizonOptions, threads: usize) -> Result<(Memory, Vec<u64>, [Frames; 2])> {
+fn loaded_view(gpu: &Gpu, opts: &HorizonOptions, threads: usize) -> Result<(Memory, Vec<u64>, [Frames; 3])> {
     let (mut s, eye, centre) = session(gpu, opts)?;
     s.load(centre, PATIENCE)?;
     gpu.flush_uploads();
@@ -316,8 +321,9 @@ fn loaded_view(gpu: &Gpu, opts: &HorizonOptions, threads: usize) -> Result<(Memo
     };
     let quads = renderer.far.quads_per_level();
     let target = OffscreenTarget::new(gpu, FRAME_SIZE);
-    let mut frames = [Frames::default(); 2];
-    for (k, horizon) in [opts.horizon, 0].into_iter().enumerate() {
+    let mut frames = [Frames::default(); 3];
+    for (k, (horizon, occlusion)) in [(opts.horizon, true), (opts.horizon, false), (0, true)].into_iter().enumerate() {
+        s.renderer.far.occlusion = occlusion;
         let view = ViewParams::new(opts.render_distance, horizon, 0.5, 0.0);
         let (mut cpu, mut whole) = (Vec::new(), Vec::new());
         for yaw in HEADINGS {
@@ -327,6 +333,7 @@ fn loaded_view(gpu: &Gpu, opts: &HorizonOptions, threads: usize) -> Result<(Memo
                 cpu.push((stats.cull_us + stats.encode_us) / 1e3);
                 whole.push(ms);
                 frames[k].far_quads_drawn = frames[k].far_quads_drawn.max(stats.far_quads_drawn);
+                frames[k].far_quads_occluded = frames[k].far_quads_occluded.max(stats.far_quads_occluded);
             }
         }
         cpu.sort_by(f64::total_cmp);
@@ -385,11 +392,16 @@ impl fmt::Display for HorizonReport {
             m.far_quad_mib,
             m.far_pages_mib
         )?;
-        for (name, fr) in [("with the horizon", &self.with_horizon), ("without", &self.without_horizon)] {
+        let frames = [
+            ("with the horizon", &self.with_horizon),
+            ("with it, hidden tiles drawn", &self.with_horizon_unoccluded),
+            ("without", &self.without_horizon),
+        ];
+        for (name, fr) in frames {
             writeln!(
                 f,
-                "  frames {name}: renderer CPU {:.2} ms median, {:.2} ms p99; whole frame {:.1} ms; {} far quads drawn",
-                fr.cpu_ms_median, fr.cpu_ms_p99, fr.frame_ms_median, fr.far_quads_drawn
+                "  frames {name}: renderer CPU {:.2} ms median, {:.2} ms p99; whole frame {:.1} ms; {} far quads drawn, {} hidden",
+                fr.cpu_ms_median, fr.cpu_ms_p99, fr.frame_ms_median, fr.far_quads_drawn, fr.far_quads_occluded
             )?;
         }
         Ok(())

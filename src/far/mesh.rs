@@ -63,6 +63,11 @@ impl FarQuad {
         (self.0[0] >> 12) & 7
     }
 
+    /// The cell (x, z) it starts at.
+    pub fn cell(self) -> [u32; 2] {
+        [self.0[0] & 63, (self.0[0] >> 6) & 63]
+    }
+
     /// Cells along x and z (a side's run is its width).
     pub fn size(self) -> [u32; 2] {
         [((self.0[0] >> 15) & 31) + 1, ((self.0[0] >> 20) & 31) + 1]

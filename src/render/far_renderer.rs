@@ -8,7 +8,9 @@ use super::culling::CullBox;
 use super::mesh_arena::{MeshArena, Slot};
 use super::terrain_passes::DEPTH_FORMAT;
 use super::world_renderer::DrawnColumns;
-use crate::far::mesh::FarQuad;
+use crate::far::clipmap::TILE_CELLS;
+use crate::far::mesh::{FarQuad, FACE_TOP};
+use crate::far::occlusion::{self, Candidate, PARTS};
 use crate::far::TileKey;
 use crate::world::coords::{ChunkPos, CHUNK_SIZE_I64};
 use bytemuck::{Pod, Zeroable};
@@ -32,6 +34,26 @@ struct FarMesh {
     quads: u32,
     /// Lowest and highest heights of the tile's quads.
     heights: [i32; 2],
+    /// The lowest top in each of the tile's parts ([`occlusion::PARTS`]²,
+    /// row-major): every cell of a part stands at least this high.
+    part_min: [i32; PARTS * PARTS],
+}
+
+/// [`FarMesh::part_min`] from a tile's quads: its tops cover every cell
+/// once.
+fn part_min(quads: &[FarQuad]) -> [i32; PARTS * PARTS] {
+    let part = (TILE_CELLS / PARTS) as u32;
+    let mut out = [i32::MAX; PARTS * PARTS];
+    for q in quads.iter().filter(|q| q.face() == FACE_TOP) {
+        let ([x, z], [w, d], top) = (q.cell(), q.size(), q.heights()[0]);
+        for pz in z / part..=(z + d - 1) / part {
+            for px in x / part..=(x + w - 1) / part {
+                let m = &mut out[(pz * PARTS as u32 + px) as usize];
+                *m = (*m).min(top);
+            }
+        }
+    }
+    out
 }
 
 /// One tile in view this frame: its page, draw and table row, and whether
@@ -130,6 +152,11 @@ pub struct FarRenderer {
     arena: MeshArena,
     meshes: FxHashMap<TileKey, FarMesh>,
     pub gpu_bytes: u64,
+    /// Whether tiles that nearer far terrain hides are left out (on unless
+    /// a benchmark compares).
+    pub occlusion: bool,
+    /// Tiles and quads the last frame left out as hidden.
+    pub occluded: [u64; 2],
 }
 
 fn entry(binding: u32, visibility: wgpu::ShaderStages, ty: wgpu::BufferBindingType) -> wgpu::BindGroupLayoutEntry {
@@ -196,6 +223,8 @@ impl FarRenderer {
             bind_group,
             arena: MeshArena::default(),
             meshes: FxHashMap::default(),
+            occlusion: true,
+            occluded: [0, 0],
             gpu_bytes: 0,
         }
     }
@@ -246,9 +275,10 @@ impl FarRenderer {
             let [t, b] = q.heights();
             [lo.min(b), hi.max(t)]
         });
+        let part_min = part_min(quads);
         let slot = self.arena.store(device, queue, page_layout, bytemuck::cast_slice(quads));
         self.gpu_bytes += std::mem::size_of_val(quads) as u64;
-        self.meshes.insert(key, FarMesh { slot, quads: quads.len() as u32, heights });
+        self.meshes.insert(key, FarMesh { slot, quads: quads.len() as u32, heights, part_min });
     }
 
     pub fn remove(&mut self, key: TileKey) {
@@ -294,7 +324,8 @@ impl FarRenderer {
     }
 
     /// Writes this frame's table and uniform; the draws of the tiles in
-    /// the frustum out to `horizon` blocks, grouped by page. `chunks` is
+    /// the frustum out to `horizon` blocks that nearer far terrain does not
+    /// hide ([`crate::far::occlusion`]), grouped by page. `chunks` is
     /// the chunk range (its box, and whether it holds a chunk), which hides
     /// far terrain where the chunks are drawn: a tile it covers whole is
     /// not drawn at all.
@@ -312,6 +343,7 @@ impl FarRenderer {
         let rel = |x: i64, y: f64, z: i64| (DVec3::new(x as f64, y, z as f64) - eye).as_vec3();
         let mut rows: Vec<[f32; 4]> = Vec::new();
         let mut draws: Vec<FarDraw> = Vec::new();
+        let mut seen: Vec<(&TileKey, &FarMesh, bool)> = Vec::new();
         for (key, mesh) in &self.meshes {
             let [x0, z0] = key.origin();
             let b = key.blocks();
@@ -321,7 +353,30 @@ impl FarRenderer {
             if hidden || !frustum.intersects_box(lo, hi) || key.distance([eye.x, eye.z]) > horizon as f64 {
                 continue;
             }
-            let hole = chunks.as_ref().is_some_and(|h| meets(*key, &h.bounds));
+            seen.push((key, mesh, chunks.as_ref().is_some_and(|h| meets(*key, &h.bounds))));
+        }
+        let candidates: Vec<Candidate> = seen
+            .iter()
+            .map(|&(&key, mesh, hole)| Candidate {
+                key,
+                part_min: mesh.part_min,
+                top_max: mesh.heights[1],
+                whole: !hole,
+            })
+            .collect();
+        let visible = if self.occlusion {
+            occlusion::visible([eye.x, eye.y, eye.z], &candidates)
+        } else {
+            vec![true; seen.len()]
+        };
+        self.occluded = [0, 0];
+        for (&(key, mesh, hole), visible) in seen.iter().zip(visible) {
+            if !visible {
+                self.occluded[0] += 1;
+                self.occluded[1] += mesh.quads as u64;
+                continue;
+            }
+            let [x0, z0] = key.origin();
             draws.push(FarDraw {
                 hole,
                 page: mesh.slot.page,

@@ -162,6 +162,8 @@ pub struct DrawStats {
     /// Far tiles and their quads drawn.
     pub far_tiles_drawn: usize,
     pub far_quads_drawn: u64,
+    /// Far quads in view that nearer far terrain hides, left out.
+    pub far_quads_occluded: u64,
     /// Microseconds choosing the chunks (the walk, or the frustum pass).
     pub cull_us: f64,
     /// Microseconds writing the draws and recording the pass.
@@ -730,6 +732,7 @@ impl WorldRenderer {
             quads_drawn: runs.iter().flat_map(|r| &r.draws).map(|d| d.index_count as u64 / 6).sum(),
             far_tiles_drawn: far_runs.iter().map(|r| r.draws.len()).sum(),
             far_quads_drawn: far_runs.iter().flat_map(|r| &r.draws).map(|d| d.index_count as u64 / 6).sum(),
+            far_quads_occluded: if view.horizon > 0.0 { self.far.occluded[1] } else { 0 },
             cull_us,
             ..DrawStats::default()
         };

@@ -1,0 +1,299 @@
+//! Far tiles hidden behind nearer far terrain.
+//!
+//! A horizon over azimuth: bins around the eye, each holding the steepest
+//! slope (height over distance) below which every line of sight in the bin
+//! is proven blocked. Tiles are taken nearest first. A tile drawn whole
+//! blocks, in every bin the footprint of one of its [`PARTS`]² parts spans
+//! entirely, each line of sight that passes over that part below the
+//! part's lowest top: every cell is a column up to its top, with sides
+//! where a neighbour is lower and skirts at the tile's edges, so such a
+//! line meets a face. (A whole tile's lowest top is most often a valley's,
+//! which hides little; its parts each keep their own.) A tile is hidden
+//! when, in every bin its footprint touches, its highest point lies below
+//! what nearer terrain proved.
+//!
+//! Neighbouring tiles meet inside a bin, which neither spans entirely: a
+//! bin also keeps the best occluder reaching in from each of its edges, and
+//! where the two meet they cover it at the lower of their slopes.
+//!
+//! Only proofs count: an occluder raises the horizon only for tiles wholly
+//! farther than it (it enters the horizon once the walk reaches them), and
+//! a tile the chunks may show through (one meeting the chunk range, whose
+//! fragments there are discarded for the chunks' own, caves included)
+//! hides nothing. A tile the eye stands over is neither hidden nor hiding.
+
+use super::clipmap::TileKey;
+
+/// Azimuth bins around the eye.
+pub const BINS: usize = 1024;
+/// Parts along a tile's edge, each an occluder of its own.
+pub const PARTS: usize = 2;
+
+/// A far tile that passed every other test this frame.
+#[derive(Clone, Copy, Debug)]
+pub struct Candidate {
+    pub key: TileKey,
+    /// The lowest top of the cells of each part (row-major, x fastest),
+    /// and the highest point of the tile's quads.
+    pub part_min: [i32; PARTS * PARTS],
+    pub top_max: i32,
+    /// Whether it is drawn whole, so that it may hide what lies behind it.
+    pub whole: bool,
+}
+
+/// The footprint of a tile seen from the eye: its azimuth span and its
+/// nearest and farthest horizontal distance.
+struct Seen {
+    azimuth: [f64; 2],
+    near: f64,
+    far: f64,
+}
+
+fn seen(key: TileKey, eye: [f64; 2]) -> Option<Seen> {
+    let [x0, z0] = key.origin().map(|v| v as f64);
+    seen_square([x0, z0], key.blocks() as f64, eye)
+}
+
+/// [`Seen`] of the square from `[x0, z0]` of edge `b`, its span in bin
+/// coordinates; None when the eye stands over it.
+fn seen_square([x0, z0]: [f64; 2], b: f64, eye: [f64; 2]) -> Option<Seen> {
+    let dx = (x0 - eye[0]).max(eye[0] - (x0 + b)).max(0.0);
+    let dz = (z0 - eye[1]).max(eye[1] - (z0 + b)).max(0.0);
+    // Square roots, not hypot (ten times slower), nudged outward: `near`
+    // must not exceed the true distance nor `far` fall short of it.
+    let near = (dx * dx + dz * dz).sqrt() * (1.0 - 1e-9);
+    if near <= 0.0 {
+        return None;
+    }
+    let corners = [[x0, z0], [x0 + b, z0], [x0, z0 + b], [x0 + b, z0 + b]].map(|[x, z]| [x - eye[0], z - eye[1]]);
+    let centre = turn(z0 + b / 2.0 - eye[1], x0 + b / 2.0 - eye[0]);
+    let (mut lo, mut hi, mut far) = (0.0f64, 0.0f64, 0.0f64);
+    for [dx, dz] in corners {
+        // Relative to the centre's bearing: the eye lies outside the
+        // square, so its span is under half a turn and no corner wraps.
+        let mut d = turn(dz, dx) - centre;
+        if d > 2.0 {
+            d -= 4.0;
+        } else if d <= -2.0 {
+            d += 4.0;
+        }
+        lo = lo.min(d);
+        hi = hi.max(d);
+        far = far.max(dx * dx + dz * dz);
+    }
+    let far = far.sqrt() * (1.0 + 1e-9);
+    let bin = BINS as f64 / 4.0;
+    Some(Seen { azimuth: [(centre + lo) * bin, (centre + hi) * bin], near, far })
+}
+
+/// The bearing of (dx, dz) as a quarter-turn count in [0, 4), measured
+/// along the diamond |dx| + |dz| = 1 rather than the circle: monotone in
+/// the true angle, so a bin is still a wedge of bearings, and free of
+/// trigonometry (tens of thousands of corners a frame).
+fn turn(dz: f64, dx: f64) -> f64 {
+    let s = dx.abs() + dz.abs();
+    if s == 0.0 {
+        return 0.0;
+    }
+    match (dx >= 0.0, dz >= 0.0) {
+        (true, true) => dz / s,
+        (false, true) => 1.0 - dx / s,
+        (false, false) => 2.0 - dz / s,
+        (true, false) => 3.0 + dx / s,
+    }
+}
+
+/// Which of `tiles` are visible from `eye` (x, height, z): false only for
+/// a tile the horizon proves hidden.
+pub fn visible(eye: [f64; 3], tiles: &[Candidate]) -> Vec<bool> {
+    let [ex, ey, ez] = eye;
+    let mut order: Vec<(usize, Seen)> =
+        tiles.iter().enumerate().filter_map(|(i, t)| Some((i, seen(t.key, [ex, ez])?))).collect();
+    order.sort_unstable_by(|a, b| a.1.near.total_cmp(&b.1.near));
+    // Every part of every tile drawn whole, farthest point first out. A
+    // part of a tile found hidden enters too: it lies where nearer terrain
+    // already blocks more than it could, so it changes no answer.
+    let mut occluders: Vec<Occluder> = Vec::new();
+    for t in tiles.iter().filter(|t| t.whole) {
+        let [x0, z0] = t.key.origin().map(|v| v as f64);
+        let b = t.key.blocks() as f64 / PARTS as f64;
+        for (k, &top) in t.part_min.iter().enumerate() {
+            let corner = [x0 + (k % PARTS) as f64 * b, z0 + (k / PARTS) as f64 * b];
+            let Some(p) = seen_square(corner, b, [ex, ez]) else { continue };
+            // The flattest slope a line of sight can have and still pass
+            // under the part's lowest top somewhere over it.
+            let rise = top as f64 - ey;
+            let slope = rise / if rise >= 0.0 { p.far } else { p.near };
+            occluders.push(Occluder { far: p.far, slope, span: p.azimuth });
+        }
+    }
+    occluders.sort_unstable_by(|a, b| a.far.total_cmp(&b.far));
+    let mut next = occluders.iter().peekable();
+    let mut horizon = Horizon::new();
+    let mut out = vec![true; tiles.len()];
+    for (i, s) in order {
+        // Occluders enter once the walk is wholly past them.
+        while let Some(o) = next.next_if(|o| o.far <= s.near) {
+            horizon.raise(o.span, o.slope);
+        }
+        // The steepest line of sight to any point of the tile.
+        let rise = tiles[i].top_max as f64 - ey;
+        let steepest = rise / if rise >= 0.0 { s.near } else { s.far };
+        let [a0, a1] = s.azimuth;
+        if (a0.floor() as i64..=a1.floor() as i64).all(|k| horizon.blocked(k) > steepest) {
+            out[i] = false;
+        }
+    }
+    out
+}
+
+/// A part of a tile drawn whole.
+struct Occluder {
+    far: f64,
+    slope: f64,
+    /// The footprint's span, in unwrapped bin coordinates.
+    span: [f64; 2],
+}
+
+/// Per bin: the slope below which it is blocked where one occluder spans
+/// it entirely; and the best occluders reaching in from its left edge (to
+/// a fraction of the bin) and from its right edge (from a fraction).
+struct Horizon {
+    whole: Vec<f64>,
+    left: Vec<(f64, f64)>,
+    right: Vec<(f64, f64)>,
+}
+
+impl Horizon {
+    fn new() -> Horizon {
+        let none = (0.0, f64::NEG_INFINITY);
+        Horizon {
+            whole: vec![f64::NEG_INFINITY; BINS],
+            left: vec![none; BINS],
+            right: vec![(1.0, f64::NEG_INFINITY); BINS],
+        }
+    }
+
+    fn index(k: i64) -> usize {
+        k.rem_euclid(BINS as i64) as usize
+    }
+
+    /// Lines of sight in `span` flatter than `slope` are blocked.
+    fn raise(&mut self, [a0, a1]: [f64; 2], slope: f64) {
+        let (k0, k1) = (a0.floor() as i64, a1.floor() as i64);
+        if k0 == k1 {
+            return;
+        }
+        let from = a0 - k0 as f64;
+        if from == 0.0 {
+            let w = &mut self.whole[Self::index(k0)];
+            *w = w.max(slope);
+        } else {
+            let r = &mut self.right[Self::index(k0)];
+            if slope > r.1 {
+                *r = (from, slope);
+            }
+        }
+        for k in k0 + 1..k1 {
+            let w = &mut self.whole[Self::index(k)];
+            *w = w.max(slope);
+        }
+        let reach = a1 - k1 as f64;
+        let l = &mut self.left[Self::index(k1)];
+        if reach > 0.0 && slope > l.1 {
+            *l = (reach, slope);
+        }
+    }
+
+    /// The slope below which every line of sight in bin `k` is blocked.
+    fn blocked(&self, k: i64) -> f64 {
+        let i = Self::index(k);
+        let (l, r) = (self.left[i], self.right[i]);
+        let met = if l.0 >= r.0 { l.1.min(r.1) } else { f64::NEG_INFINITY };
+        self.whole[i].max(met)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tile(level: u8, x: i32, z: i32, top: [i32; 2]) -> Candidate {
+        Candidate { key: TileKey { level, x, z }, part_min: [top[0]; PARTS * PARTS], top_max: top[1], whole: true }
+    }
+
+    /// A ridge of level-2 tiles (256 blocks) east of the eye, and tiles
+    /// behind it on level 4 (1 024 blocks).
+    fn scene(ridge: i32, behind: i32) -> Vec<Candidate> {
+        let mut tiles: Vec<Candidate> = (-3..3).map(|z| tile(2, 2, z, [ridge, ridge + 4])).collect();
+        tiles.push(tile(4, 2, -1, [behind - 8, behind]));
+        tiles
+    }
+
+    #[test]
+    fn a_ridge_hides_lower_land_behind_it_and_not_higher() {
+        let eye = [10.0, 80.0, 10.0];
+        // The ridge at 200 from 512 to 768 blocks out; land at 150 from 2 048 out.
+        let v = visible(eye, &scene(200, 150));
+        assert!(v[..6].iter().all(|&v| v), "the ridge itself is seen");
+        assert!(!v[6], "land lower than the ridge's line of sight is hidden");
+        // A mountain behind it rising above the line over the ridge shows.
+        let v = visible(eye, &scene(200, 900));
+        assert!(v[6], "land above the ridge's line of sight is seen");
+        // Looking down from above the ridge, everything shows.
+        let v = visible([10.0, 400.0, 10.0], &scene(200, 150));
+        assert!(v.iter().all(|&v| v));
+    }
+
+    #[test]
+    fn a_ridge_the_chunks_may_show_through_hides_nothing() {
+        let mut tiles = scene(200, 150);
+        for t in &mut tiles[..6] {
+            t.whole = false;
+        }
+        assert!(visible([10.0, 80.0, 10.0], &tiles).iter().all(|&v| v));
+    }
+
+    #[test]
+    fn a_gap_in_the_ridge_shows_what_lies_behind_it() {
+        let eye = [10.0, 80.0, 10.0];
+        let mut tiles = scene(200, 150);
+        // The ridge tile straight east of the eye (tile z 0: blocks 0..256) is low.
+        tiles[3] = tile(2, 2, 0, [64, 66]);
+        assert!(visible(eye, &tiles)[6]);
+    }
+
+    #[test]
+    fn occluders_hide_only_what_lies_wholly_behind_them() {
+        // One tall part (the tile's north-east one, from block 512 + 256
+        // / PARTS east, 0 south) in an otherwise sunken tile; a low tile on
+        // its bearing whose nearest point is nearer than the part's
+        // farthest may stand in front of it.
+        let eye = [10.0, 80.0, 10.0];
+        let mut wall = tile(2, 2, 0, [-1000, 304]);
+        wall.part_min[PARTS - 1] = 300;
+        let v = visible(eye, &[wall, tile(0, 11, 0, [60, 70])]);
+        assert!(v[1], "a tile overlapping the occluder's depth is not proven hidden");
+        // Wholly behind it, the same tile is.
+        let v = visible(eye, &[wall, tile(0, 20, 0, [60, 70])]);
+        assert!(!v[1], "a tile wholly behind the part is hidden");
+    }
+
+    #[test]
+    fn tiles_meeting_on_a_line_of_sight_cover_it_together() {
+        // The eye by the line z = 0 where two ridge tiles meet: neither
+        // spans the bin that line falls in, both together do.
+        let tiles = scene(200, 150);
+        assert!(!visible([10.0, 80.0, 0.3], &tiles)[6]);
+    }
+
+    #[test]
+    fn the_horizon_wraps_around_west() {
+        // A ridge due west straddles azimuth ±π.
+        let eye = [0.0, 80.0, 0.5];
+        let mut tiles: Vec<Candidate> = (-3..3).map(|z| tile(2, -3, z, [200, 204])).collect();
+        tiles.push(tile(4, -3, -1, [100, 150]));
+        let v = visible(eye, &tiles);
+        assert!(!v[6], "land behind a ridge across the seam of the bins is hidden");
+    }
+}
