@@ -34,8 +34,9 @@ pub const PARTS: usize = 2;
 pub struct Candidate {
     pub key: TileKey,
     /// The lowest top of the cells of each part (row-major, x fastest),
-    /// and the highest point of the tile's quads.
+    /// and the lowest and highest points of the tile's quads.
     pub part_min: [i32; PARTS * PARTS],
+    pub bottom: i32,
     pub top_max: i32,
     /// Whether it is drawn whole, so that it may hide what lies behind it.
     pub whole: bool,
@@ -107,6 +108,14 @@ fn turn(dz: f64, dx: f64) -> f64 {
 /// a tile the horizon proves hidden.
 pub fn visible(eye: [f64; 3], tiles: &[Candidate]) -> Vec<bool> {
     let [ex, ey, ez] = eye;
+    // Below a tile's lowest face (its skirts reach the water level and no
+    // lower) nothing is drawn, so a line of sight passing there is not
+    // blocked. With the eye and every point looked at no lower than every
+    // tile's bottom, no line of sight passes there; otherwise prove nothing.
+    let floor = tiles.iter().map(|t| t.bottom).max().unwrap_or(i32::MIN);
+    if ey < floor as f64 || tiles.iter().any(|t| t.bottom < floor) {
+        return vec![true; tiles.len()];
+    }
     let mut order: Vec<(usize, Seen)> =
         tiles.iter().enumerate().filter_map(|(i, t)| Some((i, seen(t.key, [ex, ez])?))).collect();
     order.sort_unstable_by(|a, b| a.1.near.total_cmp(&b.1.near));
@@ -219,7 +228,13 @@ mod tests {
     use super::*;
 
     fn tile(level: u8, x: i32, z: i32, top: [i32; 2]) -> Candidate {
-        Candidate { key: TileKey { level, x, z }, part_min: [top[0]; PARTS * PARTS], top_max: top[1], whole: true }
+        Candidate {
+            key: TileKey { level, x, z },
+            part_min: [top[0]; PARTS * PARTS],
+            bottom: 64,
+            top_max: top[1],
+            whole: true,
+        }
     }
 
     /// A ridge of level-2 tiles (256 blocks) east of the eye, and tiles
@@ -243,6 +258,17 @@ mod tests {
         // Looking down from above the ridge, everything shows.
         let v = visible([10.0, 400.0, 10.0], &scene(200, 150));
         assert!(v.iter().all(|&v| v));
+    }
+
+    #[test]
+    fn from_below_the_tiles_bottom_nothing_is_proven() {
+        // Under water, a line of sight can pass beneath the ridge's skirts,
+        // where nothing is drawn.
+        assert!(visible([10.0, 60.0, 10.0], &scene(200, 150)).iter().all(|&v| v));
+        // Nor when some tile reaches lower than the others.
+        let mut tiles = scene(200, 150);
+        tiles[6].bottom = 40;
+        assert!(visible([10.0, 80.0, 10.0], &tiles).iter().all(|&v| v));
     }
 
     #[test]

@@ -360,6 +360,7 @@ impl FarRenderer {
             .map(|&(&key, mesh, hole)| Candidate {
                 key,
                 part_min: mesh.part_min,
+                bottom: mesh.heights[0],
                 top_max: mesh.heights[1],
                 whole: !hole,
             })
