@@ -703,27 +703,21 @@ fn plan_trees(
     );
     for (c, rx, rz) in near {
         let inside = (0..CHUNK_SIZE_I64).contains(&rx) && (0..CHUNK_SIZE_I64).contains(&rz);
-        if inside {
+        let tree = if inside {
             let b = hm.biomes[column_index(rx as usize, rz as usize)] as usize;
             // The density map costs one node's noise, the footing
             // eight columns': settle the threshold first.
             let factor = program.tree_density_factor(p, b, c.x as f32, c.z as f32);
             if tree_layer(p, b, c.threshold, factor).is_none() {
-                known.push(([c.x, c.z], false));
-                continue;
+                None
+            } else if let Some(f) = ground.read(c.x, c.z, |_| factor) {
+                tree_at(p, c.threshold, c.variant, f).map(|(kind, shape)| (f, kind, shape))
+            } else {
+                accepted_tree_on(ground, c)
             }
-            if let Some(f) = ground.read(c.x, c.z, |_| factor) {
-                let tree = tree_at(p, c.threshold, c.variant, f);
-                known.push(([c.x, c.z], tree.is_some()));
-                if let Some((kind, shape)) = tree {
-                    let t = PlacedObject { x: rx as i32, z: rz as i32, base: f.height + 1, kind, shape };
-                    out.tree_top = out.tree_top.max(tree_top(p, &t));
-                    out.trees.push(t);
-                }
-                continue;
-            }
-        }
-        let tree = accepted_tree_on(ground, c);
+        } else {
+            accepted_tree_on(ground, c)
+        };
         known.push(([c.x, c.z], tree.is_some()));
         if let Some((f, kind, shape)) = tree {
             let t = PlacedObject { x: rx as i32, z: rz as i32, base: f.height + 1, kind, shape };

@@ -84,10 +84,7 @@ impl NoiseProgram {
 
     /// The factor of density map `map` at (x, z): 1 without a map.
     pub fn density_factor(&self, map: &FlatDensityMap, x: f32, z: f32) -> f32 {
-        match self.maps.get(map.node as usize) {
-            Some(Some(program)) => map.factor(program.eval::<f32>(x, z)[0]),
-            _ => 1.0,
-        }
+        self.density_factor_sharing(map, x, z, &mut None)
     }
 
     /// [`Self::density_factor`] for maps asked one after another at one
