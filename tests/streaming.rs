@@ -11,6 +11,7 @@ use blockworld::game::spawn::spawn_point;
 use blockworld::game::streaming::rings::{within, within_data};
 use blockworld::game::streaming::{ChunkStreamer, ViewChange};
 use blockworld::world::coords::ChunkPos;
+use blockworld::world::edits::BlockPos;
 use blockworld::worldgen::{Preset, WorldGen};
 use glam::DVec3;
 use std::collections::HashMap;
@@ -279,5 +280,30 @@ fn stepping_across_borders_frees_what_left_the_range() {
             }
         }
         assert_eq!(store.loaded_count(), inside, "chunks held far from {centre}");
+    }
+}
+
+/// A step hands the light stage only the chunks entering the lit range;
+/// those already stored there (generated while they lay beyond it) must be
+/// among them, or their meshes would wait for light forever.
+#[test]
+fn a_step_lights_every_chunk_it_brings_into_the_lit_range() {
+    let (world, mut view) = setup(11);
+    // Wider than the lit range, so stored unlit chunks lie just outside it.
+    let r = 8;
+    let mut s = ChunkStreamer::new(world, Engine::Cpu, Engine::Gpu, r);
+    for (x, y, z) in [(0, 0, 0), (1, 0, 0), (1, 0, 2), (1, -1, 2), (-1, -1, 1)] {
+        let centre = ChunkPos::new(x, y, z);
+        load_all(&mut s, centre, &mut view, LOAD).unwrap_or_else(|e| panic!("around {centre}: {e}"));
+        let range = s.range();
+        let mut lit = 0;
+        for p in blockworld::game::streaming::rings::rings(centre, r) {
+            if range.lights(p) {
+                let [bx, by, bz] = p.origin();
+                assert!(s.light_at(BlockPos::new(bx, by, bz)).is_some(), "chunk {p} around {centre} is not lit");
+                lit += 1;
+            }
+        }
+        assert!(lit > 1000, "{lit} chunks in the lit range");
     }
 }

@@ -25,9 +25,8 @@ use crate::worldgen::decorate::decoration_top;
 use crate::worldgen::generator::ColumnData;
 use crate::worldgen::WorldGen;
 use crossbeam_channel::{Receiver, Sender};
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::cell::RefCell;
-use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard};
 use typed_arena::Arena;
 
@@ -146,14 +145,14 @@ pub struct LightStage {
     outbox: Receiver<LightBatch>,
     state: Arc<Mutex<LightState>>,
     /// Chunks handed to the light thread and not taken back.
-    sent: HashSet<ChunkPos>,
+    sent: FxHashSet<ChunkPos>,
     /// Chunks taken back that the light thread has not let go of yet (a
     /// count: one may be taken back, sent and taken back again meanwhile).
-    releasing: HashMap<ChunkPos, u32>,
+    releasing: FxHashMap<ChunkPos, u32>,
     /// Chunks the light thread let go of since the last `take_released`.
     released: Vec<ChunkPos>,
     /// The newest light of each lit chunk, with the step it came from.
-    lights: HashMap<ChunkPos, (u64, ChunkLight)>,
+    lights: FxHashMap<ChunkPos, (u64, ChunkLight)>,
     worker: Option<std::thread::JoinHandle<()>>,
 }
 
@@ -188,10 +187,10 @@ impl LightStage {
             inbox: Some(inbox),
             outbox,
             state,
-            sent: HashSet::new(),
-            releasing: HashMap::new(),
+            sent: FxHashSet::default(),
+            releasing: FxHashMap::default(),
             released: Vec::new(),
-            lights: HashMap::new(),
+            lights: FxHashMap::default(),
             worker: Some(worker),
         }
     }

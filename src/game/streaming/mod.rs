@@ -402,7 +402,7 @@ impl ChunkStreamer {
             None => self.meshes.retain(&range),
         }
         self.view_changes.push(ViewChange::Range(range));
-        self.relight_range(old);
+        self.relight_range(old, same_range);
         // Chunks that just came into range may already have all their
         // neighbours: no arrival will trigger them, so try them now.
         let now = Instant::now();
@@ -458,7 +458,10 @@ impl ChunkStreamer {
     /// Moves the lit range with the player: chunks that left it go back to
     /// the light thread's past, loaded chunks that entered it are lit, and
     /// meshes made in full sky that are now in it are made again with light.
-    fn relight_range(&mut self, old: Range) {
+    /// With `moved` (the same render distance, already started), every
+    /// stored chunk in the old lit range was handed over already, so only
+    /// those entering it are looked up: a step costs a face, not the range.
+    fn relight_range(&mut self, old: Range, moved: bool) {
         let range = self.range;
         let mut gone: Vec<ChunkPos> = self.light.sent().copied().filter(|&p| !range.holds_light(p)).collect();
         // Bottom first: a column's top taken away first would pull its sky
@@ -474,7 +477,7 @@ impl ChunkStreamer {
             if !range.holds_light(p) {
                 continue;
             }
-            if store.contains(p) {
+            if !(moved && old.holds_light(p)) && store.contains(p) {
                 self.light.add(p);
             }
             if range.lights(p) && !old.lights(p) && self.meshes.is_meshed(p) {
@@ -734,7 +737,7 @@ impl ChunkStreamer {
     fn take_light(&mut self) {
         let range = self.range;
         let bottom = range.centre.y.saturating_sub(LIGHT_VERTICAL);
-        let changed: std::collections::HashSet<ChunkPos> = self.light.poll().into_iter().collect();
+        let changed: FxHashSet<ChunkPos> = self.light.poll().into_iter().collect();
         // Chunks the light thread let go of that left the data range go now.
         let released = self.light.take_released();
         let gone: Vec<ChunkPos> = released.into_iter().filter(|&p| !range.holds(p) && !self.light.holds(p)).collect();
@@ -750,7 +753,7 @@ impl ChunkStreamer {
         }
         // Chunks that waited on these: their neighbours, and the chunks
         // below them (which wait for the sky from above).
-        let mut waiting = std::collections::HashSet::new();
+        let mut waiting = FxHashSet::default();
         for &pos in &changed {
             for dz in -1..=1 {
                 for dx in -1..=1 {
