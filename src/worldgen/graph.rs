@@ -104,6 +104,32 @@ impl NoiseProgram {
         }
     }
 
+    /// Whether map node `node` has a program (a map without one has factor 1).
+    pub fn has_map(&self, node: u32) -> bool {
+        matches!(self.maps.get(node as usize), Some(Some(_)))
+    }
+
+    /// The values of map node `node` at the points (`xs[i]`, `zs[i]`) into
+    /// `out`, eight points per call where `lanes` allows: the bits
+    /// [`Self::density_factor`] reads at each point alone. Nothing is
+    /// written without a program for the node.
+    pub fn map_values(&self, node: u32, lanes: super::heightmap::Lanes, xs: &[f32], zs: &[f32], out: &mut [f32]) {
+        let Some(Some(program)) = self.maps.get(node as usize) else { return };
+        let n = xs.len().min(zs.len()).min(out.len());
+        #[cfg(target_arch = "x86_64")]
+        if matches!(lanes, super::heightmap::Lanes::Avx2) {
+            if let Some(avx2) = super::noise::perlin_avx2::avx2() {
+                // SAFETY: AVX2 is present (the proof).
+                unsafe { map_values_avx2(avx2, program, &xs[..n], &zs[..n], &mut out[..n]) };
+                return;
+            }
+        }
+        let _ = lanes; // read on x86_64 only
+        for i in 0..n {
+            out[i] = program.eval::<f32>(xs[i], zs[i])[0];
+        }
+    }
+
     /// The tree density factor of biome `b` at (x, z): 1 without a map.
     pub fn tree_density_factor(&self, params: &WorldParams, b: usize, x: f32, z: f32) -> f32 {
         params.deco.trees.biome_map.get(b).map_or(1.0, |m| self.density_factor(m, x, z))
@@ -238,12 +264,66 @@ fn emit(params: &WorldParams, node: usize, ops: &mut Vec<Op>) {
     }
 }
 
+/// [`NoiseProgram::map_values`] eight points at a time; the last call's
+/// unused lanes repeat its last point.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn map_values_avx2(
+    avx2: super::noise::perlin_avx2::Avx2,
+    program: &NoiseProgram,
+    xs: &[f32],
+    zs: &[f32],
+    out: &mut [f32],
+) {
+    use super::noise::perlin_avx2::F32x8;
+    let last = xs.len().saturating_sub(1);
+    for start in (0..xs.len()).step_by(8) {
+        let (mut bx, mut bz) = ([0.0f32; 8], [0.0f32; 8]);
+        for k in 0..8 {
+            let i = (start + k).min(last);
+            (bx[k], bz[k]) = (xs[i], zs[i]);
+        }
+        let v = program.eval::<F32x8>(F32x8::load(avx2, &bx), F32x8::load(avx2, &bz))[0];
+        let mut lanes = [0.0f32; 8];
+        v.store(&mut lanes);
+        let end = (start + 8).min(xs.len());
+        out[start..end].copy_from_slice(&lanes[..end - start]);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::worldgen::noise::perlin::perlin3_at;
     use crate::worldgen::params::node_seed;
     use crate::worldgen::preset::Preset;
+
+    /// A map node batched eight points a call gives each point's bits as
+    /// one call per point does, a last partial batch included.
+    #[test]
+    fn map_values_in_lanes_equal_one_point_at_a_time() {
+        use crate::worldgen::heightmap::Lanes as Choice;
+        let params = WorldParams::new(&Preset::classic(), 42);
+        let program = NoiseProgram::compile(&params);
+        let map = params
+            .deco
+            .plants
+            .layer_maps
+            .iter()
+            .flatten()
+            .find(|m| program.has_map(m.node))
+            .expect("classic has plant maps");
+        let xs: Vec<f32> = (0..13).map(|i| (i * 37 - 200) as f32).collect();
+        let zs: Vec<f32> = (0..13).map(|i| (i * -53 + 91) as f32).collect();
+        for lanes in [Choice::Scalar, Choice::detect()] {
+            let mut out = vec![f32::NAN; xs.len()];
+            program.map_values(map.node, lanes, &xs, &zs, &mut out);
+            for i in 0..xs.len() {
+                let one = program.maps[map.node as usize].as_ref().expect("compiled").eval::<f32>(xs[i], zs[i])[0];
+                assert_eq!(out[i].to_bits(), one.to_bits(), "point {i} with {lanes:?}");
+            }
+        }
+    }
 
     #[test]
     fn classic_program_costs_39_evaluations() {
