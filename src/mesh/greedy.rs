@@ -724,4 +724,39 @@ mod tests {
         assert!(want.quads() > 1000);
         assert_eq!(mesh(&packed), want);
     }
+
+    /// Neighbours of several opaque types (ore in stone), read as one
+    /// class without unpacking, mesh as their dense ids do; so do
+    /// neighbours that mix classes, beside them.
+    #[test]
+    fn neighbours_of_one_class_mesh_exactly_like_dense_ones() {
+        let rock = [BlockId::STONE, BlockId::COAL_ORE, BlockId::IRON_ORE, BlockId::GRAVEL];
+        let mixed = [BlockId::AIR, BlockId::STONE, BlockId::WATER, BlockId::LEAVES];
+        let mut s = 11u64;
+        let mut random = |kinds: &[BlockId]| -> ChunkBlocks {
+            let ids: Box<[BlockId]> = (0..CHUNK_VOLUME)
+                .map(|_| {
+                    s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    kinds[(s >> 40) as usize % kinds.len()]
+                })
+                .collect();
+            ChunkBlocks::Dense(ids)
+        };
+        let dense: Vec<Chunk> = (0..27).map(|i| chunk(random(if i % 3 == 0 { &mixed } else { &rock }))).collect();
+        let packed: Vec<Chunk> = dense
+            .iter()
+            .map(|c| {
+                let mut p = c.clone();
+                p.compact();
+                p
+            })
+            .collect();
+        let mesh = |cs: &[Chunk]| {
+            let neighbours: [&ChunkBlocks; 27] = std::array::from_fn(|i| cs[i].blocks());
+            mesh_chunk(&Neighbourhood { centre: &cs[Neighbourhood::index(0, 0, 0)], neighbours, light: None })
+        };
+        let want = mesh(&dense);
+        assert!(want.quads() > 100, "{} quads", want.quads());
+        assert_eq!(mesh(&packed), want);
+    }
 }

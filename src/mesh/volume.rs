@@ -181,6 +181,26 @@ impl Volume {
             vec![0u64; PADDED * PADDED],
             vec![0u64; PADDED * PADDED],
         ];
+        // A chunk whose types all share one class (ore in stone is the
+        // common case) reads as uniform: its columns need no unpacking.
+        let one_class = |blocks: &ChunkBlocks| -> Option<u8> {
+            let class = |b: &BlockId| tables.class[b.0 as usize];
+            match blocks {
+                ChunkBlocks::Uniform(b) => Some(class(b)),
+                ChunkBlocks::Packed(p) => {
+                    let first = class(p.palette().first()?);
+                    p.palette().iter().all(|b| class(b) == first).then_some(first)
+                }
+                ChunkBlocks::Dense(_) => None,
+            }
+        };
+        let classes: [Option<u8>; 27] = std::array::from_fn(|i| {
+            if i == Neighbourhood::index(0, 0, 0) {
+                one_class(n.centre.blocks()).filter(|_| centre.is_none())
+            } else {
+                one_class(n.neighbours[i])
+            }
+        });
         // Padded coordinate p in 0..34 maps to neighbour offset and local coordinate.
         let split = |p: usize| -> (i32, usize) {
             match p {
@@ -212,7 +232,9 @@ impl Volume {
                     };
                     // The centre's own column, from the ids the mesher unpacked.
                     let unpacked = centre.filter(|_| (dx, dy, dz) == (0, 0, 0));
+                    let flat = classes[Neighbourhood::index(dx, dy, dz)];
                     let part = match (unpacked, blocks) {
+                        (None, _) if let Some(c) = flat => ColumnBits::of_class(c, ((1u64 << (hi - lo)) - 1) << base_p),
                         (Some(ids), _) => {
                             let col = &ids[block_index(lx, 0, lz)..block_index(lx, 0, lz) + CHUNK_SIZE];
                             let b = column_bits::<AVX2>(col, tables);

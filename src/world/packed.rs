@@ -69,6 +69,11 @@ impl PackedBlocks {
         self.0.unpack_range(start, out)
     }
 
+    /// The types it holds, ascending.
+    pub fn palette(&self) -> &[BlockId] {
+        self.0.values()
+    }
+
     pub fn heap_bytes(&self) -> usize {
         self.0.heap_bytes()
     }
