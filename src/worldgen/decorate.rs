@@ -231,6 +231,33 @@ pub fn footing(program: &NoiseProgram, p: &WorldParams, lanes: Lanes, x: i64, z:
     footing_of([a, b, c, d], biome[4], program.tree_density_factor(p, biome[4] as usize, x as f32, z as f32))
 }
 
+/// [`footing`] of each column in `cols`, five samples each (the four
+/// diagonal neighbours and the column), packed eight lanes a call where
+/// [`footing`] takes a call per column: the same bits, lane by lane.
+fn footings(program: &NoiseProgram, p: &WorldParams, lanes: Lanes, cols: &[(i64, i64)]) -> Vec<Footing> {
+    const TAPS: [(i64, i64); 5] = [(-1, -1), (1, -1), (-1, 1), (1, 1), (0, 0)];
+    let n = (cols.len() * TAPS.len()).div_ceil(8) * 8;
+    let (mut xs, mut zs) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    for &(x, z) in cols {
+        for (dx, dz) in TAPS {
+            xs.push((x + dx) as f32);
+            zs.push((z + dz) as f32);
+        }
+    }
+    xs.resize(n, xs.last().copied().unwrap_or(0.0));
+    zs.resize(n, zs.last().copied().unwrap_or(0.0));
+    let (mut h_b, mut biome) = (vec![0.0f32; n], vec![0u8; n]);
+    sample_points(program, p, lanes, &xs, &zs, &mut h_b, &mut biome);
+    cols.iter()
+        .enumerate()
+        .map(|(i, &(x, z))| {
+            let h = [0, 1, 2, 3].map(|t| h_b[5 * i + t]);
+            let b = biome[5 * i + 4];
+            footing_of(h, b, program.tree_density_factor(p, b as usize, x as f32, z as f32))
+        })
+        .collect()
+}
+
 /// The footing over the four diagonal samples `h` (in the heightmap's
 /// order), in biome `biome`, under tree density `density`.
 #[inline]
@@ -336,12 +363,17 @@ pub fn accepted_tree(
 
 /// [`accepted_tree`] on `ground`.
 fn accepted_tree_on(ground: &Ground, c: Candidate) -> Option<(Footing, u32, u32)> {
-    let (program, p) = (ground.program, ground.params);
-    if c.threshold >= p.deco.trees.max_density || !some_biome_takes(program, p, c) {
+    if !may_take_tree(ground, c) {
         return None;
     }
     let f = ground.footing(c.x, c.z);
-    tree_at(p, c.threshold, c.variant, f).map(|(kind, shape)| (f, kind, shape))
+    tree_at(ground.params, c.threshold, c.variant, f).map(|(kind, shape)| (f, kind, shape))
+}
+
+/// Whether a tree may grow at candidate `c`, before its footing is known.
+fn may_take_tree(ground: &Ground, c: Candidate) -> bool {
+    let p = ground.params;
+    c.threshold < p.deco.trees.max_density && some_biome_takes(ground.program, p, c)
 }
 
 /// Whether the tree layers of some biome, scaled by its density map at the
@@ -690,15 +722,20 @@ fn plan_trees(
     out: &mut ColumnDecorations,
 ) {
     let (program, p) = (ground.program, ground.params);
-    let near = near_column(
+    let near: Vec<_> = near_column(
         p,
         col,
         p.deco.trees.unit as i64,
         p.deco.trees.reach as i64,
         p.deco.seed(),
         p.deco.trees.max_density,
-    );
-    for (c, rx, rz) in near {
+    )
+    .collect();
+    // Each candidate's tree, or None where its footing must be sampled:
+    // those are sampled together afterwards.
+    let mut trees: Vec<Option<Option<(Footing, u32, u32)>>> = Vec::with_capacity(near.len());
+    let mut unsampled = Vec::new();
+    for (k, &(c, rx, rz)) in near.iter().enumerate() {
         let inside = (0..CHUNK_SIZE_I64).contains(&rx) && (0..CHUNK_SIZE_I64).contains(&rz);
         let tree = if inside {
             let b = hm.biomes[column_index(rx as usize, rz as usize)] as usize;
@@ -706,15 +743,28 @@ fn plan_trees(
             // eight columns': settle the threshold first.
             let factor = program.tree_density_factor(p, b, c.x as f32, c.z as f32);
             if tree_layer(p, b, c.threshold, factor).is_none() {
-                None
-            } else if let Some(f) = ground.read(c.x, c.z, |_| factor) {
-                tree_at(p, c.threshold, c.variant, f).map(|(kind, shape)| (f, kind, shape))
+                Some(None)
             } else {
-                accepted_tree_on(ground, c)
+                ground
+                    .read(c.x, c.z, |_| factor)
+                    .map(|f| tree_at(p, c.threshold, c.variant, f).map(|(kind, shape)| (f, kind, shape)))
             }
         } else {
-            accepted_tree_on(ground, c)
+            None
         };
+        let tree = tree.or_else(|| (!may_take_tree(ground, c)).then_some(None));
+        if tree.is_none() {
+            unsampled.push(k);
+        }
+        trees.push(tree);
+    }
+    let cols: Vec<(i64, i64)> = unsampled.iter().map(|&k| (near[k].0.x, near[k].0.z)).collect();
+    for (&k, f) in unsampled.iter().zip(footings(program, p, ground.lanes, &cols)) {
+        let c = near[k].0;
+        trees[k] = Some(tree_at(p, c.threshold, c.variant, f).map(|(kind, shape)| (f, kind, shape)));
+    }
+    for (&(c, rx, rz), tree) in near.iter().zip(trees) {
+        let tree = tree.flatten();
         known.push(([c.x, c.z], tree.is_some()));
         if let Some((f, kind, shape)) = tree {
             let t = PlacedObject { x: rx as i32, z: rz as i32, base: f.height + 1, kind, shape };
@@ -1094,6 +1144,34 @@ fn place_rock(t: &mut Target, rock: &FlatRock, r: &PlacedObject) {
         for dz in -rz..=rz {
             for dx in -rx..=rx {
                 t.claim(r.x + dx, y, r.z + dz, rock_block_at(rock, r.shape, dx, dy, dz));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::worldgen::Preset;
+
+    /// Footings packed eight lanes a call equal a call per column, bit for
+    /// bit, over an odd count (a last partial call) on two presets.
+    #[test]
+    fn packed_footings_equal_one_call_each() {
+        for preset in [Preset::classic(), Preset::load("alpine").expect("bundled")] {
+            let p = WorldParams::new(&preset, 42);
+            let program = NoiseProgram::compile(&p);
+            let cols: Vec<(i64, i64)> = (0..37).map(|i| (i * 41 - 700, 300 - i * 29)).collect();
+            for lanes in [Lanes::Scalar, Lanes::detect()] {
+                let packed = footings(&program, &p, lanes, &cols);
+                for (&(x, z), f) in cols.iter().zip(&packed) {
+                    let one = footing(&program, &p, lanes, x, z);
+                    assert_eq!(
+                        (f.height, f.biome, f.slope.to_bits(), f.density.to_bits()),
+                        (one.height, one.biome, one.slope.to_bits(), one.density.to_bits()),
+                        "column {x}, {z} with {lanes:?}"
+                    );
+                }
             }
         }
     }
