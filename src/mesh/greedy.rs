@@ -707,22 +707,29 @@ mod tests {
             ChunkBlocks::Dense(ids)
         };
         let dense: Vec<Chunk> = (0..27).map(|i| chunk(random(i % 4))).collect();
-        let packed: Vec<Chunk> = dense
+        let packed = compacted(&dense);
+        assert!(packed.iter().all(|p| matches!(p.blocks(), ChunkBlocks::Packed(_))));
+        let want = mesh_of(&dense);
+        assert!(want.quads() > 1000);
+        assert_eq!(mesh_of(&packed), want);
+    }
+
+    /// The 27 chunks, each compacted (packed where its types allow).
+    fn compacted(chunks: &[Chunk]) -> Vec<Chunk> {
+        chunks
             .iter()
             .map(|c| {
                 let mut p = c.clone();
                 p.compact();
-                assert!(matches!(p.blocks(), ChunkBlocks::Packed(_)));
                 p
             })
-            .collect();
-        let mesh = |cs: &[Chunk]| {
-            let neighbours: [&ChunkBlocks; 27] = std::array::from_fn(|i| cs[i].blocks());
-            mesh_chunk(&Neighbourhood { centre: &cs[Neighbourhood::index(0, 0, 0)], neighbours, light: None })
-        };
-        let want = mesh(&dense);
-        assert!(want.quads() > 1000);
-        assert_eq!(mesh(&packed), want);
+            .collect()
+    }
+
+    /// The mesh of the middle of 27 chunks, in full sky.
+    fn mesh_of(cs: &[Chunk]) -> ChunkMesh {
+        let neighbours: [&ChunkBlocks; 27] = std::array::from_fn(|i| cs[i].blocks());
+        mesh_chunk(&Neighbourhood { centre: &cs[Neighbourhood::index(0, 0, 0)], neighbours, light: None })
     }
 
     /// Neighbours of several opaque types (ore in stone), read as one
@@ -743,20 +750,8 @@ mod tests {
             ChunkBlocks::Dense(ids)
         };
         let dense: Vec<Chunk> = (0..27).map(|i| chunk(random(if i % 3 == 0 { &mixed } else { &rock }))).collect();
-        let packed: Vec<Chunk> = dense
-            .iter()
-            .map(|c| {
-                let mut p = c.clone();
-                p.compact();
-                p
-            })
-            .collect();
-        let mesh = |cs: &[Chunk]| {
-            let neighbours: [&ChunkBlocks; 27] = std::array::from_fn(|i| cs[i].blocks());
-            mesh_chunk(&Neighbourhood { centre: &cs[Neighbourhood::index(0, 0, 0)], neighbours, light: None })
-        };
-        let want = mesh(&dense);
+        let want = mesh_of(&dense);
         assert!(want.quads() > 100, "{} quads", want.quads());
-        assert_eq!(mesh(&packed), want);
+        assert_eq!(mesh_of(&compacted(&dense)), want);
     }
 }

@@ -181,18 +181,13 @@ impl Volume {
             vec![0u64; PADDED * PADDED],
             vec![0u64; PADDED * PADDED],
         ];
-        // A chunk whose types all share one class (ore in stone is the
-        // common case) reads as uniform: its columns need no unpacking.
+        // A packed chunk whose types all share one class (ore in stone is
+        // the common case) reads as uniform: its columns need no unpacking.
         let one_class = |blocks: &ChunkBlocks| -> Option<u8> {
+            let ChunkBlocks::Packed(p) = blocks else { return None };
             let class = |b: &BlockId| tables.class[b.0 as usize];
-            match blocks {
-                ChunkBlocks::Uniform(b) => Some(class(b)),
-                ChunkBlocks::Packed(p) => {
-                    let first = class(p.palette().first()?);
-                    p.palette().iter().all(|b| class(b) == first).then_some(first)
-                }
-                ChunkBlocks::Dense(_) => None,
-            }
+            let first = class(p.palette().first()?);
+            p.palette().iter().all(|b| class(b) == first).then_some(first)
         };
         let classes: [Option<u8>; 27] = std::array::from_fn(|i| {
             if i == Neighbourhood::index(0, 0, 0) {

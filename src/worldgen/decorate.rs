@@ -885,8 +885,8 @@ impl PlantMaps {
             }
         }
         let mut growing = Vec::new();
-        // (node, growing column) of every value needed.
-        let mut asked: Vec<(u32, u16)> = Vec::new();
+        // (node, growing column, its slot there) of every value needed.
+        let mut asked: Vec<(u32, u16, u8)> = Vec::new();
         for z in 0..CHUNK_SIZE {
             for x in 0..CHUNK_SIZE {
                 let i = column_index(x, z);
@@ -898,7 +898,8 @@ impl PlantMaps {
                 let c = candidate(&p.deco.pattern, &p.deco.bayer, p.deco.seed(), 1, x0 + x as i64, z0 + z as i64);
                 if plant_may_grow(p, c.threshold, b) {
                     let (list, n) = nodes[b];
-                    asked.extend(list[..n].iter().map(|&node| (node, growing.len() as u16)));
+                    let k = growing.len() as u16;
+                    asked.extend(list[..n].iter().enumerate().map(|(slot, &node)| (node, k, slot as u8)));
                     growing.push((i as u16, c.threshold));
                 }
             }
@@ -910,19 +911,15 @@ impl PlantMaps {
             let node = run[0].0;
             xs.clear();
             zs.clear();
-            for &(_, k) in run {
+            for &(_, k, _) in run {
                 let i = growing[k as usize].0 as usize;
                 xs.push((x0 + (i % CHUNK_SIZE) as i64) as f32);
                 zs.push((z0 + (i / CHUNK_SIZE) as i64) as f32);
             }
             out.resize(xs.len(), 0.0);
             program.map_values(node, ground.lanes, &xs, &zs, &mut out);
-            for (&(_, k), &v) in run.iter().zip(&out) {
-                let b = hm.biomes[growing[k as usize].0 as usize] as usize;
-                let (list, n) = nodes[b];
-                if let Some(slot) = list[..n].iter().position(|&m| m == node) {
-                    values[k as usize][slot] = v;
-                }
+            for (&(_, k, slot), &v) in run.iter().zip(&out) {
+                values[k as usize][slot as usize] = v;
             }
         }
         PlantMaps { growing, values, nodes }

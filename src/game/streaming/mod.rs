@@ -25,7 +25,7 @@ use crate::light::Light;
 use crate::mesh::ChunkMesh;
 use crate::world::block::BlockId;
 use crate::world::chunk::Chunk;
-use crate::world::coords::{block_index, ChunkPos};
+use crate::world::coords::{block_index, ChunkPos, FACE_STEPS};
 use crate::world::edits::{BlockPos, ChunkEdits};
 use crate::world::store::{ChunkStore, StoreError};
 use crate::worldgen::WorldGen;
@@ -517,8 +517,10 @@ impl ChunkStreamer {
         }
         self.meshes.loaded(pos);
         let opaque = |p: ChunkPos| store.get(p).is_some_and(|c| c.is_solid());
-        let faces = [(0, 0, 0), (-1, 0, 0), (1, 0, 0), (0, -1, 0), (0, 1, 0), (0, 0, -1), (0, 0, 1)];
-        if faces.iter().all(|&(dx, dy, dz)| opaque(ChunkPos::new(pos.x + dx, pos.y + dy, pos.z + dz))) {
+        if std::iter::once([0, 0, 0])
+            .chain(FACE_STEPS)
+            .all(|[dx, dy, dz]| opaque(ChunkPos::new(pos.x + dx, pos.y + dy, pos.z + dz)))
+        {
             self.meshes.settle_empty(pos);
             return;
         }
