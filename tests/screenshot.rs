@@ -278,3 +278,49 @@ fn a_cross_sprite_is_drawn_in_its_own_block() {
     assert!((cx - w as f64 / 2.0).abs() < w as f64 / 20.0, "petals centred across: {cx:.0} of {w}");
     assert!(cy < h as f64 / 2.0 && cy > h as f64 / 4.0, "petals just above the centre: {cy:.0} of {h}");
 }
+
+/// Over open sea (seed 42, west of the origin), the far water just beyond
+/// the chunk range has the colour of the chunks' water just inside it: no
+/// step where the two meet. The chunks' water is textured and far water is
+/// flat, so the seam is the first row, going down the middle of the
+/// picture, whose pixels vary; the mean of six rows on either side must
+/// agree within three levels in every channel.
+#[test]
+fn far_water_meets_the_chunks_water_without_a_step() {
+    let (w, h, px) = shot(
+        "water-seam",
+        &[
+            "--seed",
+            "42",
+            "--pos=-1680,110,-1744",
+            "--yaw",
+            "90",
+            "--pitch",
+            "-35",
+            "--render-distance",
+            "4",
+            "--horizon",
+            "8000",
+        ],
+    );
+    let cols = w / 2 - 20..w / 2 + 20;
+    let row = |y: u32| cols.clone().map(|x| px[(y * w + x) as usize]).collect::<Vec<_>>();
+    let spread = |r: &[[i32; 3]]| {
+        (0..3).map(|i| r.iter().map(|c| c[i]).max().unwrap() - r.iter().map(|c| c[i]).min().unwrap()).max().unwrap()
+    };
+    let mean = |ys: std::ops::Range<u32>| {
+        let rows: Vec<[i32; 3]> = ys.flat_map(row).collect();
+        [0, 1, 2].map(|i| rows.iter().map(|c| c[i] as f64).sum::<f64>() / rows.len() as f64)
+    };
+    // The flat far water runs down to the seam from the middle of the picture.
+    let start = h / 2 - 10;
+    assert!(spread(&row(start)) <= 2, "the middle of the picture is not flat far water");
+    let seam = (start..h).find(|&y| spread(&row(y)) > 6).expect("no chunk water below the far water");
+    assert!(seam >= start + 6 && seam + 6 <= h, "the seam lies at row {seam}, too near an edge");
+    let (far, near) = (mean(seam - 6..seam), mean(seam..seam + 6));
+    for c in [far, near] {
+        assert!(c[2] > c[0] + 80.0, "not water on both sides of row {seam}: {far:?} against {near:?}");
+    }
+    let step = (0..3).map(|i| (far[i] - near[i]).abs()).fold(0.0, f64::max);
+    assert!(step <= 3.0, "far water {far:.1?} against the chunks' water {near:.1?} at row {seam}: a step of {step:.1}");
+}

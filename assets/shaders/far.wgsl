@@ -68,21 +68,25 @@ fn vs_far(@builtin(vertex_index) vi: u32, @builtin(instance_index) tile: u32) ->
     var out: FarOut;
     out.clip = far.view_proj * vec4<f32>(rel, 1.0);
     out.rel_pos = rel;
-    out.colour = shade(srgb_to_linear(unpack4x8unorm(q.z).rgb), face_normal(face), rel);
+    let water = ((q.x >> 25u) & 1u) == 1u;
+    out.colour = shade(srgb_to_linear(unpack4x8unorm(q.z).rgb), face_normal(face), rel, water);
     out.face = face;
     return out;
 }
 
 // Lit as the chunks' full-sky faces are (terrain.wgsl), without block
-// light or occlusion; then aerial perspective (far ranges fade toward the
-// sky's colour at the horizon before the fog takes them, so ridges stay
-// readable) and the fog into the sky.
-fn shade(albedo: vec3<f32>, n: vec3<f32>, rel: vec3<f32>) -> vec3<f32> {
-    let light = sky_and_sun(max(dot(n, globals.sun_dir.xyz), 0.0), max(dot(n, globals.moon_dir.xyz), 0.0), n.y);
-    let lit = albedo * (light + vec3<f32>(0.012));
+// light or occlusion, and water as their water pass lights it at full sky
+// light (no ripple: it averages out at a distance); then aerial
+// perspective (far ranges fade toward the sky's colour at the horizon
+// before the fog takes them, so ridges stay readable) and the fog into
+// the sky. The chunks have no haze, so it grows from where they end
+// (fog.w): none at their edge, where the two meet.
+fn shade(albedo: vec3<f32>, n: vec3<f32>, rel: vec3<f32>, water: bool) -> vec3<f32> {
+    let light = sky_and_sun(max(dot(n, globals.sun_dir.xyz), 0.0), max(dot(n, globals.moon_dir.xyz), 0.0), n.y) + 0.012;
+    let lit = albedo * select(light, 0.35 * globals.sun_dir.w + 0.65 * light, water);
     let dist = length(rel.xz);
     let dir = normalize(rel);
-    let haze = (1.0 - exp(-dist / globals.fog.y * 1.6)) * 0.55;
+    let haze = (1.0 - exp(-max(dist - globals.fog.w, 0.0) / globals.fog.y * 1.6)) * 0.55;
     let hazed = mix(lit, sky_colour(vec3<f32>(dir.x, max(dir.y, 0.0), dir.z)), haze);
     let fog = smoothstep(globals.fog.x, globals.fog.y, dist);
     return mix(hazed, sky_colour(dir), fog);

@@ -11,14 +11,16 @@
 //! - word 0: bits 0–5 x, 6–11 z (cells, 0..=32), 12–14 face (as chunk
 //!   quads: +x −x +y −y +z −z), 15–19 width − 1 (cells along x for a top,
 //!   along the edge for a side), 20–24 depth − 1 (cells along z, tops only);
-//!   for a side face x or z is the cell edge the face lies on;
+//!   for a side face x or z is the cell edge the face lies on; bit 25 set
+//!   where the block is drawn as the chunks draw water (translucent), so
+//!   the far pass lights it as their water pass does;
 //! - word 1: the top (bits 0–15) and bottom (16–31) heights, as i16;
 //! - word 2: colour, sRGB RGBA8;
 //! - word 3: the block.
 
 use super::clipmap::TILE_CELLS;
 use super::tile::FarTile;
-use crate::world::block::BlockId;
+use crate::world::block::{BlockId, Layer};
 use bytemuck::{Pod, Zeroable};
 
 #[repr(C)]
@@ -51,8 +53,9 @@ fn height16(y: i32) -> u32 {
 impl FarQuad {
     pub fn pack(q: &FarQuadSpec, colours: &Colours) -> FarQuad {
         debug_assert!(q.x <= 32 && q.z <= 32 && q.face < 6 && (1..=32).contains(&q.w) && (1..=32).contains(&q.d));
+        let water = (q.block.info().layer == Layer::Translucent) as u32;
         FarQuad([
-            q.x | q.z << 6 | q.face << 12 | (q.w - 1) << 15 | (q.d - 1) << 20,
+            q.x | q.z << 6 | q.face << 12 | (q.w - 1) << 15 | (q.d - 1) << 20 | water << 25,
             height16(q.top) | height16(q.bottom) << 16,
             colours.rgba(q.block),
             q.block.0 as u32,
@@ -61,6 +64,11 @@ impl FarQuad {
 
     pub fn face(self) -> u32 {
         (self.0[0] >> 12) & 7
+    }
+
+    /// Whether it is lit as the chunks' water is.
+    pub fn water(self) -> bool {
+        (self.0[0] >> 25) & 1 == 1
     }
 
     /// The cell (x, z) it starts at.
@@ -267,5 +275,23 @@ mod tests {
         let t = tile(|i, _| if i < 16 { 3 } else { 30 });
         assert_eq!(t.surface(0, 0), 11);
         assert_eq!(t.surface(20, 0), 31);
+    }
+
+    /// Water quads carry the flag that has the far pass light them as the
+    /// chunks' water pass does, and only they.
+    #[test]
+    fn water_tops_are_lit_as_water() {
+        let mut t = tile(|i, _| if i < 16 { 3 } else { 30 });
+        for c in t.cells.iter_mut().filter(|c| c.ground < 10) {
+            c.top = BlockId::WATER;
+        }
+        let quads = mesh(&t, &Colours::new());
+        let tops: Vec<_> = quads.iter().filter(|q| q.face() == FACE_TOP).collect();
+        assert_eq!(tops.len(), 2);
+        for q in tops {
+            assert_eq!(q.water(), q.cell()[0] < 16, "top at {:?}", q.cell());
+        }
+        // Sides too: the flag follows the block.
+        assert!(quads.iter().all(|q| q.water() == (q.0[3] == BlockId::WATER.0 as u32)));
     }
 }
