@@ -873,7 +873,7 @@ fn screenshot_command(
     };
     let r = screenshot(w, &opts)?;
     outln!(
-        "wrote {} ({}x{}) — loaded {} chunks, {} meshes in {:.0} ms on {}; drew {} chunks, {} quads; eye at {:.1},{:.1},{:.1}",
+        "wrote {} ({}x{}) — loaded {} chunks, {} meshes in {:.0} ms on {}; drew {} chunks, {} quads{}; eye at {:.1},{:.1},{:.1}",
         opts.out.display(),
         opts.size.0,
         opts.size.1,
@@ -883,6 +883,10 @@ fn screenshot_command(
         r.adapter,
         r.drawn,
         r.quads,
+        match opts.horizon {
+            0 => String::new(),
+            _ => format!(", {} far quads ({} hidden)", r.far_quads, r.far_hidden),
+        },
         r.eye.x,
         r.eye.y,
         r.eye.z

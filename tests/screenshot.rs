@@ -187,14 +187,15 @@ fn a_torch_lights_a_cave_and_the_rest_stays_dark() {
     assert!(lit_top < 12.0, "beyond the torch's reach the cave stays dark: top quarter {lit_top:.1}");
 }
 
-/// Visibility culling changes what is drawn, never the picture: five
+/// Visibility culling changes what is drawn, never the picture: six
 /// views, each with culling on and off, match to within one level per
 /// channel (the spawn view over the sea, a cave mouth, inside a tunnel, a
-/// dark chamber, under the sea). A culled chunk that showed anything
-/// would leave a hole of sky or fog behind.
+/// dark chamber, under the sea, among mountains with a 32 km horizon). A
+/// culled chunk or far tile that showed anything would leave a hole of sky
+/// or fog behind, or a gap in a mountain.
 #[test]
 fn culling_on_and_off_draw_the_same_pictures() {
-    let views: [(&str, &[&str]); 5] = [
+    let views: [(&str, &[&str]); 6] = [
         ("spawn", &["--render-distance", "5"]),
         (
             "cave-mouth",
@@ -203,6 +204,8 @@ fn culling_on_and_off_draw_the_same_pictures() {
         ("tunnel", &["--seed", "42", "--render-distance", "6", "--pos=-192,36,-275", "--yaw", "180", "--pitch", "-5"]),
         ("chamber", &["--seed", "42", "--render-distance", "5", "--pos=-1,-32,-305", "--yaw", "30", "--pitch", "-15"]),
         ("under-the-sea", &["--render-distance", "5", "--pos=160,-2,40", "--yaw", "60", "--pitch", "-5"]),
+        // Mountains of the chunk range hide far terrain behind them.
+        ("mountains", MOUNTAINS),
     ];
     for (name, args) in views {
         let on = shot(&format!("{name}-on"), &[args, &["--culling", "on"]].concat());
@@ -323,4 +326,46 @@ fn far_water_meets_the_chunks_water_without_a_step() {
     }
     let step = (0..3).map(|i| (far[i] - near[i]).abs()).fold(0.0, f64::max);
     assert!(step <= 3.0, "far water {far:.1?} against the chunks' water {near:.1?} at row {seam}: a step of {step:.1}");
+}
+
+/// Among the mountains south-west of the spawn, at render distance 8 with
+/// a 32 km horizon, the chunk range's mountains hide far terrain.
+const MOUNTAINS: &[&str] = &[
+    "--seed",
+    "42",
+    "--render-distance",
+    "8",
+    "--pos",
+    "13,100,1",
+    "--yaw",
+    "200",
+    "--pitch",
+    "0",
+    "--horizon",
+    "32000",
+];
+
+/// The mountains view leaves out far quads that its chunks hide (with the
+/// same picture: `culling_on_and_off_draw_the_same_pictures`); with
+/// culling off none are left out.
+#[test]
+fn the_chunks_mountains_hide_far_terrain() {
+    let hidden = |culling: &str| {
+        let out = std::env::temp_dir().join(format!("blockworld-hidden-{}-{culling}.png", std::process::id()));
+        let o = Command::new(env!("CARGO_BIN_EXE_blockworld"))
+            .args(["screenshot", "--size", "160x90", "--culling", culling, "--out"])
+            .arg(&out)
+            .args(MOUNTAINS)
+            .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+            .output()
+            .unwrap();
+        let _ = std::fs::remove_file(&out);
+        let text = String::from_utf8_lossy(&o.stdout).to_string();
+        assert!(o.status.success(), "{text}{}", String::from_utf8_lossy(&o.stderr));
+        let n = text.split(" hidden)").next().and_then(|t| t.rsplit('(').next()).and_then(|n| n.parse::<u64>().ok());
+        n.unwrap_or_else(|| panic!("no hidden count in {text}"))
+    };
+    let on = hidden("on");
+    assert!(on > 1000, "only {on} far quads hidden");
+    assert_eq!(hidden("off"), 0);
 }

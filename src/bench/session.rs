@@ -101,7 +101,7 @@ impl<'g> HeadlessSession<'g> {
         let gpu = self.gpu;
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
         let renderer = &mut self.renderer;
-        let stats = view::with_visibility(&self.streamer, culling, view.horizon > 0.0, |v| {
+        let stats = view::with_visibility(&mut self.streamer, culling, view.horizon > 0.0, |v| {
             renderer.render(gpu, &mut encoder, &target.view, target.size, camera, view, Some(v))
         });
         let index = gpu.queue.submit([encoder.finish()]);

@@ -47,6 +47,9 @@ pub struct ScreenshotReport {
     /// Chunks and quads the frame drew.
     pub drawn: usize,
     pub quads: u64,
+    /// Far quads drawn, and those in view that nearer terrain hides.
+    pub far_quads: u64,
+    pub far_hidden: u64,
     pub adapter: String,
     pub eye: DVec3,
 }
@@ -90,6 +93,8 @@ pub fn screenshot(world: Arc<WorldGen>, opts: &ScreenshotOptions) -> Result<Scre
         meshes: renderer.mesh_count(),
         drawn: stats.drawn,
         quads: stats.quads_drawn,
+        far_quads: stats.far_quads_drawn,
+        far_hidden: stats.far_quads_occluded,
         adapter: gpu.adapter_name(),
         eye,
     })

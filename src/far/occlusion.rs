@@ -21,13 +21,124 @@
 //! a tile the chunks may show through (one meeting the chunk range, whose
 //! fragments there are discarded for the chunks' own, caves included)
 //! hides nothing. A tile the eye stands over is neither hidden nor hiding.
+//!
+//! The chunks hide far terrain too, by their drawn blocks ([`Wall`]): a
+//! quarter of a chunk column whose every column is opaque through a band
+//! of heights blocks each line of sight that passes over it inside the
+//! band, for it meets an opaque block there; the first opaque block such a
+//! line meets from the eye has a face toward the open cell before it,
+//! which the chunk pass draws over far terrain. A line to a far point runs
+//! down from the eye no lower than toward the floor (the tiles' common
+//! bottom) at the tile's nearest distance, so a wall whose band starts
+//! above the floor enters the horizon only for tiles far enough that
+//! every such line passes over it inside its band. Caves and tunnels
+//! break the bands, and only drawn chunks count.
 
 use super::clipmap::TileKey;
+use rustc_hash::FxHashMap;
 
 /// Azimuth bins around the eye.
 pub const BINS: usize = 1024;
 /// Parts along a tile's edge, each an occluder of its own.
 pub const PARTS: usize = 2;
+
+/// Where the drawn chunks are opaque through a band of heights: every
+/// column of the square of edge `size` from `origin` (x, z) holds opaque
+/// blocks at every height from `bottom` up to `top` (exclusive).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Wall {
+    pub origin: [i64; 2],
+    pub size: i64,
+    pub bottom: i32,
+    pub top: i32,
+}
+
+/// The drawn chunk columns' bands of opaque heights, quarter by quarter
+/// (16 × 16 columns, row-major with x fastest), kept as chunks are drawn
+/// and leave: the walls of [`visible`].
+#[derive(Default)]
+pub struct SolidColumns {
+    /// Per chunk column (x, z), each quarter's runs [bottom, top), lowest first.
+    runs: FxHashMap<[i32; 2], [Vec<[i32; 2]>; 4]>,
+    /// The last walls made, and the eye heights (above the first, up to
+    /// the second) for which the same runs are chosen.
+    made: std::cell::RefCell<Option<([f64; 2], Vec<Wall>)>>,
+}
+
+impl SolidColumns {
+    /// Sets chunk column `column`'s runs from its drawn chunks, lowest
+    /// first: each chunk's height (in chunks) and
+    /// [`crate::world::chunk::Chunk::solid_rows`]. A chunk not drawn ends
+    /// every run.
+    pub fn set(&mut self, column: [i32; 2], chunks: impl IntoIterator<Item = (i32, [u32; 4])>) {
+        const SIZE: i32 = crate::world::coords::CHUNK_SIZE as i32;
+        let mut runs: [Vec<[i32; 2]>; 4] = Default::default();
+        let mut open: [Option<i32>; 4] = [None; 4];
+        let mut next = None;
+        let close = |open: &mut [Option<i32>; 4], runs: &mut [Vec<[i32; 2]>; 4], q: usize, at: i32| {
+            if let Some(bottom) = open[q].take() {
+                runs[q].push([bottom, at]);
+            }
+        };
+        for (cy, rows) in chunks {
+            let base = cy.saturating_mul(SIZE);
+            if next != Some(base) {
+                for q in 0..4 {
+                    close(&mut open, &mut runs, q, next.unwrap_or(base));
+                }
+            }
+            for (q, &r) in rows.iter().enumerate() {
+                for b in 0..SIZE {
+                    match (r >> b & 1 == 1, open[q]) {
+                        (true, None) => open[q] = Some(base + b),
+                        (false, Some(_)) => close(&mut open, &mut runs, q, base + b),
+                        _ => {}
+                    }
+                }
+            }
+            next = Some(base.saturating_add(SIZE));
+        }
+        for q in 0..4 {
+            close(&mut open, &mut runs, q, next.unwrap_or(0));
+        }
+        if runs.iter().all(Vec::is_empty) {
+            self.runs.remove(&column);
+        } else {
+            self.runs.insert(column, runs);
+        }
+        *self.made.get_mut() = None;
+    }
+
+    /// The walls for an eye at height `eye_y`: for each quarter, of its
+    /// runs starting below the eye (the only ones a line of sight down to
+    /// far terrain can pass through), the highest.
+    /// Kept until the columns change or the eye passes a run's bottom, so
+    /// an eye moving level makes them once.
+    pub fn walls(&self, eye_y: f64) -> Vec<Wall> {
+        const SIZE: i64 = crate::world::coords::CHUNK_SIZE_I64;
+        if let Some(([lo, hi], walls)) = &*self.made.borrow() {
+            if *lo < eye_y && eye_y <= *hi {
+                return walls.clone();
+            }
+        }
+        let mut out = Vec::with_capacity(self.runs.len() * 4);
+        let (mut lo, mut hi) = (f64::NEG_INFINITY, f64::INFINITY);
+        for (&[x, z], quarters) in &self.runs {
+            for (q, runs) in quarters.iter().enumerate() {
+                let below = runs.partition_point(|r| (r[0] as f64) < eye_y);
+                if let Some(next) = runs.get(below) {
+                    hi = hi.min(next[0] as f64);
+                }
+                let Some(&[bottom, top]) = below.checked_sub(1).map(|i| &runs[i]) else { continue };
+                lo = lo.max(bottom as f64);
+                let origin = [x as i64 * SIZE + (q % 2) as i64 * SIZE / 2, z as i64 * SIZE + (q / 2) as i64 * SIZE / 2];
+                out.push(Wall { origin, size: SIZE / 2, bottom, top });
+            }
+        }
+        *self.made.borrow_mut() = Some(([lo, hi], out.clone()));
+        out
+    }
+}
 
 /// A far tile that passed every other test this frame.
 #[derive(Clone, Copy, Debug)]
@@ -105,8 +216,8 @@ fn turn(dz: f64, dx: f64) -> f64 {
 }
 
 /// Which of `tiles` are visible from `eye` (x, height, z): false only for
-/// a tile the horizon proves hidden.
-pub fn visible(eye: [f64; 3], tiles: &[Candidate]) -> Vec<bool> {
+/// a tile the horizon proves hidden, by tiles drawn whole or by `walls`.
+pub fn visible(eye: [f64; 3], tiles: &[Candidate], walls: &[Wall]) -> Vec<bool> {
     let [ex, ey, ez] = eye;
     // Below a tile's lowest face (its skirts reach the water level and no
     // lower) nothing is drawn, so a line of sight passing there is not
@@ -116,9 +227,21 @@ pub fn visible(eye: [f64; 3], tiles: &[Candidate]) -> Vec<bool> {
     if ey < floor as f64 || tiles.iter().any(|t| t.bottom < floor) {
         return vec![true; tiles.len()];
     }
-    let mut order: Vec<(usize, Seen)> =
-        tiles.iter().enumerate().filter_map(|(i, t)| Some((i, seen(t.key, [ex, ez])?))).collect();
+    // Each tile with the steepest line of sight to any point of it.
+    let mut order: Vec<(usize, Seen, f64)> = tiles
+        .iter()
+        .enumerate()
+        .filter_map(|(i, t)| {
+            let s = seen(t.key, [ex, ez])?;
+            let rise = t.top_max as f64 - ey;
+            let steepest = rise / if rise >= 0.0 { s.near } else { s.far };
+            Some((i, s, steepest))
+        })
+        .collect();
     order.sort_unstable_by(|a, b| a.1.near.total_cmp(&b.1.near));
+    // An occluder blocking no line flatter than this hides nothing: most
+    // of the ground around the eye, whose spans are the widest.
+    let lowest = order.iter().map(|o| o.2).fold(f64::INFINITY, f64::min);
     // Every part of every tile drawn whole, farthest point first out. A
     // part of a tile found hidden enters too: it lies where nearer terrain
     // already blocks more than it could, so it changes no answer.
@@ -133,21 +256,42 @@ pub fn visible(eye: [f64; 3], tiles: &[Candidate]) -> Vec<bool> {
             // under the part's lowest top somewhere over it.
             let rise = top as f64 - ey;
             let slope = rise / if rise >= 0.0 { p.far } else { p.near };
-            occluders.push(Occluder { far: p.far, slope, span: p.azimuth });
+            if slope > lowest {
+                occluders.push(Occluder { far: p.far, slope, span: p.azimuth });
+            }
         }
+    }
+    for w in walls.iter().filter(|w| (w.bottom as f64) < ey) {
+        // Below the eye a wall's slope is at most its rise over the
+        // distance to its centre (its nearest point is nearer): most are
+        // ground around the eye and leave here, before their footprint.
+        let rise = w.top as f64 - ey;
+        let half = w.size as f64 / 2.0;
+        let [cx, cz] = [w.origin[0] as f64 + half - ex, w.origin[1] as f64 + half - ez];
+        if rise < 0.0 && rise / (cx * cx + cz * cz).sqrt() <= lowest {
+            continue;
+        }
+        let Some(p) = seen_square(w.origin.map(|v| v as f64), w.size as f64, [ex, ez]) else { continue };
+        let slope = rise / if rise >= 0.0 { p.far } else { p.near };
+        if slope <= lowest {
+            continue;
+        }
+        // A line to a tile whose nearest point is `d` away passes over the
+        // wall no lower than ey − (ey − floor)·far/d: inside the band from
+        // d = far·(ey − floor)/(ey − bottom) on.
+        let depth = (ey - floor as f64) / (ey - w.bottom as f64);
+        let enters = if w.bottom <= floor { p.far } else { p.far * depth * (1.0 + 1e-9) };
+        occluders.push(Occluder { far: enters, slope, span: p.azimuth });
     }
     occluders.sort_unstable_by(|a, b| a.far.total_cmp(&b.far));
     let mut next = occluders.iter().peekable();
     let mut horizon = Horizon::new();
     let mut out = vec![true; tiles.len()];
-    for (i, s) in order {
+    for (i, s, steepest) in order {
         // Occluders enter once the walk is wholly past them.
         while let Some(o) = next.next_if(|o| o.far <= s.near) {
             horizon.raise(o.span, o.slope);
         }
-        // The steepest line of sight to any point of the tile.
-        let rise = tiles[i].top_max as f64 - ey;
-        let steepest = rise / if rise >= 0.0 { s.near } else { s.far };
         let [a0, a1] = s.azimuth;
         if (a0.floor() as i64..=a1.floor() as i64).all(|k| horizon.blocked(k) > steepest) {
             out[i] = false;
@@ -156,8 +300,9 @@ pub fn visible(eye: [f64; 3], tiles: &[Candidate]) -> Vec<bool> {
     out
 }
 
-/// A part of a tile drawn whole.
+/// A part of a tile drawn whole, or a wall.
 struct Occluder {
+    /// It enters the horizon for tiles whose nearest point is this far.
     far: f64,
     slope: f64,
     /// The footprint's span, in unwrapped bin coordinates.
@@ -249,14 +394,14 @@ mod tests {
     fn a_ridge_hides_lower_land_behind_it_and_not_higher() {
         let eye = [10.0, 80.0, 10.0];
         // The ridge at 200 from 512 to 768 blocks out; land at 150 from 2 048 out.
-        let v = visible(eye, &scene(200, 150));
+        let v = visible(eye, &scene(200, 150), &[]);
         assert!(v[..6].iter().all(|&v| v), "the ridge itself is seen");
         assert!(!v[6], "land lower than the ridge's line of sight is hidden");
         // A mountain behind it rising above the line over the ridge shows.
-        let v = visible(eye, &scene(200, 900));
+        let v = visible(eye, &scene(200, 900), &[]);
         assert!(v[6], "land above the ridge's line of sight is seen");
         // Looking down from above the ridge, everything shows.
-        let v = visible([10.0, 400.0, 10.0], &scene(200, 150));
+        let v = visible([10.0, 400.0, 10.0], &scene(200, 150), &[]);
         assert!(v.iter().all(|&v| v));
     }
 
@@ -264,11 +409,11 @@ mod tests {
     fn from_below_the_tiles_bottom_nothing_is_proven() {
         // Under water, a line of sight can pass beneath the ridge's skirts,
         // where nothing is drawn.
-        assert!(visible([10.0, 60.0, 10.0], &scene(200, 150)).iter().all(|&v| v));
+        assert!(visible([10.0, 60.0, 10.0], &scene(200, 150), &[]).iter().all(|&v| v));
         // Nor when some tile reaches lower than the others.
         let mut tiles = scene(200, 150);
         tiles[6].bottom = 40;
-        assert!(visible([10.0, 80.0, 10.0], &tiles).iter().all(|&v| v));
+        assert!(visible([10.0, 80.0, 10.0], &tiles, &[]).iter().all(|&v| v));
     }
 
     #[test]
@@ -277,7 +422,7 @@ mod tests {
         for t in &mut tiles[..6] {
             t.whole = false;
         }
-        assert!(visible([10.0, 80.0, 10.0], &tiles).iter().all(|&v| v));
+        assert!(visible([10.0, 80.0, 10.0], &tiles, &[]).iter().all(|&v| v));
     }
 
     #[test]
@@ -286,7 +431,7 @@ mod tests {
         let mut tiles = scene(200, 150);
         // The ridge tile straight east of the eye (tile z 0: blocks 0..256) is low.
         tiles[3] = tile(2, 2, 0, [64, 66]);
-        assert!(visible(eye, &tiles)[6]);
+        assert!(visible(eye, &tiles, &[])[6]);
     }
 
     #[test]
@@ -298,10 +443,10 @@ mod tests {
         let eye = [10.0, 80.0, 10.0];
         let mut wall = tile(2, 2, 0, [-1000, 304]);
         wall.part_min[PARTS - 1] = 300;
-        let v = visible(eye, &[wall, tile(0, 11, 0, [60, 70])]);
+        let v = visible(eye, &[wall, tile(0, 11, 0, [60, 70])], &[]);
         assert!(v[1], "a tile overlapping the occluder's depth is not proven hidden");
         // Wholly behind it, the same tile is.
-        let v = visible(eye, &[wall, tile(0, 20, 0, [60, 70])]);
+        let v = visible(eye, &[wall, tile(0, 20, 0, [60, 70])], &[]);
         assert!(!v[1], "a tile wholly behind the part is hidden");
     }
 
@@ -310,7 +455,7 @@ mod tests {
         // The eye by the line z = 0 where two ridge tiles meet: neither
         // spans the bin that line falls in, both together do.
         let tiles = scene(200, 150);
-        assert!(!visible([10.0, 80.0, 0.3], &tiles)[6]);
+        assert!(!visible([10.0, 80.0, 0.3], &tiles, &[])[6]);
     }
 
     #[test]
@@ -319,7 +464,68 @@ mod tests {
         let eye = [0.0, 80.0, 0.5];
         let mut tiles: Vec<Candidate> = (-3..3).map(|z| tile(2, -3, z, [200, 204])).collect();
         tiles.push(tile(4, -3, -1, [100, 150]));
-        let v = visible(eye, &tiles);
+        let v = visible(eye, &tiles, &[]);
         assert!(!v[6], "land behind a ridge across the seam of the bins is hidden");
+    }
+
+    /// A row of chunk walls from x 100 to 116, z −208 to 208, opaque from
+    /// `bottom` to 200.
+    fn wall_row(bottom: i32) -> Vec<Wall> {
+        (-13..13).map(|k| Wall { origin: [100, k * 16], size: 16, bottom, top: 200 }).collect()
+    }
+
+    #[test]
+    fn the_chunks_walls_hide_lower_land_behind_them() {
+        let eye = [10.0, 80.0, 10.0];
+        let behind = [tile(4, 2, -1, [142, 150])];
+        assert!(visible(eye, &behind, &[])[0], "nothing hides it without the walls");
+        assert!(!visible(eye, &behind, &wall_row(64))[0], "walls from the floor hide it");
+        // A wall opaque only from above the eye proves nothing.
+        assert!(visible(eye, &behind, &wall_row(81))[0], "a wall above the eye proves nothing");
+        // A tile rising over the walls' line of sight (slope 1.0 up to 200 blocks
+        // high 116 out, 1.9 up to 4 000 high 2 038 out) shows.
+        assert!(visible(eye, &[tile(4, 2, -1, [142, 4000])], &wall_row(64))[0]);
+    }
+
+    #[test]
+    fn runs_cross_chunks_and_stop_where_a_chunk_is_not_drawn() {
+        // Column (0, 0): the chunk at y 2 (blocks 64..96) opaque from 70 up
+        // in every quarter; the one above opaque for five blocks in quarter
+        // 0, blocks 0, 1 and 3 in quarter 2, wholly in quarter 3; the one
+        // at y 4 not drawn; the one at y 5 opaque at its bottom in quarter 3.
+        let mut s = SolidColumns::default();
+        s.set([0, 0], [(2, [!0u32 << 6; 4]), (3, [0b11111, 0, 0b1011, !0]), (5, [0, 0, 0, 1])]);
+        let mut w = s.walls(1000.0);
+        w.sort_by_key(|w| (w.origin[1], w.origin[0]));
+        let bands: Vec<_> = w.iter().map(|w| (w.origin, [w.bottom, w.top])).collect();
+        assert_eq!(
+            bands,
+            vec![([0, 0], [70, 101]), ([16, 0], [70, 96]), ([0, 16], [99, 100]), ([16, 16], [160, 161])],
+            "the highest run below the eye in each quarter"
+        );
+        assert!(w.iter().all(|w| w.size == 16));
+        // With the eye at 98: quarter 2's highest run starting below it is
+        // 70..98, and quarter 3's is 70..128.
+        let w = s.walls(98.0);
+        let q = |o: [i64; 2]| w.iter().find(|w| w.origin == o).map(|w| [w.bottom, w.top]);
+        assert_eq!(q([0, 16]), Some([70, 98]));
+        assert_eq!(q([16, 16]), Some([70, 128]));
+        // Set again with nothing drawn, the column has no walls.
+        s.set([0, 0], []);
+        assert!(s.walls(1000.0).is_empty());
+    }
+
+    #[test]
+    fn a_wall_above_the_floor_hides_only_what_is_far_enough_behind_it() {
+        // Eye at 80, floor 64; walls 90 to 106 blocks east, opaque from 72
+        // to 200. A line toward the floor at distance d passes the walls'
+        // far edge (about 110 blocks out on the tile's bearing) at
+        // 80 − 16 × 110 / d: inside the band from about 220 blocks on.
+        let eye = [10.0, 80.0, 10.0];
+        let walls = wall_row(72);
+        assert!(visible(eye, &[tile(0, 2, 0, [64, 70])], &walls)[0], "118 blocks out: a line may pass under the band");
+        assert!(!visible(eye, &[tile(0, 6, 0, [64, 70])], &walls)[0], "374 blocks out: hidden");
+        // A wall whose band starts at the eye's height proves nothing.
+        assert!(visible(eye, &[tile(0, 6, 0, [64, 70])], &wall_row(80))[0]);
     }
 }

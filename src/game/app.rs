@@ -451,7 +451,7 @@ impl Running {
             self.frames.started.elapsed().as_secs_f32(),
         );
         let (renderer, gpu) = (&mut screen.renderer, &screen.gpu);
-        let stats = view::with_visibility(&self.streamer, self.settings.culling, self.far.horizon() > 0, |v| {
+        let stats = view::with_visibility(&mut self.streamer, self.settings.culling, self.far.horizon() > 0, |v| {
             renderer.render(gpu, &mut encoder, &view, size, &camera, &params, Some(v))
         });
         // The split costs a pass over every mesh: only while F3 shows it.

@@ -66,11 +66,13 @@ pub fn update_far(far: &mut FarView, eye: DVec3, gpu: &Gpu, renderer: &mut World
 /// only). With far terrain drawn (`far`) and the range not yet complete,
 /// also which columns are wholly drawn, so far terrain fills the others.
 pub fn with_visibility<R>(
-    streamer: &ChunkStreamer,
+    streamer: &mut ChunkStreamer,
     culling: bool,
     far: bool,
     draw: impl FnOnce(&Visibility) -> R,
 ) -> R {
+    streamer.refresh_solid();
+    let streamer = &*streamer;
     let range = streamer.range();
     let (centre, r) = (range.centre, range.render_distance);
     let in_range = |p: ChunkPos| range.renders(p);
@@ -88,5 +90,6 @@ pub fn with_visibility<R>(
         in_range: &in_range,
         links: &links,
         drawn: drawn.as_ref(),
+        solid: streamer.solid(),
     })
 }

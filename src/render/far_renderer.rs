@@ -10,7 +10,7 @@ use super::terrain_passes::DEPTH_FORMAT;
 use super::world_renderer::DrawnColumns;
 use crate::far::clipmap::TILE_CELLS;
 use crate::far::mesh::{FarQuad, FACE_TOP};
-use crate::far::occlusion::{self, Candidate, PARTS};
+use crate::far::occlusion::{self, Candidate, SolidColumns, PARTS};
 use crate::far::TileKey;
 use crate::world::coords::{ChunkPos, CHUNK_SIZE_I64};
 use bytemuck::{Pod, Zeroable};
@@ -71,6 +71,8 @@ pub struct FarHole<'a> {
     pub in_range: &'a dyn Fn(ChunkPos) -> bool,
     /// Columns wholly drawn, while some in range are not (None: all are).
     pub drawn: Option<&'a DrawnColumns>,
+    /// Where the drawn chunks are opaque, which hides far terrain behind them.
+    pub solid: &'a SolidColumns,
 }
 
 /// Whether the tile's ground can meet the chunk range's square (the disc
@@ -336,6 +338,7 @@ impl FarRenderer {
         camera: &Camera,
         horizon: f32,
         chunks: Option<FarHole>,
+        occlude: bool,
     ) -> Vec<FarDraw> {
         let culling = Camera { far: horizon as f64 + 64.0, ..*camera };
         let frustum = Frustum::from_matrix(culling.view_proj());
@@ -365,8 +368,9 @@ impl FarRenderer {
                 whole: !hole,
             })
             .collect();
-        let visible = if self.occlusion {
-            occlusion::visible([eye.x, eye.y, eye.z], &candidates)
+        let visible = if self.occlusion && occlude {
+            let walls = chunks.as_ref().map_or_else(Vec::new, |h| h.solid.walls(eye.y));
+            occlusion::visible([eye.x, eye.y, eye.z], &candidates, &walls)
         } else {
             vec![true; seen.len()]
         };

@@ -183,6 +183,8 @@ pub struct Visibility<'a> {
     /// Chunk columns of the range whose chunks are all drawn, while some
     /// are not (None: all are): far terrain shows through the others.
     pub drawn: Option<&'a DrawnColumns>,
+    /// Where the drawn chunks are opaque, which hides far terrain behind them.
+    pub solid: &'a crate::far::occlusion::SolidColumns,
 }
 
 /// Which chunk columns of the streaming range have every chunk of the
@@ -711,8 +713,15 @@ impl WorldRenderer {
         let chosen = self.select(camera, view.fog_end, visibility);
         let far_draws = match view.horizon > 0.0 {
             true => {
-                let chunks = visibility.map(|v| FarHole { bounds: v.bounds, in_range: v.in_range, drawn: v.drawn });
-                self.far.prepare(gpu, &self.globals, camera, view.fog_end, chunks)
+                let chunks = visibility.map(|v| FarHole {
+                    bounds: v.bounds,
+                    in_range: v.in_range,
+                    drawn: v.drawn,
+                    solid: v.solid,
+                });
+                // Culling off draws every far tile in the frustum too.
+                let occlude = visibility.is_none_or(|v| v.culling);
+                self.far.prepare(gpu, &self.globals, camera, view.fog_end, chunks, occlude)
             }
             false => Vec::new(),
         };

@@ -223,6 +223,42 @@ impl Chunk {
         }
     }
 
+    /// For each quarter of the chunk's columns (16 × 16, row-major with x
+    /// fastest), a bit per height: set where every block of the quarter at
+    /// that height is opaque. Far terrain behind a quarter whose drawn
+    /// blocks are opaque through a band of heights is hidden there
+    /// (`crate::far::occlusion`).
+    pub fn solid_rows(&self) -> [u32; 4] {
+        if self.is_solid() {
+            return [u32::MAX; 4];
+        }
+        if BlockId::all().all(|b| self.counts.get(b) == 0 || !b.info().opaque()) {
+            return [0; 4];
+        }
+        let mut opaque = [false; MAX_BLOCK_TYPES];
+        for b in BlockId::all() {
+            opaque[b.0 as usize] = b.info().opaque();
+        }
+        let half = CHUNK_SIZE / 2;
+        let mut rows = [u32::MAX; 4];
+        for z in 0..CHUNK_SIZE {
+            for x in 0..CHUNK_SIZE {
+                let q = x / half + 2 * (z / half);
+                let column = self.blocks.column(x, z);
+                // Only heights still solid in the quarter need a look.
+                let mut left = rows[q];
+                while left != 0 {
+                    let y = left.trailing_zeros();
+                    if !opaque[column.get(y as usize).0 as usize] {
+                        rows[q] &= !(1 << y);
+                    }
+                    left &= left - 1;
+                }
+            }
+        }
+        rows
+    }
+
     /// Sets one block and moves one count from the old type to the new. A
     /// uniform or packed chunk becomes dense; a chunk that ends up one type
     /// becomes uniform again. Returns the block that was there.
@@ -293,5 +329,30 @@ mod tests {
             let (a, b) = (c.blocks.column(x, z), dense.column(x, z));
             assert!((0..CHUNK_SIZE).all(|y| a.get(y) == b.get(y)), "column {x},{z}");
         }
+    }
+
+    #[test]
+    fn solid_rows_are_the_heights_opaque_across_a_quarter() {
+        assert_eq!(Chunk::uniform(ChunkPos::new(0, 0, 0), BlockId::STONE).solid_rows(), [u32::MAX; 4]);
+        assert_eq!(Chunk::uniform(ChunkPos::new(0, 0, 0), BlockId::AIR).solid_rows(), [0; 4]);
+        // Stone up to height 9; in the north-east quarter (x ≥ 16, z < 16)
+        // one column is air at height 4, and one leaf sits at height 7 in
+        // the south-west quarter; water lies over the stone everywhere.
+        let mut ids = vec![BlockId::WATER; CHUNK_VOLUME].into_boxed_slice();
+        for z in 0..CHUNK_SIZE {
+            for x in 0..CHUNK_SIZE {
+                for y in 0..10 {
+                    ids[block_index(x, y, z)] = BlockId::STONE;
+                }
+            }
+        }
+        ids[block_index(20, 4, 3)] = BlockId::AIR;
+        ids[block_index(2, 7, 30)] = BlockId::LEAVES;
+        let mut c = Chunk::from_blocks(ChunkPos::new(0, 0, 0), ChunkBlocks::Dense(ids));
+        let full = (1u32 << 10) - 1;
+        let expect = [full, full & !(1 << 4), full & !(1 << 7), full];
+        assert_eq!(c.solid_rows(), expect);
+        c.compact();
+        assert_eq!(c.solid_rows(), expect, "packed storage reads the same");
     }
 }

@@ -12,6 +12,7 @@
 //! dropped when it comes back.
 
 use super::rings::Range;
+use crate::far::occlusion::SolidColumns;
 use crate::light::ChunkLight;
 use crate::mesh::{mesh_chunk, mesh_chunk_and_links, ChunkMesh, Neighbourhood};
 use crate::world::chunk::Chunk;
@@ -87,6 +88,8 @@ struct MeshDone {
     pos: ChunkPos,
     version: u64,
     mesh: ChunkMesh,
+    /// The chunk's [`Chunk::solid_rows`], for far terrain's occlusion.
+    solid: [u32; 4],
     /// The chunk's face links, found beside its mesh off the game thread.
     links: FaceLinks,
 }
@@ -118,7 +121,8 @@ fn spawn_mesher(rx: Receiver<MeshJob>, tx: Sender<MeshDone>) -> std::thread::Joi
         .spawn(move || {
             while let Ok(job) = rx.recv() {
                 let (mesh, links) = mesh_and_links_of(&job.input);
-                if tx.send(MeshDone { pos: job.pos, version: job.version, mesh, links }).is_err() {
+                let solid = job.input.chunks[13].solid_rows();
+                if tx.send(MeshDone { pos: job.pos, version: job.version, mesh, solid, links }).is_err() {
                     return;
                 }
             }
@@ -197,9 +201,14 @@ pub struct MeshPipeline {
     /// Chunks in render range that are drawn, or known to need no mesh.
     meshed: HashSet<ChunkPos>,
     /// Chunks in render range drawn (or known empty) at least once since
-    /// they came into range. A chunk being meshed again leaves `meshed`
-    /// but not this: its older mesh is still drawn meanwhile.
-    drawn: HashSet<ChunkPos>,
+    /// they came into range, with the [`Chunk::solid_rows`] of the blocks
+    /// drawn. A chunk being meshed again leaves `meshed` but not this: its
+    /// older mesh is still drawn meanwhile.
+    drawn: HashMap<ChunkPos, [u32; 4]>,
+    /// The drawn chunks' opaque bands by column, and the columns whose
+    /// drawn chunks changed since they were last gathered.
+    solid: SolidColumns,
+    dirty: HashSet<[i32; 2]>,
     uploads: VecDeque<MeshDone>,
     /// When each chunk was first wanted and passed each stage, until its
     /// mesh is up (latency).
@@ -227,7 +236,9 @@ impl MeshPipeline {
             queue: VecDeque::new(),
             queued: HashSet::default(),
             meshed: HashSet::default(),
-            drawn: HashSet::default(),
+            drawn: HashMap::default(),
+            solid: SolidColumns::default(),
+            dirty: HashSet::default(),
             uploads: VecDeque::new(),
             stamps: HashMap::default(),
             ready_latencies: Vec::new(),
@@ -244,7 +255,9 @@ impl MeshPipeline {
     pub fn forget(&mut self, gone: &[ChunkPos], range: &Range) {
         for p in gone {
             self.meshed.remove(p);
-            self.drawn.remove(p);
+            if self.drawn.remove(p).is_some() {
+                self.dirty.insert([p.x, p.z]);
+            }
             self.queued.remove(p);
             self.stamps.remove(p);
         }
@@ -256,7 +269,14 @@ impl MeshPipeline {
     /// Forgets everything outside `range`'s render band.
     pub fn retain(&mut self, range: &Range) {
         self.meshed.retain(|&p| range.renders(p));
-        self.drawn.retain(|&p| range.renders(p));
+        let dirty = &mut self.dirty;
+        self.drawn.retain(|&p, _| {
+            let keep = range.renders(p);
+            if !keep {
+                dirty.insert([p.x, p.z]);
+            }
+            keep
+        });
         self.queue.retain(|&p| range.renders(p));
         self.queued.retain(|&p| range.renders(p));
         self.uploads.retain(|m| range.renders(m.pos));
@@ -293,13 +313,36 @@ impl MeshPipeline {
     /// Whether the view shows `pos` as it is or as it was: a chunk not
     /// drawn yet is a hole in the view.
     pub fn is_drawn(&self, pos: ChunkPos) -> bool {
-        self.drawn.contains(&pos)
+        self.drawn.contains_key(&pos)
     }
 
-    /// A chunk with nothing to draw is done without a mesh.
-    pub fn settle_empty(&mut self, pos: ChunkPos) {
+    /// A chunk with nothing to draw (air, or rock buried in rock, whose
+    /// `solid` rows are all set) is done without a mesh.
+    pub fn settle_empty(&mut self, pos: ChunkPos, solid: [u32; 4]) {
         self.meshed.insert(pos);
-        self.drawn.insert(pos);
+        self.draw(pos, solid);
+    }
+
+    fn draw(&mut self, pos: ChunkPos, solid: [u32; 4]) {
+        if self.drawn.insert(pos, solid) != Some(solid) {
+            self.dirty.insert([pos.x, pos.z]);
+        }
+    }
+
+    /// The drawn chunks' opaque bands, as of the last [`Self::refresh_solid`].
+    pub fn solid(&self) -> &SolidColumns {
+        &self.solid
+    }
+
+    /// Gathers the opaque bands anew for the columns whose drawn chunks
+    /// changed (`range` bounds a column's chunks).
+    pub fn refresh_solid(&mut self, range: &Range) {
+        let v = super::rings::vertical(range.render_distance);
+        let (lo, hi) = (range.centre.y.saturating_sub(v), range.centre.y.saturating_add(v));
+        for [x, z] in self.dirty.drain() {
+            let drawn = &self.drawn;
+            self.solid.set([x, z], (lo..=hi).filter_map(|y| Some((y, *drawn.get(&ChunkPos::new(x, y, z))?))));
+        }
     }
 
     /// Queues a chunk whose neighbours are all loaded for meshing.
@@ -346,14 +389,18 @@ impl MeshPipeline {
         self.uploads.retain(|m| m.pos != pos);
     }
 
-    /// `pos` was meshed on the game thread (`Some`), or waits for its
-    /// neighbours to be meshed again once they arrive (`None`).
-    pub fn remeshed(&mut self, pos: ChunkPos, done: bool) {
-        if done {
-            self.meshed.insert(pos);
-            self.drawn.insert(pos);
-        } else {
-            self.meshed.remove(&pos);
+    /// `pos` was meshed on the game thread (`Some`, with its blocks'
+    /// [`Chunk::solid_rows`]), or waits for its neighbours to be meshed
+    /// again once they arrive (`None`).
+    pub fn remeshed(&mut self, pos: ChunkPos, done: Option<[u32; 4]>) {
+        match done {
+            Some(solid) => {
+                self.meshed.insert(pos);
+                self.draw(pos, solid);
+            }
+            None => {
+                self.meshed.remove(&pos);
+            }
         }
     }
 
@@ -396,7 +443,7 @@ impl MeshPipeline {
             }
             self.stamps.remove(&pos);
             self.meshed.insert(pos);
-            self.drawn.insert(pos);
+            self.draw(pos, finished.solid);
         }
     }
 

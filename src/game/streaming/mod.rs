@@ -482,7 +482,7 @@ impl ChunkStreamer {
             }
             if range.lights(p) && !old.lights(p) && self.meshes.is_meshed(p) {
                 self.meshes.invalidate(p);
-                self.meshes.remeshed(p, false);
+                self.meshes.remeshed(p, None);
                 self.try_mesh(&store, p);
             }
         }
@@ -507,7 +507,7 @@ impl ChunkStreamer {
         let Some(centre) = store.get(pos) else { return };
         // Air and buried chunks have nothing to draw.
         if centre.blocks().uniform() == Some(BlockId::AIR) {
-            self.meshes.settle_empty(pos);
+            self.meshes.settle_empty(pos, [0; 4]);
             return;
         }
         // Cheap checks first: this runs for every neighbour of every chunk
@@ -521,7 +521,7 @@ impl ChunkStreamer {
             .chain(FACE_STEPS)
             .all(|[dx, dy, dz]| opaque(ChunkPos::new(pos.x + dx, pos.y + dy, pos.z + dz)))
         {
-            self.meshes.settle_empty(pos);
+            self.meshes.settle_empty(pos, [u32::MAX; 4]);
             return;
         }
         if self.range.lights(pos) && !self.light_settled(pos) {
@@ -589,15 +589,16 @@ impl ChunkStreamer {
             match Self::mesh_input(&store, &self.light, c, range.lights(c)) {
                 Some(input) => {
                     let mesh = mesh_of(&input);
+                    let solid = input.chunks[13].solid_rows();
                     self.view_changes.push(if mesh.is_empty() {
                         ViewChange::Gone(c)
                     } else {
                         ViewChange::Mesh(c, mesh)
                     });
-                    self.meshes.remeshed(c, true);
+                    self.meshes.remeshed(c, Some(solid));
                 }
                 // Meshed once its neighbours (and their light) arrive.
-                None => self.meshes.remeshed(c, false),
+                None => self.meshes.remeshed(c, None),
             }
         }
         Ok(())
@@ -750,7 +751,7 @@ impl ChunkStreamer {
             if range.lights(pos) && self.meshes.is_settled_or_busy(pos) {
                 // A queued chunk reads its light when it is sent.
                 self.meshes.invalidate(pos);
-                self.meshes.remeshed(pos, false);
+                self.meshes.remeshed(pos, None);
             }
         }
         // Chunks that waited on these: their neighbours, and the chunks
@@ -821,6 +822,17 @@ impl ChunkStreamer {
 
     pub fn is_drawn(&self, pos: ChunkPos) -> bool {
         self.meshes.is_drawn(pos)
+    }
+
+    /// Where the drawn chunks are opaque, column by column (far terrain
+    /// behind them is hidden), as of the last [`Self::refresh_solid`].
+    pub fn solid(&self) -> &crate::far::occlusion::SolidColumns {
+        self.meshes.solid()
+    }
+
+    /// Brings [`Self::solid`] up to the chunks drawn now.
+    pub fn refresh_solid(&mut self) {
+        self.meshes.refresh_solid(&self.range);
     }
 
     /// Every hole in the render range, as an offset from the centre.
