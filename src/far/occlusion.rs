@@ -88,12 +88,20 @@ impl SolidColumns {
                 }
             }
             for (q, &r) in rows.iter().enumerate() {
-                for b in 0..SIZE {
-                    match (r >> b & 1 == 1, open[q]) {
-                        (true, None) => open[q] = Some(base + b),
-                        (false, Some(_)) => close(&mut open, &mut runs, q, base + b),
-                        _ => {}
+                // Run by run: the ones or zeros from bit b on.
+                let mut b = 0u32;
+                while b < SIZE as u32 {
+                    let rest = r >> b;
+                    let len = if open[q].is_some() { rest.trailing_ones() } else { rest.trailing_zeros() };
+                    let end = (b + len).min(SIZE as u32);
+                    if end == SIZE as u32 {
+                        break;
                     }
+                    match open[q] {
+                        Some(_) => close(&mut open, &mut runs, q, base + end as i32),
+                        None => open[q] = Some(base + end as i32),
+                    }
+                    b = end;
                 }
             }
             next = Some(base.saturating_add(SIZE));
@@ -527,5 +535,65 @@ mod tests {
         assert!(!visible(eye, &[tile(0, 6, 0, [64, 70])], &walls)[0], "374 blocks out: hidden");
         // A wall whose band starts at the eye's height proves nothing.
         assert!(visible(eye, &[tile(0, 6, 0, [64, 70])], &wall_row(80))[0]);
+    }
+
+    /// The runs equal a bit-by-bit walk's over pseudo-random rows, with
+    /// gaps between the chunks drawn.
+    #[test]
+    fn runs_equal_a_walk_bit_by_bit() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..200 {
+            let mut chunks: Vec<(i32, [u32; 4])> = Vec::new();
+            for y in -3..4 {
+                if next() % 5 == 0 {
+                    continue;
+                }
+                // Long runs of ones, some rows all ones or all zeros.
+                let rows = [0; 4].map(|_| match next() % 4 {
+                    0 => u32::MAX,
+                    1 => 0,
+                    _ => (next() | next() >> 3 | next() >> 7) as u32,
+                });
+                chunks.push((y, rows));
+            }
+            let mut s = SolidColumns::default();
+            s.set([0, 0], chunks.clone());
+            // The walk: every height of every drawn chunk, in order.
+            let mut expect: [Vec<[i32; 2]>; 4] = Default::default();
+            for (q, runs) in expect.iter_mut().enumerate() {
+                let mut open: Option<i32> = None;
+                let mut last = None;
+                for &(cy, rows) in &chunks {
+                    if last != Some(cy - 1) {
+                        if let Some(b) = open.take() {
+                            runs.push([b, last.unwrap_or(0) * 32 + 32]);
+                        }
+                    }
+                    for b in 0..32 {
+                        let y = cy * 32 + b;
+                        match (rows[q] >> b & 1 == 1, open) {
+                            (true, None) => open = Some(y),
+                            (false, Some(o)) => {
+                                runs.push([o, y]);
+                                open = None;
+                            }
+                            _ => {}
+                        }
+                    }
+                    last = Some(cy);
+                }
+                if let Some(b) = open {
+                    runs.push([b, last.unwrap_or(0) * 32 + 32]);
+                }
+            }
+            let got = s.runs.get(&[0, 0]).cloned().unwrap_or_default();
+            assert_eq!(got, expect, "{chunks:?}");
+        }
     }
 }
