@@ -7,7 +7,8 @@
 //! through the chunks: each must stop at an opaque block. Then a tunnel is
 //! dug at the eye's height and the same holds, while a tile seen down the
 //! tunnel is no longer hidden. Walls claiming eight blocks more than the
-//! chunks hold fail it.
+//! chunks hold fail it (the tile down the tunnel stays hidden), and
+//! fifteen more fail the traced lines.
 
 use blockworld::far::clipmap::TileKey;
 use blockworld::far::occlusion::{visible, Candidate, SolidColumns, Wall, PARTS};
