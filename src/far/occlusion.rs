@@ -58,11 +58,46 @@ pub struct Wall {
 /// and leave: the walls of [`visible`].
 #[derive(Default)]
 pub struct SolidColumns {
-    /// Per chunk column (x, z), each quarter's runs [bottom, top), lowest first.
-    runs: FxHashMap<[i32; 2], [Vec<[i32; 2]>; 4]>,
-    /// The last walls made, and the eye heights (above the first, up to
-    /// the second) for which the same runs are chosen.
-    made: std::cell::RefCell<Option<([f64; 2], Vec<Wall>)>>,
+    columns: Vec<SolidColumn>,
+    /// Where each chunk column (x, z) lies in `columns`.
+    at: FxHashMap<[i32; 2], usize>,
+}
+
+/// Each quarter's runs [bottom, top), lowest first, and the runs chosen
+/// for the last eye height asked, with the eye heights (above the first,
+/// up to the second) for which they stay chosen.
+struct SolidColumn {
+    key: [i32; 2],
+    runs: [Vec<[i32; 2]>; 4],
+    chosen: std::cell::Cell<([f64; 2], [Option<[i32; 2]>; 4])>,
+}
+
+/// Chosen for no eye yet.
+const UNCHOSEN: ([f64; 2], [Option<[i32; 2]>; 4]) = ([f64::INFINITY, f64::NEG_INFINITY], [None; 4]);
+
+impl SolidColumn {
+    /// Of each quarter's runs starting below the eye (the only ones a line
+    /// of sight down to far terrain can pass through), the highest.
+    fn choose(&self, eye_y: f64) -> [Option<[i32; 2]>; 4] {
+        let ([lo, hi], chosen) = self.chosen.get();
+        if lo < eye_y && eye_y <= hi {
+            return chosen;
+        }
+        let (mut lo, mut hi) = (f64::NEG_INFINITY, f64::INFINITY);
+        let chosen = self.runs.each_ref().map(|runs| {
+            let below = runs.partition_point(|r| (r[0] as f64) < eye_y);
+            if let Some(next) = runs.get(below) {
+                hi = hi.min(next[0] as f64);
+            }
+            let run = below.checked_sub(1).map(|i| runs[i]);
+            if let Some([bottom, _]) = run {
+                lo = lo.max(bottom as f64);
+            }
+            run
+        });
+        self.chosen.set(([lo, hi], chosen));
+        chosen
+    }
 }
 
 impl SolidColumns {
@@ -109,41 +144,40 @@ impl SolidColumns {
         for q in 0..4 {
             close(&mut open, &mut runs, q, next.unwrap_or(0));
         }
-        if runs.iter().all(Vec::is_empty) {
-            self.runs.remove(&column);
-        } else {
-            self.runs.insert(column, runs);
-        }
-        *self.made.get_mut() = None;
-    }
-
-    /// The walls for an eye at height `eye_y`: for each quarter, of its
-    /// runs starting below the eye (the only ones a line of sight down to
-    /// far terrain can pass through), the highest.
-    /// Kept until the columns change or the eye passes a run's bottom, so
-    /// an eye moving level makes them once.
-    pub fn walls(&self, eye_y: f64) -> Vec<Wall> {
-        const SIZE: i64 = crate::world::coords::CHUNK_SIZE_I64;
-        if let Some(([lo, hi], walls)) = &*self.made.borrow() {
-            if *lo < eye_y && eye_y <= *hi {
-                return walls.clone();
+        match (self.at.get(&column).copied(), runs.iter().all(Vec::is_empty)) {
+            (Some(i), true) => {
+                self.at.remove(&column);
+                self.columns.swap_remove(i);
+                if let Some(moved) = self.columns.get(i) {
+                    self.at.insert(moved.key, i);
+                }
+            }
+            (Some(i), false) => {
+                self.columns[i].runs = runs;
+                self.columns[i].chosen.set(UNCHOSEN);
+            }
+            (None, true) => {}
+            (None, false) => {
+                self.at.insert(column, self.columns.len());
+                self.columns.push(SolidColumn { key: column, runs, chosen: std::cell::Cell::new(UNCHOSEN) });
             }
         }
-        let mut out = Vec::with_capacity(self.runs.len() * 4);
-        let (mut lo, mut hi) = (f64::NEG_INFINITY, f64::INFINITY);
-        for (&[x, z], quarters) in &self.runs {
-            for (q, runs) in quarters.iter().enumerate() {
-                let below = runs.partition_point(|r| (r[0] as f64) < eye_y);
-                if let Some(next) = runs.get(below) {
-                    hi = hi.min(next[0] as f64);
-                }
-                let Some(&[bottom, top]) = below.checked_sub(1).map(|i| &runs[i]) else { continue };
-                lo = lo.max(bottom as f64);
-                let origin = [x as i64 * SIZE + (q % 2) as i64 * SIZE / 2, z as i64 * SIZE + (q / 2) as i64 * SIZE / 2];
+    }
+
+    /// The walls for an eye at height `eye_y`: each quarter's highest run
+    /// starting below the eye. A column chooses again only when it
+    /// changed or the eye passed one of its runs' bottoms.
+    pub fn walls(&self, eye_y: f64) -> Vec<Wall> {
+        const SIZE: i64 = crate::world::coords::CHUNK_SIZE_I64;
+        let mut out = Vec::with_capacity(self.columns.len() * 4);
+        for c in &self.columns {
+            let [x, z] = c.key.map(|v| v as i64 * SIZE);
+            for (q, run) in c.choose(eye_y).into_iter().enumerate() {
+                let Some([bottom, top]) = run else { continue };
+                let origin = [x + (q % 2) as i64 * SIZE / 2, z + (q / 2) as i64 * SIZE / 2];
                 out.push(Wall { origin, size: SIZE / 2, bottom, top });
             }
         }
-        *self.made.borrow_mut() = Some(([lo, hi], out.clone()));
         out
     }
 }
@@ -250,6 +284,31 @@ pub fn visible(eye: [f64; 3], tiles: &[Candidate], walls: &[Wall]) -> Vec<bool> 
     // An occluder blocking no line flatter than this hides nothing: most
     // of the ground around the eye, whose spans are the widest.
     let lowest = order.iter().map(|o| o.2).fold(f64::INFINITY, f64::min);
+    // Nor does one whose bearings no tile asked about shares (the tiles
+    // are those in the frustum): the bins the tiles touch, counted.
+    let mut asked = vec![0u32; BINS + 1];
+    for (_, s, _) in &order {
+        let [a0, a1] = s.azimuth;
+        for k in a0.floor() as i64..=a1.floor() as i64 {
+            asked[Horizon::index(k) + 1] = 1;
+        }
+    }
+    for k in 0..BINS {
+        asked[k + 1] += asked[k];
+    }
+    let touches = |[a0, a1]: [f64; 2]| {
+        let (k0, k1) = (a0.floor() as i64, a1.floor() as i64);
+        if k1 - k0 + 1 >= BINS as i64 {
+            return true;
+        }
+        let (i0, i1) = (Horizon::index(k0), Horizon::index(k1));
+        let count = |from: usize, to: usize| asked[to + 1] - asked[from];
+        if i0 <= i1 {
+            count(i0, i1) > 0
+        } else {
+            count(i0, BINS - 1) + count(0, i1) > 0
+        }
+    };
     // Every part of every tile drawn whole, farthest point first out. A
     // part of a tile found hidden enters too: it lies where nearer terrain
     // already blocks more than it could, so it changes no answer.
@@ -264,7 +323,7 @@ pub fn visible(eye: [f64; 3], tiles: &[Candidate], walls: &[Wall]) -> Vec<bool> 
             // under the part's lowest top somewhere over it.
             let rise = top as f64 - ey;
             let slope = rise / if rise >= 0.0 { p.far } else { p.near };
-            if slope > lowest {
+            if slope > lowest && touches(p.azimuth) {
                 occluders.push(Occluder { far: p.far, slope, span: p.azimuth });
             }
         }
@@ -281,7 +340,7 @@ pub fn visible(eye: [f64; 3], tiles: &[Candidate], walls: &[Wall]) -> Vec<bool> 
         }
         let Some(p) = seen_square(w.origin.map(|v| v as f64), w.size as f64, [ex, ez]) else { continue };
         let slope = rise / if rise >= 0.0 { p.far } else { p.near };
-        if slope <= lowest {
+        if slope <= lowest || !touches(p.azimuth) {
             continue;
         }
         // A line to a tile whose nearest point is `d` away passes over the
@@ -518,8 +577,29 @@ mod tests {
         let q = |o: [i64; 2]| w.iter().find(|w| w.origin == o).map(|w| [w.bottom, w.top]);
         assert_eq!(q([0, 16]), Some([70, 98]));
         assert_eq!(q([16, 16]), Some([70, 128]));
-        // Set again with nothing drawn, the column has no walls.
+        // Set again with nothing drawn, the column has no walls; the
+        // others keep theirs, and change when set again.
+        s.set([1, 0], [(2, [!0; 4])]);
+        s.set([2, 0], [(2, [1; 4])]);
         s.set([0, 0], []);
+        let bands = |s: &SolidColumns| {
+            let mut w: Vec<_> = s.walls(1000.0).iter().map(|w| (w.origin, w.top)).collect();
+            w.sort();
+            w
+        };
+        let expect = |tops: [(i64, i32); 2]| {
+            let mut w: Vec<_> = tops
+                .iter()
+                .flat_map(|&(x, top)| [[x, 0], [x + 16, 0], [x, 16], [x + 16, 16]].map(|o| (o, top)))
+                .collect();
+            w.sort();
+            w
+        };
+        assert_eq!(bands(&s), expect([(32, 96), (64, 65)]));
+        s.set([2, 0], [(2, [3; 4])]);
+        assert_eq!(bands(&s), expect([(32, 96), (64, 66)]));
+        s.set([1, 0], []);
+        s.set([2, 0], []);
         assert!(s.walls(1000.0).is_empty());
     }
 
@@ -592,7 +672,7 @@ mod tests {
                     runs.push([b, last.unwrap_or(0) * 32 + 32]);
                 }
             }
-            let got = s.runs.get(&[0, 0]).cloned().unwrap_or_default();
+            let got = s.at.get(&[0, 0]).map(|&i| s.columns[i].runs.clone()).unwrap_or_default();
             assert_eq!(got, expect, "{chunks:?}");
         }
     }
