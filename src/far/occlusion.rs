@@ -69,11 +69,14 @@ pub struct SolidColumns {
 struct SolidColumn {
     key: [i32; 2],
     runs: [Vec<[i32; 2]>; 4],
-    chosen: std::cell::Cell<([f64; 2], [Option<[i32; 2]>; 4])>,
+    chosen: std::cell::Cell<Chosen>,
 }
 
+/// The eye heights a choice holds for, and each quarter's run chosen.
+type Chosen = ([f64; 2], [Option<[i32; 2]>; 4]);
+
 /// Chosen for no eye yet.
-const UNCHOSEN: ([f64; 2], [Option<[i32; 2]>; 4]) = ([f64::INFINITY, f64::NEG_INFINITY], [None; 4]);
+const UNCHOSEN: Chosen = ([f64::INFINITY, f64::NEG_INFINITY], [None; 4]);
 
 impl SolidColumn {
     /// Of each quarter's runs starting below the eye (the only ones a line
