@@ -243,6 +243,14 @@ fn seen_square([x0, z0]: [f64; 2], b: f64, eye: [f64; 2]) -> Option<Seen> {
     Some(Seen { azimuth: [(centre + lo) * bin, (centre + hi) * bin], near, far })
 }
 
+impl Seen {
+    /// The flattest slope a line of sight can have and still pass under a
+    /// height `rise` above the eye somewhere over the footprint.
+    fn flattest_under(&self, rise: f64) -> f64 {
+        rise / if rise >= 0.0 { self.far } else { self.near }
+    }
+}
+
 /// The bearing of (dx, dz) as a quarter-turn count in [0, 4), measured
 /// along the diamond |dx| + |dz| = 1 rather than the circle: monotone in
 /// the true angle, so a bin is still a wedge of bearings, and free of
@@ -324,8 +332,7 @@ pub fn visible(eye: [f64; 3], tiles: &[Candidate], walls: &[Wall]) -> Vec<bool> 
             let Some(p) = seen_square(corner, b, [ex, ez]) else { continue };
             // The flattest slope a line of sight can have and still pass
             // under the part's lowest top somewhere over it.
-            let rise = top as f64 - ey;
-            let slope = rise / if rise >= 0.0 { p.far } else { p.near };
+            let slope = p.flattest_under(top as f64 - ey);
             if slope > lowest && touches(p.azimuth) {
                 occluders.push(Occluder { far: p.far, slope, span: p.azimuth });
             }
@@ -342,7 +349,7 @@ pub fn visible(eye: [f64; 3], tiles: &[Candidate], walls: &[Wall]) -> Vec<bool> 
             continue;
         }
         let Some(p) = seen_square(w.origin.map(|v| v as f64), w.size as f64, [ex, ez]) else { continue };
-        let slope = rise / if rise >= 0.0 { p.far } else { p.near };
+        let slope = p.flattest_under(rise);
         if slope <= lowest || !touches(p.azimuth) {
             continue;
         }

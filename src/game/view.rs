@@ -71,7 +71,10 @@ pub fn with_visibility<R>(
     far: bool,
     draw: impl FnOnce(&Visibility) -> R,
 ) -> R {
-    streamer.refresh_solid();
+    // The chunks' walls serve far terrain alone.
+    if far {
+        streamer.refresh_solid();
+    }
     let streamer = &*streamer;
     let range = streamer.range();
     let (centre, r) = (range.centre, range.render_distance);
