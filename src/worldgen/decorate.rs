@@ -233,8 +233,15 @@ pub fn footing(program: &NoiseProgram, p: &WorldParams, lanes: Lanes, x: i64, z:
 
 /// [`footing`] of each column in `cols`, five samples each (the four
 /// diagonal neighbours and the column), packed eight lanes a call where
-/// [`footing`] takes a call per column: the same bits, lane by lane.
-fn footings(program: &NoiseProgram, p: &WorldParams, lanes: Lanes, cols: &[(i64, i64)]) -> Vec<Footing> {
+/// [`footing`] takes a call per column: the same bits, lane by lane, with
+/// column `i`'s tree density `density(i, biome)`.
+fn footings(
+    program: &NoiseProgram,
+    p: &WorldParams,
+    lanes: Lanes,
+    cols: &[(i64, i64)],
+    density: impl Fn(usize, u8) -> f32,
+) -> Vec<Footing> {
     const TAPS: [(i64, i64); 5] = [(-1, -1), (1, -1), (-1, 1), (1, 1), (0, 0)];
     let n = (cols.len() * TAPS.len()).div_ceil(8) * 8;
     let (mut xs, mut zs) = (Vec::with_capacity(n), Vec::with_capacity(n));
@@ -248,14 +255,61 @@ fn footings(program: &NoiseProgram, p: &WorldParams, lanes: Lanes, cols: &[(i64,
     zs.resize(n, zs.last().copied().unwrap_or(0.0));
     let (mut h_b, mut biome) = (vec![0.0f32; n], vec![0u8; n]);
     sample_points(program, p, lanes, &xs, &zs, &mut h_b, &mut biome);
-    cols.iter()
-        .enumerate()
-        .map(|(i, &(x, z))| {
+    (0..cols.len())
+        .map(|i| {
             let h = [0, 1, 2, 3].map(|t| h_b[5 * i + t]);
             let b = biome[5 * i + 4];
-            footing_of(h, b, program.tree_density_factor(p, b as usize, x as f32, z as f32))
+            footing_of(h, b, density(i, b))
         })
         .collect()
+}
+
+/// The tree density maps at a plan's candidates: each distinct node that
+/// a biome's map reads, evaluated once per candidate and eight candidates
+/// a call where the CPU allows, which gives the bits
+/// [`NoiseProgram::tree_density_factor`] reads a call per candidate.
+struct TreeMaps {
+    /// The distinct nodes with a program that the biomes' tree maps read.
+    nodes: ([u32; MAX_BIOMES], usize),
+    /// Per candidate, one value per node, in `nodes` order.
+    values: Vec<f32>,
+}
+
+impl TreeMaps {
+    fn new(ground: &Ground, at: &[(i64, i64)]) -> TreeMaps {
+        let (program, p) = (ground.program, ground.params);
+        let mut nodes = ([0u32; MAX_BIOMES], 0usize);
+        for map in &p.deco.trees.biome_map {
+            if program.has_map(map.node) && !nodes.0[..nodes.1].contains(&map.node) {
+                nodes.0[nodes.1] = map.node;
+                nodes.1 += 1;
+            }
+        }
+        let n = nodes.1;
+        let mut values = vec![0.0f32; at.len() * n];
+        if n > 0 {
+            let xs: Vec<f32> = at.iter().map(|&(x, _)| x as f32).collect();
+            let zs: Vec<f32> = at.iter().map(|&(_, z)| z as f32).collect();
+            let mut out = vec![0.0f32; at.len()];
+            for (slot, &node) in nodes.0[..n].iter().enumerate() {
+                program.map_values(node, ground.lanes, &xs, &zs, &mut out);
+                for (k, &v) in out.iter().enumerate() {
+                    values[k * n + slot] = v;
+                }
+            }
+        }
+        TreeMaps { nodes, values }
+    }
+
+    /// Biome `b`'s tree density factor at candidate `k`.
+    fn factor(&self, p: &WorldParams, b: usize, k: usize) -> f32 {
+        let Some(map) = p.deco.trees.biome_map.get(b) else { return 1.0 };
+        let (nodes, n) = self.nodes;
+        match nodes[..n].iter().position(|&node| node == map.node) {
+            Some(slot) => map.factor(self.values[k * n + slot]),
+            None => 1.0,
+        }
+    }
 }
 
 /// The footing over the four diagonal samples `h` (in the heightmap's
@@ -382,16 +436,17 @@ fn may_take_tree(ground: &Ground, c: Candidate) -> bool {
 /// grows, and the footing's eight columns need not be sampled: in a
 /// clearing most candidates end here for the price of one node's noise.
 fn some_biome_takes(program: &NoiseProgram, p: &WorldParams, c: Candidate) -> bool {
-    let t = &p.deco.trees;
     // Maps that read one node share its value.
     let mut seen: Option<(u32, f32)> = None;
-    (0..t.biome_count.len()).any(|b| {
-        if t.biome_count[b] == 0 {
-            return false;
-        }
-        let factor = program.density_factor_sharing(&t.biome_map[b], c.x as f32, c.z as f32, &mut seen);
-        tree_layer(p, b, c.threshold, factor).is_some()
+    some_biome_takes_given(p, c.threshold, |b| {
+        program.density_factor_sharing(&p.deco.trees.biome_map[b], c.x as f32, c.z as f32, &mut seen)
     })
+}
+
+/// [`some_biome_takes`] given each biome's density factor at the candidate.
+fn some_biome_takes_given(p: &WorldParams, threshold: u32, mut factor: impl FnMut(usize) -> f32) -> bool {
+    let t = &p.deco.trees;
+    (0..t.biome_count.len()).any(|b| t.biome_count[b] != 0 && tree_layer(p, b, threshold, factor(b)).is_some())
 }
 
 /// The rock lying at a rock candidate, if the rules allow it: its kind and shape.
@@ -489,52 +544,65 @@ fn near_column(
         })
 }
 
-/// The rocks that reach into chunk column `col` from candidates up to
-/// `rock_reach` blocks beyond it, less those that yield to a tree. `known`
-/// holds the tree candidates the column's tree plan settled.
-fn plan_rocks(
-    ground: &Ground,
-    col: ColumnPos,
-    hm: &Heightmap,
-    known: &[([i64; 2], bool)],
-    out: &mut ColumnDecorations,
-) {
-    let p = ground.params;
-    if p.deco.rocks.unit <= 0 {
-        return;
+/// The rock candidates of [`plan`] within `rocks.reach` blocks of its
+/// chunk column that its biome does not rule out, with their footings
+/// where the column holds them; the rest wait for the plan's one batch.
+struct PendingRocks {
+    near: Vec<(Candidate, i64, i64)>,
+    read: Vec<Option<Footing>>,
+}
+
+impl PendingRocks {
+    fn new(ground: &Ground, col: ColumnPos, hm: &Heightmap) -> PendingRocks {
+        let p = ground.params;
+        if p.deco.rocks.unit <= 0 {
+            return PendingRocks { near: Vec::new(), read: Vec::new() };
+        }
+        let (unit, reach) = (p.deco.rocks.unit as i64, p.deco.rocks.reach as i64);
+        // Inside the column its own biome settles the threshold before the
+        // footing's columns are read.
+        let near: Vec<_> = near_column(p, col, unit, reach, p.deco.rocks.seed(), p.deco.rocks.max_density)
+            .filter(|&(c, rx, rz)| {
+                if !(0..CHUNK_SIZE_I64).contains(&rx) || !(0..CHUNK_SIZE_I64).contains(&rz) {
+                    return true;
+                }
+                let b = hm.biomes[column_index(rx as usize, rz as usize)] as usize;
+                let n = (p.deco.rocks.biome_count[b] as usize).min(MAX_BIOME_LAYERS);
+                layer_of(c.threshold, p.deco.rocks.biome_layers[b][..n].iter().map(|l| l.density)).is_some()
+            })
+            .collect();
+        // Rocks read no density map: their footings' factor stays 1.
+        let read = near.iter().map(|(c, _, _)| ground.read(c.x, c.z, |_| 1.0)).collect();
+        PendingRocks { near, read }
     }
-    let near = near_column(
-        p,
-        col,
-        p.deco.rocks.unit as i64,
-        p.deco.rocks.reach as i64,
-        p.deco.rocks.seed(),
-        p.deco.rocks.max_density,
-    );
-    for (c, rx, rz) in near {
-        // Inside the column its own biome settles the threshold before
-        // the footing's eight columns are sampled.
-        if (0..CHUNK_SIZE_I64).contains(&rx) && (0..CHUNK_SIZE_I64).contains(&rz) {
-            let b = hm.biomes[column_index(rx as usize, rz as usize)] as usize;
-            let n = (p.deco.rocks.biome_count[b] as usize).min(MAX_BIOME_LAYERS);
-            if layer_of(c.threshold, p.deco.rocks.biome_layers[b][..n].iter().map(|l| l.density)).is_none() {
+
+    /// The columns whose footings are to be sampled.
+    fn columns(&self) -> impl Iterator<Item = (i64, i64)> + '_ {
+        self.near.iter().zip(&self.read).filter(|(_, f)| f.is_none()).map(|((c, _, _), _)| (c.x, c.z))
+    }
+
+    /// The rocks, given the sampled footings in [`Self::columns`] order,
+    /// less those that yield to a tree; `known` holds the tree candidates
+    /// the column's tree plan settled.
+    fn finish(self, ground: &Ground, sampled: &[Footing], known: &[([i64; 2], bool)], out: &mut ColumnDecorations) {
+        let p = ground.params;
+        let mut sampled = sampled.iter().copied();
+        for (&(c, rx, rz), f) in self.near.iter().zip(self.read) {
+            let Some(f) = f.or_else(|| sampled.next()) else { continue };
+            let Some((kind, shape)) = rock_at(p, c.threshold, c.variant, f) else { continue };
+            if rock_yields_given(ground, c.x, c.z, rock_radii(shape), known) {
                 continue;
             }
+            let t = PlacedObject {
+                x: rx as i32,
+                z: rz as i32,
+                base: rock_base(p, kind, f.height),
+                kind: ROCK_KIND + kind,
+                shape,
+            };
+            out.tree_top = out.tree_top.max(tree_top(p, &t));
+            out.trees.push(t);
         }
-        let f = ground.footing(c.x, c.z);
-        let Some((kind, shape)) = rock_at(p, c.threshold, c.variant, f) else { continue };
-        if rock_yields_given(ground, c.x, c.z, rock_radii(shape), known) {
-            continue;
-        }
-        let t = PlacedObject {
-            x: rx as i32,
-            z: rz as i32,
-            base: rock_base(p, kind, f.height),
-            kind: ROCK_KIND + kind,
-            shape,
-        };
-        out.tree_top = out.tree_top.max(tree_top(p, &t));
-        out.trees.push(t);
     }
 }
 
@@ -554,12 +622,16 @@ pub fn plan(
 ) -> ColumnDecorations {
     let ground = Ground { program, params: p, lanes, column: apron.filter(|a| a.column() == col).map(|a| (hm, a)) };
     let mut out = ColumnDecorations::none();
+    // Trees and rocks settle what the column decides, then sample the
+    // footings they still need in one batch: fewer part-filled calls.
+    let (trees, rocks) = (PendingTrees::new(&ground, col, hm), PendingRocks::new(&ground, col, hm));
+    let cols: Vec<_> = trees.columns().chain(rocks.columns()).collect();
+    let n = trees.unsampled.len();
+    let sampled = footings(program, p, lanes, &cols, |i, b| if i < n { trees.density(p, i, b) } else { 1.0 });
     // Every tree candidate settled here, for the rocks' yielding.
     let mut known: Vec<([i64; 2], bool)> = Vec::new();
-    if p.deco.trees.unit > 0 {
-        plan_trees(&ground, col, hm, &mut known, &mut out);
-    }
-    plan_rocks(&ground, col, hm, &known, &mut out);
+    trees.finish(p, &sampled[..n], &mut known, &mut out);
+    rocks.finish(&ground, &sampled[n..], &known, &mut out);
     if p.deco.plants.reach > 0 {
         plan_plants(&ground, col, hm, &mut out);
     }
@@ -713,63 +785,89 @@ impl ShoreHeights for ShoreRing<'_> {
     }
 }
 
-/// The trees of [`plan`], noting in `known` what each candidate in range gave.
-fn plan_trees(
-    ground: &Ground,
-    col: ColumnPos,
-    hm: &Heightmap,
-    known: &mut Vec<([i64; 2], bool)>,
-    out: &mut ColumnDecorations,
-) {
-    let (program, p) = (ground.program, ground.params);
-    let near: Vec<_> = near_column(
-        p,
-        col,
-        p.deco.trees.unit as i64,
-        p.deco.trees.reach as i64,
-        p.deco.seed(),
-        p.deco.trees.max_density,
-    )
-    .collect();
-    // Each candidate's tree, or None where its footing must be sampled:
-    // those are sampled together afterwards.
-    let mut trees: Vec<Option<Option<(Footing, u32, u32)>>> = Vec::with_capacity(near.len());
-    let mut unsampled = Vec::new();
-    for (k, &(c, rx, rz)) in near.iter().enumerate() {
-        let inside = (0..CHUNK_SIZE_I64).contains(&rx) && (0..CHUNK_SIZE_I64).contains(&rz);
-        let tree = if inside {
-            let b = hm.biomes[column_index(rx as usize, rz as usize)] as usize;
-            // The density map costs one node's noise, the footing
-            // eight columns': settle the threshold first.
-            let factor = program.tree_density_factor(p, b, c.x as f32, c.z as f32);
-            if tree_layer(p, b, c.threshold, factor).is_none() {
-                Some(None)
-            } else {
-                ground
-                    .read(c.x, c.z, |_| factor)
-                    .map(|f| tree_at(p, c.threshold, c.variant, f).map(|(kind, shape)| (f, kind, shape)))
-            }
+/// The tree candidates of [`plan`] in range of its chunk column, each
+/// settled where the column or a threshold decides it; the rest wait for
+/// their footings, sampled in the plan's one batch.
+struct PendingTrees {
+    near: Vec<(Candidate, i64, i64)>,
+    maps: TreeMaps,
+    /// Per candidate its tree, or None while its footing is unsampled.
+    trees: Vec<Option<Option<(Footing, u32, u32)>>>,
+    /// The candidates whose footings must be sampled, in order.
+    unsampled: Vec<usize>,
+}
+
+impl PendingTrees {
+    fn new(ground: &Ground, col: ColumnPos, hm: &Heightmap) -> PendingTrees {
+        let p = ground.params;
+        let (unit, reach) = (p.deco.trees.unit as i64, p.deco.trees.reach as i64);
+        let near: Vec<_> = if unit > 0 {
+            near_column(p, col, unit, reach, p.deco.seed(), p.deco.trees.max_density).collect()
         } else {
-            None
+            Vec::new()
         };
-        let tree = tree.or_else(|| (!may_take_tree(ground, c)).then_some(None));
-        if tree.is_none() {
-            unsampled.push(k);
+        let maps = TreeMaps::new(ground, &near.iter().map(|(c, _, _)| (c.x, c.z)).collect::<Vec<_>>());
+        let mut trees = Vec::with_capacity(near.len());
+        let mut unsampled = Vec::new();
+        for (k, &(c, rx, rz)) in near.iter().enumerate() {
+            let inside = (0..CHUNK_SIZE_I64).contains(&rx) && (0..CHUNK_SIZE_I64).contains(&rz);
+            let tree = if inside {
+                let b = hm.biomes[column_index(rx as usize, rz as usize)] as usize;
+                // Settle the threshold before the footing's columns are read.
+                let factor = maps.factor(p, b, k);
+                if tree_layer(p, b, c.threshold, factor).is_none() {
+                    Some(None)
+                } else {
+                    ground
+                        .read(c.x, c.z, |_| factor)
+                        .map(|f| tree_at(p, c.threshold, c.variant, f).map(|(kind, shape)| (f, kind, shape)))
+                }
+            } else {
+                None
+            };
+            // Where no biome takes the threshold, the footing's eight
+            // columns need not be sampled.
+            let tree =
+                tree.or_else(|| (!some_biome_takes_given(p, c.threshold, |b| maps.factor(p, b, k))).then_some(None));
+            if tree.is_none() {
+                unsampled.push(k);
+            }
+            trees.push(tree);
         }
-        trees.push(tree);
+        PendingTrees { near, maps, trees, unsampled }
     }
-    let cols: Vec<(i64, i64)> = unsampled.iter().map(|&k| (near[k].0.x, near[k].0.z)).collect();
-    for (&k, f) in unsampled.iter().zip(footings(program, p, ground.lanes, &cols)) {
-        let c = near[k].0;
-        trees[k] = Some(tree_at(p, c.threshold, c.variant, f).map(|(kind, shape)| (f, kind, shape)));
+
+    /// The columns whose footings are to be sampled.
+    fn columns(&self) -> impl Iterator<Item = (i64, i64)> + '_ {
+        self.unsampled.iter().map(|&k| (self.near[k].0.x, self.near[k].0.z))
     }
-    for (&(c, rx, rz), tree) in near.iter().zip(trees) {
-        let tree = tree.flatten();
-        known.push(([c.x, c.z], tree.is_some()));
-        if let Some((f, kind, shape)) = tree {
-            let t = PlacedObject { x: rx as i32, z: rz as i32, base: f.height + 1, kind, shape };
-            out.tree_top = out.tree_top.max(tree_top(p, &t));
-            out.trees.push(t);
+
+    /// The tree density of the `i`th column to sample, in biome `b`.
+    fn density(&self, p: &WorldParams, i: usize, b: u8) -> f32 {
+        self.maps.factor(p, b as usize, self.unsampled[i])
+    }
+
+    /// The trees, given the sampled footings in [`Self::columns`] order,
+    /// noting in `known` what each candidate gave.
+    fn finish(
+        mut self,
+        p: &WorldParams,
+        sampled: &[Footing],
+        known: &mut Vec<([i64; 2], bool)>,
+        out: &mut ColumnDecorations,
+    ) {
+        for (&k, &f) in self.unsampled.iter().zip(sampled) {
+            let c = self.near[k].0;
+            self.trees[k] = Some(tree_at(p, c.threshold, c.variant, f).map(|(kind, shape)| (f, kind, shape)));
+        }
+        for (&(c, rx, rz), tree) in self.near.iter().zip(self.trees) {
+            let tree = tree.flatten();
+            known.push(([c.x, c.z], tree.is_some()));
+            if let Some((f, kind, shape)) = tree {
+                let t = PlacedObject { x: rx as i32, z: rz as i32, base: f.height + 1, kind, shape };
+                out.tree_top = out.tree_top.max(tree_top(p, &t));
+                out.trees.push(t);
+            }
         }
     }
 }
@@ -1160,7 +1258,11 @@ mod tests {
             let program = NoiseProgram::compile(&p);
             let cols: Vec<(i64, i64)> = (0..37).map(|i| (i * 41 - 700, 300 - i * 29)).collect();
             for lanes in [Lanes::Scalar, Lanes::detect()] {
-                let packed = footings(&program, &p, lanes, &cols);
+                let density = |i: usize, b: u8| {
+                    let (x, z) = cols[i];
+                    program.tree_density_factor(&p, b as usize, x as f32, z as f32)
+                };
+                let packed = footings(&program, &p, lanes, &cols, density);
                 for (&(x, z), f) in cols.iter().zip(&packed) {
                     let one = footing(&program, &p, lanes, x, z);
                     assert_eq!(
