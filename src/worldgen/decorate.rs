@@ -235,6 +235,7 @@ pub fn footing(program: &NoiseProgram, p: &WorldParams, lanes: Lanes, x: i64, z:
 /// diagonal neighbours and the column), packed eight lanes a call where
 /// [`footing`] takes a call per column: the same bits, lane by lane, with
 /// column `i`'s tree density `density(i, biome)`.
+#[cfg(test)]
 fn footings(
     program: &NoiseProgram,
     p: &WorldParams,
@@ -242,19 +243,24 @@ fn footings(
     cols: &[(i64, i64)],
     density: impl Fn(usize, u8) -> f32,
 ) -> Vec<Footing> {
+    let mut taps = Taps::default();
+    footing_taps(cols, &mut taps);
+    let (h_b, biome) = taps.sample(program, p, lanes);
+    footings_of(&h_b, &biome, cols, density)
+}
+
+/// The five samples of each footing of `cols`, appended to `taps`.
+fn footing_taps(cols: &[(i64, i64)], taps: &mut Taps) {
     const TAPS: [(i64, i64); 5] = [(-1, -1), (1, -1), (-1, 1), (1, 1), (0, 0)];
-    let n = (cols.len() * TAPS.len()).div_ceil(8) * 8;
-    let (mut xs, mut zs) = (Vec::with_capacity(n), Vec::with_capacity(n));
     for &(x, z) in cols {
         for (dx, dz) in TAPS {
-            xs.push((x + dx) as f32);
-            zs.push((z + dz) as f32);
+            taps.push(x + dx, z + dz);
         }
     }
-    xs.resize(n, xs.last().copied().unwrap_or(0.0));
-    zs.resize(n, zs.last().copied().unwrap_or(0.0));
-    let (mut h_b, mut biome) = (vec![0.0f32; n], vec![0u8; n]);
-    sample_points(program, p, lanes, &xs, &zs, &mut h_b, &mut biome);
+}
+
+/// The footings of `cols` from their samples ([`footing_taps`]).
+fn footings_of(h_b: &[f32], biome: &[u8], cols: &[(i64, i64)], density: impl Fn(usize, u8) -> f32) -> Vec<Footing> {
     (0..cols.len())
         .map(|i| {
             let h = [0, 1, 2, 3].map(|t| h_b[5 * i + t]);
@@ -262,6 +268,36 @@ fn footings(
             footing_of(h, b, density(i, b))
         })
         .collect()
+}
+
+/// Columns to sample together, eight lanes a call: gathering every sample
+/// a plan needs into one list leaves one part-filled call, not one per
+/// kind of object.
+#[derive(Default)]
+struct Taps {
+    xs: Vec<f32>,
+    zs: Vec<f32>,
+}
+
+impl Taps {
+    fn push(&mut self, x: i64, z: i64) {
+        self.xs.push(x as f32);
+        self.zs.push(z as f32);
+    }
+
+    fn len(&self) -> usize {
+        self.xs.len()
+    }
+
+    /// `h_b` and the biome at every tap, in order.
+    fn sample(mut self, program: &NoiseProgram, p: &WorldParams, lanes: Lanes) -> (Vec<f32>, Vec<u8>) {
+        let n = self.xs.len().div_ceil(8) * 8;
+        self.xs.resize(n, self.xs.last().copied().unwrap_or(0.0));
+        self.zs.resize(n, self.zs.last().copied().unwrap_or(0.0));
+        let (mut h_b, mut biome) = (vec![0.0f32; n], vec![0u8; n]);
+        sample_points(program, p, lanes, &self.xs, &self.zs, &mut h_b, &mut biome);
+        (h_b, biome)
+    }
 }
 
 /// The tree density maps at a plan's candidates: each distinct node that
@@ -622,57 +658,81 @@ pub fn plan(
 ) -> ColumnDecorations {
     let ground = Ground { program, params: p, lanes, column: apron.filter(|a| a.column() == col).map(|a| (hm, a)) };
     let mut out = ColumnDecorations::none();
-    // Trees and rocks settle what the column decides, then sample the
-    // footings they still need in one batch: fewer part-filled calls.
+    // Trees, rocks and plants settle what the column decides, then sample
+    // what they still need in one batch: one part-filled call, not three.
     let (trees, rocks) = (PendingTrees::new(&ground, col, hm), PendingRocks::new(&ground, col, hm));
+    let mut plants = (p.deco.plants.reach > 0).then(|| PendingPlants::new(&ground, col, hm, &mut out));
     let cols: Vec<_> = trees.columns().chain(rocks.columns()).collect();
+    let mut taps = Taps::default();
+    footing_taps(&cols, &mut taps);
+    let ring_from = taps.len();
+    if let Some(plants) = &mut plants {
+        plants.ring.taps(&ground, &mut taps);
+    }
+    let (h_b, biome) = if taps.len() > 0 { taps.sample(program, p, lanes) } else { Default::default() };
     let n = trees.unsampled.len();
-    let sampled = footings(program, p, lanes, &cols, |i, b| if i < n { trees.density(p, i, b) } else { 1.0 });
+    let sampled = footings_of(&h_b, &biome, &cols, |i, b| if i < n { trees.density(p, i, b) } else { 1.0 });
     // Every tree candidate settled here, for the rocks' yielding.
     let mut known: Vec<([i64; 2], bool)> = Vec::new();
     trees.finish(p, &sampled[..n], &mut known, &mut out);
     rocks.finish(&ground, &sampled[n..], &known, &mut out);
-    if p.deco.plants.reach > 0 {
-        plan_plants(&ground, col, hm, &mut out);
+    if let Some(plants) = plants {
+        plants.finish(p, col, hm, &h_b[ring_from..], &mut out);
     }
     out
 }
 
-/// The plants of chunk column `col`, in two passes. Most columns settle
-/// on the heightmap alone; those a shore reach leaves undecided note the
-/// columns beyond the chunk column they need, which are then sampled
-/// together ([`ShoreRing`]), and only those columns are settled again.
-fn plan_plants(ground: &Ground, col: ColumnPos, hm: &Heightmap, out: &mut ColumnDecorations) {
-    let p = ground.params;
-    let mut ring = ShoreRing::new(hm, col);
-    let mut undecided = Vec::new();
-    let maps = PlantMaps::new(ground, col, hm);
-    let place = |out: &mut ColumnDecorations, (block, i): (u32, usize)| {
-        if block != 0 {
-            let (x, z) = (i % CHUNK_SIZE, i / CHUNK_SIZE);
-            out.plants.push(PlacedPlant { x: x as u8, z: z as u8, block: block as u8 });
+/// The plants of [`plan`], in two passes. Most columns settle on the
+/// heightmap alone; those a shore reach leaves undecided note the columns
+/// beyond the chunk column they need ([`ShoreRing`]), which are sampled in
+/// the plan's batch, and only those columns are settled again.
+struct PendingPlants<'a> {
+    maps: PlantMaps,
+    ring: ShoreRing<'a>,
+    undecided: Vec<usize>,
+}
+
+/// Adds the plant `block` of column `i` (0: none) to the plan.
+fn place_plant(out: &mut ColumnDecorations, (block, i): (u32, usize)) {
+    if block != 0 {
+        let (x, z) = (i % CHUNK_SIZE, i / CHUNK_SIZE);
+        out.plants.push(PlacedPlant { x: x as u8, z: z as u8, block: block as u8 });
+    }
+}
+
+impl<'a> PendingPlants<'a> {
+    /// The first pass: every plant the heightmap settles goes into `out`.
+    fn new(ground: &Ground, col: ColumnPos, hm: &'a Heightmap, out: &mut ColumnDecorations) -> PendingPlants<'a> {
+        let p = ground.params;
+        let ring = ShoreRing::new(hm, col);
+        let mut undecided = Vec::new();
+        let maps = PlantMaps::new(ground, col, hm);
+        for k in 0..maps.growing.len() {
+            let asked = ring.asked.borrow().len();
+            let planted = maps.plant(p, col, hm, k, &ring);
+            if ring.asked.borrow().len() > asked {
+                undecided.push(k);
+            } else {
+                place_plant(out, planted);
+            }
         }
-    };
-    for k in 0..maps.growing.len() {
-        let asked = ring.asked.borrow().len();
-        let planted = maps.plant(p, col, hm, k, &ring);
-        if ring.asked.borrow().len() > asked {
-            undecided.push(k);
-        } else {
-            place(out, planted);
+        PendingPlants { maps, ring, undecided }
+    }
+
+    /// The second pass, given the values of the ring's taps.
+    fn finish(mut self, p: &WorldParams, col: ColumnPos, hm: &Heightmap, h_b: &[f32], out: &mut ColumnDecorations) {
+        if self.undecided.is_empty() {
+            return;
         }
-    }
-    if undecided.is_empty() {
-        return;
-    }
-    ring.sample(ground);
-    let before = out.plants.len();
-    for k in undecided {
-        place(out, maps.plant(p, col, hm, k, &ring));
-    }
-    if out.plants.len() > before {
-        // The plan lists plants row by row, however they were settled.
-        out.plants.sort_unstable_by_key(|pl| (pl.z, pl.x));
+        self.ring.settle(h_b);
+        let before = out.plants.len();
+        for &k in &self.undecided {
+            place_plant(out, self.maps.plant(p, col, hm, k, &self.ring));
+        }
+        if out.plants.len() > before {
+            // The plan lists plants row by row, however they were settled.
+            out.plants.sort_unstable_by_key(|pl| (pl.z, pl.x));
+        }
     }
 }
 
@@ -697,6 +757,8 @@ struct ShoreRing<'a> {
     /// Columns beyond the heightmap that plants asked for and that were
     /// not sampled yet.
     asked: std::cell::RefCell<Vec<(i64, i64)>>,
+    /// Their samples, once gathered.
+    pending: Option<RingSamples>,
 }
 
 impl<'a> ShoreRing<'a> {
@@ -707,6 +769,7 @@ impl<'a> ShoreRing<'a> {
             origin: (col.x as i64 * CHUNK_SIZE_I64 - r, col.z as i64 * CHUNK_SIZE_I64 - r),
             heights: Vec::new(),
             asked: Default::default(),
+            pending: None,
         }
     }
 
@@ -717,53 +780,70 @@ impl<'a> ShoreRing<'a> {
         (side.contains(&rx) && side.contains(&rz)).then(|| rz as usize * RING_SIDE + rx as usize)
     }
 
-    /// Samples every column asked for: each distinct diagonal sample once,
-    /// eight lanes at a time, and each column's height from its four as
-    /// the heightmap smooths them.
-    fn sample(&mut self, ground: &Ground) {
-        const S: usize = RING_SAMPLES_SIDE;
-        let (sx, sz) = (self.origin.0 - 1, self.origin.1 - 1);
-        // Each diagonal sample's place in `values` plus one (0: not asked);
-        // `lanes[i]` is the place of the sample batched in lane i.
-        let mut slot = vec![0u16; S * S];
-        let (mut values, mut lanes, mut xs, mut zs) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    /// The diagonal samples of every column asked for, each distinct one
+    /// once, appended to `taps` where the apron does not hold them.
+    fn taps(&mut self, ground: &Ground, taps: &mut Taps) {
         let asked = std::mem::take(self.asked.get_mut());
-        let diagonals = |x: i64, z: i64| [(x - 1, z - 1), (x + 1, z - 1), (x - 1, z + 1), (x + 1, z + 1)];
-        let at = |(x, z): (i64, i64)| (z - sz) as usize * S + (x - sx) as usize;
+        let mut slot = vec![0u16; RING_SAMPLES_SIDE * RING_SAMPLES_SIDE];
+        let (mut values, mut lanes) = (Vec::new(), Vec::new());
         let apron = ground.column.map(|(_, a)| a);
         for &(x, z) in &asked {
-            for d in diagonals(x, z) {
-                if slot[at(d)] != 0 {
+            for d in ring_diagonals(x, z) {
+                let at = self.sample_index(d);
+                if slot[at] != 0 {
                     continue;
                 }
                 let read = apron.and_then(|a| a.at(d.0, d.1));
                 if read.is_none() {
                     lanes.push(values.len());
-                    xs.push(d.0 as f32);
-                    zs.push(d.1 as f32);
+                    taps.push(d.0, d.1);
                 }
                 values.push(read.unwrap_or(0.0));
-                slot[at(d)] = values.len() as u16;
+                slot[at] = values.len() as u16;
             }
         }
-        let n = xs.len().div_ceil(8) * 8;
-        xs.resize(n, xs.last().copied().unwrap_or(0.0));
-        zs.resize(n, zs.last().copied().unwrap_or(0.0));
-        let (mut h_b, mut biome) = (vec![0.0f32; n], vec![0u8; n]);
-        sample_points(ground.program, ground.params, ground.lanes, &xs, &zs, &mut h_b, &mut biome);
-        for (&v, &i) in h_b.iter().zip(&lanes) {
-            values[i] = v;
+        self.pending = Some(RingSamples { asked, slot, values, lanes });
+    }
+
+    /// Place of diagonal sample `d` in the ring's grid of samples.
+    fn sample_index(&self, (x, z): (i64, i64)) -> usize {
+        let (sx, sz) = (self.origin.0 - 1, self.origin.1 - 1);
+        (z - sz) as usize * RING_SAMPLES_SIDE + (x - sx) as usize
+    }
+
+    /// Each asked column's height from its four samples as the heightmap
+    /// smooths them, given the values of the taps in [`Self::taps`] order.
+    fn settle(&mut self, h_b: &[f32]) {
+        let Some(mut s) = self.pending.take() else { return };
+        for (&v, &i) in h_b.iter().zip(&s.lanes) {
+            s.values[i] = v;
         }
         if self.heights.is_empty() {
             self.heights.resize(RING_SIDE * RING_SIDE, None);
         }
-        for (x, z) in asked {
-            let [nw, ne, sw, se] = diagonals(x, z).map(|d| values[slot[at(d)] as usize - 1]);
+        for &(x, z) in &s.asked {
+            let [nw, ne, sw, se] = ring_diagonals(x, z).map(|d| s.values[s.slot[self.sample_index(d)] as usize - 1]);
             if let Some(c) = self.cell(x, z) {
                 self.heights[c] = Some(smoothed(nw, ne, sw, se));
             }
         }
     }
+}
+
+/// The four diagonal samples a column's height is smoothed from.
+fn ring_diagonals(x: i64, z: i64) -> [(i64, i64); 4] {
+    [(x - 1, z - 1), (x + 1, z - 1), (x - 1, z + 1), (x + 1, z + 1)]
+}
+
+/// The samples of a [`ShoreRing`] between gathering its taps and settling.
+struct RingSamples {
+    /// The columns asked for.
+    asked: Vec<(i64, i64)>,
+    /// Each diagonal sample's place in `values` plus one (0: not asked).
+    slot: Vec<u16>,
+    values: Vec<f32>,
+    /// `lanes[i]`: the place in `values` of the `i`th tap.
+    lanes: Vec<usize>,
 }
 
 impl ShoreHeights for ShoreRing<'_> {
@@ -994,7 +1074,11 @@ impl PlantMaps {
                     continue;
                 }
                 let c = candidate(&p.deco.pattern, &p.deco.bayer, p.deco.seed(), 1, x0 + x as i64, z0 + z as i64);
-                if plant_may_grow(p, c.threshold, b) {
+                // Where no layer of the biome takes the surface, whichever
+                // layer the maps choose plants nothing: no map is read.
+                let layers =
+                    &p.deco.plants.biome_layers[b][..(p.deco.plants.biome_count[b] as usize).min(MAX_BIOME_LAYERS)];
+                if plant_may_grow(p, c.threshold, b) && layers.iter().any(|l| surface_allows(p, l, hm.heights[i], b)) {
                     let (list, n) = nodes[b];
                     let k = growing.len() as u16;
                     asked.extend(list[..n].iter().enumerate().map(|(slot, &node)| (node, k, slot as u8)));
