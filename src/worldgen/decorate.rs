@@ -301,18 +301,23 @@ impl Taps {
 }
 
 /// The tree density maps at a plan's candidates: each distinct node that
-/// a biome's map reads, evaluated once per candidate and eight candidates
-/// a call where the CPU allows, which gives the bits
+/// a biome's map reads, evaluated once per candidate that may need it and
+/// eight candidates a call where the CPU allows, which gives the bits
 /// [`NoiseProgram::tree_density_factor`] reads a call per candidate.
-struct TreeMaps {
+struct TreeMaps<'a> {
+    program: &'a NoiseProgram,
     /// The distinct nodes with a program that the biomes' tree maps read.
     nodes: ([u32; MAX_BIOMES], usize),
-    /// Per candidate, one value per node, in `nodes` order.
+    at: Vec<(i64, i64)>,
+    /// Per candidate, its first value in `values` (one per node, in
+    /// `nodes` order), or None where it was not evaluated.
+    first: Vec<Option<u32>>,
     values: Vec<f32>,
 }
 
-impl TreeMaps {
-    fn new(ground: &Ground, at: &[(i64, i64)]) -> TreeMaps {
+impl<'a> TreeMaps<'a> {
+    /// The maps at `at`, evaluated where `needed` says a candidate may read one.
+    fn new(ground: &Ground<'a>, at: Vec<(i64, i64)>, needed: impl Fn(usize) -> bool) -> TreeMaps<'a> {
         let (program, p) = (ground.program, ground.params);
         let mut nodes = ([0u32; MAX_BIOMES], 0usize);
         for map in &p.deco.trees.biome_map {
@@ -322,28 +327,35 @@ impl TreeMaps {
             }
         }
         let n = nodes.1;
-        let mut values = vec![0.0f32; at.len() * n];
+        let mut first = vec![None; at.len()];
+        let (mut xs, mut zs) = (Vec::new(), Vec::new());
         if n > 0 {
-            let xs: Vec<f32> = at.iter().map(|&(x, _)| x as f32).collect();
-            let zs: Vec<f32> = at.iter().map(|&(_, z)| z as f32).collect();
-            let mut out = vec![0.0f32; at.len()];
-            for (slot, &node) in nodes.0[..n].iter().enumerate() {
-                program.map_values(node, ground.lanes, &xs, &zs, &mut out);
-                for (k, &v) in out.iter().enumerate() {
-                    values[k * n + slot] = v;
-                }
+            for (k, &(x, z)) in at.iter().enumerate().filter(|&(k, _)| needed(k)) {
+                first[k] = Some((xs.len() * n) as u32);
+                xs.push(x as f32);
+                zs.push(z as f32);
             }
         }
-        TreeMaps { nodes, values }
+        let mut values = vec![0.0f32; xs.len() * n];
+        let mut out = vec![0.0f32; xs.len()];
+        for (slot, &node) in nodes.0[..n].iter().enumerate() {
+            program.map_values(node, ground.lanes, &xs, &zs, &mut out);
+            for (i, &v) in out.iter().enumerate() {
+                values[i * n + slot] = v;
+            }
+        }
+        TreeMaps { program, nodes, at, first, values }
     }
 
     /// Biome `b`'s tree density factor at candidate `k`.
     fn factor(&self, p: &WorldParams, b: usize, k: usize) -> f32 {
         let Some(map) = p.deco.trees.biome_map.get(b) else { return 1.0 };
         let (nodes, n) = self.nodes;
-        match nodes[..n].iter().position(|&node| node == map.node) {
-            Some(slot) => map.factor(self.values[k * n + slot]),
-            None => 1.0,
+        match (nodes[..n].iter().position(|&node| node == map.node), self.first[k]) {
+            (Some(slot), Some(first)) => map.factor(self.values[first as usize + slot]),
+            // Not evaluated ahead: asked alone, with the same bits.
+            (Some(_), None) => self.program.density_factor(map, self.at[k].0 as f32, self.at[k].1 as f32),
+            (None, _) => 1.0,
         }
     }
 }
@@ -868,25 +880,35 @@ impl ShoreHeights for ShoreRing<'_> {
 /// The tree candidates of [`plan`] in range of its chunk column, each
 /// settled where the column or a threshold decides it; the rest wait for
 /// their footings, sampled in the plan's one batch.
-struct PendingTrees {
+struct PendingTrees<'a> {
     near: Vec<(Candidate, i64, i64)>,
-    maps: TreeMaps,
+    maps: TreeMaps<'a>,
     /// Per candidate its tree, or None while its footing is unsampled.
     trees: Vec<Option<Option<(Footing, u32, u32)>>>,
     /// The candidates whose footings must be sampled, in order.
     unsampled: Vec<usize>,
 }
 
-impl PendingTrees {
-    fn new(ground: &Ground, col: ColumnPos, hm: &Heightmap) -> PendingTrees {
-        let p = ground.params;
+impl<'a> PendingTrees<'a> {
+    fn new(ground: &Ground<'a>, col: ColumnPos, hm: &Heightmap) -> PendingTrees<'a> {
+        let (program, p) = (ground.program, ground.params);
         let (unit, reach) = (p.deco.trees.unit as i64, p.deco.trees.reach as i64);
         let near: Vec<_> = if unit > 0 {
             near_column(p, col, unit, reach, p.deco.seed(), p.deco.trees.max_density).collect()
         } else {
             Vec::new()
         };
-        let maps = TreeMaps::new(ground, &near.iter().map(|(c, _, _)| (c.x, c.z)).collect::<Vec<_>>());
+        // A candidate inside the column reads only its own biome's map
+        // while the apron is at hand; any other may read every biome's.
+        let needed = |k: usize| {
+            let (_, rx, rz) = near[k];
+            let inside = (0..CHUNK_SIZE_I64).contains(&rx) && (0..CHUNK_SIZE_I64).contains(&rz);
+            !inside || ground.column.is_none() || {
+                let b = hm.biomes[column_index(rx as usize, rz as usize)] as usize;
+                program.has_map(p.deco.trees.biome_map[b].node)
+            }
+        };
+        let maps = TreeMaps::new(ground, near.iter().map(|(c, _, _)| (c.x, c.z)).collect(), needed);
         let mut trees = Vec::with_capacity(near.len());
         let mut unsampled = Vec::new();
         for (k, &(c, rx, rz)) in near.iter().enumerate() {
