@@ -143,20 +143,44 @@ impl Vein {
 
 /// The vein of the candidate in cube `g`, if it is accepted.
 pub fn candidate(p: &WorldParams, g: [i64; 3]) -> Option<Vein> {
-    candidate_in(p, g, cell_hash(p.veins.seed(), g.map(|v| v.div_euclid(CELL_CUBES))))
+    let hash = cell_hash(p.veins.seed(), g.map(|v| v.div_euclid(CELL_CUBES)));
+    candidate_in(p, g, hash, row_bound(p, g[1]))
 }
 
-/// [`candidate`], given the hash of the cell that holds cube `g`.
-fn candidate_in(p: &WorldParams, g: [i64; 3], hash: u64) -> Option<Vein> {
+/// Above every threshold a candidate of cube row `gy` can be accepted
+/// under: the kinds' densities together, each at its largest over the
+/// heights a centre in that row can take.
+fn row_bound(p: &WorldParams, gy: i64) -> u32 {
+    let unit = p.veins.spacing as i64;
+    let (lo, hi) = (gy * unit, gy * unit + unit - 1);
+    p.veins
+        .kinds()
+        .iter()
+        .map(|k| {
+            // Density is linear in height within a kind's range, so its
+            // largest lies at an end of the part of the row inside it.
+            let (a, b) = (lo.max(k.lowest as i64), hi.min(k.highest as i64));
+            if a > b {
+                0
+            } else {
+                density_at(k, a).max(density_at(k, b))
+            }
+        })
+        .sum()
+}
+
+/// [`candidate`], given the hash of the cell that holds cube `g` and the
+/// [`row_bound`] of its row.
+fn candidate_in(p: &WorldParams, g: [i64; 3], hash: u64, bound: u32) -> Option<Vein> {
     let unit = p.veins.spacing as i64;
     let local = g.map(|v| v.rem_euclid(CELL_CUBES));
     let index = (local[0] + CELL_CUBES * local[1] + CELL_CUBES * CELL_CUBES * local[2]) as u64;
     let shifted = [0, 1, 2].map(|a| ((local[a] as u64).wrapping_add(hash >> (2 * a)) & 3) as usize);
     let level = p.veins.bayer[shifted[0] + 4 * shifted[1] + 16 * shifted[2]];
     let limit = threshold(level, ((hash >> 6) & 63) as u32);
-    // No height gives the kinds more than their larger ends together: most
-    // candidates are turned away here, before any hashing or division.
-    if limit >= p.veins.kinds().iter().map(|k| k.density_top.max(k.density_bottom)).sum::<u32>() {
+    // No centre in the row gives the kinds more than the bound together:
+    // most candidates are turned away here, before any hashing or division.
+    if limit >= bound {
         return None;
     }
     let variant = splitmix64(hash.wrapping_add(index + 1));
@@ -199,20 +223,31 @@ fn visit_touching(p: &WorldParams, lo: [i64; 3], hi: [i64; 3], mut f: impl FnMut
     let unit = p.veins.spacing as i64;
     let reach = p.veins.reach as i64;
     let cubes = |a: usize| (lo[a] - reach).div_euclid(unit)..=(hi[a] + reach).div_euclid(unit);
-    // Neighbouring cubes share a cell: hash each cell once.
-    let mut cached: ([i64; 3], u64) = ([i64::MIN; 3], 0);
-    for gz in cubes(2) {
-        for gy in cubes(1) {
-            for gx in cubes(0) {
-                let g = [gx, gy, gz];
-                let cell = g.map(|v| v.div_euclid(CELL_CUBES));
-                if cached.0 != cell {
-                    cached = (cell, cell_hash(p.veins.seed(), cell));
-                }
-                let Some(v) = candidate_in(p, g, cached.1) else { continue };
-                let (vl, vh) = v.bounds();
-                if (0..3).all(|a| vl[a] <= hi[a] && vh[a] >= lo[a]) && !f(v) {
-                    return;
+    let (cx, cy, cz) = (cubes(0), cubes(1), cubes(2));
+    let cells = |r: &std::ops::RangeInclusive<i64>| r.start().div_euclid(CELL_CUBES)..=r.end().div_euclid(CELL_CUBES);
+    let within = |r: &std::ops::RangeInclusive<i64>, cell: i64| {
+        (cell * CELL_CUBES).max(*r.start())..=(cell * CELL_CUBES + CELL_CUBES - 1).min(*r.end())
+    };
+    let bounds: Vec<u32> = cy.clone().map(|gy| row_bound(p, gy)).collect();
+    // Cell by cell, so each cell is hashed once for its cubes.
+    for kz in cells(&cz) {
+        for ky in cells(&cy) {
+            for kx in cells(&cx) {
+                let hash = cell_hash(p.veins.seed(), [kx, ky, kz]);
+                for gz in within(&cz, kz) {
+                    for gy in within(&cy, ky) {
+                        let bound = bounds[(gy - cy.start()) as usize];
+                        if bound == 0 {
+                            continue;
+                        }
+                        for gx in within(&cx, kx) {
+                            let Some(v) = candidate_in(p, [gx, gy, gz], hash, bound) else { continue };
+                            let (vl, vh) = v.bounds();
+                            if (0..3).all(|a| vl[a] <= hi[a] && vh[a] >= lo[a]) && !f(v) {
+                                return;
+                            }
+                        }
+                    }
                 }
             }
         }
@@ -266,17 +301,25 @@ pub fn apply_veins(
     let mut claimed: Vec<u32> = Vec::with_capacity(1024);
     for v in veins {
         let kind = &p.veins.kinds[v.kind as usize];
-        // Blob by blob: a chain's bounding box is mostly empty. A block two
-        // blobs share is visited twice, and the claim turns the second away.
+        // Blob by blob, each over the blocks within its ragged shell: a
+        // chain's bounding box is mostly empty, and every block the vein
+        // covers lies in some blob's shell. A block two blobs share is
+        // visited twice, and the claim turns the second away.
+        let shell = v.radius * v.radius + v.radius;
         for j in 0..v.blobs as i64 {
             let centre = [0, 1, 2].map(|a| v.origin[a] + j * v.step[a]);
             let (bl, bh) = (centre.map(|c| c - v.radius), centre.map(|c| c + v.radius));
             for z in bl[2].max(lo[2])..=bh[2].min(hi[2]) {
                 for x in bl[0].max(lo[0])..=bh[0].min(hi[0]) {
+                    let across = (x - centre[0]).pow(2) + (z - centre[2]).pow(2);
+                    if across > shell {
+                        continue;
+                    }
+                    let dy = (shell - across).isqrt();
                     let column = ((z - lo[2]) * CHUNK_SIZE_I64 + (x - lo[0])) as usize;
                     let surface = heights[column] as i64;
                     let top = if surface < p.surface.water_level as i64 { surface } else { surface - 1 };
-                    for y in bl[1].max(lo[1])..=bh[1].min(hi[1]).min(top) {
+                    for y in (centre[1] - dy).max(lo[1])..=(centre[1] + dy).min(hi[1]).min(top) {
                         let i = column * CHUNK_SIZE + (y - lo[1]) as usize;
                         let replaceable = kind.replace_mask >> bytes[i] & 1 == 1;
                         if replaceable && (v.kind as u8) < claim[i] && v.covers([x, y, z]) {
