@@ -639,7 +639,10 @@ fn flatten_decorations(p: &mut DecorationParams, preset: &Preset, d: &Decoration
             p.plants.layer_maps[bi][l] = map;
             p.plants.shore[bi][l] = plant.shore.unwrap_or(0);
         }
-        p.plants.max_density[bi] = plant_total;
+        let n = b.plants.len().min(MAX_BIOME_LAYERS);
+        let layers: Vec<_> =
+            (0..n).map(|l| (p.plants.biome_layers[bi][l].density, p.plants.layer_maps[bi][l])).collect();
+        p.plants.max_density[bi] = plant_total.min(plant_bound(&layers));
         p.plants.biome_count[bi] = b.plants.len() as u32;
         if !b.plants.is_empty() {
             p.plants.reach = 1;
@@ -649,6 +652,52 @@ fn flatten_decorations(p: &mut DecorationParams, preset: &Preset, d: &Decoration
         p.trees.unit = 0;
     }
     flatten_rocks(p, preset, d, seed);
+}
+
+/// Above the most a biome's plant layers (density, map) can sum to at one
+/// column, scaled by their maps: the bound a candidate's threshold must
+/// be below for any layer to take it. Layers that read one node see one
+/// value of it there, so their sum is a piecewise linear function of that
+/// value (before truncation), largest where some layer's factor starts or
+/// stops changing or as the value runs off to either side; roses where a
+/// map is high and buttercups where it is low never count together.
+/// Layers of different nodes, or of none, add their largest each.
+fn plant_bound(layers: &[(u32, FlatDensityMap)]) -> u32 {
+    let mut bound = 0u32;
+    let mut nodes: Vec<u32> = Vec::new();
+    for (d, map) in layers {
+        if map.node == NO_DENSITY_MAP {
+            bound += scaled_density(*d, map.max);
+        } else if !nodes.contains(&map.node) {
+            nodes.push(map.node);
+        }
+    }
+    for node in nodes {
+        let group: Vec<_> = layers.iter().filter(|(_, m)| m.node == node).collect();
+        let clamp = |m: &FlatDensityMap, f: f64| f.max(m.min as f64).min(m.max as f64);
+        // The factors where the value runs off below and above.
+        let limit = |m: &FlatDensityMap, up: bool| match (m.scale > 0.0, m.scale < 0.0) {
+            (true, _) => (if up { m.max } else { m.min }) as f64,
+            (_, true) => (if up { m.min } else { m.max }) as f64,
+            _ => clamp(m, m.offset as f64),
+        };
+        let mut sums: Vec<f64> =
+            [false, true].iter().map(|&up| group.iter().map(|(d, m)| *d as f64 * limit(m, up)).sum()).collect();
+        for (_, m) in &group {
+            if m.scale == 0.0 {
+                continue;
+            }
+            for edge in [m.min, m.max] {
+                let v = (edge as f64 - m.offset as f64) / m.scale as f64;
+                sums.push(group.iter().map(|(d, k)| *d as f64 * clamp(k, v * k.scale as f64 + k.offset as f64)).sum());
+            }
+        }
+        let most = sums.into_iter().fold(0.0f64, f64::max);
+        // The f32 factors may round a hair above the line: a block per
+        // layer of slack keeps the bound above every truncated sum.
+        bound += (most * (1.0 + 1e-6)).ceil() as u32 + group.len() as u32;
+    }
+    bound
 }
 
 /// Fills the rock part of `p` from the preset's `decorations`.
@@ -1258,5 +1307,45 @@ mod tests {
         let total: u32 = p.terrain.field_roots.iter().map(|&r| cost(&p, r as usize)).sum();
         assert_eq!(total, 39);
         assert_eq!(p.as_bytes().len(), std::mem::size_of::<WorldParams>());
+    }
+
+    /// The plant bound lies above every sum the layers reach over a fine
+    /// sweep of their node's value, as the decoration stage computes it
+    /// (f32 factors, truncated densities), and within a block a layer of
+    /// the sweep's largest; on classic's grassland it is well under the sum
+    /// of each layer's largest, since roses and buttercups never meet.
+    #[test]
+    fn the_plant_bound_holds_every_sum_and_is_tight() {
+        let reached = |layers: &[(u32, FlatDensityMap)]| {
+            (-300_000..=300_000)
+                .map(|i| i as f32 * 1e-5)
+                .map(|v| layers.iter().map(|(d, m)| scaled_density(*d, m.factor(v))).sum::<u32>())
+                .max()
+                .unwrap_or(0)
+        };
+        let p = WorldParams::new(&Preset::classic(), 7);
+        let mut checked = 0;
+        for b in 0..MAX_BIOMES {
+            let n = (p.deco.plants.biome_count[b] as usize).min(MAX_BIOME_LAYERS);
+            let layers: Vec<_> =
+                (0..n).map(|l| (p.deco.plants.biome_layers[b][l].density, p.deco.plants.layer_maps[b][l])).collect();
+            if layers.iter().all(|(_, m)| m.node == NO_DENSITY_MAP) {
+                continue;
+            }
+            let (most, bound) = (reached(&layers), p.deco.plants.max_density[b]);
+            assert!(bound > most, "biome {b}: bound {bound}, a column reaches {most}");
+            assert!(bound <= most + 1 + n as u32, "biome {b}: bound {bound} is loose against {most}");
+            let each: u32 = layers.iter().map(|(d, m)| scaled_density(*d, m.max)).sum();
+            assert!(bound < each, "biome {b}: {bound} against {each} layer by layer");
+            checked += 1;
+        }
+        assert!(checked >= 5, "{checked} biomes with plant maps");
+        // One layer rising to its largest where another starts to fall:
+        // both are at their largest only between, at 0.4.
+        let rising = FlatDensityMap { node: 0, scale: 10.0, offset: 0.0, min: 0.0, max: 4.0 };
+        let falling = FlatDensityMap { node: 0, scale: -10.0, offset: 8.0, min: 0.0, max: 4.0 };
+        let layers = [(100, rising), (50, falling)];
+        assert!(plant_bound(&layers) > reached(&layers));
+        assert!(reached(&layers) >= 599, "the sweep finds the middle: {}", reached(&layers));
     }
 }
