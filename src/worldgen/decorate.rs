@@ -754,7 +754,7 @@ const RING_SIDE: usize = CHUNK_SIZE + 2 * MAX_SHORE_REACH as usize;
 /// Their diagonal samples: one more on each side.
 const RING_SAMPLES_SIDE: usize = RING_SIDE + 2;
 
-/// The surface around a chunk column for [`plan_plants`]: the heightmap
+/// The surface around a chunk column for [`PendingPlants`]: the heightmap
 /// inside; beyond it, the columns plants have asked for, once sampled.
 /// Asked together, neighbouring columns share their diagonal samples (a
 /// column's four are each another column's too), and none is sampled
@@ -868,7 +868,7 @@ impl ShoreHeights for ShoreRing<'_> {
         self.cell(x, z).and_then(|c| self.heights.get(c).copied().flatten())
     }
 
-    /// Notes the columns for [`ShoreRing::sample`] and answers no: the
+    /// Notes the columns for [`ShoreRing::taps`] and answers no: the
     /// plant is settled again once they are sampled, when every column it
     /// asks for is at hand.
     fn any_beyond(&self, cols: &[(i64, i64)], _across: impl Fn(i32) -> bool) -> bool {
