@@ -300,6 +300,25 @@ impl Taps {
     }
 }
 
+/// Whether a column (rx, rz), relative to a chunk column's corner, lies inside it.
+#[inline]
+fn inside_column(rx: i64, rz: i64) -> bool {
+    (0..CHUNK_SIZE_I64).contains(&rx) && (0..CHUNK_SIZE_I64).contains(&rz)
+}
+
+/// The distinct nodes with a program that `maps` read, in the order first
+/// read (a map without one has factor 1 and needs no value).
+fn map_nodes<const N: usize>(program: &NoiseProgram, maps: &[FlatDensityMap]) -> ([u32; N], usize) {
+    let mut nodes = ([0u32; N], 0usize);
+    for map in maps {
+        if program.has_map(map.node) && !nodes.0[..nodes.1].contains(&map.node) {
+            nodes.0[nodes.1] = map.node;
+            nodes.1 += 1;
+        }
+    }
+    nodes
+}
+
 /// The tree density maps at a plan's candidates: each distinct node that
 /// a biome's map reads, evaluated once per candidate that may need it and
 /// eight candidates a call where the CPU allows, which gives the bits
@@ -319,13 +338,7 @@ impl<'a> TreeMaps<'a> {
     /// The maps at `at`, evaluated where `needed` says a candidate may read one.
     fn new(ground: &Ground<'a>, at: Vec<(i64, i64)>, needed: impl Fn(usize) -> bool) -> TreeMaps<'a> {
         let (program, p) = (ground.program, ground.params);
-        let mut nodes = ([0u32; MAX_BIOMES], 0usize);
-        for map in &p.deco.trees.biome_map {
-            if program.has_map(map.node) && !nodes.0[..nodes.1].contains(&map.node) {
-                nodes.0[nodes.1] = map.node;
-                nodes.1 += 1;
-            }
-        }
+        let nodes: ([u32; MAX_BIOMES], usize) = map_nodes(program, &p.deco.trees.biome_map);
         let n = nodes.1;
         let mut first = vec![None; at.len()];
         let (mut xs, mut zs) = (Vec::new(), Vec::new());
@@ -396,7 +409,7 @@ impl Ground<'_> {
         let (hm, apron) = self.column?;
         let col = apron.column();
         let (rx, rz) = (x - col.x as i64 * CHUNK_SIZE_I64, z - col.z as i64 * CHUNK_SIZE_I64);
-        if !(0..CHUNK_SIZE_I64).contains(&rx) || !(0..CHUNK_SIZE_I64).contains(&rz) {
+        if !inside_column(rx, rz) {
             return None;
         }
         let h = [(x - 1, z - 1), (x + 1, z - 1), (x - 1, z + 1), (x + 1, z + 1)].map(|(x, z)| apron.at(x, z));
@@ -611,7 +624,7 @@ impl PendingRocks {
         // footing's columns are read.
         let near: Vec<_> = near_column(p, col, unit, reach, p.deco.rocks.seed(), p.deco.rocks.max_density)
             .filter(|&(c, rx, rz)| {
-                if !(0..CHUNK_SIZE_I64).contains(&rx) || !(0..CHUNK_SIZE_I64).contains(&rz) {
+                if !inside_column(rx, rz) {
                     return true;
                 }
                 let b = hm.biomes[column_index(rx as usize, rz as usize)] as usize;
@@ -681,7 +694,7 @@ pub fn plan(
     if let Some(plants) = &mut plants {
         plants.ring.taps(&ground, &mut taps);
     }
-    let (h_b, biome) = if taps.len() > 0 { taps.sample(program, p, lanes) } else { Default::default() };
+    let (h_b, biome) = taps.sample(program, p, lanes);
     let n = trees.unsampled.len();
     let sampled = footings_of(&h_b, &biome, &cols, |i, b| if i < n { trees.density(p, i, b) } else { 1.0 });
     // Every tree candidate settled here, for the rocks' yielding.
@@ -862,7 +875,7 @@ impl ShoreHeights for ShoreRing<'_> {
     fn at_hand(&self, x: i64, z: i64) -> Option<i32> {
         let r = MAX_SHORE_REACH as i64;
         let (rx, rz) = (x - self.origin.0 - r, z - self.origin.1 - r);
-        if (0..CHUNK_SIZE_I64).contains(&rx) && (0..CHUNK_SIZE_I64).contains(&rz) {
+        if inside_column(rx, rz) {
             return Some(self.hm.heights[column_index(rx as usize, rz as usize)]);
         }
         self.cell(x, z).and_then(|c| self.heights.get(c).copied().flatten())
@@ -902,7 +915,7 @@ impl<'a> PendingTrees<'a> {
         // while the apron is at hand; any other may read every biome's.
         let needed = |k: usize| {
             let (_, rx, rz) = near[k];
-            let inside = (0..CHUNK_SIZE_I64).contains(&rx) && (0..CHUNK_SIZE_I64).contains(&rz);
+            let inside = inside_column(rx, rz);
             !inside || ground.column.is_none() || {
                 let b = hm.biomes[column_index(rx as usize, rz as usize)] as usize;
                 program.has_map(p.deco.trees.biome_map[b].node)
@@ -912,7 +925,7 @@ impl<'a> PendingTrees<'a> {
         let mut trees = Vec::with_capacity(near.len());
         let mut unsampled = Vec::new();
         for (k, &(c, rx, rz)) in near.iter().enumerate() {
-            let inside = (0..CHUNK_SIZE_I64).contains(&rx) && (0..CHUNK_SIZE_I64).contains(&rz);
+            let inside = inside_column(rx, rz);
             let tree = if inside {
                 let b = hm.biomes[column_index(rx as usize, rz as usize)] as usize;
                 // Settle the threshold before the footing's columns are read.
@@ -1074,16 +1087,10 @@ impl PlantMaps {
     fn new(ground: &Ground, col: ColumnPos, hm: &Heightmap) -> PlantMaps {
         let (program, p) = (ground.program, ground.params);
         let (x0, z0) = (col.x as i64 * CHUNK_SIZE_I64, col.z as i64 * CHUNK_SIZE_I64);
-        let mut nodes = [([0u32; MAX_BIOME_LAYERS], 0usize); MAX_BIOMES];
-        for (b, list) in nodes.iter_mut().enumerate() {
+        let nodes: [([u32; MAX_BIOME_LAYERS], usize); MAX_BIOMES] = std::array::from_fn(|b| {
             let n = (p.deco.plants.biome_count[b] as usize).min(MAX_BIOME_LAYERS);
-            for map in &p.deco.plants.layer_maps[b][..n] {
-                if program.has_map(map.node) && !list.0[..list.1].contains(&map.node) {
-                    list.0[list.1] = map.node;
-                    list.1 += 1;
-                }
-            }
-        }
+            map_nodes(program, &p.deco.plants.layer_maps[b][..n])
+        });
         let mut growing = Vec::new();
         // (node, growing column, its slot there) of every value needed.
         let mut asked: Vec<(u32, u16, u8)> = Vec::new();
@@ -1166,7 +1173,7 @@ impl Surface<'_> {
     /// chunk column; beyond it sampled, or None unless `sample`.
     pub fn height(&self, x: i64, z: i64, sample: bool) -> Option<i32> {
         let (rx, rz) = (x - self.col.x as i64 * CHUNK_SIZE_I64, z - self.col.z as i64 * CHUNK_SIZE_I64);
-        if (0..CHUNK_SIZE_I64).contains(&rx) && (0..CHUNK_SIZE_I64).contains(&rz) {
+        if inside_column(rx, rz) {
             Some(self.hm.heights[column_index(rx as usize, rz as usize)])
         } else {
             sample.then(|| footing_heights(self.program, self.params, self.lanes, [(x, z); 2])[0])
