@@ -51,6 +51,36 @@ __device__ bool bw_rock_yields(const WorldParams* p, long long x, long long z, u
     return false;
 }
 
+// A rock's shape word from its kind and its candidate's hash. Twin: rock_shape.
+__device__ unsigned int bw_rock_shape(const FlatRock& kind, unsigned long long variant) {
+    const unsigned int r = kind.radius_min + (unsigned int)(variant % ((unsigned long long)kind.radius_span + 1));
+    // A log lies along x or z, from one bit of the hash.
+    if (kind.form == BW_FORM_LOG) return ((variant >> 32) & 1ull) == 0 ? r : r << 16;
+    const unsigned int stretch = (unsigned int)((variant >> 32) % 3);
+    const unsigned int rx = stretch == 1 ? r + 1 : r, rz = stretch == 2 ? r + 1 : r;
+    const unsigned int ry = r + (unsigned int)((variant >> 40) & 1ull);
+    return rx | ry << 8 | rz << 16;
+}
+
+// Whether a rock candidate at (rx, rz) from the column's corner may reach
+// into the column: some biome's layers give its threshold a kind whose
+// shape spans the way in along both axes. Checked before the footing is
+// sampled. Twin: rock_may_reach.
+__device__ bool bw_rock_may_reach(const WorldParams* p, const BwCandidate& c, long long rx, long long rz) {
+    const long long dx = rx < 0 ? -rx : (rx > BW_CHUNK - 1 ? rx - (BW_CHUNK - 1) : 0);
+    const long long dz = rz < 0 ? -rz : (rz > BW_CHUNK - 1 ? rz - (BW_CHUNK - 1) : 0);
+    if (dx == 0 && dz == 0) return true;
+    for (int b = 0; b < BW_MAX_BIOMES; ++b) {
+        const int l = bw_layer_of(c.threshold, p->deco.rocks.biome_layers[b], p->deco.rocks.biome_count[b], 1.0f);
+        if (l < 0) continue;
+        const unsigned int what = p->deco.rocks.biome_layers[b][l].what;
+        if (what >= BW_MAX_ROCK_KINDS) continue;
+        const unsigned int shape = bw_rock_shape(p->deco.rocks.kinds[what], c.variant);
+        if ((long long)bw_rock_radius(shape, 0) >= dx && (long long)bw_rock_radius(shape, 2) >= dz) return true;
+    }
+    return false;
+}
+
 // The rock a rock candidate lays, if the rules allow one and it does not
 // yield to a tree: `rock` gets its centre height, kind and radii. Twin:
 // rock_at and rock_yields.
@@ -63,13 +93,8 @@ __device__ bool bw_accepted_rock(const WorldParams* p, const BwCandidate& c, Pla
     if (layer.what >= BW_MAX_ROCK_KINDS) return false;
     const FlatRock kind = p->deco.rocks.kinds[layer.what];
     if (!bw_surface_allows(p, layer, f.height, f.biome) || f.slope > kind.max_slope) return false;
-    const unsigned int r = kind.radius_min + (unsigned int)(c.variant % ((unsigned long long)kind.radius_span + 1));
+    const unsigned int shape = bw_rock_shape(kind, c.variant);
     const bool log = kind.form == BW_FORM_LOG;
-    const unsigned int stretch = (unsigned int)((c.variant >> 32) % 3);
-    const unsigned int rx = stretch == 1 ? r + 1 : r, rz = stretch == 2 ? r + 1 : r;
-    const unsigned int ry = r + (unsigned int)((c.variant >> 40) & 1ull);
-    // A log lies along x or z, from one bit of the hash. Twin: rock_at.
-    const unsigned int shape = log ? (((c.variant >> 32) & 1ull) == 0 ? r : r << 16) : rx | ry << 8 | rz << 16;
     if (bw_rock_yields(p, c.x, c.z, shape)) return false;
     rock->base = f.height + (log ? 1 : 0);
     rock->kind = BW_ROCK_KIND + layer.what;
@@ -124,7 +149,8 @@ extern "C" __global__ void __launch_bounds__(BW_DECORATE_THREADS)
                 const BwCandidate c = bw_candidate_seeded(p, seed, unit, gx0 + k % nx, gz0 + k / nx);
                 const long long rx = c.x - x0, rz = c.z - z0;
                 if (rx >= lo && rx < hi && rz >= lo && rz < hi &&
-                    (pass == 0 ? bw_accepted_tree(p, c, &obj) : bw_accepted_rock(p, c, &obj))) {
+                    (pass == 0 ? bw_accepted_tree(p, c, &obj)
+                               : bw_rock_may_reach(p, c, rx, rz) && bw_accepted_rock(p, c, &obj))) {
                     obj.x = (int)rx;
                     obj.z = (int)rz;
                     keep = 1;

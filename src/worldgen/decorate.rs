@@ -520,10 +520,16 @@ pub fn rock_at(p: &WorldParams, threshold: u32, variant: u64, f: Footing) -> Opt
     if !footing_allows(p, &layer, f, b, rock.max_slope) {
         return None;
     }
+    Some((layer.what, rock_shape(rock, variant)))
+}
+
+/// The shape word of a rock of kind `rock` whose candidate hashed
+/// `variant`: its radius, and which way it stretches, rises or lies.
+pub fn rock_shape(rock: &FlatRock, variant: u64) -> u32 {
     let r = rock.radius_min + (variant % (rock.radius_span as u64 + 1)) as u32;
     if rock.form == FORM_LOG {
         // Along x or along z, from another bit of the hash.
-        return Some((layer.what, if variant >> 32 & 1 == 0 { r } else { r << 16 }));
+        return if variant >> 32 & 1 == 0 { r } else { r << 16 };
     }
     // Stretched along x, along z, or round, and one block taller or not,
     // from other bits of the hash.
@@ -533,7 +539,33 @@ pub fn rock_at(p: &WorldParams, threshold: u32, variant: u64, f: Footing) -> Opt
         _ => (r, r + 1),
     };
     let ry = r + (variant >> 40 & 1) as u32;
-    Some((layer.what, rx | ry << 8 | rz << 16))
+    rx | ry << 8 | rz << 16
+}
+
+/// Whether a rock candidate at (rx, rz) from a chunk column's corner may
+/// reach into the column: some kind that some biome's layers give its
+/// threshold, in the shape its hash gives, spans the way in along both
+/// axes. A candidate that cannot is left out of the column's plan before
+/// its footing is sampled; the kernel leaves out the same ones.
+pub fn rock_may_reach(p: &WorldParams, c: &Candidate, rx: i64, rz: i64) -> bool {
+    let way_in = |r: i64| (-r).max(r - (CHUNK_SIZE_I64 - 1)).max(0);
+    let (dx, dz) = (way_in(rx), way_in(rz));
+    if dx == 0 && dz == 0 {
+        return true;
+    }
+    // The kinds the biomes' layers give the threshold, each shaped once.
+    let rocks = &p.deco.rocks;
+    let mut kinds = 0u32;
+    for b in 0..rocks.biome_count.len() {
+        let n = (rocks.biome_count[b] as usize).min(MAX_BIOME_LAYERS);
+        if let Some(l) = layer_of(c.threshold, rocks.biome_layers[b][..n].iter().map(|l| l.density)) {
+            kinds |= 1 << rocks.biome_layers[b][l].what.min(31);
+        }
+    }
+    rocks.kinds.iter().enumerate().filter(|&(k, _)| kinds >> k & 1 != 0).any(|(_, rock)| {
+        let (ex, _, ez) = rock_radii(rock_shape(rock, c.variant));
+        ex as i64 >= dx && ez as i64 >= dz
+    })
 }
 
 /// A rock's centre height over a surface of height `h`: the surface itself
@@ -625,7 +657,7 @@ impl PendingRocks {
         let near: Vec<_> = near_column(p, col, unit, reach, p.deco.rocks.seed(), p.deco.rocks.max_density)
             .filter(|&(c, rx, rz)| {
                 if !inside_column(rx, rz) {
-                    return true;
+                    return rock_may_reach(p, &c, rx, rz);
                 }
                 let b = hm.biomes[column_index(rx as usize, rz as usize)] as usize;
                 let n = (p.deco.rocks.biome_count[b] as usize).min(MAX_BIOME_LAYERS);
@@ -668,7 +700,9 @@ impl PendingRocks {
 }
 
 /// The trees and rocks that reach into chunk column `col`: every accepted
-/// candidate within `deco.trees.reach` (`deco.rocks.reach`) blocks of it. `hm` is the
+/// tree candidate within `deco.trees.reach` blocks of it, and every
+/// accepted rock candidate within `deco.rocks.reach` that
+/// [`rock_may_reach`] keeps. `hm` is the
 /// column's own heightmap: it settles the biome of tree candidates inside
 /// the column without sampling. With the `apron` it was smoothed from,
 /// footings inside the column and shore heights just beyond it are read
@@ -808,7 +842,13 @@ impl<'a> ShoreRing<'a> {
     /// The diagonal samples of every column asked for, each distinct one
     /// once, appended to `taps` where the apron does not hold them.
     fn taps(&mut self, ground: &Ground, taps: &mut Taps) {
-        let asked = std::mem::take(self.asked.get_mut());
+        let mut asked = std::mem::take(self.asked.get_mut());
+        if asked.is_empty() {
+            return;
+        }
+        // Neighbouring plants ask for the same columns.
+        asked.sort_unstable();
+        asked.dedup();
         let mut slot = vec![0u16; RING_SAMPLES_SIDE * RING_SAMPLES_SIDE];
         let (mut values, mut lanes) = (Vec::new(), Vec::new());
         let apron = ground.column.map(|(_, a)| a);
@@ -1386,5 +1426,47 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A rock candidate left out of a column's plan can lay no rock that
+    /// reaches into the column, in any biome, at any height or slope the
+    /// rules take; and the check leaves out some candidates, so it saves
+    /// their footings.
+    #[test]
+    fn rocks_left_out_of_a_plan_cannot_reach_its_column() {
+        let p = WorldParams::new(&Preset::classic(), 42);
+        let (unit, reach) = (p.deco.rocks.unit as i64, p.deco.rocks.reach as i64);
+        let heights: Vec<i32> = (p.surface.water_level - 4..p.surface.water_level + 120).step_by(3).collect();
+        let (mut left_out, mut kept) = (0, 0);
+        for cz in -6..6 {
+            for cx in -6..6 {
+                let col = ColumnPos { x: cx, z: cz };
+                for (c, rx, rz) in near_column(&p, col, unit, reach, p.deco.rocks.seed(), p.deco.rocks.max_density) {
+                    if inside_column(rx, rz) {
+                        continue;
+                    }
+                    let may = rock_may_reach(&p, &c, rx, rz);
+                    if may {
+                        kept += 1;
+                        continue;
+                    }
+                    left_out += 1;
+                    for biome in 0..MAX_BIOMES as u32 {
+                        for &height in &heights {
+                            let f = Footing { height, biome, slope: 0.0, density: 1.0 };
+                            if let Some((_, shape)) = rock_at(&p, c.threshold, c.variant, f) {
+                                let (ex, _, ez) = rock_radii(shape);
+                                let reaches = |r: i64, e: i32| r + e as i64 >= 0 && r - (e as i64) < CHUNK_SIZE_I64;
+                                assert!(
+                                    !(reaches(rx, ex) && reaches(rz, ez)),
+                                    "a rock at {rx}, {rz} from column {cx}, {cz} (biome {biome}, radii {ex}, {ez}) was left out"
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(left_out > 0 && kept > 0, "{left_out} left out, {kept} kept");
     }
 }

@@ -100,6 +100,7 @@ pub fn threshold(bayer_value: u8, sub: u32) -> u32 {
 
 /// The layer a candidate becomes: the first whose accumulated density
 /// exceeds its threshold.
+#[inline]
 pub fn layer_of(threshold: u32, densities: impl IntoIterator<Item = u32>) -> Option<usize> {
     let mut sum = 0u32;
     for (i, d) in densities.into_iter().enumerate() {
