@@ -244,17 +244,21 @@ fn footings(
     density: impl Fn(usize, u8) -> f32,
 ) -> Vec<Footing> {
     let mut taps = Taps::default();
-    footing_taps(cols, &mut taps);
+    footing_taps(cols, None, &mut taps);
     let (h_b, biome) = taps.sample(program, p, lanes);
     footings_of(&h_b, &biome, cols, density)
 }
 
-/// The five samples of each footing of `cols`, appended to `taps`.
-fn footing_taps(cols: &[(i64, i64)], taps: &mut Taps) {
+/// The five samples of each footing of `cols`, appended to `taps`; those
+/// the `apron` holds are read from it.
+fn footing_taps(cols: &[(i64, i64)], apron: Option<&Apron>, taps: &mut Taps) {
     const TAPS: [(i64, i64); 5] = [(-1, -1), (1, -1), (-1, 1), (1, 1), (0, 0)];
     for &(x, z) in cols {
         for (dx, dz) in TAPS {
-            taps.push(x + dx, z + dz);
+            match apron.and_then(|a| a.sample(x + dx, z + dz)) {
+                Some(read) => taps.read(read),
+                None => taps.push(x + dx, z + dz),
+            }
         }
     }
 }
@@ -272,21 +276,30 @@ fn footings_of(h_b: &[f32], biome: &[u8], cols: &[(i64, i64)], density: impl Fn(
 
 /// Columns to sample together, eight lanes a call: gathering every sample
 /// a plan needs into one list leaves one part-filled call, not one per
-/// kind of object.
+/// kind of object. A tap whose value is already at hand (in the apron)
+/// keeps its place in the list without being sampled.
 #[derive(Default)]
 struct Taps {
     xs: Vec<f32>,
     zs: Vec<f32>,
+    /// Per tap, its lane among `xs`, or its value where it was at hand.
+    taps: Vec<Result<usize, (f32, u8)>>,
 }
 
 impl Taps {
     fn push(&mut self, x: i64, z: i64) {
+        self.taps.push(Ok(self.xs.len()));
         self.xs.push(x as f32);
         self.zs.push(z as f32);
     }
 
+    /// A tap whose `h_b` and biome are at hand.
+    fn read(&mut self, value: (f32, u8)) {
+        self.taps.push(Err(value));
+    }
+
     fn len(&self) -> usize {
-        self.xs.len()
+        self.taps.len()
     }
 
     /// `h_b` and the biome at every tap, in order.
@@ -296,7 +309,7 @@ impl Taps {
         self.zs.resize(n, self.zs.last().copied().unwrap_or(0.0));
         let (mut h_b, mut biome) = (vec![0.0f32; n], vec![0u8; n]);
         sample_points(program, p, lanes, &self.xs, &self.zs, &mut h_b, &mut biome);
-        (h_b, biome)
+        self.taps.iter().map(|t| t.map_or_else(|read| read, |lane| (h_b[lane], biome[lane]))).unzip()
     }
 }
 
@@ -723,7 +736,7 @@ pub fn plan(
     let mut plants = (p.deco.plants.reach > 0).then(|| PendingPlants::new(&ground, col, hm, &mut out));
     let cols: Vec<_> = trees.columns().chain(rocks.columns()).collect();
     let mut taps = Taps::default();
-    footing_taps(&cols, &mut taps);
+    footing_taps(&cols, ground.column.map(|(_, a)| a), &mut taps);
     let ring_from = taps.len();
     if let Some(plants) = &mut plants {
         plants.ring.taps(&ground, &mut taps);

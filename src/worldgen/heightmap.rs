@@ -175,7 +175,8 @@ pub fn compute(program: &NoiseProgram, p: &WorldParams, col: ColumnPos, lanes: L
 /// of the same column.
 pub fn compute_with_apron(program: &NoiseProgram, p: &WorldParams, col: ColumnPos, lanes: Lanes) -> (Heightmap, Apron) {
     let (h_b, biome) = sample_apron(program, p, col, lanes);
-    (smooth(&h_b, &biome), Apron { col, h_b })
+    let heightmap = smooth(&h_b, &biome);
+    (heightmap, Apron { col, h_b, biome })
 }
 
 /// The `h_b` samples a chunk column's heightmap was smoothed from: one
@@ -184,16 +185,27 @@ pub fn compute_with_apron(program: &NoiseProgram, p: &WorldParams, col: ColumnPo
 pub struct Apron {
     col: ColumnPos,
     h_b: Vec<f32>,
+    biome: Vec<u8>,
 }
 
 impl Apron {
     /// `h_b` at world column (x, z), if the apron holds it.
     #[inline]
     pub fn at(&self, x: i64, z: i64) -> Option<f32> {
+        self.sample(x, z).map(|(h, _)| h)
+    }
+
+    /// `h_b` and the biome at world column (x, z), as [`sample_points`]
+    /// gives them there, if the apron holds them.
+    #[inline]
+    pub fn sample(&self, x: i64, z: i64) -> Option<(f32, u8)> {
         let ax = x - (self.col.x as i64 * CHUNK_SIZE_I64 - 1);
         let az = z - (self.col.z as i64 * CHUNK_SIZE_I64 - 1);
         let side = 0..APRON as i64;
-        (side.contains(&ax) && side.contains(&az)).then(|| self.h_b[az as usize * APRON + ax as usize])
+        (side.contains(&ax) && side.contains(&az)).then(|| {
+            let i = az as usize * APRON + ax as usize;
+            (self.h_b[i], self.biome[i])
+        })
     }
 
     pub fn column(&self) -> ColumnPos {
