@@ -523,12 +523,18 @@ fn some_biome_takes_given(p: &WorldParams, threshold: u32, mut factor: impl FnMu
     (0..t.biome_count.len()).any(|b| t.biome_count[b] != 0 && tree_layer(p, b, threshold, factor(b)).is_some())
 }
 
+/// The rock layer a candidate threshold selects in biome `b`, if any.
+#[inline]
+fn rock_layer(p: &WorldParams, b: usize, threshold: u32) -> Option<FlatLayer> {
+    let layers = &p.deco.rocks.biome_layers[b];
+    let n = (p.deco.rocks.biome_count[b] as usize).min(layers.len());
+    layer_of(threshold, layers[..n].iter().map(|l| l.density)).map(|l| layers[l])
+}
+
 /// The rock lying at a rock candidate, if the rules allow it: its kind and shape.
 pub fn rock_at(p: &WorldParams, threshold: u32, variant: u64, f: Footing) -> Option<(u32, u32)> {
     let b = f.biome as usize;
-    let n = (p.deco.rocks.biome_count[b] as usize).min(p.deco.rocks.biome_layers[b].len());
-    let layer =
-        p.deco.rocks.biome_layers[b][layer_of(threshold, p.deco.rocks.biome_layers[b][..n].iter().map(|l| l.density))?];
+    let layer = rock_layer(p, b, threshold)?;
     let rock = p.deco.rocks.kinds.get(layer.what as usize)?;
     if !footing_allows(p, &layer, f, b, rock.max_slope) {
         return None;
@@ -570,9 +576,8 @@ pub fn rock_may_reach(p: &WorldParams, c: &Candidate, rx: i64, rz: i64) -> bool 
     let rocks = &p.deco.rocks;
     let mut kinds = 0u32;
     for b in 0..rocks.biome_count.len() {
-        let n = (rocks.biome_count[b] as usize).min(MAX_BIOME_LAYERS);
-        if let Some(l) = layer_of(c.threshold, rocks.biome_layers[b][..n].iter().map(|l| l.density)) {
-            kinds |= 1 << rocks.biome_layers[b][l].what.min(31);
+        if let Some(layer) = rock_layer(p, b, c.threshold) {
+            kinds |= 1 << layer.what.min(31);
         }
     }
     rocks.kinds.iter().enumerate().filter(|&(k, _)| kinds >> k & 1 != 0).any(|(_, rock)| {
@@ -673,8 +678,7 @@ impl PendingRocks {
                     return rock_may_reach(p, &c, rx, rz);
                 }
                 let b = hm.biomes[column_index(rx as usize, rz as usize)] as usize;
-                let n = (p.deco.rocks.biome_count[b] as usize).min(MAX_BIOME_LAYERS);
-                layer_of(c.threshold, p.deco.rocks.biome_layers[b][..n].iter().map(|l| l.density)).is_some()
+                rock_layer(p, b, c.threshold).is_some()
             })
             .collect();
         // Rocks read no density map: their footings' factor stays 1.

@@ -175,8 +175,7 @@ pub fn compute(program: &NoiseProgram, p: &WorldParams, col: ColumnPos, lanes: L
 /// of the same column.
 pub fn compute_with_apron(program: &NoiseProgram, p: &WorldParams, col: ColumnPos, lanes: Lanes) -> (Heightmap, Apron) {
     let (h_b, biome) = sample_apron(program, p, col, lanes);
-    let heightmap = smooth(&h_b, &biome);
-    (heightmap, Apron { col, h_b, biome })
+    (smooth(&h_b, &biome), Apron { col, h_b, biome })
 }
 
 /// The `h_b` samples a chunk column's heightmap was smoothed from: one
