@@ -287,6 +287,11 @@ struct Taps {
 }
 
 impl Taps {
+    /// Room for `n` taps, so that a plan's list grows without copying.
+    fn with_capacity(n: usize) -> Taps {
+        Taps { xs: Vec::with_capacity(n), zs: Vec::with_capacity(n), taps: Vec::with_capacity(n) }
+    }
+
     fn push(&mut self, x: i64, z: i64) {
         self.taps.push(Ok(self.xs.len()));
         self.xs.push(x as f32);
@@ -442,6 +447,21 @@ pub fn footing_heights(program: &NoiseProgram, p: &WorldParams, lanes: Lanes, co
     let (mut h, mut biome) = ([0.0f32; 8], [0u8; 8]);
     sample_points(program, p, lanes, &xs, &zs, &mut h, &mut biome);
     [0, 4].map(|i| ((((h[i] + h[i + 1]) + h[i + 2]) + h[i + 3]) * 0.25) as i32)
+}
+
+/// The most biome `b`'s tree density map can scale its layers by (a
+/// factor never exceeds its map's `max`, and is 1 without a map).
+#[inline]
+fn tree_factor_bound(p: &WorldParams, b: usize) -> f32 {
+    p.deco.trees.biome_map[b].max.max(1.0)
+}
+
+/// Whether biome `b` may take a tree at `threshold` at any factor its map
+/// gives: the layers' sum only grows with the factor, so where it does
+/// not exceed the threshold at the bound, it does nowhere.
+#[inline]
+fn tree_layer_may(p: &WorldParams, b: usize, threshold: u32) -> bool {
+    tree_layer(p, b, threshold, tree_factor_bound(p, b)).is_some()
 }
 
 /// The tree kind layer a candidate threshold selects in biome `b`, its
@@ -739,7 +759,8 @@ pub fn plan(
     let (trees, rocks) = (PendingTrees::new(&ground, col, hm), PendingRocks::new(&ground, col, hm));
     let mut plants = (p.deco.plants.reach > 0).then(|| PendingPlants::new(&ground, col, hm, &mut out));
     let cols: Vec<_> = trees.columns().chain(rocks.columns()).collect();
-    let mut taps = Taps::default();
+    // Room for the footings and a shore ring's usual share.
+    let mut taps = Taps::with_capacity(5 * cols.len() + RING_TAPS_HINT);
     footing_taps(&cols, ground.column.map(|(_, a)| a), &mut taps);
     let ring_from = taps.len();
     if let Some(plants) = &mut plants {
@@ -749,7 +770,7 @@ pub fn plan(
     let n = trees.unsampled.len();
     let sampled = footings_of(&h_b, &biome, &cols, |i, b| if i < n { trees.density(p, i, b) } else { 1.0 });
     // Every tree candidate settled here, for the rocks' yielding.
-    let mut known: Vec<([i64; 2], bool)> = Vec::new();
+    let mut known: Vec<([i64; 2], bool)> = Vec::with_capacity(trees.near.len());
     trees.finish(p, &sampled[..n], &mut known, &mut out);
     rocks.finish(&ground, &sampled[n..], &known, &mut out);
     if let Some(plants) = plants {
@@ -780,7 +801,7 @@ impl<'a> PendingPlants<'a> {
     /// The first pass: every plant the heightmap settles goes into `out`.
     fn new(ground: &Ground, col: ColumnPos, hm: &'a Heightmap, out: &mut ColumnDecorations) -> PendingPlants<'a> {
         let p = ground.params;
-        let ring = ShoreRing::new(hm, col);
+        let ring = ShoreRing::new(hm, col, p.surface.water_level);
         let mut undecided = Vec::new();
         let maps = PlantMaps::new(ground, col, hm);
         for k in 0..maps.growing.len() {
@@ -817,6 +838,9 @@ impl<'a> PendingPlants<'a> {
 const RING_SIDE: usize = CHUNK_SIZE + 2 * MAX_SHORE_REACH as usize;
 /// Their diagonal samples: one more on each side.
 const RING_SAMPLES_SIDE: usize = RING_SIDE + 2;
+/// Room a plan's list of taps keeps for a shore ring: about what a column
+/// by the sea asks (a hint for the list's first size, not a limit).
+const RING_TAPS_HINT: usize = 32;
 
 /// The surface around a chunk column for [`PendingPlants`]: the heightmap
 /// inside; beyond it, the columns plants have asked for, once sampled.
@@ -828,17 +852,27 @@ struct ShoreRing<'a> {
     hm: &'a Heightmap,
     /// The world column of ring cell (0, 0).
     origin: (i64, i64),
-    /// Empty until the first sampling.
-    heights: Vec<Option<i32>>,
+    /// The columns asked for, in order, with their heights: empty until
+    /// the ring is settled. A handful of columns, searched, where a grid
+    /// of the whole ring cost more to clear than to search.
+    heights: Vec<((i64, i64), i32)>,
     /// Columns beyond the heightmap that plants asked for and that were
     /// not sampled yet.
     asked: std::cell::RefCell<Vec<(i64, i64)>>,
     /// Their samples, once gathered.
     pending: Option<RingSamples>,
+    /// Per row of the chunk column, a bit per column under the water line
+    /// `water`: made on the first look, so that a shore reach inside the
+    /// column is a few masks, not a column at a time.
+    wet: std::cell::OnceCell<[u32; CHUNK_SIZE]>,
+    water: i32,
 }
 
+// A row of the chunk column is one u32 of `ShoreRing::wet`.
+const _: () = assert!(CHUNK_SIZE == 32);
+
 impl<'a> ShoreRing<'a> {
-    fn new(hm: &'a Heightmap, col: ColumnPos) -> Self {
+    fn new(hm: &'a Heightmap, col: ColumnPos, water: i32) -> Self {
         let r = MAX_SHORE_REACH as i64;
         ShoreRing {
             hm,
@@ -846,14 +880,26 @@ impl<'a> ShoreRing<'a> {
             heights: Vec::new(),
             asked: Default::default(),
             pending: None,
+            wet: Default::default(),
+            water,
         }
     }
 
-    /// Ring cell of world column (x, z), if the ring holds it.
-    fn cell(&self, x: i64, z: i64) -> Option<usize> {
+    /// [`Self::wet`], made if it was not.
+    fn wet_rows(&self) -> &[u32; CHUNK_SIZE] {
+        self.wet.get_or_init(|| {
+            std::array::from_fn(|z| {
+                let row = &self.hm.heights[column_index(0, z)..][..CHUNK_SIZE];
+                row.iter().enumerate().fold(0u32, |m, (x, &h)| m | ((h < self.water) as u32) << x)
+            })
+        })
+    }
+
+    /// Whether the ring holds world column (x, z).
+    fn holds(&self, x: i64, z: i64) -> bool {
         let (rx, rz) = (x - self.origin.0, z - self.origin.1);
         let side = 0..RING_SIDE as i64;
-        (side.contains(&rx) && side.contains(&rz)).then(|| rz as usize * RING_SIDE + rx as usize)
+        side.contains(&rx) && side.contains(&rz)
     }
 
     /// The diagonal samples of every column asked for, each distinct one
@@ -900,15 +946,16 @@ impl<'a> ShoreRing<'a> {
         for (&v, &i) in h_b.iter().zip(&s.lanes) {
             s.values[i] = v;
         }
-        if self.heights.is_empty() {
-            self.heights.resize(RING_SIDE * RING_SIDE, None);
-        }
-        for &(x, z) in &s.asked {
-            let [nw, ne, sw, se] = ring_diagonals(x, z).map(|d| s.values[s.slot[self.sample_index(d)] as usize - 1]);
-            if let Some(c) = self.cell(x, z) {
-                self.heights[c] = Some(smoothed(nw, ne, sw, se));
-            }
-        }
+        // `asked` is sorted, and so is `heights`.
+        self.heights = s
+            .asked
+            .iter()
+            .map(|&(x, z)| {
+                let [nw, ne, sw, se] =
+                    ring_diagonals(x, z).map(|d| s.values[s.slot[self.sample_index(d)] as usize - 1]);
+                ((x, z), smoothed(nw, ne, sw, se))
+            })
+            .collect();
     }
 }
 
@@ -929,20 +976,55 @@ struct RingSamples {
 }
 
 impl ShoreHeights for ShoreRing<'_> {
+    /// Inside the chunk column, a mask over each row of the window; beyond
+    /// it, the columns settled so far, one at a time.
+    fn across_at_hand(&self, x: i64, z: i64, d: i64, wet: bool, water: i32) -> (bool, bool) {
+        debug_assert_eq!(water, self.water, "the ring's masks are of the plan's water line");
+        let r = MAX_SHORE_REACH as i64;
+        let (rx, rz) = (x - self.origin.0 - r, z - self.origin.1 - r);
+        let last = CHUNK_SIZE_I64 - 1;
+        let (x_lo, x_hi, z_lo, z_hi) = ((rx - d).max(0), (rx + d).min(last), (rz - d).max(0), (rz + d).min(last));
+        if x_lo <= x_hi && z_lo <= z_hi {
+            let span = (x_hi - x_lo + 1) as u32;
+            let mask = (u32::MAX >> (32 - span)) << x_lo;
+            let rows = &self.wet_rows()[z_lo as usize..=z_hi as usize];
+            if rows.iter().any(|&row| (if wet { !row } else { row }) & mask != 0) {
+                return (true, false);
+            }
+        }
+        let inside = rx - d >= 0 && rx + d <= last && rz - d >= 0 && rz + d <= last;
+        if inside {
+            return (false, false);
+        }
+        let mut beyond = false;
+        for (x, z) in (-d..=d).flat_map(|dz| (-d..=d).map(move |dx| (x + dx, z + dz))) {
+            // The masks answered for the columns inside.
+            if inside_column(x - self.origin.0 - r, z - self.origin.1 - r) {
+                continue;
+            }
+            match self.at_hand(x, z) {
+                Some(h) if (h < water) != wet => return (true, beyond),
+                Some(_) => {}
+                None => beyond = true,
+            }
+        }
+        (false, beyond)
+    }
+
     fn at_hand(&self, x: i64, z: i64) -> Option<i32> {
         let r = MAX_SHORE_REACH as i64;
         let (rx, rz) = (x - self.origin.0 - r, z - self.origin.1 - r);
         if inside_column(rx, rz) {
             return Some(self.hm.heights[column_index(rx as usize, rz as usize)]);
         }
-        self.cell(x, z).and_then(|c| self.heights.get(c).copied().flatten())
+        self.heights.binary_search_by_key(&(x, z), |&(c, _)| c).ok().map(|i| self.heights[i].1)
     }
 
     /// Notes the columns for [`ShoreRing::taps`] and answers no: the
     /// plant is settled again once they are sampled, when every column it
     /// asks for is at hand.
-    fn any_beyond(&self, cols: &[(i64, i64)], _across: impl Fn(i32) -> bool) -> bool {
-        self.asked.borrow_mut().extend(cols.iter().filter(|&&(x, z)| self.cell(x, z).is_some()));
+    fn any_beyond(&self, cols: impl Iterator<Item = (i64, i64)>, _across: impl Fn(i32) -> bool) -> bool {
+        self.asked.borrow_mut().extend(cols.filter(|&(x, z)| self.holds(x, z)));
         false
     }
 }
@@ -969,13 +1051,14 @@ impl<'a> PendingTrees<'a> {
             Vec::new()
         };
         // A candidate inside the column reads only its own biome's map
-        // while the apron is at hand; any other may read every biome's.
+        // while the apron is at hand, and none where no tree of that biome
+        // could take its threshold at the most the map allows; any other
+        // may read every biome's.
         let needed = |k: usize| {
-            let (_, rx, rz) = near[k];
-            let inside = inside_column(rx, rz);
-            !inside || ground.column.is_none() || {
+            let (c, rx, rz) = near[k];
+            !inside_column(rx, rz) || ground.column.is_none() || {
                 let b = hm.biomes[column_index(rx as usize, rz as usize)] as usize;
-                program.has_map(p.deco.trees.biome_map[b].node)
+                program.has_map(p.deco.trees.biome_map[b].node) && tree_layer_may(p, b, c.threshold)
             }
         };
         let maps = TreeMaps::new(ground, near.iter().map(|(c, _, _)| (c.x, c.z)).collect(), needed);
@@ -986,6 +1069,10 @@ impl<'a> PendingTrees<'a> {
             let tree = if inside {
                 let b = hm.biomes[column_index(rx as usize, rz as usize)] as usize;
                 // Settle the threshold before the footing's columns are read.
+                if !tree_layer_may(p, b, c.threshold) {
+                    trees.push(Some(None));
+                    continue;
+                }
                 let factor = maps.factor(p, b, k);
                 if tree_layer(p, b, c.threshold, factor).is_none() {
                     Some(None)
@@ -1107,19 +1194,12 @@ fn plant_given(
     }
     // Heights at hand first: most shore columns decide without sampling;
     // the columns beyond are gathered for one batched look.
-    let mut beyond = [(0, 0); ((2 * MAX_SHORE_REACH + 1) * (2 * MAX_SHORE_REACH + 1)) as usize];
-    let mut n = 0;
-    for (x, z) in (-d..=d).flat_map(|dz| (-d..=d).map(move |dx| (x + dx, z + dz))) {
-        match heights.at_hand(x, z) {
-            Some(h) if across(h) => return layer.what,
-            Some(_) => {}
-            None => {
-                beyond[n] = (x, z);
-                n += 1;
-            }
-        }
+    let (found, beyond) = heights.across_at_hand(x, z, d, wet, p.surface.water_level);
+    if found {
+        return layer.what;
     }
-    if heights.any_beyond(&beyond[..n], across) {
+    let window = (-d..=d).flat_map(|dz| (-d..=d).map(move |dx| (x + dx, z + dz)));
+    if beyond && heights.any_beyond(window.filter(|&(x, z)| heights.at_hand(x, z).is_none()), across) {
         layer.what
     } else {
         0
@@ -1148,9 +1228,11 @@ impl PlantMaps {
             let n = (p.deco.plants.biome_count[b] as usize).min(MAX_BIOME_LAYERS);
             map_nodes(program, &p.deco.plants.layer_maps[b][..n])
         });
-        let mut growing = Vec::new();
+        // Sized for a column where one in eight may grow: grown from empty,
+        // these lists cost more in copies than the rest of the first pass.
+        let mut growing = Vec::with_capacity(CHUNK_SIZE * CHUNK_SIZE / 8);
         // (node, growing column, its slot there) of every value needed.
-        let mut asked: Vec<(u32, u16, u8)> = Vec::new();
+        let mut asked: Vec<(u32, u16, u8)> = Vec::with_capacity(CHUNK_SIZE * CHUNK_SIZE / 8);
         for z in 0..CHUNK_SIZE {
             for x in 0..CHUNK_SIZE {
                 let i = column_index(x, z);
@@ -1242,9 +1324,23 @@ impl Surface<'_> {
 pub trait ShoreHeights {
     /// Column (x, z)'s surface height if it is at hand, without sampling.
     fn at_hand(&self, x: i64, z: i64) -> Option<i32>;
+    /// Whether a column within `d` blocks of (x, z) in x and z, at hand,
+    /// lies across the water line `water` from a column that is `wet`
+    /// (below it); and whether some column there is not at hand.
+    fn across_at_hand(&self, x: i64, z: i64, d: i64, wet: bool, water: i32) -> (bool, bool) {
+        let mut beyond = false;
+        for (x, z) in (-d..=d).flat_map(|dz| (-d..=d).map(move |dx| (x + dx, z + dz))) {
+            match self.at_hand(x, z) {
+                Some(h) if (h < water) != wet => return (true, beyond),
+                Some(_) => {}
+                None => beyond = true,
+            }
+        }
+        (false, beyond)
+    }
     /// Whether the surface of any of `cols`, none of them at hand, is one
     /// that `across` takes.
-    fn any_beyond(&self, cols: &[(i64, i64)], across: impl Fn(i32) -> bool) -> bool;
+    fn any_beyond(&self, cols: impl Iterator<Item = (i64, i64)>, across: impl Fn(i32) -> bool) -> bool;
 }
 
 /// Beyond the chunk column, two columns a sample: eight lanes.
@@ -1253,7 +1349,8 @@ impl ShoreHeights for Surface<'_> {
         self.height(x, z, false)
     }
 
-    fn any_beyond(&self, cols: &[(i64, i64)], across: impl Fn(i32) -> bool) -> bool {
+    fn any_beyond(&self, cols: impl Iterator<Item = (i64, i64)>, across: impl Fn(i32) -> bool) -> bool {
+        let cols: Vec<_> = cols.collect();
         cols.chunks(2).any(|pair| {
             let pair = [pair[0], *pair.last().unwrap_or(&pair[0])];
             footing_heights(self.program, self.params, self.lanes, pair).into_iter().any(&across)
@@ -1268,8 +1365,8 @@ impl<F: Fn(i64, i64, bool) -> Option<i32>> ShoreHeights for F {
         self(x, z, false)
     }
 
-    fn any_beyond(&self, cols: &[(i64, i64)], across: impl Fn(i32) -> bool) -> bool {
-        cols.iter().any(|&(x, z)| self(x, z, true).is_some_and(&across))
+    fn any_beyond(&self, mut cols: impl Iterator<Item = (i64, i64)>, across: impl Fn(i32) -> bool) -> bool {
+        cols.any(|(x, z)| self(x, z, true).is_some_and(&across))
     }
 }
 
