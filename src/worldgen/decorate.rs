@@ -997,7 +997,7 @@ impl ShoreHeights for ShoreRing<'_> {
             return (false, false);
         }
         let mut beyond = false;
-        for (x, z) in (-d..=d).flat_map(|dz| (-d..=d).map(move |dx| (x + dx, z + dz))) {
+        for (x, z) in shore_window(x, z, d) {
             // The masks answered for the columns inside.
             if inside_column(x - self.origin.0 - r, z - self.origin.1 - r) {
                 continue;
@@ -1198,8 +1198,7 @@ fn plant_given(
     if found {
         return layer.what;
     }
-    let window = (-d..=d).flat_map(|dz| (-d..=d).map(move |dx| (x + dx, z + dz)));
-    if beyond && heights.any_beyond(window.filter(|&(x, z)| heights.at_hand(x, z).is_none()), across) {
+    if beyond && heights.any_beyond(shore_window(x, z, d).filter(|&(x, z)| heights.at_hand(x, z).is_none()), across) {
         layer.what
     } else {
         0
@@ -1320,6 +1319,11 @@ impl Surface<'_> {
     }
 }
 
+/// The columns within `d` blocks of (x, z) in x and z, row by row.
+fn shore_window(x: i64, z: i64, d: i64) -> impl Iterator<Item = (i64, i64)> {
+    (-d..=d).flat_map(move |dz| (-d..=d).map(move |dx| (x + dx, z + dz)))
+}
+
 /// The surface around a plant, for a layer with a shore reach.
 pub trait ShoreHeights {
     /// Column (x, z)'s surface height if it is at hand, without sampling.
@@ -1329,7 +1333,7 @@ pub trait ShoreHeights {
     /// (below it); and whether some column there is not at hand.
     fn across_at_hand(&self, x: i64, z: i64, d: i64, wet: bool, water: i32) -> (bool, bool) {
         let mut beyond = false;
-        for (x, z) in (-d..=d).flat_map(|dz| (-d..=d).map(move |dx| (x + dx, z + dz))) {
+        for (x, z) in shore_window(x, z, d) {
             match self.at_hand(x, z) {
                 Some(h) if (h < water) != wet => return (true, beyond),
                 Some(_) => {}
