@@ -31,6 +31,7 @@
 use super::canvas::Canvas;
 use super::params::{splitmix64, FlatVein, WorldParams};
 use super::placement::{threshold, PATTERN_POINTS};
+use super::preset::MAX_VEIN_RADIUS;
 use crate::world::block::MAX_BLOCK_TYPES;
 use crate::world::coords::{ChunkPos, CHUNK_AREA, CHUNK_SIZE, CHUNK_SIZE_I64, CHUNK_VOLUME};
 
@@ -144,7 +145,7 @@ impl Vein {
 /// The vein of the candidate in cube `g`, if it is accepted.
 pub fn candidate(p: &WorldParams, g: [i64; 3]) -> Option<Vein> {
     let hash = cell_hash(p.veins.seed(), g.map(|v| v.div_euclid(CELL_CUBES)));
-    candidate_in(p, g, hash, row_bound(p, g[1]))
+    candidate_in(p, g, hash, row_bound(p, g[1]), |_| true)
 }
 
 /// Above every threshold a candidate of cube row `gy` can be accepted
@@ -170,8 +171,10 @@ fn row_bound(p: &WorldParams, gy: i64) -> u32 {
 }
 
 /// [`candidate`], given the hash of the cell that holds cube `g` and the
-/// [`row_bound`] of its row.
-fn candidate_in(p: &WorldParams, g: [i64; 3], hash: u64, bound: u32) -> Option<Vein> {
+/// [`row_bound`] of its row, for a caller that wants only veins centred
+/// where `near` allows (the rest are `None` before their kind is chosen).
+#[inline(always)]
+fn candidate_in(p: &WorldParams, g: [i64; 3], hash: u64, bound: u32, near: impl Fn([i64; 3]) -> bool) -> Option<Vein> {
     let unit = p.veins.spacing as i64;
     let local = g.map(|v| v.rem_euclid(CELL_CUBES));
     let index = (local[0] + CELL_CUBES * local[1] + CELL_CUBES * CELL_CUBES * local[2]) as u64;
@@ -184,7 +187,12 @@ fn candidate_in(p: &WorldParams, g: [i64; 3], hash: u64, bound: u32) -> Option<V
         return None;
     }
     let variant = splitmix64(hash.wrapping_add(index + 1));
-    let origin = [0, 1, 2].map(|a| g[a] * unit + ((variant >> (16 * a)) & 0xFFFF) as i64 % unit);
+    // In 32 bits (16-bit jitter, spacing at most 32): the same remainder
+    // as in 64, at a fraction of a 64-bit division's latency.
+    let origin = [0, 1, 2].map(|a| g[a] * unit + (((variant >> (16 * a)) & 0xFFFF) as u32 % unit as u32) as i64);
+    if !near(origin) {
+        return None;
+    }
     let mut sum = 0;
     let (at, k) = p.veins.kinds().iter().enumerate().find(|(_, k)| {
         sum += density_at(k, origin[1]);
@@ -241,7 +249,11 @@ fn visit_touching(p: &WorldParams, lo: [i64; 3], hi: [i64; 3], mut f: impl FnMut
                             continue;
                         }
                         for gx in within(&cx, kx) {
-                            let Some(v) = candidate_in(p, [gx, gy, gz], hash, bound) else { continue };
+                            // Most candidates of the margin are centred
+                            // beyond reach of the box: turned away before
+                            // their kind is chosen.
+                            let near = |o: [i64; 3]| (0..3).all(|a| o[a] + reach >= lo[a] && o[a] - reach <= hi[a]);
+                            let Some(v) = candidate_in(p, [gx, gy, gz], hash, bound, near) else { continue };
                             let (vl, vh) = v.bounds();
                             if (0..3).all(|a| vl[a] <= hi[a] && vh[a] >= lo[a]) && !f(v) {
                                 return;
@@ -282,8 +294,47 @@ pub fn apply(c: &mut Canvas) {
     apply_veins(c.params, lo, &c.heightmap.heights, &touching(c.params, lo, hi), c.blocks, c.counts);
 }
 
+/// One block of a blob's ragged shell, from its centre, and whether it lies
+/// within the blob's radius (so is covered whatever its hash).
+#[derive(Clone, Copy)]
+struct ShellBlock {
+    d: [i8; 3],
+    inner: bool,
+}
+
+/// The blocks of a blob of radius `r` that [`Vein::covers`] may take: those
+/// within `r² + r` of its centre.
+fn shell_of(r: i64) -> Vec<ShellBlock> {
+    let (r2, shell) = (r * r, r * r + r);
+    let mut out = Vec::new();
+    for dz in -r..=r {
+        for dx in -r..=r {
+            for dy in -r..=r {
+                let d2 = dx * dx + dy * dy + dz * dz;
+                if d2 <= shell {
+                    out.push(ShellBlock { d: [dx as i8, dy as i8, dz as i8], inner: d2 <= r2 });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// [`shell_of`] for every radius a preset may give.
+fn shells() -> &'static [Vec<ShellBlock>] {
+    static SHELLS: std::sync::LazyLock<Vec<Vec<ShellBlock>>> =
+        std::sync::LazyLock::new(|| (0..=MAX_VEIN_RADIUS as i64).map(shell_of).collect());
+    &SHELLS
+}
+
 /// [`apply`] for a given list of veins, in any order, over the chunk whose
 /// corner block is `lo` and whose columns' surfaces are `heights`.
+///
+/// Kind by kind in the listed order, so the first kind to take a block
+/// keeps it: a block is written once and its claim is a bit. Within a kind
+/// the veins' order cannot matter. Each blob walks a list of its shell's
+/// blocks: blobs are a few blocks across, and a walk over columns spent
+/// more on each column than on its one or two blocks.
 pub fn apply_veins(
     p: &WorldParams,
     lo: [i64; 3],
@@ -296,49 +347,53 @@ pub fn apply_veins(
         return;
     }
     let hi = lo.map(|c| c + CHUNK_SIZE_I64 - 1);
-    const NONE: u8 = u8::MAX;
-    let mut claim = [NONE; CHUNK_VOLUME];
-    let mut claimed: Vec<u32> = Vec::with_capacity(1024);
-    for v in veins {
-        let kind = &p.veins.kinds[v.kind as usize];
-        // Blob by blob, each over the blocks within its ragged shell: a
-        // chain's bounding box is mostly empty, and every block the vein
-        // covers lies in some blob's shell. A block two blobs share is
-        // visited twice, and the claim turns the second away.
-        let shell = v.radius * v.radius + v.radius;
-        for j in 0..v.blobs as i64 {
-            let centre = [0, 1, 2].map(|a| v.origin[a] + j * v.step[a]);
-            let (bl, bh) = (centre.map(|c| c - v.radius), centre.map(|c| c + v.radius));
-            for z in bl[2].max(lo[2])..=bh[2].min(hi[2]) {
-                for x in bl[0].max(lo[0])..=bh[0].min(hi[0]) {
-                    let across = (x - centre[0]).pow(2) + (z - centre[2]).pow(2);
-                    if across > shell {
+    let water = p.surface.water_level;
+    let mut claimed = [0u64; CHUNK_VOLUME / 64];
+    let side = CHUNK_SIZE as u64;
+    for (at, kind) in p.veins.kinds().iter().enumerate() {
+        let block = kind.block as u8;
+        for v in veins.iter().filter(|v| v.kind as usize == at) {
+            let owned;
+            let shell = match shells().get(v.radius as usize) {
+                Some(s) => s,
+                None => {
+                    owned = shell_of(v.radius);
+                    &owned
+                }
+            };
+            for j in 0..v.blobs as i64 {
+                let centre = [0, 1, 2].map(|a| v.origin[a] + j * v.step[a]);
+                if (0..3).any(|a| centre[a] + v.radius < lo[a] || centre[a] - v.radius > hi[a]) {
+                    continue;
+                }
+                let c = [0, 1, 2].map(|a| centre[a] - lo[a]);
+                for s in shell {
+                    let [x, y, z] = [0, 1, 2].map(|a| c[a] + s.d[a] as i64);
+                    if x as u64 >= side || y as u64 >= side || z as u64 >= side {
                         continue;
                     }
-                    let dy = (shell - across).isqrt();
-                    let column = ((z - lo[2]) * CHUNK_SIZE_I64 + (x - lo[0])) as usize;
-                    let surface = heights[column] as i64;
-                    let top = if surface < p.surface.water_level as i64 { surface } else { surface - 1 };
-                    for y in (centre[1] - dy).max(lo[1])..=(centre[1] + dy).min(hi[1]).min(top) {
-                        let i = column * CHUNK_SIZE + (y - lo[1]) as usize;
-                        let replaceable = kind.replace_mask >> bytes[i] & 1 == 1;
-                        if replaceable && (v.kind as u8) < claim[i] && v.covers([x, y, z]) {
-                            if claim[i] == NONE {
-                                claimed.push(i as u32);
-                            }
-                            claim[i] = v.kind as u8;
-                        }
+                    let column = z as usize * CHUNK_SIZE + x as usize;
+                    // Veins take only blocks below the surface, or on it
+                    // under water.
+                    let surface = heights[column];
+                    let top = if surface < water { surface } else { surface - 1 } as i64 - lo[1];
+                    if y > top {
+                        continue;
+                    }
+                    let i = column * CHUNK_SIZE + y as usize;
+                    let (word, bit) = (i / 64, 1u64 << (i % 64));
+                    if claimed[word] & bit != 0 || kind.replace_mask >> bytes[i] & 1 == 0 {
+                        continue;
+                    }
+                    if s.inner || v.covers([x + lo[0], y + lo[1], z + lo[2]]) {
+                        claimed[word] |= bit;
+                        counts[bytes[i] as usize] -= 1;
+                        counts[block as usize] += 1;
+                        bytes[i] = block;
                     }
                 }
             }
         }
-    }
-    for i in claimed {
-        let i = i as usize;
-        let (old, new) = (bytes[i] as usize, p.veins.kinds[claim[i] as usize].block as u8);
-        counts[old] -= 1;
-        counts[new as usize] += 1;
-        bytes[i] = new;
     }
 }
 
