@@ -291,29 +291,42 @@ pub fn apply(c: &mut Canvas) {
     if !c.params.has_veins() || lo[1] > c.heightmap.max_height as i64 {
         return;
     }
-    apply_veins(c.params, lo, &c.heightmap.heights, &touching(c.params, lo, hi), c.blocks, c.counts);
+    // Nor need a vein be listed that reaches only the air above them.
+    let below = [hi[0], hi[1].min(c.heightmap.max_height as i64), hi[2]];
+    apply_veins(c.params, lo, &c.heightmap.heights, &touching(c.params, lo, below), c.blocks, c.counts);
 }
 
-/// One block of a blob's ragged shell, from its centre, and whether it lies
-/// within the blob's radius (so is covered whatever its hash).
+/// One column of a blob's ragged shell, from its centre: the blocks
+/// within `shell` above and below the centre's height may be covered, and
+/// those within `inner` (where it is not negative) lie within the radius,
+/// so are covered whatever their hash.
 #[derive(Clone, Copy)]
-struct ShellBlock {
-    d: [i8; 3],
-    inner: bool,
+struct ShellColumn {
+    dx: i8,
+    dz: i8,
+    shell: i8,
+    inner: i8,
 }
 
-/// The blocks of a blob of radius `r` that [`Vein::covers`] may take: those
-/// within `r² + r` of its centre.
-fn shell_of(r: i64) -> Vec<ShellBlock> {
+/// ⌊√n⌋ for the small n of a blob's extent: a double's square root is
+/// exactly rounded, so its floor is exact far beyond any radius.
+fn small_sqrt(n: i64) -> i64 {
+    debug_assert!((0..1 << 40).contains(&n));
+    (n as f64).sqrt() as i64
+}
+
+/// The columns of a blob of radius `r` that [`Vein::covers`] may take a
+/// block of: those within `r² + r` of its centre.
+fn shell_of(r: i64) -> Vec<ShellColumn> {
     let (r2, shell) = (r * r, r * r + r);
     let mut out = Vec::new();
     for dz in -r..=r {
         for dx in -r..=r {
-            for dy in -r..=r {
-                let d2 = dx * dx + dy * dy + dz * dz;
-                if d2 <= shell {
-                    out.push(ShellBlock { d: [dx as i8, dy as i8, dz as i8], inner: d2 <= r2 });
-                }
+            let across = dx * dx + dz * dz;
+            if across <= shell {
+                let inner = if across <= r2 { small_sqrt(r2 - across) } else { -1 };
+                let shell = small_sqrt(shell - across);
+                out.push(ShellColumn { dx: dx as i8, dz: dz as i8, shell: shell as i8, inner: inner as i8 });
             }
         }
     }
@@ -321,20 +334,32 @@ fn shell_of(r: i64) -> Vec<ShellBlock> {
 }
 
 /// [`shell_of`] for every radius a preset may give.
-fn shells() -> &'static [Vec<ShellBlock>] {
-    static SHELLS: std::sync::LazyLock<Vec<Vec<ShellBlock>>> =
+fn shells() -> &'static [Vec<ShellColumn>] {
+    static SHELLS: std::sync::LazyLock<Vec<Vec<ShellColumn>>> =
         std::sync::LazyLock::new(|| (0..=MAX_VEIN_RADIUS as i64).map(shell_of).collect());
     &SHELLS
+}
+
+/// The bits `lo..=hi` of a column's word, clipped to the chunk; none if
+/// the clipped range is empty.
+#[inline(always)]
+fn column_bits(lo: i64, hi: i64) -> u32 {
+    let (lo, hi) = (lo.max(0), hi.min(CHUNK_SIZE_I64 - 1));
+    if lo > hi {
+        return 0;
+    }
+    (u32::MAX >> (CHUNK_SIZE_I64 - 1 - (hi - lo))) << lo
 }
 
 /// [`apply`] for a given list of veins, in any order, over the chunk whose
 /// corner block is `lo` and whose columns' surfaces are `heights`.
 ///
 /// Kind by kind in the listed order, so the first kind to take a block
-/// keeps it: a block is written once and its claim is a bit. Within a kind
-/// the veins' order cannot matter. Each blob walks a list of its shell's
-/// blocks: blobs are a few blocks across, and a walk over columns spent
-/// more on each column than on its one or two blocks.
+/// keeps it: a block is written once, and its claim is a bit of its
+/// column's word. Within a kind the veins' order cannot matter. Each blob
+/// walks a list of its shell's columns, and in each the blocks it may take
+/// are the set bits of one word: those within its shell and below the
+/// surface, less those claimed.
 pub fn apply_veins(
     p: &WorldParams,
     lo: [i64; 3],
@@ -347,8 +372,9 @@ pub fn apply_veins(
         return;
     }
     let hi = lo.map(|c| c + CHUNK_SIZE_I64 - 1);
+    let bytes = &mut bytes[..CHUNK_VOLUME];
     let water = p.surface.water_level;
-    let mut claimed = [0u64; CHUNK_VOLUME / 64];
+    let mut claimed = [0u32; CHUNK_AREA];
     let side = CHUNK_SIZE as u64;
     for (at, kind) in p.veins.kinds().iter().enumerate() {
         let block = kind.block as u8;
@@ -366,10 +392,10 @@ pub fn apply_veins(
                 if (0..3).any(|a| centre[a] + v.radius < lo[a] || centre[a] - v.radius > hi[a]) {
                     continue;
                 }
-                let c = [0, 1, 2].map(|a| centre[a] - lo[a]);
+                let [cx, cy, cz] = [0, 1, 2].map(|a| centre[a] - lo[a]);
                 for s in shell {
-                    let [x, y, z] = [0, 1, 2].map(|a| c[a] + s.d[a] as i64);
-                    if x as u64 >= side || y as u64 >= side || z as u64 >= side {
+                    let (x, z) = (cx + s.dx as i64, cz + s.dz as i64);
+                    if x as u64 >= side || z as u64 >= side {
                         continue;
                     }
                     let column = z as usize * CHUNK_SIZE + x as usize;
@@ -377,19 +403,22 @@ pub fn apply_veins(
                     // under water.
                     let surface = heights[column];
                     let top = if surface < water { surface } else { surface - 1 } as i64 - lo[1];
-                    if y > top {
-                        continue;
-                    }
-                    let i = column * CHUNK_SIZE + y as usize;
-                    let (word, bit) = (i / 64, 1u64 << (i % 64));
-                    if claimed[word] & bit != 0 || kind.replace_mask >> bytes[i] & 1 == 0 {
-                        continue;
-                    }
-                    if s.inner || v.covers([x + lo[0], y + lo[1], z + lo[2]]) {
-                        claimed[word] |= bit;
-                        counts[bytes[i] as usize] -= 1;
-                        counts[block as usize] += 1;
-                        bytes[i] = block;
+                    let reach = s.shell as i64;
+                    let mut free = column_bits(cy - reach, (cy + reach).min(top)) & !claimed[column];
+                    let inner = if s.inner < 0 { 0 } else { column_bits(cy - s.inner as i64, cy + s.inner as i64) };
+                    while free != 0 {
+                        let y = free.trailing_zeros() as usize;
+                        free &= free - 1;
+                        let i = column * CHUNK_SIZE + y;
+                        if kind.replace_mask >> bytes[i] & 1 == 0 {
+                            continue;
+                        }
+                        if inner >> y & 1 == 1 || v.covers([x + lo[0], y as i64 + lo[1], z + lo[2]]) {
+                            claimed[column] |= 1 << y;
+                            counts[bytes[i] as usize] -= 1;
+                            counts[block as usize] += 1;
+                            bytes[i] = block;
+                        }
                     }
                 }
             }
