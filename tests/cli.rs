@@ -113,6 +113,14 @@ fn bench_view_compares_the_first_view_with_and_without_caves() {
     assert!(v["ratio_wall"].as_f64().is_some_and(f64::is_finite), "{v}");
     assert!(v["ratio_veins_wall"].as_f64().is_some_and(f64::is_finite), "{v}");
     assert!(v["ratio_furnished_wall"].as_f64().is_some_and(f64::is_finite), "{v}");
+    // Each ratio comes with how far its rounds stray, and the median of
+    // the rounds lies within that spread's reach of the medians' ratio.
+    for (spread, ratio) in [("spread_veins", "ratio_veins_wall"), ("spread_furnished", "ratio_furnished_wall")] {
+        let [lo, hi] = [0, 1].map(|i| v[spread]["wall"][i].as_f64().unwrap_or(f64::NAN));
+        assert!(lo.is_finite() && lo > 0.0 && lo <= hi, "{spread}: {v}");
+        let r = v[ratio].as_f64().unwrap_or(f64::NAN);
+        assert!(r >= lo * 0.5 && r <= hi * 2.0, "{ratio} {r} against {spread} {lo}..{hi}");
+    }
     // What the eye reaches is counted on each variant's first run only, and
     // says something: the eye's open space is found, and no more open
     // blocks are reached than the stored chunks hold.

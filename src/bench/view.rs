@@ -156,6 +156,43 @@ pub struct ViewReport {
     /// goal ≤ 1.05). None when the preset has none of them.
     pub ratio_furnished_wall: Option<f64>,
     pub ratio_furnished_cpu: Option<f64>,
+    /// Run by run, how far each of those ratios strays: the least and
+    /// greatest ratio of a run of the preset to the run of the other
+    /// variant in the same round. A goal a few per cent from the median
+    /// is only judged where this spread is narrower than that.
+    pub spread_caves: Option<RunSpread>,
+    pub spread_veins: Option<RunSpread>,
+    pub spread_furnished: Option<RunSpread>,
+}
+
+/// The least and greatest of the round-by-round ratios of one variant to
+/// another: `[least, greatest]`, wall time and CPU time.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct RunSpread {
+    pub wall: [f64; 2],
+    pub cpu: [f64; 2],
+}
+
+impl RunSpread {
+    /// Over the rounds both `a` and `b` ran (runs alternate, so run `k` of
+    /// each is one round).
+    pub fn of(a: &[ViewRun], b: &[ViewRun]) -> Option<RunSpread> {
+        let range = |f: fn(&ViewRun) -> f64| {
+            a.iter()
+                .zip(b)
+                .map(|(x, y)| f(x) / f(y))
+                .fold(None, |acc: Option<[f64; 2]>, r| Some(acc.map_or([r, r], |[lo, hi]| [lo.min(r), hi.max(r)])))
+        };
+        Some(RunSpread { wall: range(|r| r.wall_ms)?, cpu: range(|r| r.cpu_ms)? })
+    }
+}
+
+impl fmt::Display for RunSpread {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        let [w0, w1] = self.wall;
+        let [c0, c1] = self.cpu;
+        write!(f, "round by round {w0:.2}–{w1:.2}x wall, {c0:.2}–{c1:.2}x CPU")
+    }
 }
 
 /// CPU time of every thread of this process so far.
@@ -240,6 +277,10 @@ pub fn run(opts: &ViewOptions) -> Result<ViewReport> {
         Some(f(&variants[0]) / f(other))
     };
     let ratio = |f: fn(&ViewVariant) -> f64| over("without caves", f);
+    let spread = |name: &str| {
+        let other = variants.iter().skip(1).find(|v| v.variant == name)?;
+        RunSpread::of(&variants[0].runs, &other.runs)
+    };
     Ok(ViewReport {
         machine: super::machine::Machine::here(),
         seed: opts.seed,
@@ -255,6 +296,9 @@ pub fn run(opts: &ViewOptions) -> Result<ViewReport> {
         ratio_veins_cpu: over(WITHOUT_VEINS, |v| v.cpu_ms_median),
         ratio_furnished_wall: over(UNFURNISHED, |v| v.wall_ms_median),
         ratio_furnished_cpu: over(UNFURNISHED, |v| v.cpu_ms_median),
+        spread_caves: spread("without caves"),
+        spread_veins: spread(WITHOUT_VEINS),
+        spread_furnished: spread(UNFURNISHED),
         variants,
     })
 }
@@ -463,15 +507,48 @@ impl fmt::Display for ViewReport {
                 "  caves / no caves at the surface: {q:.2}x quads (goal 1.1x); frame {on:.2}x with culling (goal 1.1x), {off:.2}x without"
             )?;
         }
-        if let (Some(w), Some(c)) = (r.ratio_wall, r.ratio_cpu) {
-            writeln!(f, "  caves / no caves: {w:.2}x wall, {c:.2}x CPU (goal: 1.5x wall)")?;
-        }
-        if let (Some(w), Some(c)) = (r.ratio_veins_wall, r.ratio_veins_cpu) {
-            writeln!(f, "  veins / no veins: {w:.2}x wall, {c:.2}x CPU (goal: 1.05x wall)")?;
-        }
-        if let (Some(w), Some(c)) = (r.ratio_furnished_wall, r.ratio_furnished_cpu) {
-            writeln!(f, "  furnished / unfurnished land: {w:.2}x wall, {c:.2}x CPU (goal: 1.05x wall)")?;
+        let rows = [
+            ("caves / no caves", r.ratio_wall, r.ratio_cpu, r.spread_caves, "1.5x"),
+            ("veins / no veins", r.ratio_veins_wall, r.ratio_veins_cpu, r.spread_veins, "1.05x"),
+            (
+                "furnished / unfurnished land",
+                r.ratio_furnished_wall,
+                r.ratio_furnished_cpu,
+                r.spread_furnished,
+                "1.05x",
+            ),
+        ];
+        for (label, wall, cpu, spread, goal) in rows {
+            let (Some(w), Some(c)) = (wall, cpu) else { continue };
+            write!(f, "  {label}: {w:.2}x wall, {c:.2}x CPU (goal: {goal} wall)")?;
+            match spread {
+                Some(s) if r.variants[0].runs.len() > 1 => writeln!(f, "; {s}")?,
+                _ => writeln!(f)?,
+            }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(wall_ms: f64, cpu_ms: f64) -> ViewRun {
+        ViewRun { wall_ms, cpu_ms, chunks: 0, meshes: 0, mesh_bytes: 0, reach: None, frames: None }
+    }
+
+    #[test]
+    fn the_spread_pairs_runs_of_one_round() {
+        let a = [run(110.0, 200.0), run(120.0, 210.0), run(100.0, 220.0)];
+        let b = [run(100.0, 200.0), run(100.0, 200.0), run(100.0, 200.0)];
+        let s = RunSpread::of(&a, &b).expect("three rounds");
+        assert_eq!(s.wall, [1.0, 1.2]);
+        assert_eq!(s.cpu, [1.0, 1.1]);
+        // Paired round by round, not sorted: the slowest run of one against
+        // the fastest of the other is not a ratio any round measured.
+        let b = [run(90.0, 200.0), run(120.0, 200.0), run(100.0, 200.0)];
+        assert_eq!(RunSpread::of(&a, &b).map(|s| s.wall), Some([1.0, 110.0 / 90.0]));
+        assert_eq!(RunSpread::of(&a, &[]), None);
     }
 }
