@@ -78,6 +78,8 @@ pub struct FurnishingFigures {
     pub unfurnished: DecorateFigures,
     /// Decoration per chunk, furnished ÷ unfurnished (the goal is at most 1.5).
     pub furnished_over_unfurnished_per_chunk: f64,
+    /// The least and greatest of the rounds' ratios, whose median that is.
+    pub round_ratios: [f64; 2],
 }
 
 /// [`FurnishingFigures`] of `preset` at `seed`, if it has anything to
@@ -101,6 +103,7 @@ pub fn furnishing_figures(preset: &Preset, seed: u64, repeat: usize) -> Option<F
     Some(FurnishingFigures {
         columns_from: from,
         spacing,
+        round_ratios: super::spread(ratio.iter().copied()).unwrap_or([f64::NAN; 2]),
         furnished_over_unfurnished_per_chunk: median(ratio),
         furnished: furnished.figures(median(f), from, repeat),
         unfurnished: unfurnished.figures(median(u), from, repeat),

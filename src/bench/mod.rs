@@ -29,6 +29,12 @@ pub(crate) fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[i.min(sorted.len() - 1)]
 }
 
+/// The least and greatest of some ratios, `[least, greatest]`; none for
+/// none. Beside a median of ratios it says how far single rounds stray.
+pub(crate) fn spread(v: impl IntoIterator<Item = f64>) -> Option<[f64; 2]> {
+    v.into_iter().fold(None, |acc, r| Some(acc.map_or([r, r], |[lo, hi]: [f64; 2]| [lo.min(r), hi.max(r)])))
+}
+
 /// The median of some timings (the mean of the middle two of an even count);
 /// NaN for none.
 pub(crate) fn median(mut v: Vec<f64>) -> f64 {
@@ -41,5 +47,15 @@ pub(crate) fn median(mut v: Vec<f64>) -> f64 {
         v[m]
     } else {
         (v[m - 1] + v[m]) / 2.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_spread_is_the_least_and_greatest_in_any_order() {
+        assert_eq!(super::spread([1.2, 0.9, 1.5, 1.0]), Some([0.9, 1.5]));
+        assert_eq!(super::spread([1.1]), Some([1.1, 1.1]));
+        assert_eq!(super::spread(std::iter::empty()), None);
     }
 }

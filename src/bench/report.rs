@@ -159,13 +159,16 @@ fn placement(s: &mut String, first: &GenReport, _reports: &[GenReport]) {
         let _ = writeln!(
             s,
             "Furnishing, one CPU thread, 64 columns {} apart: decorations {:.4} ms per surface chunk ({:.1} trees \
-             per column) against {:.4} ms unfurnished ({:.1} trees per column): {:.2}× (goal ≤ 1.5×)",
+             per column) against {:.4} ms unfurnished ({:.1} trees per column): {:.2}× (goal ≤ 1.5×; round by round \
+             {:.2}–{:.2}×)",
             f.spacing,
             f.furnished.ms_per_chunk_decorate,
             f.furnished.trees_per_column,
             f.unfurnished.ms_per_chunk_decorate,
             f.unfurnished.trees_per_column,
-            f.furnished_over_unfurnished_per_chunk
+            f.furnished_over_unfurnished_per_chunk,
+            f.round_ratios[0],
+            f.round_ratios[1]
         );
     }
 }

@@ -177,12 +177,7 @@ impl RunSpread {
     /// Over the rounds both `a` and `b` ran (runs alternate, so run `k` of
     /// each is one round).
     pub fn of(a: &[ViewRun], b: &[ViewRun]) -> Option<RunSpread> {
-        let range = |f: fn(&ViewRun) -> f64| {
-            a.iter()
-                .zip(b)
-                .map(|(x, y)| f(x) / f(y))
-                .fold(None, |acc: Option<[f64; 2]>, r| Some(acc.map_or([r, r], |[lo, hi]| [lo.min(r), hi.max(r)])))
-        };
+        let range = |f: fn(&ViewRun) -> f64| super::spread(a.iter().zip(b).map(|(x, y)| f(x) / f(y)));
         Some(RunSpread { wall: range(|r| r.wall_ms)?, cpu: range(|r| r.cpu_ms)? })
     }
 }
