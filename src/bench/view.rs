@@ -267,15 +267,10 @@ pub fn run(opts: &ViewOptions) -> Result<ViewReport> {
             runs,
         })
         .collect();
-    let over = |name: &str, f: fn(&ViewVariant) -> f64| {
-        let other = variants.iter().skip(1).find(|v| v.variant == name)?;
-        Some(f(&variants[0]) / f(other))
-    };
+    let other = |name: &str| variants.iter().skip(1).find(|v| v.variant == name);
+    let over = |name: &str, f: fn(&ViewVariant) -> f64| Some(f(&variants[0]) / f(other(name)?));
     let ratio = |f: fn(&ViewVariant) -> f64| over("without caves", f);
-    let spread = |name: &str| {
-        let other = variants.iter().skip(1).find(|v| v.variant == name)?;
-        RunSpread::of(&variants[0].runs, &other.runs)
-    };
+    let spread = |name: &str| RunSpread::of(&variants[0].runs, &other(name)?.runs);
     Ok(ViewReport {
         machine: super::machine::Machine::here(),
         seed: opts.seed,

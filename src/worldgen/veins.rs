@@ -308,13 +308,6 @@ struct ShellColumn {
     inner: i8,
 }
 
-/// ⌊√n⌋ for the small n of a blob's extent: a double's square root is
-/// exactly rounded, so its floor is exact far beyond any radius.
-fn small_sqrt(n: i64) -> i64 {
-    debug_assert!((0..1 << 40).contains(&n));
-    (n as f64).sqrt() as i64
-}
-
 /// The columns of a blob of radius `r` that [`Vein::covers`] may take a
 /// block of: those within `r² + r` of its centre.
 fn shell_of(r: i64) -> Vec<ShellColumn> {
@@ -324,8 +317,8 @@ fn shell_of(r: i64) -> Vec<ShellColumn> {
         for dx in -r..=r {
             let across = dx * dx + dz * dz;
             if across <= shell {
-                let inner = if across <= r2 { small_sqrt(r2 - across) } else { -1 };
-                let shell = small_sqrt(shell - across);
+                let inner = if across <= r2 { (r2 - across).isqrt() } else { -1 };
+                let shell = (shell - across).isqrt();
                 out.push(ShellColumn { dx: dx as i8, dz: dz as i8, shell: shell as i8, inner: inner as i8 });
             }
         }
