@@ -369,3 +369,31 @@ fn the_chunks_mountains_hide_far_terrain() {
     assert!(on > 1000, "only {on} far quads hidden");
     assert_eq!(hidden("off"), 0);
 }
+
+/// From under the sea, the water's murk hides what lies past its reach:
+/// ten blocks under the surface, looking level, the band along the horizon
+/// line (the farthest the eye sees) is the murk's colour as the registry
+/// gives it, where the same view from above the water shows shores,
+/// mountains and sky there; at midnight the murk is darker.
+#[test]
+fn under_water_the_view_fades_into_the_murk() {
+    let inside = blockworld::world::block::BlockId::WATER.info().inside.expect("water has a murk");
+    let murk = inside.colour.map(i32::from);
+    // Seed 42's sea is 37 blocks deep here, under a surface at y 0, and
+    // open for more than the reach at this heading.
+    let view = ["--seed", "42", "--yaw", "90", "--pitch", "0", "--render-distance", "3"];
+    let (w, h, under) = shot("murk-under", &[&view[..], &["--pos=-88.5,-10,73.5", "--time", "0.5"]].concat());
+    let (_, _, above) = shot("murk-above", &[&view[..], &["--pos=-88.5,12,73.5", "--time", "0.5"]].concat());
+    let (_, _, night) = shot("murk-night", &[&view[..], &["--pos=-88.5,-10,73.5", "--time", "0"]].concat());
+    let band: Vec<usize> = (h / 2 - 2..=h / 2 + 2).flat_map(|y| (0..w).map(move |x| (y * w + x) as usize)).collect();
+    let like_murk = |px: &[[i32; 3]]| band.iter().filter(|&&i| diff(px[i], murk) <= 3).count();
+    let (u, a) = (like_murk(&under), like_murk(&above));
+    assert!(u * 50 >= band.len() * 49, "under water only {u} of {} band pixels are the murk {murk:?}", band.len());
+    assert!(
+        a * 10 <= band.len(),
+        "above water {a} of {} band pixels are the murk: the control sees no view",
+        band.len()
+    );
+    let (day, dark) = (mean_luma(&under), mean_luma(&night));
+    assert!(dark < 0.5 * day, "the murk at midnight ({dark:.1}) is not darker than at noon ({day:.1})");
+}

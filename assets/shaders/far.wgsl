@@ -89,7 +89,7 @@ fn shade(albedo: vec3<f32>, n: vec3<f32>, rel: vec3<f32>, water: bool) -> vec3<f
     let haze = (1.0 - exp(-max(dist - globals.fog.w, 0.0) / globals.fog.y * 1.6)) * 0.55;
     let hazed = mix(lit, sky_colour(vec3<f32>(dir.x, max(dir.y, 0.0), dir.z)), haze);
     let fog = smoothstep(globals.fog.x, globals.fog.y, dist);
-    return mix(hazed, sky_colour(dir), fog);
+    return murk(mix(hazed, sky_colour(dir), fog), rel);
 }
 
 // Whether the chunks draw the point: its chunk lies in the streaming disc

@@ -39,5 +39,7 @@ fn fs_sky(in: SkyOut) -> @location(0) vec4<f32> {
     let h = hash3(cell);
     let star = smoothstep(0.9965, 1.0, h) * (0.4 + 0.6 * hash3(cell + 17.0));
     c += vec3<f32>(star) * globals.moon_dir.w * above;
+    // From within water or lava the sky lies past any reach: all murk.
+    c = select(c, globals.inside.rgb, globals.inside.w > 0.0);
     return vec4<f32>(c, 1.0);
 }

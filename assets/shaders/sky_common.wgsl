@@ -17,6 +17,9 @@ struct Globals {
     // x: fog start, y: fog end (blocks), z: time (s), w: where the chunks
     // end (blocks; water turns opaque toward it)
     fog: vec4<f32>,
+    // Within water or lava: rgb its colour, w the distance (blocks) at
+    // which everything has faded into it; w 0 in clear air.
+    inside: vec4<f32>,
     // Bit i set: atlas layer i belongs to a block that emits light.
     emissive: array<vec4<u32>, 2>,
 };
@@ -63,4 +66,14 @@ fn sky_colour(dir: vec3<f32>) -> vec3<f32> {
     let near_horizon = pow(1.0 - up, 5.0);
     c += globals.glow.rgb * near_horizon * (0.25 + 0.75 * pow(0.5 + 0.5 * toward, 3.0));
     return c;
+}
+
+// The murk of the block the eye is in over a point at `rel` from the eye:
+// it thickens evenly with distance and hides everything at its reach, so
+// nothing past that reach (sky, far terrain) need be drawn differently.
+fn murk(c: vec3<f32>, rel: vec3<f32>) -> vec3<f32> {
+    if globals.inside.w <= 0.0 {
+        return c;
+    }
+    return mix(c, globals.inside.rgb, clamp(length(rel) / globals.inside.w, 0.0, 1.0));
 }

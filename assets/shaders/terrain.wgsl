@@ -115,9 +115,10 @@ fn fog_amount(rel: vec3<f32>) -> f32 {
     return smoothstep(globals.fog.x, globals.fog.y, length(rel.xz));
 }
 
-// Fogged toward the sky behind the fragment, so the world's edge melts into it.
+// Fogged toward the sky behind the fragment, so the world's edge melts
+// into it; then the murk of water or lava around the eye.
 fn fogged(lit: vec3<f32>, rel: vec3<f32>) -> vec3<f32> {
-    return mix(lit, sky_colour(normalize(rel)), fog_amount(rel));
+    return murk(mix(lit, sky_colour(normalize(rel)), fog_amount(rel)), rel);
 }
 
 // Blocks that emit light (lava, glowstone, torches) glow at full brightness.

@@ -11,7 +11,7 @@ use crate::render::gpu::Gpu;
 use crate::render::offscreen::{self, OffscreenTarget};
 use crate::render::world_renderer::ViewParams;
 use crate::world::coords::ChunkPos;
-use crate::world::edits::ChunkEdits;
+use crate::world::edits::{BlockPos, ChunkEdits};
 use crate::worldgen::WorldGen;
 use anyhow::{Context, Result};
 use glam::DVec3;
@@ -78,7 +78,8 @@ pub fn screenshot(world: Arc<WorldGen>, opts: &ScreenshotOptions) -> Result<Scre
     let camera =
         Camera::for_view(eye, opts.yaw, opts.pitch, DEFAULT_FOV_DEGREES, opts.size, streamer.render_distance());
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
-    let view = ViewParams::new(streamer.render_distance(), opts.horizon, opts.time_of_day as f32, 0.0);
+    let view = ViewParams::new(streamer.render_distance(), opts.horizon, opts.time_of_day as f32, 0.0)
+        .seen_from(streamer.block(BlockPos::containing(eye)));
     let stats = with_visibility(streamer, opts.culling, opts.horizon > 0, |v| {
         renderer.render(&gpu, &mut encoder, &target.view, opts.size, &camera, &view, Some(v))
     });

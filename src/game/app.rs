@@ -449,7 +449,8 @@ impl Running {
             self.far.horizon(),
             self.clock.time() as f32,
             self.frames.started.elapsed().as_secs_f32(),
-        );
+        )
+        .seen_from(self.streamer.block(BlockPos::containing(eye)));
         let (renderer, gpu) = (&mut screen.renderer, &screen.gpu);
         let stats = view::with_visibility(&mut self.streamer, self.settings.culling, self.far.horizon() > 0, |v| {
             renderer.render(gpu, &mut encoder, &view, size, &camera, &params, Some(v))

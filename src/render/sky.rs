@@ -42,6 +42,13 @@ fn linear(srgb: Vec3) -> Vec3 {
     srgb.powf(2.2)
 }
 
+/// An sRGB colour in linear light by the sRGB curve itself, so a colour
+/// written in data (a block's murk) shows on screen as written.
+pub fn srgb_to_linear(srgb: Vec3) -> Vec3 {
+    let f = |c: f32| if c <= 0.04045 { c / 12.92 } else { ((c + 0.055) / 1.055).powf(2.4) };
+    Vec3::new(f(srgb.x), f(srgb.y), f(srgb.z))
+}
+
 fn smoothstep(e0: f32, e1: f32, x: f32) -> f32 {
     let t = ((x - e0) / (e1 - e0)).clamp(0.0, 1.0);
     t * t * (3.0 - 2.0 * t)

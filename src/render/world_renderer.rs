@@ -63,6 +63,7 @@ struct Globals {
     horizon: [f32; 4],
     glow: [f32; 4],
     fog: [f32; 4],
+    inside: [f32; 4],
     emissive: [u32; 8],
 }
 
@@ -131,6 +132,9 @@ pub struct ViewParams {
     pub sky: SkyState,
     /// Seconds of animation time (water).
     pub seconds: f32,
+    /// The block the eye is in: within water or lava the view fades into
+    /// its colour within its reach ([`crate::world::block::Inside`]).
+    pub eye_in: BlockId,
 }
 
 impl ViewParams {
@@ -145,7 +149,29 @@ impl ViewParams {
             horizon,
             sky: super::sky::sky_at(time_of_day),
             seconds,
+            eye_in: BlockId::AIR,
         }
+    }
+
+    /// The same view with the eye in `block` (None: not loaded, as air).
+    pub fn seen_from(self, block: Option<BlockId>) -> ViewParams {
+        ViewParams { eye_in: block.unwrap_or(BlockId::AIR), ..self }
+    }
+
+    /// The murk of the block the eye is in: its colour in linear light,
+    /// dimmed with daylight unless the block glows, and its reach.
+    pub fn murk(&self) -> Option<(Vec3, f32)> {
+        let info = self.eye_in.info();
+        let inside = info.inside?;
+        let [r, g, b] = inside.colour.map(|c| c as f32 / 255.0);
+        let lit = if info.light.iter().any(|&l| l > 0) { 1.0 } else { self.sky.daylight };
+        Some((super::sky::srgb_to_linear(Vec3::new(r, g, b)) * lit, inside.reach as f32))
+    }
+
+    /// How far anything can show: the fog's end, or the murk's reach where
+    /// that is nearer.
+    pub fn visible_end(&self) -> f32 {
+        self.murk().map_or(self.fog_end, |(_, reach)| reach.min(self.fog_end))
     }
 }
 
@@ -641,6 +667,7 @@ impl WorldRenderer {
             horizon: v4(sky.horizon, 1.0),
             glow: v4(sky.glow, 1.0),
             fog: [view.fog_end * 0.55, view.fog_end, view.seconds, view.range_end],
+            inside: view.murk().map_or([0.0; 4], |(c, reach)| v4(c, reach)),
             emissive: self.emissive,
         };
         gpu.queue.write_buffer(&self.globals, 0, bytemuck::bytes_of(&globals));
@@ -710,8 +737,11 @@ impl WorldRenderer {
     ) -> DrawStats {
         let cull_start = Instant::now();
         self.ensure_depth(gpu, size);
-        let chosen = self.select(camera, view.fog_end, visibility);
-        let far_draws = match view.horizon > 0.0 {
+        // Nothing beyond the murk's reach shows: the chunks past it and
+        // far terrain (which lies past the chunks) are left out.
+        let visible_end = view.visible_end();
+        let chosen = self.select(camera, visible_end, visibility);
+        let far_draws = match view.horizon > 0.0 && visible_end > view.range_end {
             true => {
                 let chunks = visibility.map(|v| FarHole {
                     bounds: v.bounds,
@@ -883,7 +913,27 @@ impl WorldRenderer {
 
 #[cfg(test)]
 mod tests {
-    use super::DrawnColumns;
+    use super::{DrawnColumns, ViewParams};
+    use crate::world::block::BlockId;
+
+    /// The murk is the eye's block's: none in air, water's dimmed at
+    /// night, lava's (which glows) not; it shortens what can show.
+    #[test]
+    fn the_murk_is_the_eye_blocks_and_shortens_the_view() {
+        let (noon, midnight) = (0.5, 0.0);
+        let view = |t: f32, block: BlockId| ViewParams::new(12, 4000, t, 0.0).seen_from(Some(block));
+        let air = view(noon, BlockId::AIR);
+        assert!(air.murk().is_none());
+        assert_eq!(air.visible_end(), air.fog_end);
+        assert_eq!(ViewParams::new(12, 4000, noon, 0.0).seen_from(None).eye_in, BlockId::AIR);
+        let (day, reach) = view(noon, BlockId::WATER).murk().expect("water has a murk");
+        assert_eq!(view(noon, BlockId::WATER).visible_end(), reach);
+        assert!(reach < air.range_end, "far terrain would be left out only past the chunks");
+        let (night, _) = view(midnight, BlockId::WATER).murk().expect("water has a murk");
+        assert!(night.length() < 0.5 * day.length(), "{night} at midnight against {day} at noon");
+        let lava = |t: f32| view(t, BlockId::LAVA).murk().expect("lava has a murk").0;
+        assert_eq!(lava(noon), lava(midnight));
+    }
 
     /// Each column's bit lands where the far shader reads it:
     /// index (dz + r)·(2r + 1) + (dx + r) from the centre column.

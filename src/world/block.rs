@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-pub use super::block_codegen::{Axis, Layer, Shape, MAX_BLOCK_TYPES, TURNED};
+pub use super::block_codegen::{Axis, Inside, Layer, Shape, MAX_BLOCK_TYPES, TURNED};
 
 /// A block type id. Ids index [`BLOCKS`]; 0 is air. Stored as one byte per
 /// block while the registry holds at most [`MAX_BLOCK_TYPES`] types (the
@@ -34,6 +34,8 @@ pub struct BlockInfo {
     /// [`TILES`]), and of a side whose texture u axis runs along `axis`
     /// (the side turned; the side itself for upright blocks).
     pub tiles: [u8; 4],
+    /// What the eye sees from within it (water, lava), if not clear air.
+    pub inside: Option<Inside>,
 }
 
 impl BlockInfo {
@@ -103,6 +105,7 @@ mod tests {
         assert_eq!(BlockId::PODZOL.name(), "podzol");
         assert_eq!(BlockId::GLOWSTONE.name(), "glowstone");
         assert!(BlockId::WATER.info().liquid && !BlockId::WATER.info().solid);
+        assert!(BlockId::WATER.info().inside.is_some() && BlockId::AIR.info().inside.is_none());
         assert!(BlockId::STONE.info().opaque() && BlockId::STONE.info().solid);
         assert!(!BlockId::AIR.info().opaque() && !BlockId::LEAVES.info().opaque());
         assert_eq!(BlockId::ROSE.info().shape, Shape::Cross);
@@ -162,6 +165,15 @@ mod tests {
             (ok.replacen("(id: 1, name: \"stone\",", "(id: 1, name: \"stone\", dims: 2,", 1), "dims applies"),
             (ok.replacen("tiles: (all: \"gravel\")", "tiles: (top: \"gravel\")", 1), "tiles must be"),
             (ok.replacen("name: \"air\", shape: None", "name: \"air\", shape: Cube", 1), "id 0 must be"),
+            (
+                ok.replacen(
+                    "tiles: (all: \"glowstone\")",
+                    "tiles: (all: \"glowstone\"), inside: (colour: (1, 2, 3), reach: 4)",
+                    1,
+                ),
+                "not solid",
+            ),
+            (ok.replacen("reach: 40)", "reach: 0)", 1), "not within"),
         ];
         for (text, needle) in cases {
             let err = generate(&text).expect_err(needle);

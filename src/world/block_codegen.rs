@@ -49,6 +49,15 @@ pub enum Layer {
     Translucent,
 }
 
+/// What the eye sees from within a block it can be in: everything fades
+/// into `colour` (sRGB) with distance, fully at `reach` blocks.
+#[derive(Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct Inside {
+    pub colour: [u8; 3],
+    pub reach: u16,
+}
+
 #[derive(Deserialize, Debug, Default)]
 #[serde(deny_unknown_fields)]
 pub struct Tiles {
@@ -88,6 +97,8 @@ pub struct Block {
     axis: Axis,
     #[serde(default)]
     tiles: Tiles,
+    #[serde(default)]
+    inside: Option<Inside>,
 }
 
 impl Block {
@@ -143,6 +154,14 @@ pub fn generate(ron_text: &str) -> Result<String, String> {
         if b.axis != Axis::Y && b.shape != Shape::Cube {
             return Err(format!("block `{}`: axis applies to cubes only", b.name));
         }
+        if let Some(inside) = b.inside {
+            if b.solid {
+                return Err(format!("block `{}`: inside applies to blocks the eye can be in (not solid)", b.name));
+            }
+            if !(1..=1024).contains(&inside.reach) {
+                return Err(format!("block `{}`: inside reach {} is not within 1..=1024", b.name, inside.reach));
+            }
+        }
         let [top, side, bottom] = b.tile_names()?;
         // A log on its side shows its side tile turned where the face's u
         // axis runs along the log, so the bark follows the log.
@@ -167,8 +186,8 @@ pub fn generate(ron_text: &str) -> Result<String, String> {
         }
         let _ = writeln!(
             table,
-            "    BlockInfo {{ name: {:?}, shape: Shape::{:?}, layer: Layer::{:?}, solid: {}, liquid: {}, light: {:?}, dims: {}, cull_self: {}, axis: Axis::{:?}, tiles: [{}, {}, {}, {}] }},",
-            b.name, b.shape, b.layer, b.solid, b.liquid, b.light, b.dims, b.cull_self, b.axis, idx[0], idx[1], idx[2], idx[3]
+            "    BlockInfo {{ name: {:?}, shape: Shape::{:?}, layer: Layer::{:?}, solid: {}, liquid: {}, light: {:?}, dims: {}, cull_self: {}, axis: Axis::{:?}, tiles: [{}, {}, {}, {}], inside: {:?} }},",
+            b.name, b.shape, b.layer, b.solid, b.liquid, b.light, b.dims, b.cull_self, b.axis, idx[0], idx[1], idx[2], idx[3], b.inside
         );
         let _ = writeln!(consts, "    pub const {}: BlockId = BlockId({});", b.name.to_uppercase(), b.id);
     }

@@ -21,6 +21,11 @@ impl BlockPos {
         BlockPos { x, y, z }
     }
 
+    /// The block holding point `p` (an eye, a player's feet).
+    pub fn containing(p: glam::DVec3) -> Self {
+        BlockPos::new(p.x.floor() as i64, p.y.floor() as i64, p.z.floor() as i64)
+    }
+
     /// The chunk holding this block, or None beyond the i32 chunk range.
     pub fn chunk(self) -> Option<ChunkPos> {
         let c = |v: i64| i32::try_from(v.div_euclid(CHUNK_SIZE as i64)).ok();
