@@ -130,8 +130,8 @@ __device__ __forceinline__ float bw_map_factor(const FlatDensityMap& map, float 
 // The plant of column (x, z) of surface height h and biome b, or 0. It
 // stands at bw_plant_height. Each layer's chance is scaled by its density
 // map at the column; layers reading one node share its value. A layer
-// with a shore reach grows only where a column that near lies across the
-// water line. `heights` is the heightmap of the chunk column whose corner
+// with a shore reach grows only where a column that near in x plus z (a
+// diamond: reach 1 is the four sides) lies across the water line. `heights` is the heightmap of the chunk column whose corner
 // block is (x0, z0). Twin: plant_at.
 __device__ __forceinline__ unsigned int bw_plant_at(const WorldParams* p, long long x, long long z, int h,
                                                     unsigned int b, const int* heights, long long x0, long long z0) {
@@ -170,7 +170,8 @@ __device__ __forceinline__ unsigned int bw_plant_at(const WorldParams* p, long l
     const long long r = (long long)d;
     for (int beyond = 0; beyond < 2; ++beyond) {
         for (long long dz = -r; dz <= r; ++dz) {
-            for (long long dx = -r; dx <= r; ++dx) {
+            const long long half = r - (dz < 0 ? -dz : dz);
+            for (long long dx = -half; dx <= half; ++dx) {
                 const long long rx = x + dx - x0, rz = z + dz - z0;
                 const bool inside = rx >= 0 && rx < BW_CHUNK && rz >= 0 && rz < BW_CHUNK;
                 if (inside == (beyond != 0)) continue;

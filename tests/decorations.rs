@@ -429,9 +429,12 @@ fn each_biome_grows_its_chance() {
                         let window = (layer.above_water[0] as i64..=layer.above_water[1] as i64).contains(&d);
                         let r = p.deco.plants.shore[b][l] as i64;
                         let wet = h < p.surface.water_level;
+                        // Within r in x plus z: reach 1 is the four sides.
                         let shore = r == 0
-                            || (-r..=r)
-                                .any(|dz| (-r..=r).any(|dx| (height(wx + dx, wz + dz) < p.surface.water_level) != wet));
+                            || (-r..=r).any(|dz| {
+                                let half = r - dz.abs();
+                                (-half..=half).any(|dx| (height(wx + dx, wz + dz) < p.surface.water_level) != wet)
+                            });
                         if window && shore && layer.on_mask >> surface & 1 == 1 {
                             let factor =
                                 w.program.density_factor(&p.deco.plants.layer_maps[b][l], wx as f32, wz as f32);
@@ -644,7 +647,8 @@ fn a_tree_visited_by_layer_equals_it_asked_by_block() {
 
 /// The share of the reeds' columns that have a column across the water
 /// line (dry land for a reed in the water, water for one on the sand)
-/// within `r` blocks (r = 1, 2), over the sample of
+/// within `r` blocks in x plus z (r = 1: on one of its four sides; 2),
+/// over the sample of
 /// `each_biome_grows_its_chance`, counting only columns at least 2 blocks
 /// inside their chunk so that every neighbour looked at is in the same
 /// heightmap.
@@ -672,7 +676,8 @@ fn reeds_at_the_edge(w: &WorldGen) -> [f64; 2] {
                     let wet = h < p.surface.water_level;
                     for (k, r) in [1i32, 2].into_iter().enumerate() {
                         let across = (-r..=r).any(|dz| {
-                            (-r..=r).any(|dx| {
+                            let half = r - dz.abs();
+                            (-half..=half).any(|dx| {
                                 let n = hm.heights[column_index((x + dx) as usize, (z + dz) as usize)];
                                 (n < p.surface.water_level) != wet
                             })
@@ -688,7 +693,8 @@ fn reeds_at_the_edge(w: &WorldGen) -> [f64; 2] {
 }
 
 /// Reeds grow at the water's edge: in a block of water beside the land, or
-/// on the sand beside the water (`shore: 1`), every one of them (the
+/// on the sand beside the water (`shore: 1`: on one of its four sides,
+/// not only across a corner), every one of them (the
 /// figures in docs/worldgen.md, "Shores"). The same layer without its
 /// shore reach (the negative control) grows over the flats as well.
 #[test]

@@ -13,7 +13,7 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-const GOLDEN: &str = "bc27457cd313004bb469ffc7f193a8bdd7e490b77f8ef7a528c15a82dc915e0b  100 chunks";
+const GOLDEN: &str = "6964c12478fe43af2de0c862ff76e9375ff829806a7cf45763e271fe7bc78c6f  100 chunks";
 const REGION: [&str; 6] = ["--seed", "42", "--from", "-2,-2,-2", "--to", "2,1,2"];
 
 fn skipped() -> bool {

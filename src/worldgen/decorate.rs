@@ -983,12 +983,19 @@ impl ShoreHeights for ShoreRing<'_> {
         let r = MAX_SHORE_REACH as i64;
         let (rx, rz) = (x - self.origin.0 - r, z - self.origin.1 - r);
         let last = CHUNK_SIZE_I64 - 1;
-        let (x_lo, x_hi, z_lo, z_hi) = ((rx - d).max(0), (rx + d).min(last), (rz - d).max(0), (rz + d).min(last));
-        if x_lo <= x_hi && z_lo <= z_hi {
+        // Row by row of the diamond, the span of columns inside the chunk column.
+        let rows = self.wet_rows();
+        for dz in -d..=d {
+            let z = rz + dz;
+            let half = d - dz.abs();
+            let (x_lo, x_hi) = ((rx - half).max(0), (rx + half).min(last));
+            if !(0..=last).contains(&z) || x_lo > x_hi {
+                continue;
+            }
             let span = (x_hi - x_lo + 1) as u32;
             let mask = (u32::MAX >> (32 - span)) << x_lo;
-            let rows = &self.wet_rows()[z_lo as usize..=z_hi as usize];
-            if rows.iter().any(|&row| (if wet { !row } else { row }) & mask != 0) {
+            let row = rows[z as usize];
+            if (if wet { !row } else { row }) & mask != 0 {
                 return (true, false);
             }
         }
@@ -1319,16 +1326,20 @@ impl Surface<'_> {
     }
 }
 
-/// The columns within `d` blocks of (x, z) in x and z, row by row.
+/// The columns within `d` blocks of (x, z) in x plus z (a diamond; 1 is
+/// the four sides), row by row.
 fn shore_window(x: i64, z: i64, d: i64) -> impl Iterator<Item = (i64, i64)> {
-    (-d..=d).flat_map(move |dz| (-d..=d).map(move |dx| (x + dx, z + dz)))
+    (-d..=d).flat_map(move |dz| {
+        let half = d - dz.abs();
+        (-half..=half).map(move |dx| (x + dx, z + dz))
+    })
 }
 
 /// The surface around a plant, for a layer with a shore reach.
 pub trait ShoreHeights {
     /// Column (x, z)'s surface height if it is at hand, without sampling.
     fn at_hand(&self, x: i64, z: i64) -> Option<i32>;
-    /// Whether a column within `d` blocks of (x, z) in x and z, at hand,
+    /// Whether a column within `d` blocks of (x, z) in x plus z, at hand,
     /// lies across the water line `water` from a column that is `wet`
     /// (below it); and whether some column there is not at hand.
     fn across_at_hand(&self, x: i64, z: i64, d: i64, wet: bool, water: i32) -> (bool, bool) {

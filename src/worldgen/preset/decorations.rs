@@ -141,10 +141,10 @@ pub struct PlantLayer {
     /// sprinkled evenly.
     #[serde(default)]
     pub density: Option<DensityMap>,
-    /// Grows only within this many blocks (in x and z, 1 to
-    /// [`MAX_SHORE_REACH`]) of the water's edge: of a column on the other
-    /// side of the water line, dry land for a plant in the water, water
-    /// for one on land.
+    /// Grows only within this many blocks (in x plus z, 1 to
+    /// [`MAX_SHORE_REACH`]; 1 is the four sides) of the water's edge: of a
+    /// column on the other side of the water line, dry land for a plant in
+    /// the water, water for one on land.
     #[serde(default)]
     pub shore: Option<u32>,
 }
