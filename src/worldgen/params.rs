@@ -500,7 +500,7 @@ pub struct PlantParams {
     /// highest: candidates at or above it are rejected unseen.
     pub max_density: [u32; MAX_BIOMES],
     /// Each plant layer's reach to the water's edge: it grows only where
-    /// a column within this many blocks (in x and z) lies on the other
+    /// a column within this many blocks (in x plus z) lies on the other
     /// side of the water line; 0 for no limit.
     pub shore: [[u32; MAX_BIOME_LAYERS]; MAX_BIOMES],
 }
