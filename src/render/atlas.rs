@@ -312,6 +312,55 @@ pub fn generate() -> Vec<[u8; TILE * TILE * 4]> {
         .collect()
 }
 
+/// The smaller images of a tile (8×8, 4×4, 2×2, 1×1), each the 2×2 mean
+/// of the one before, so a far face samples a tile the size it covers
+/// instead of aliasing into moiré. Colours are averaged in linear light
+/// and weighted by alpha, so the clear texels of a cutout tile (leaves)
+/// do not darken its edges; alpha is the plain mean.
+pub fn mip_chain(tile: &[u8; TILE * TILE * 4]) -> Vec<Vec<u8>> {
+    // The sRGB curves the texture format decodes with.
+    let to_linear = |c: u8| {
+        let c = c as f32 / 255.0;
+        if c <= 0.04045 {
+            c / 12.92
+        } else {
+            ((c + 0.055) / 1.055).powf(2.4)
+        }
+    };
+    let to_srgb = |c: f32| {
+        let c = c.clamp(0.0, 1.0);
+        let s = if c <= 0.003_130_8 { c * 12.92 } else { 1.055 * c.powf(1.0 / 2.4) - 0.055 };
+        (s * 255.0).round() as u8
+    };
+    let mut levels: Vec<Vec<u8>> = Vec::new();
+    let (mut prev, mut side) = (tile.to_vec(), TILE);
+    while side > 1 {
+        let half = side / 2;
+        let mut next = vec![0u8; half * half * 4];
+        for y in 0..half {
+            for x in 0..half {
+                let (mut rgb, mut alpha) = ([0.0f32; 3], 0.0f32);
+                for (dx, dy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+                    let px = &prev[((2 * y + dy) * side + 2 * x + dx) * 4..][..4];
+                    let a = px[3] as f32 / 255.0;
+                    for (c, &v) in rgb.iter_mut().zip(px) {
+                        *c += to_linear(v) * a;
+                    }
+                    alpha += a;
+                }
+                let out = &mut next[(y * half + x) * 4..][..4];
+                for (o, c) in out.iter_mut().zip(rgb) {
+                    *o = if alpha > 0.0 { to_srgb(c / alpha) } else { 0 };
+                }
+                out[3] = (alpha / 4.0 * 255.0).round() as u8;
+            }
+        }
+        levels.push(next.clone());
+        (prev, side) = (next, half);
+    }
+    levels
+}
+
 /// Encodes tiles as one horizontal strip PNG.
 pub fn encode_png(tiles: &[[u8; TILE * TILE * 4]]) -> Result<Vec<u8>, png::EncodingError> {
     let w = TILE * tiles.len();
@@ -367,6 +416,30 @@ pub fn decode_png(bytes: &[u8]) -> Result<Vec<[u8; TILE * TILE * 4]>, AtlasError
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each level halves the one before: a flat tile stays its colour, a
+    /// checkerboard of black and white turns the grey of their mean in
+    /// linear light, and clear texels neither darken nor show.
+    #[test]
+    fn mip_levels_are_the_means_of_the_level_before() {
+        let tile = |f: &dyn Fn(usize, usize) -> [u8; 4]| {
+            let mut px = [0u8; TILE * TILE * 4];
+            for y in 0..TILE {
+                for x in 0..TILE {
+                    px[(y * TILE + x) * 4..][..4].copy_from_slice(&f(x, y));
+                }
+            }
+            px
+        };
+        let flat = mip_chain(&tile(&|_, _| [90, 140, 60, 255]));
+        assert_eq!(flat.iter().map(Vec::len).collect::<Vec<_>>(), [8 * 8 * 4, 4 * 4 * 4, 2 * 2 * 4, 4]);
+        assert!(flat.iter().all(|l| l.chunks(4).all(|p| p == [90, 140, 60, 255])));
+        let checker = mip_chain(&tile(&|x, y| if (x + y) % 2 == 0 { [0, 0, 0, 255] } else { [255; 4] }));
+        // Linear 0.5 in sRGB, 0.7354 of 255: the mean of black and white in light.
+        assert!(checker.iter().all(|l| l.chunks(4).all(|p| p == [188, 188, 188, 255])), "{:?}", &checker[0][..4]);
+        let holes = mip_chain(&tile(&|x, _| if x % 2 == 0 { [0, 0, 0, 0] } else { [40, 160, 40, 255] }));
+        assert_eq!(&holes[0][..4], [40, 160, 40, 128]);
+    }
 
     #[test]
     fn committed_atlas_matches_the_generator() {

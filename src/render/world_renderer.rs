@@ -427,10 +427,11 @@ impl WorldRenderer {
     fn block_tiles(gpu: &Gpu) -> Result<BlockTiles, RenderError> {
         let device = &gpu.device;
         let tiles = atlas::decode_png(atlas::ATLAS_PNG)?;
+        let levels = TILE.ilog2() + 1;
         let texture = device.create_texture(&wgpu::TextureDescriptor {
             label: Some("block-tiles"),
             size: wgpu::Extent3d { width: TILE as u32, height: TILE as u32, depth_or_array_layers: tiles.len() as u32 },
-            mip_level_count: 1,
+            mip_level_count: levels,
             sample_count: 1,
             dimension: wgpu::TextureDimension::D2,
             format: wgpu::TextureFormat::Rgba8UnormSrgb,
@@ -438,33 +439,41 @@ impl WorldRenderer {
             view_formats: &[],
         });
         for (layer, px) in tiles.iter().enumerate() {
-            gpu.queue.write_texture(
-                wgpu::TexelCopyTextureInfo {
-                    texture: &texture,
-                    mip_level: 0,
-                    origin: wgpu::Origin3d { x: 0, y: 0, z: layer as u32 },
-                    aspect: wgpu::TextureAspect::All,
-                },
-                px,
-                wgpu::TexelCopyBufferLayout {
-                    offset: 0,
-                    bytes_per_row: Some(TILE as u32 * 4),
-                    rows_per_image: Some(TILE as u32),
-                },
-                wgpu::Extent3d { width: TILE as u32, height: TILE as u32, depth_or_array_layers: 1 },
-            );
+            let chain = std::iter::once(px.to_vec()).chain(atlas::mip_chain(px));
+            for (level, image) in chain.enumerate() {
+                let side = (TILE >> level) as u32;
+                gpu.queue.write_texture(
+                    wgpu::TexelCopyTextureInfo {
+                        texture: &texture,
+                        mip_level: level as u32,
+                        origin: wgpu::Origin3d { x: 0, y: 0, z: layer as u32 },
+                        aspect: wgpu::TextureAspect::All,
+                    },
+                    &image,
+                    wgpu::TexelCopyBufferLayout {
+                        offset: 0,
+                        bytes_per_row: Some(side * 4),
+                        rows_per_image: Some(side),
+                    },
+                    wgpu::Extent3d { width: side, height: side, depth_or_array_layers: 1 },
+                );
+            }
         }
         let view = texture.create_view(&wgpu::TextureViewDescriptor {
             dimension: Some(wgpu::TextureViewDimension::D2Array),
             ..Default::default()
         });
-        // Nearest filtering keeps the pixel-art look; repeat tiles merged quads.
+        // Nearest filtering up close keeps the pixel-art look; far away,
+        // where a texel is smaller than a pixel, the mip levels blend, so
+        // distant water and grass do not break into moiré. Repeat tiles
+        // merged quads.
         let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
             label: Some("block-tiles"),
             address_mode_u: wgpu::AddressMode::Repeat,
             address_mode_v: wgpu::AddressMode::Repeat,
             mag_filter: wgpu::FilterMode::Nearest,
-            min_filter: wgpu::FilterMode::Nearest,
+            min_filter: wgpu::FilterMode::Linear,
+            mipmap_filter: wgpu::MipmapFilterMode::Linear,
             ..Default::default()
         });
         Ok(BlockTiles { view, sampler })
