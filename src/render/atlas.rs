@@ -316,8 +316,15 @@ pub fn generate() -> Vec<[u8; TILE * TILE * 4]> {
 /// of the one before, so a far face samples a tile the size it covers
 /// instead of aliasing into moiré. Colours are averaged in linear light
 /// and weighted by alpha, so the clear texels of a cutout tile (leaves)
-/// do not darken its edges; alpha is the plain mean.
+/// do not darken its edges; alpha is the plain mean, scaled per level so
+/// that the alpha test keeps the tile's share of texels.
 pub fn mip_chain(tile: &[u8; TILE * TILE * 4]) -> Vec<Vec<u8>> {
+    let full = coverage(tile);
+    mean_levels(tile).iter().map(|level| keep_coverage(level, full)).collect()
+}
+
+/// The plain 2×2 means of [`mip_chain`], level by level.
+fn mean_levels(tile: &[u8; TILE * TILE * 4]) -> Vec<Vec<u8>> {
     // The sRGB curves the texture format decodes with.
     let to_linear = |c: u8| {
         let c = c as f32 / 255.0;
@@ -359,6 +366,36 @@ pub fn mip_chain(tile: &[u8; TILE * TILE * 4]) -> Vec<Vec<u8>> {
         (prev, side) = (next, half);
     }
     levels
+}
+
+/// The share of a tile's texels the alpha test keeps (alpha at least half).
+fn coverage(rgba: &[u8]) -> f32 {
+    let texels = rgba.len() / 4;
+    rgba.chunks(4).filter(|p| p[3] >= 128).count() as f32 / texels.max(1) as f32
+}
+
+/// `level` with its alpha scaled so that the alpha test keeps about the
+/// share `target` of its texels, as it keeps of the full tile: plain means
+/// of a sprite's thin stems fall under one half, and distant flowers,
+/// grass and glass would vanish. Scales are tried in 1/64 steps.
+fn keep_coverage(level: &[u8], target: f32) -> Vec<u8> {
+    let mut out = level.to_vec();
+    if target >= 1.0 {
+        return out;
+    }
+    let scaled = |a: u8, k: u32| ((a as u32 * k) / 64).min(255) as u8;
+    let kept = |k: u32| level.chunks(4).filter(|p| scaled(p[3], k) >= 128).count() as f32 / (level.len() / 4) as f32;
+    // Of equally near shares, the scale nearest 1 (64/64).
+    let error = |k: u32| ((kept(k) - target).abs(), k.abs_diff(64));
+    let best = (1..=64 * 16).min_by(|&a, &b| {
+        let ((ea, da), (eb, db)) = (error(a), error(b));
+        ea.total_cmp(&eb).then(da.cmp(&db))
+    });
+    let k = best.unwrap_or(64);
+    for p in out.chunks_mut(4) {
+        p[3] = scaled(p[3], k);
+    }
+    out
 }
 
 /// Encodes tiles as one horizontal strip PNG.
@@ -439,6 +476,33 @@ mod tests {
         assert!(checker.iter().all(|l| l.chunks(4).all(|p| p == [188, 188, 188, 255])), "{:?}", &checker[0][..4]);
         let holes = mip_chain(&tile(&|x, _| if x % 2 == 0 { [0, 0, 0, 0] } else { [40, 160, 40, 255] }));
         assert_eq!(&holes[0][..4], [40, 160, 40, 128]);
+    }
+
+    /// No cutout tile of the atlas (sprites, leaves, glass) vanishes in
+    /// the 8×8 and 4×4 levels, and each keeps a share of drawn texels at
+    /// least as near its full tile's as plain means would; plain means of
+    /// thin lines fall under one half, and glass's frame would lose every
+    /// texel to the alpha test at 4×4. (A level quantises the share: reeds'
+    /// stems in every other column are all drawn or none at 8×8.)
+    #[test]
+    fn cutout_tiles_keep_their_coverage_in_the_smaller_levels() {
+        let (mut cutout, mut saved) = (0, 0);
+        for (t, tile) in generate().iter().enumerate() {
+            let full = coverage(tile);
+            if full >= 1.0 {
+                continue;
+            }
+            cutout += 1;
+            for (k, (level, plain)) in mip_chain(tile).iter().zip(mean_levels(tile)).enumerate().take(2) {
+                let (kept, plain) = (coverage(level), coverage(&plain));
+                let name = TILES[t];
+                assert!(kept > 0.0, "{name} vanishes at level {}", k + 1);
+                assert!((kept - full).abs() <= (plain - full).abs(), "{name} level {}: {kept} kept of {full}", k + 1);
+                saved += (plain == 0.0) as usize;
+            }
+        }
+        assert!(cutout >= 8, "only {cutout} cutout tiles");
+        assert!(saved > 0, "no tile would vanish with plain means: the test shows nothing");
     }
 
     #[test]
