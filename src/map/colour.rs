@@ -41,18 +41,7 @@ impl Palette {
 /// draws with these.
 pub fn linear_top_averages() -> Vec<[u8; 4]> {
     let tiles = atlas::generate();
-    let to_linear = |c: u8| {
-        let c = c as f32 / 255.0;
-        if c <= 0.04045 {
-            c / 12.92
-        } else {
-            ((c + 0.055) / 1.055).powf(2.4)
-        }
-    };
-    let to_srgb = |l: f32| {
-        let c = if l <= 0.003_130_8 { l * 12.92 } else { 1.055 * l.powf(1.0 / 2.4) - 0.055 };
-        (c.clamp(0.0, 1.0) * 255.0).round() as u8
-    };
+    use crate::render::srgb::{to_linear, to_srgb};
     BlockId::all()
         .map(|b| {
             let px = tiles.get(b.info().tiles[0] as usize).map_or(&[][..], |t| &t[..]);

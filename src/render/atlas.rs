@@ -325,20 +325,7 @@ pub fn mip_chain(tile: &[u8; TILE * TILE * 4]) -> Vec<Vec<u8>> {
 
 /// The plain 2×2 means of [`mip_chain`], level by level.
 fn mean_levels(tile: &[u8; TILE * TILE * 4]) -> Vec<Vec<u8>> {
-    // The sRGB curves the texture format decodes with.
-    let to_linear = |c: u8| {
-        let c = c as f32 / 255.0;
-        if c <= 0.04045 {
-            c / 12.92
-        } else {
-            ((c + 0.055) / 1.055).powf(2.4)
-        }
-    };
-    let to_srgb = |c: f32| {
-        let c = c.clamp(0.0, 1.0);
-        let s = if c <= 0.003_130_8 { c * 12.92 } else { 1.055 * c.powf(1.0 / 2.4) - 0.055 };
-        (s * 255.0).round() as u8
-    };
+    use super::srgb::{to_linear, to_srgb};
     let mut levels: Vec<Vec<u8>> = Vec::new();
     let (mut prev, mut side) = (tile.to_vec(), TILE);
     while side > 1 {

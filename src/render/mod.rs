@@ -9,5 +9,6 @@ pub mod offscreen;
 pub mod overlay;
 pub mod sky;
 pub mod sky_pipeline;
+pub mod srgb;
 pub mod terrain_passes;
 pub mod world_renderer;

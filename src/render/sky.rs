@@ -45,7 +45,7 @@ fn linear(srgb: Vec3) -> Vec3 {
 /// An sRGB colour in linear light by the sRGB curve itself, so a colour
 /// written in data (a block's murk) shows on screen as written.
 pub fn srgb_to_linear(srgb: Vec3) -> Vec3 {
-    let f = |c: f32| if c <= 0.04045 { c / 12.92 } else { ((c + 0.055) / 1.055).powf(2.4) };
+    let f = super::srgb::to_linear_f;
     Vec3::new(f(srgb.x), f(srgb.y), f(srgb.z))
 }
 
