@@ -41,9 +41,8 @@ impl PackedBlocks {
         for (k, b) in palette.iter().enumerate() {
             slot[b.0 as usize] = k as u8;
         }
-        let slots: Vec<u8> = ids.iter().map(|b| slot[b.0 as usize]).collect();
-        let stray = slots.iter().fold(0u8, |a, &s| a | s);
-        (stray < 1 << bits).then(|| Self(Palette::from_slots(palette, bits, &slots)))
+        let (packed, stray) = Palette::from_cells(palette, bits, ids, |b| slot[b.0 as usize]);
+        (stray < 1 << bits).then_some(Self(packed))
     }
 
     #[inline(always)]
