@@ -349,10 +349,15 @@ fn column_bits(lo: i64, hi: i64) -> u32 {
 ///
 /// Kind by kind in the listed order, so the first kind to take a block
 /// keeps it: a block is written once, and its claim is a bit of its
-/// column's word. Within a kind the veins' order cannot matter. Each blob
-/// walks a list of its shell's columns, and in each the blocks it may take
-/// are the set bits of one word: those within its shell and below the
-/// surface, less those claimed.
+/// column's word. Within a kind the veins' order cannot matter.
+///
+/// A vein is drawn as two masks per column, gathered from its blobs'
+/// lists of shell columns: the blocks within some blob's radius, and those
+/// within some blob's shell. [`Vein::covers`] takes the first, and of the
+/// rest those its hash picks, so each block needs one hash at most and no
+/// walk over the blobs; a column that several blobs reach is resolved
+/// once. Only blocks below the surface (or on it under water) that the
+/// kind may replace and no earlier kind claimed are looked at.
 pub fn apply_veins(
     p: &WorldParams,
     lo: [i64; 3],
@@ -368,6 +373,10 @@ pub fn apply_veins(
     let bytes = &mut bytes[..CHUNK_VOLUME];
     let water = p.surface.water_level;
     let mut claimed = [0u32; CHUNK_AREA];
+    // One vein's masks per column (within its radius, within its shell),
+    // and the columns it set, so they can be read and cleared.
+    let mut masks = [(0u32, 0u32); CHUNK_AREA];
+    let mut touched: Vec<u16> = Vec::with_capacity(256);
     let side = CHUNK_SIZE as u64;
     for (at, kind) in p.veins.kinds().iter().enumerate() {
         let block = kind.block as u8;
@@ -391,27 +400,41 @@ pub fn apply_veins(
                     if x as u64 >= side || z as u64 >= side {
                         continue;
                     }
-                    let column = z as usize * CHUNK_SIZE + x as usize;
-                    // Veins take only blocks below the surface, or on it
-                    // under water.
-                    let surface = heights[column];
-                    let top = if surface < water { surface } else { surface - 1 } as i64 - lo[1];
-                    let reach = s.shell as i64;
-                    let mut free = column_bits(cy - reach, (cy + reach).min(top)) & !claimed[column];
+                    let reach = column_bits(cy - s.shell as i64, cy + s.shell as i64);
+                    if reach == 0 {
+                        continue;
+                    }
                     let inner = if s.inner < 0 { 0 } else { column_bits(cy - s.inner as i64, cy + s.inner as i64) };
-                    while free != 0 {
-                        let y = free.trailing_zeros() as usize;
-                        free &= free - 1;
-                        let i = column * CHUNK_SIZE + y;
-                        if kind.replace_mask >> bytes[i] & 1 == 0 {
-                            continue;
-                        }
-                        if inner >> y & 1 == 1 || v.covers([x + lo[0], y as i64 + lo[1], z + lo[2]]) {
-                            claimed[column] |= 1 << y;
-                            counts[bytes[i] as usize] -= 1;
-                            counts[block as usize] += 1;
-                            bytes[i] = block;
-                        }
+                    let column = z as usize * CHUNK_SIZE + x as usize;
+                    let m = &mut masks[column];
+                    if m.1 == 0 {
+                        touched.push(column as u16);
+                    }
+                    m.0 |= inner;
+                    m.1 |= reach;
+                }
+            }
+            for column in touched.drain(..) {
+                let column = column as usize;
+                let (inner, reach) = std::mem::take(&mut masks[column]);
+                // Veins take only blocks below the surface, or on it under
+                // water.
+                let surface = heights[column];
+                let top = if surface < water { surface } else { surface - 1 } as i64 - lo[1];
+                let mut free = reach & column_bits(0, top) & !claimed[column];
+                let (x, z) = ((column % CHUNK_SIZE) as i64, (column / CHUNK_SIZE) as i64);
+                while free != 0 {
+                    let y = free.trailing_zeros() as usize;
+                    free &= free - 1;
+                    let i = column * CHUNK_SIZE + y;
+                    if kind.replace_mask >> bytes[i] & 1 == 0 {
+                        continue;
+                    }
+                    if inner >> y & 1 == 1 || block_hash([x + lo[0], y as i64 + lo[1], z + lo[2]], v.salt) & 1 == 1 {
+                        claimed[column] |= 1 << y;
+                        counts[bytes[i] as usize] -= 1;
+                        counts[block as usize] += 1;
+                        bytes[i] = block;
                     }
                 }
             }
