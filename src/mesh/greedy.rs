@@ -316,6 +316,13 @@ fn buried(n: &Neighbourhood) -> bool {
         if let Some(b) = blocks.uniform() {
             return opaque(b);
         }
+        // Every stored block is in the palette, so an opaque palette is an
+        // opaque layer: ore in stone needs no look at its cells.
+        if let ChunkBlocks::Packed(p) = blocks {
+            if p.palette().iter().all(|&b| opaque(b)) {
+                return true;
+            }
+        }
         // The neighbour's layer against the centre: its first or last
         // plane along the face's axis.
         let axis = face.axis();
@@ -445,6 +452,12 @@ mod tests {
             ChunkBlocks::Dense(ids)
         };
         let water = ChunkBlocks::Uniform(BlockId::WATER);
+        let packed = |blocks: &ChunkBlocks| {
+            let mut c = Chunk::from_blocks(rock.pos, blocks.clone());
+            c.compact();
+            assert!(matches!(c.blocks(), ChunkBlocks::Packed(_)));
+            c.blocks().clone()
+        };
         // (neighbour offset, its blocks, whether the rock shows a face)
         let cases = [
             ((1, 0, 0), stone.clone(), false),
@@ -457,6 +470,9 @@ mod tests {
             ((0, 0, 1), holed([7, 7, 0]), true),
             ((1, 1, 0), holed([0, 0, 4]), false),
             ((0, 1, 0), water, true),
+            ((0, 0, -1), packed(rock.blocks()), false),
+            ((1, 0, 0), packed(&holed([0, 9, 4])), true),
+            ((1, 0, 0), packed(&holed([5, 9, 4])), false),
         ];
         for ((dx, dy, dz), blocks, shows) in cases {
             let mut neighbours = [&stone; 27];

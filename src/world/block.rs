@@ -60,14 +60,29 @@ impl BlockInfo {
     }
 
     /// Hides the faces of its neighbours.
-    pub fn opaque(&self) -> bool {
-        self.shape == Shape::Cube && self.layer == Layer::Opaque
+    pub const fn opaque(&self) -> bool {
+        matches!(self.shape, Shape::Cube) && matches!(self.layer, Layer::Opaque)
     }
 }
 
 include!(concat!(env!("OUT_DIR"), "/blocks.rs"));
 
-const _: () = assert!(BLOCKS.len() <= MAX_BLOCK_TYPES);
+const _: () = assert!(BLOCKS.len() <= MAX_BLOCK_TYPES && MAX_BLOCK_TYPES <= u64::BITS as usize);
+
+/// Bit b set where block id b is [`BlockInfo::opaque`]: a set of types
+/// (see [`crate::world::chunk::BlockCounts::present`]) is tested against it
+/// in one step.
+pub const OPAQUE_IDS: u64 = {
+    let mut mask = 0;
+    let mut i = 0;
+    while i < BLOCKS.len() {
+        if BLOCKS[i].opaque() {
+            mask |= 1 << i;
+        }
+        i += 1;
+    }
+    mask
+};
 
 impl BlockId {
     pub fn by_name(name: &str) -> Option<BlockId> {

@@ -1,6 +1,6 @@
 //! Chunk storage and per-chunk block statistics.
 
-use super::block::{BlockId, MAX_BLOCK_TYPES};
+use super::block::{BlockId, MAX_BLOCK_TYPES, OPAQUE_IDS};
 use super::coords::{block_index, ChunkPos, CHUNK_SIZE, CHUNK_VOLUME};
 use super::packed::PackedBlocks;
 
@@ -156,6 +156,10 @@ impl BlockCounts {
     pub fn total(&self) -> u64 {
         self.0.iter().map(|&c| c as u64).sum()
     }
+    /// Bit b set where type b has a block here.
+    pub fn present(&self) -> u64 {
+        self.0.iter().enumerate().fold(0, |m, (b, &c)| m | ((c != 0) as u64) << b)
+    }
     pub fn single_type(&self) -> Option<BlockId> {
         self.0.iter().position(|&c| c as usize == CHUNK_VOLUME).map(|i| BlockId(i as u8))
     }
@@ -219,7 +223,7 @@ impl Chunk {
     pub fn is_solid(&self) -> bool {
         match self.blocks.uniform() {
             Some(b) => b.info().opaque(),
-            None => BlockId::all().all(|b| self.counts.get(b) == 0 || b.info().opaque()),
+            None => self.counts.present() & !OPAQUE_IDS == 0,
         }
     }
 
@@ -232,7 +236,7 @@ impl Chunk {
         if self.is_solid() {
             return [u32::MAX; 4];
         }
-        if BlockId::all().all(|b| self.counts.get(b) == 0 || !b.info().opaque()) {
+        if self.counts.present() & OPAQUE_IDS == 0 {
             return [0; 4];
         }
         let mut opaque = [false; MAX_BLOCK_TYPES];

@@ -31,7 +31,7 @@
 use super::canvas::Canvas;
 use super::params::{splitmix64, FlatVein, WorldParams};
 use super::placement::{threshold, PATTERN_POINTS};
-use super::preset::MAX_VEIN_RADIUS;
+use super::preset::{MAX_VEIN_KINDS, MAX_VEIN_RADIUS};
 use crate::world::block::MAX_BLOCK_TYPES;
 use crate::world::coords::{ChunkPos, CHUNK_AREA, CHUNK_SIZE, CHUNK_SIZE_I64, CHUNK_VOLUME};
 
@@ -67,7 +67,8 @@ pub fn density_at(k: &FlatVein, y: i64) -> u32 {
     if y < lo || y > hi {
         return 0;
     }
-    if hi == lo {
+    // A flat ramp needs no division (most kinds have one).
+    if hi == lo || k.density_top == k.density_bottom {
         return k.density_top;
     }
     let (top, bottom) = (k.density_top as i64, k.density_bottom as i64);
@@ -77,7 +78,7 @@ pub fn density_at(k: &FlatVein, y: i64) -> u32 {
 /// A kind's blob radius at height `y` (within its range), rounded.
 pub fn radius_at(k: &FlatVein, y: i64) -> i64 {
     let (lo, hi) = (k.lowest as i64, k.highest as i64);
-    if hi == lo {
+    if hi == lo || k.radius_top == k.radius_bottom {
         return k.radius_top as i64;
     }
     let span = hi - lo;
@@ -145,26 +146,137 @@ impl Vein {
 /// The vein of the candidate in cube `g`, if it is accepted.
 pub fn candidate(p: &WorldParams, g: [i64; 3]) -> Option<Vein> {
     let hash = cell_hash(p.veins.seed(), g.map(|v| v.div_euclid(CELL_CUBES)));
-    candidate_in(p, g, hash, row_bound(p, g[1]), |_| true)
+    let kinds = Kinds::of(p);
+    candidate_in(p, &kinds, g, hash, row_bound(&kinds, g[1]), |_| true)
+}
+
+/// Division by a fixed divisor without a division instruction (Lemire,
+/// Kaser and Kurz, "Faster remainder by direct computation"): exact for
+/// every 32-bit dividend, and larger ones take the plain division.
+#[derive(Clone, Copy)]
+struct Divisor {
+    d: u32,
+    m: u64,
+}
+
+impl Divisor {
+    /// `d` must not be 0.
+    fn new(d: u32) -> Divisor {
+        // Wraps to 0 for 1, which `div` and `rem` handle.
+        Divisor { d, m: (u64::MAX / d as u64).wrapping_add(1) }
+    }
+
+    #[inline(always)]
+    fn div(self, n: u64) -> u64 {
+        if n > u32::MAX as u64 || self.d == 1 {
+            return n / self.d as u64;
+        }
+        ((self.m as u128 * n as u128) >> 64) as u64
+    }
+
+    /// (A remainder by 1 comes out 0 with the wrapped multiplier.)
+    #[inline(always)]
+    fn rem(self, a: u32) -> u32 {
+        ((self.m.wrapping_mul(a as u64) as u128 * self.d as u128) >> 64) as u32
+    }
+}
+
+/// [`density_at`] and [`radius_at`] of one kind, and its blob count, with
+/// their divisors prepared: a chunk tests dozens of candidates against
+/// every kind, and a division would be most of that.
+#[derive(Clone, Copy)]
+struct Ramp {
+    kind: FlatVein,
+    span: Divisor,
+    blobs: Divisor,
+}
+
+impl Ramp {
+    fn of(kind: &FlatVein) -> Ramp {
+        let span = (kind.highest as i64 - kind.lowest as i64).clamp(1, u32::MAX as i64) as u32;
+        Ramp { kind: *kind, span: Divisor::new(span), blobs: Divisor::new(kind.blobs_span.saturating_add(1).max(1)) }
+    }
+
+    /// A signed quotient by the span, truncated toward zero as `/` is.
+    #[inline(always)]
+    fn by_span(&self, n: i64) -> i64 {
+        let q = self.span.div(n.unsigned_abs()) as i64;
+        if n < 0 {
+            -q
+        } else {
+            q
+        }
+    }
+
+    /// [`density_at`].
+    #[inline(always)]
+    fn density(&self, y: i64) -> u32 {
+        let k = &self.kind;
+        let (lo, hi) = (k.lowest as i64, k.highest as i64);
+        if y < lo || y > hi {
+            return 0;
+        }
+        if hi == lo || k.density_top == k.density_bottom {
+            return k.density_top;
+        }
+        let (top, bottom) = (k.density_top as i64, k.density_bottom as i64);
+        (top + self.by_span((bottom - top) * (hi - y))) as u32
+    }
+
+    /// [`radius_at`].
+    #[inline(always)]
+    fn radius(&self, y: i64) -> i64 {
+        let k = &self.kind;
+        let (lo, hi) = (k.lowest as i64, k.highest as i64);
+        if hi == lo || k.radius_top == k.radius_bottom {
+            return k.radius_top as i64;
+        }
+        let span = hi - lo;
+        self.by_span(k.radius_top as i64 * (y - lo) + k.radius_bottom as i64 * (hi - y) + span / 2)
+    }
+}
+
+/// What every candidate of a box is tested with: the cube spacing and each
+/// kind's [`Ramp`].
+struct Kinds {
+    spacing: Divisor,
+    ramps: [Ramp; MAX_VEIN_KINDS],
+    count: usize,
+}
+
+impl Kinds {
+    fn of(p: &WorldParams) -> Kinds {
+        let kinds = p.veins.kinds();
+        let none = Ramp::of(&FlatVein::default());
+        let mut ramps = [none; MAX_VEIN_KINDS];
+        for (r, k) in ramps.iter_mut().zip(kinds) {
+            *r = Ramp::of(k);
+        }
+        Kinds { spacing: Divisor::new((p.veins.spacing as u32).max(1)), ramps, count: kinds.len() }
+    }
+
+    fn ramps(&self) -> &[Ramp] {
+        &self.ramps[..self.count]
+    }
 }
 
 /// Above every threshold a candidate of cube row `gy` can be accepted
 /// under: the kinds' densities together, each at its largest over the
 /// heights a centre in that row can take.
-fn row_bound(p: &WorldParams, gy: i64) -> u32 {
-    let unit = p.veins.spacing as i64;
+fn row_bound(kinds: &Kinds, gy: i64) -> u32 {
+    let unit = kinds.spacing.d as i64;
     let (lo, hi) = (gy * unit, gy * unit + unit - 1);
-    p.veins
-        .kinds()
+    kinds
+        .ramps()
         .iter()
-        .map(|k| {
+        .map(|r| {
             // Density is linear in height within a kind's range, so its
             // largest lies at an end of the part of the row inside it.
-            let (a, b) = (lo.max(k.lowest as i64), hi.min(k.highest as i64));
+            let (a, b) = (lo.max(r.kind.lowest as i64), hi.min(r.kind.highest as i64));
             if a > b {
                 0
             } else {
-                density_at(k, a).max(density_at(k, b))
+                r.density(a).max(r.density(b))
             }
         })
         .sum()
@@ -174,8 +286,15 @@ fn row_bound(p: &WorldParams, gy: i64) -> u32 {
 /// [`row_bound`] of its row, for a caller that wants only veins centred
 /// where `near` allows (the rest are `None` before their kind is chosen).
 #[inline(always)]
-fn candidate_in(p: &WorldParams, g: [i64; 3], hash: u64, bound: u32, near: impl Fn([i64; 3]) -> bool) -> Option<Vein> {
-    let unit = p.veins.spacing as i64;
+fn candidate_in(
+    p: &WorldParams,
+    kinds: &Kinds,
+    g: [i64; 3],
+    hash: u64,
+    bound: u32,
+    near: impl Fn([i64; 3]) -> bool,
+) -> Option<Vein> {
+    let unit = kinds.spacing.d as i64;
     let local = g.map(|v| v.rem_euclid(CELL_CUBES));
     let index = (local[0] + CELL_CUBES * local[1] + CELL_CUBES * CELL_CUBES * local[2]) as u64;
     let shifted = [0, 1, 2].map(|a| ((local[a] as u64).wrapping_add(hash >> (2 * a)) & 3) as usize);
@@ -187,19 +306,18 @@ fn candidate_in(p: &WorldParams, g: [i64; 3], hash: u64, bound: u32, near: impl 
         return None;
     }
     let variant = splitmix64(hash.wrapping_add(index + 1));
-    // In 32 bits (16-bit jitter, spacing at most 32): the same remainder
-    // as in 64, at a fraction of a 64-bit division's latency.
-    let origin = [0, 1, 2].map(|a| g[a] * unit + (((variant >> (16 * a)) & 0xFFFF) as u32 % unit as u32) as i64);
+    // The jitter is 16 bits: the same remainder as in 64.
+    let origin = [0, 1, 2].map(|a| g[a] * unit + kinds.spacing.rem(((variant >> (16 * a)) & 0xFFFF) as u32) as i64);
     if !near(origin) {
         return None;
     }
     let mut sum = 0;
-    let (at, k) = p.veins.kinds().iter().enumerate().find(|(_, k)| {
-        sum += density_at(k, origin[1]);
+    let (at, ramp) = kinds.ramps().iter().enumerate().find(|(_, r)| {
+        sum += r.density(origin[1]);
         sum > limit
     })?;
-    let radius = radius_at(k, origin[1]);
-    let blobs = k.blobs_min + ((variant >> 48) & 0xFF) as u32 % (k.blobs_span + 1);
+    let radius = ramp.radius(origin[1]);
+    let blobs = ramp.kind.blobs_min + ramp.blobs.rem(((variant >> 48) & 0xFF) as u32);
     let d = ((variant >> 56) % 27) as i64;
     let dir = match [d % 3 - 1, (d / 3) % 3 - 1, d / 9 - 1] {
         [0, 0, 0] => [1, 0, 0],
@@ -228,32 +346,34 @@ fn visit_touching(p: &WorldParams, lo: [i64; 3], hi: [i64; 3], mut f: impl FnMut
     if hi[1] < p.veins.lowest as i64 - p.veins.reach as i64 {
         return;
     }
-    let unit = p.veins.spacing as i64;
+    let kinds = Kinds::of(p);
+    let unit = kinds.spacing.d as i64;
     let reach = p.veins.reach as i64;
-    let cubes = |a: usize| (lo[a] - reach).div_euclid(unit)..=(hi[a] + reach).div_euclid(unit);
-    let (cx, cy, cz) = (cubes(0), cubes(1), cubes(2));
-    let cells = |r: &std::ops::RangeInclusive<i64>| r.start().div_euclid(CELL_CUBES)..=r.end().div_euclid(CELL_CUBES);
-    let within = |r: &std::ops::RangeInclusive<i64>, cell: i64| {
-        (cell * CELL_CUBES).max(*r.start())..=(cell * CELL_CUBES + CELL_CUBES - 1).min(*r.end())
-    };
-    let bounds: Vec<u32> = cy.clone().map(|gy| row_bound(p, gy)).collect();
+    // Half-open ranges of cubes, then of cells, per axis.
+    let cubes: [(i64, i64); 3] =
+        std::array::from_fn(|a| ((lo[a] - reach).div_euclid(unit), (hi[a] + reach).div_euclid(unit) + 1));
+    let cells = |a: usize| cubes[a].0.div_euclid(CELL_CUBES)..(cubes[a].1 - 1).div_euclid(CELL_CUBES) + 1;
+    let within =
+        |a: usize, cell: i64| (cell * CELL_CUBES).max(cubes[a].0)..(cell * CELL_CUBES + CELL_CUBES).min(cubes[a].1);
+    let bounds: Vec<u32> = (cubes[1].0..cubes[1].1).map(|gy| row_bound(&kinds, gy)).collect();
+    // Most candidates of the margin are centred beyond reach of the box:
+    // turned away before their kind is chosen.
+    let near = |o: [i64; 3]| (0..3).all(|a| o[a] + reach >= lo[a] && o[a] - reach <= hi[a]);
     // Cell by cell, so each cell is hashed once for its cubes.
-    for kz in cells(&cz) {
-        for ky in cells(&cy) {
-            for kx in cells(&cx) {
+    for kz in cells(2) {
+        for ky in cells(1) {
+            for kx in cells(0) {
                 let hash = cell_hash(p.veins.seed(), [kx, ky, kz]);
-                for gz in within(&cz, kz) {
-                    for gy in within(&cy, ky) {
-                        let bound = bounds[(gy - cy.start()) as usize];
+                for gz in within(2, kz) {
+                    for gy in within(1, ky) {
+                        let bound = bounds[(gy - cubes[1].0) as usize];
                         if bound == 0 {
                             continue;
                         }
-                        for gx in within(&cx, kx) {
-                            // Most candidates of the margin are centred
-                            // beyond reach of the box: turned away before
-                            // their kind is chosen.
-                            let near = |o: [i64; 3]| (0..3).all(|a| o[a] + reach >= lo[a] && o[a] - reach <= hi[a]);
-                            let Some(v) = candidate_in(p, [gx, gy, gz], hash, bound, near) else { continue };
+                        for gx in within(0, kx) {
+                            let Some(v) = candidate_in(p, &kinds, [gx, gy, gz], hash, bound, near) else {
+                                continue;
+                            };
                             let (vl, vh) = v.bounds();
                             if (0..3).all(|a| vl[a] <= hi[a] && vh[a] >= lo[a]) && !f(v) {
                                 return;
@@ -380,6 +500,7 @@ pub fn apply_veins(
     let side = CHUNK_SIZE as u64;
     for (at, kind) in p.veins.kinds().iter().enumerate() {
         let block = kind.block as u8;
+        let replaceable = Replaceable::of(kind.replace_mask);
         for v in veins.iter().filter(|v| v.kind as usize == at) {
             let owned;
             let shell = match shells().get(v.radius as usize) {
@@ -395,16 +516,23 @@ pub fn apply_veins(
                     continue;
                 }
                 let [cx, cy, cz] = [0, 1, 2].map(|a| centre[a] - lo[a]);
+                // The blob's column words by half-height, shared by its
+                // columns (a preset's radius is at most MAX_VEIN_RADIUS).
+                let spans: [u32; SPANS] = std::array::from_fn(|h| column_bits(cy - h as i64, cy + h as i64));
+                let span = |h: i8| match spans.get(h as usize) {
+                    Some(&bits) => bits,
+                    None => column_bits(cy - h as i64, cy + h as i64),
+                };
                 for s in shell {
                     let (x, z) = (cx + s.dx as i64, cz + s.dz as i64);
                     if x as u64 >= side || z as u64 >= side {
                         continue;
                     }
-                    let reach = column_bits(cy - s.shell as i64, cy + s.shell as i64);
+                    let reach = span(s.shell);
                     if reach == 0 {
                         continue;
                     }
-                    let inner = if s.inner < 0 { 0 } else { column_bits(cy - s.inner as i64, cy + s.inner as i64) };
+                    let inner = if s.inner < 0 { 0 } else { span(s.inner) };
                     let column = z as usize * CHUNK_SIZE + x as usize;
                     let m = &mut masks[column];
                     if m.1 == 0 {
@@ -421,24 +549,90 @@ pub fn apply_veins(
                 // water.
                 let surface = heights[column];
                 let top = if surface < water { surface } else { surface - 1 } as i64 - lo[1];
-                let mut free = reach & column_bits(0, top) & !claimed[column];
-                let (x, z) = ((column % CHUNK_SIZE) as i64, (column / CHUNK_SIZE) as i64);
-                while free != 0 {
-                    let y = free.trailing_zeros() as usize;
-                    free &= free - 1;
-                    let i = column * CHUNK_SIZE + y;
-                    if kind.replace_mask >> bytes[i] & 1 == 0 {
-                        continue;
-                    }
-                    if inner >> y & 1 == 1 || block_hash([x + lo[0], y as i64 + lo[1], z + lo[2]], v.salt) & 1 == 1 {
-                        claimed[column] |= 1 << y;
-                        counts[bytes[i] as usize] -= 1;
-                        counts[block as usize] += 1;
-                        bytes[i] = block;
-                    }
+                let free = reach & column_bits(0, top) & !claimed[column];
+                if free == 0 {
+                    continue;
+                }
+                let cells = &mut bytes[column * CHUNK_SIZE..][..CHUNK_SIZE];
+                let open = free & replaceable.in_column(cells);
+                // Within the radius a block is taken; in the shell, where
+                // its hash says so (worked out for each, not branched on).
+                let mut take = open & inner;
+                let mut ragged = open & !inner;
+                let (x, z) = ((column % CHUNK_SIZE) as i64 + lo[0], (column / CHUNK_SIZE) as i64 + lo[2]);
+                while ragged != 0 {
+                    let y = ragged.trailing_zeros();
+                    ragged &= ragged - 1;
+                    take |= (block_hash([x, y as i64 + lo[1], z], v.salt) & 1) << y;
+                }
+                claimed[column] |= take;
+                while take != 0 {
+                    let y = take.trailing_zeros() as usize;
+                    take &= take - 1;
+                    counts[cells[y] as usize] -= 1;
+                    counts[block as usize] += 1;
+                    cells[y] = block;
                 }
             }
         }
+    }
+}
+
+/// Half-heights of a blob's column that [`apply_veins`] works out once per
+/// blob: every shell of a radius a preset may give.
+const SPANS: usize = MAX_VEIN_RADIUS as usize + 1;
+
+/// The blocks a kind may replace, as a test of a whole column at once.
+#[derive(Clone, Copy)]
+enum Replaceable {
+    /// One block id, compared 16 cells at a time.
+    One(u8),
+    /// Any number of ids: bit b of the mask for id b (ids of 32 or more
+    /// are never named, so never replaced).
+    Set(u64),
+}
+
+impl Replaceable {
+    fn of(replace_mask: u32) -> Replaceable {
+        match replace_mask.count_ones() {
+            1 => Replaceable::One(replace_mask.trailing_zeros() as u8),
+            _ => Replaceable::Set(replace_mask as u64),
+        }
+    }
+
+    /// Bit y set where cell y of a 32-cell column may be replaced.
+    #[inline(always)]
+    fn in_column(self, cells: &[u8]) -> u32 {
+        let cells = &cells[..CHUNK_SIZE];
+        match self {
+            Replaceable::One(id) => equal_cells(cells, id),
+            Replaceable::Set(mask) => {
+                cells.iter().enumerate().fold(0, |m, (y, &b)| m | (((mask >> (b as u32).min(63)) & 1) as u32) << y)
+            }
+        }
+    }
+}
+
+/// Bit y set where `cells[y] == id`, for the 32 cells of a column.
+#[inline(always)]
+fn equal_cells(cells: &[u8], id: u8) -> u32 {
+    const _: () = assert!(CHUNK_SIZE == 32);
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8};
+        assert!(cells.len() >= 32);
+        // SAFETY: SSE2 is part of every x86_64 target, and both unaligned
+        // 16-byte loads lie within the 32 cells asserted above.
+        unsafe {
+            let want = _mm_set1_epi8(id as i8);
+            let low = _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(cells.as_ptr().cast()), want)) as u32;
+            let high = _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(cells[16..].as_ptr().cast()), want)) as u32;
+            low | high << 16
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        cells.iter().take(32).enumerate().fold(0, |m, (y, &b)| m | ((b == id) as u32) << y)
     }
 }
 
@@ -605,5 +799,131 @@ mod tests {
             let reach = p.veins.reach as i64;
             assert!((0..3).all(|a| v.origin[a] - lo[a] <= reach && hi[a] - v.origin[a] <= reach), "{v:?}");
         }
+    }
+
+    #[test]
+    fn prepared_division_equals_plain_division() {
+        let mut state = 0x5EED_u64;
+        for d in (1..=40).chain([97, 1000, 65_535, 1 << 21]) {
+            let q = Divisor::new(d);
+            let mut check = |n: u64| {
+                assert_eq!(q.div(n), n / d as u64, "{n} / {d}");
+                if n <= u32::MAX as u64 {
+                    assert_eq!(q.rem(n as u32), n as u32 % d, "{n} % {d}");
+                }
+            };
+            (0..=0xFFFF).chain([u32::MAX as u64 - 1, u32::MAX as u64, 1 << 32, 1 << 40]).for_each(&mut check);
+            for _ in 0..2000 {
+                state = splitmix64(state);
+                check(state >> 31);
+                check(state & 0xFFFF_FFFF);
+            }
+        }
+    }
+
+    #[test]
+    fn ramps_equal_the_kinds_density_and_radius() {
+        let mut kinds: Vec<FlatVein> = ["alpine", "archipelago", "canyons", "classic", "eroded", "foothills"]
+            .iter()
+            .flat_map(|name| {
+                let preset = Preset::load(name).expect("a bundled preset loads");
+                WorldParams::new(&preset, 1).veins.kinds().to_vec()
+            })
+            .collect();
+        // Steep, flat, falling and wide ramps a preset may also give.
+        for (lowest, highest, top, bottom, r_top, r_bottom) in
+            [(-3, -2, 4000, 1, 4, 0), (5, 5, 7, 9, 1, 3), (-(1 << 20), 1 << 20, 1, 4096, 0, 4), (0, 7, 4096, 0, 3, 1)]
+        {
+            let (density_top, density_bottom, radius_top, radius_bottom) = (top, bottom, r_top, r_bottom);
+            kinds.push(FlatVein {
+                lowest,
+                highest,
+                density_top,
+                density_bottom,
+                radius_top,
+                radius_bottom,
+                ..kinds[0]
+            });
+        }
+        assert!(kinds.len() > 12);
+        for k in &kinds {
+            let ramp = Ramp::of(k);
+            let (lo, hi) = (k.lowest as i64, k.highest as i64);
+            let step = ((hi - lo) / 500).max(1);
+            for y in (lo - 3..=hi + 3).step_by(step as usize).chain([hi, hi - 1, lo + 1]) {
+                assert_eq!(ramp.density(y), density_at(k, y), "{k:?} at {y}");
+                if (lo..=hi).contains(&y) {
+                    assert_eq!(ramp.radius(y), radius_at(k, y), "{k:?} at {y}");
+                }
+            }
+        }
+    }
+
+    /// The pass gives each block what the rule says, worked out block by
+    /// block with [`Vein::covers`]: over rock, sand, dirt and air, under
+    /// surfaces above and below the water, with a kind that replaces more
+    /// than one block.
+    #[test]
+    fn the_pass_gives_every_block_what_the_rule_says() {
+        let mut p = WorldParams::new(&Preset::classic(), 5);
+        let (stone, sand, dirt) = (p.surface.deep_block as u8, block_id("sand"), block_id("dirt"));
+        p.veins.kinds[2].replace_mask |= 1 << sand | 1 << dirt;
+        assert!(p.veins.kinds().iter().any(|k| k.replace_mask.count_ones() == 1));
+        let water = p.surface.water_level as i64;
+        let (mut taken, mut shell_only) = (0, 0);
+        for i in 0..24 {
+            let pos = ChunkPos::new(i % 5 - 2, [-3, -2, -1, 0, 1][i as usize % 5], i / 5 - 2);
+            let (lo, hi) = chunk_box(pos);
+            let mut heights = Box::new([0; CHUNK_AREA]);
+            for (c, h) in heights.iter_mut().enumerate() {
+                *h = (water - 20 + (splitmix64(c as u64 ^ i as u64 * 977) % 50) as i64) as i32;
+            }
+            let mut bytes = vec![stone; CHUNK_VOLUME];
+            for (at, b) in bytes.iter_mut().enumerate() {
+                *b = match splitmix64(at as u64 * 31 + i as u64) % 9 {
+                    0 => sand,
+                    1 => dirt,
+                    2 => p.surface.air_block as u8,
+                    _ => stone,
+                };
+            }
+            let mut counts = [0u32; MAX_BLOCK_TYPES];
+            bytes.iter().for_each(|&b| counts[b as usize] += 1);
+            let veins = touching(&p, lo, hi);
+            let mut want = bytes.clone();
+            for (at, b) in want.iter_mut().enumerate() {
+                let (column, y) = (at / CHUNK_SIZE, (at % CHUNK_SIZE) as i64);
+                let world = [(column % CHUNK_SIZE) as i64 + lo[0], y + lo[1], (column / CHUNK_SIZE) as i64 + lo[2]];
+                let surface = heights[column] as i64;
+                if world[1] > if surface < water { surface } else { surface - 1 } {
+                    continue;
+                }
+                let kind = p.veins.kinds().iter().enumerate().find(|(k, kind)| {
+                    kind.replace_mask as u64 >> *b & 1 == 1
+                        && veins.iter().any(|v| v.kind as usize == *k && v.covers(world))
+                });
+                if let Some((_, kind)) = kind {
+                    let inner = veins.iter().any(|v| {
+                        (0..v.blobs as i64).any(|j| {
+                            let d = (0..3).map(|a| (world[a] - v.origin[a] - j * v.step[a]).pow(2)).sum::<i64>();
+                            d <= v.radius * v.radius
+                        })
+                    });
+                    shell_only += !inner as usize;
+                    taken += 1;
+                    *b = kind.block as u8;
+                }
+            }
+            apply_veins(&p, lo, &heights, &veins, &mut bytes, &mut counts);
+            assert!(bytes == want, "{pos}: the pass and the rule differ");
+            let mut tally = [0u32; MAX_BLOCK_TYPES];
+            bytes.iter().for_each(|&b| tally[b as usize] += 1);
+            assert_eq!(counts, tally, "{pos}: counts");
+        }
+        assert!(taken > 2000 && shell_only > 200, "{taken} blocks taken, {shell_only} by their hash alone");
+    }
+
+    fn block_id(name: &str) -> u8 {
+        crate::world::block::BlockId::by_name(name).expect("a classic block").0
     }
 }
