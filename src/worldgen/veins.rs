@@ -63,6 +63,17 @@ fn cell_hash(seed: u64, c: [i64; 3]) -> u64 {
 /// A kind's share of the candidates at height `y`, in
 /// 1/[`super::placement::DENSITY_ONE`].
 pub fn density_at(k: &FlatVein, y: i64) -> u32 {
+    density_by(k, y, |n| n / (k.highest as i64 - k.lowest as i64))
+}
+
+/// A kind's blob radius at height `y` (within its range), rounded.
+pub fn radius_at(k: &FlatVein, y: i64) -> i64 {
+    radius_by(k, y, |n| n / (k.highest as i64 - k.lowest as i64))
+}
+
+/// [`density_at`], its one division by the kind's span made by `by_span`.
+#[inline(always)]
+fn density_by(k: &FlatVein, y: i64, by_span: impl Fn(i64) -> i64) -> u32 {
     let (lo, hi) = (k.lowest as i64, k.highest as i64);
     if y < lo || y > hi {
         return 0;
@@ -72,17 +83,18 @@ pub fn density_at(k: &FlatVein, y: i64) -> u32 {
         return k.density_top;
     }
     let (top, bottom) = (k.density_top as i64, k.density_bottom as i64);
-    (top + (bottom - top) * (hi - y) / (hi - lo)) as u32
+    (top + by_span((bottom - top) * (hi - y))) as u32
 }
 
-/// A kind's blob radius at height `y` (within its range), rounded.
-pub fn radius_at(k: &FlatVein, y: i64) -> i64 {
+/// [`radius_at`], its one division by the kind's span made by `by_span`.
+#[inline(always)]
+fn radius_by(k: &FlatVein, y: i64, by_span: impl Fn(i64) -> i64) -> i64 {
     let (lo, hi) = (k.lowest as i64, k.highest as i64);
     if hi == lo || k.radius_top == k.radius_bottom {
         return k.radius_top as i64;
     }
     let span = hi - lo;
-    (k.radius_top as i64 * (y - lo) + k.radius_bottom as i64 * (hi - y) + span / 2) / span
+    by_span(k.radius_top as i64 * (y - lo) + k.radius_bottom as i64 * (hi - y) + span / 2)
 }
 
 /// One vein: its kind, first blob centre, blob radius, blob count, the step
@@ -211,28 +223,13 @@ impl Ramp {
     /// [`density_at`].
     #[inline(always)]
     fn density(&self, y: i64) -> u32 {
-        let k = &self.kind;
-        let (lo, hi) = (k.lowest as i64, k.highest as i64);
-        if y < lo || y > hi {
-            return 0;
-        }
-        if hi == lo || k.density_top == k.density_bottom {
-            return k.density_top;
-        }
-        let (top, bottom) = (k.density_top as i64, k.density_bottom as i64);
-        (top + self.by_span((bottom - top) * (hi - y))) as u32
+        density_by(&self.kind, y, |n| self.by_span(n))
     }
 
     /// [`radius_at`].
     #[inline(always)]
     fn radius(&self, y: i64) -> i64 {
-        let k = &self.kind;
-        let (lo, hi) = (k.lowest as i64, k.highest as i64);
-        if hi == lo || k.radius_top == k.radius_bottom {
-            return k.radius_top as i64;
-        }
-        let span = hi - lo;
-        self.by_span(k.radius_top as i64 * (y - lo) + k.radius_bottom as i64 * (hi - y) + span / 2)
+        radius_by(&self.kind, y, |n| self.by_span(n))
     }
 }
 
@@ -834,16 +831,10 @@ mod tests {
         for (lowest, highest, top, bottom, r_top, r_bottom) in
             [(-3, -2, 4000, 1, 4, 0), (5, 5, 7, 9, 1, 3), (-(1 << 20), 1 << 20, 1, 4096, 0, 4), (0, 7, 4096, 0, 3, 1)]
         {
-            let (density_top, density_bottom, radius_top, radius_bottom) = (top, bottom, r_top, r_bottom);
-            kinds.push(FlatVein {
-                lowest,
-                highest,
-                density_top,
-                density_bottom,
-                radius_top,
-                radius_bottom,
-                ..kinds[0]
-            });
+            let mut k = kinds[0];
+            (k.lowest, k.highest, k.density_top, k.density_bottom) = (lowest, highest, top, bottom);
+            (k.radius_top, k.radius_bottom) = (r_top, r_bottom);
+            kinds.push(k);
         }
         assert!(kinds.len() > 12);
         for k in &kinds {
@@ -876,7 +867,7 @@ mod tests {
             let (lo, hi) = chunk_box(pos);
             let mut heights = Box::new([0; CHUNK_AREA]);
             for (c, h) in heights.iter_mut().enumerate() {
-                *h = (water - 20 + (splitmix64(c as u64 ^ i as u64 * 977) % 50) as i64) as i32;
+                *h = (water - 20 + (splitmix64(c as u64 ^ (i as u64 * 977)) % 50) as i64) as i32;
             }
             let mut bytes = vec![stone; CHUNK_VOLUME];
             for (at, b) in bytes.iter_mut().enumerate() {
