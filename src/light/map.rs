@@ -475,9 +475,12 @@ impl LightMap {
                     Some(l) => l.get(block_index(x, 0, z)).sky() == MAX,
                 };
                 let mut sky = if falls { MAX } else { 0 };
+                // A packed chunk's column is unpacked once, not read a cell
+                // at a time.
+                let column = chunk.blocks().column(x, z);
                 for y in (0..CHUNK_SIZE).rev() {
                     let i = block_index(x, y, z);
-                    let p = props(chunk.blocks().get_index(i));
+                    let p = props(column.get(y));
                     sky = spread(sky, SKY, true, p);
                     own[i] = p.emits.with_channel(SKY, sky);
                     if sky < MAX {
