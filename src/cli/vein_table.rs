@@ -96,19 +96,11 @@ fn block_box(from: ChunkPos, to: ChunkPos) -> ([i64; 3], [i64; 3]) {
 pub fn count_veins(p: &WorldParams, (from, to): (ChunkPos, ChunkPos)) -> BTreeMap<(i32, u32), u64> {
     let (lo, hi) = block_box(from, to);
     let mut counted = BTreeMap::new();
-    if !p.has_veins() {
-        return counted;
-    }
-    let unit = p.veins.spacing as i64;
-    let cubes = |a: usize| lo[a].div_euclid(unit)..=hi[a].div_euclid(unit);
-    for gz in cubes(2) {
-        for gy in cubes(1) {
-            for gx in cubes(0) {
-                let Some(v) = veins::candidate(p, [gx, gy, gz]) else { continue };
-                if (0..3).all(|a| (lo[a]..=hi[a]).contains(&v.origin[a])) {
-                    *counted.entry((v.origin[1].div_euclid(CHUNK_SIZE_I64) as i32, v.kind)).or_default() += 1;
-                }
-            }
+    // Every vein centred in the box reaches into it, so it is among those
+    // `touching` lists (which prepares the kinds once for the whole box).
+    for v in veins::touching(p, lo, hi) {
+        if (0..3).all(|a| (lo[a]..=hi[a]).contains(&v.origin[a])) {
+            *counted.entry((v.origin[1].div_euclid(CHUNK_SIZE_I64) as i32, v.kind)).or_default() += 1;
         }
     }
     counted

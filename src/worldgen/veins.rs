@@ -155,13 +155,6 @@ impl Vein {
     }
 }
 
-/// The vein of the candidate in cube `g`, if it is accepted.
-pub fn candidate(p: &WorldParams, g: [i64; 3]) -> Option<Vein> {
-    let hash = cell_hash(p.veins.seed(), g.map(|v| v.div_euclid(CELL_CUBES)));
-    let kinds = Kinds::of(p);
-    candidate_in(p, &kinds, g, hash, row_bound(&kinds, g[1]), |_| true)
-}
-
 /// Division by a fixed divisor without a division instruction (Lemire,
 /// Kaser and Kurz, "Faster remainder by direct computation"): exact for
 /// every 32-bit dividend, and larger ones take the plain division.
@@ -279,9 +272,10 @@ fn row_bound(kinds: &Kinds, gy: i64) -> u32 {
         .sum()
 }
 
-/// [`candidate`], given the hash of the cell that holds cube `g` and the
-/// [`row_bound`] of its row, for a caller that wants only veins centred
-/// where `near` allows (the rest are `None` before their kind is chosen).
+/// The vein of the candidate in cube `g`, if it is accepted, given the
+/// hash of the cell that holds the cube and the [`row_bound`] of its row;
+/// only veins centred where `near` allows (the rest are `None` before
+/// their kind is chosen).
 #[inline(always)]
 fn candidate_in(
     p: &WorldParams,
