@@ -331,7 +331,12 @@ fn buried(n: &Neighbourhood) -> bool {
             (0..N).all(|v| {
                 let mut p = [0; 3];
                 (p[axis], p[(axis + 1) % 3], p[(axis + 2) % 3]) = (plane, u, v);
-                opaque(blocks.get(p[0], p[1], p[2]))
+                // A layer across y is one the chunk keeps in a row.
+                let b = match axis {
+                    1 => blocks.end(plane == N - 1, p[0], p[2]),
+                    _ => blocks.get(p[0], p[1], p[2]),
+                };
+                opaque(b)
             })
         })
     })

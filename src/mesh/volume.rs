@@ -238,11 +238,11 @@ impl Volume {
                         (None, ChunkBlocks::Uniform(b)) => {
                             ColumnBits::of_class(tables.class[b.0 as usize], ((1u64 << (hi - lo)) - 1) << base_p)
                         }
-                        // Above and below only one block of the column is needed.
-                        (None, _) if dy != 0 => ColumnBits::of_class(
-                            tables.class[blocks.get_index(block_index(lx, lo, lz)).0 as usize],
-                            1 << base_p,
-                        ),
+                        // Above and below only one block of the column is
+                        // needed: the neighbour's end layer facing this chunk.
+                        (None, _) if dy != 0 => {
+                            ColumnBits::of_class(tables.class[blocks.end(dy < 0, lx, lz).0 as usize], 1 << base_p)
+                        }
                         (None, ChunkBlocks::Dense(ids)) => {
                             let col = &ids[block_index(lx, 0, lz)..block_index(lx, 0, lz) + CHUNK_SIZE];
                             let b = column_bits::<AVX2>(col, tables);

@@ -74,6 +74,18 @@ impl ChunkBlocks {
         }
     }
 
+    /// Block (x, 31, z) where `top`, else block (x, 0, z): what the chunk
+    /// shows the chunk above or below it.
+    #[inline(always)]
+    pub fn end(&self, top: bool, x: usize, z: usize) -> BlockId {
+        let y = if top { CHUNK_SIZE - 1 } else { 0 };
+        match self {
+            ChunkBlocks::Uniform(b) => *b,
+            ChunkBlocks::Dense(v) => v[block_index(x, y, z)],
+            ChunkBlocks::Packed(p) => p.end(top, x, z),
+        }
+    }
+
     pub fn uniform(&self) -> Option<BlockId> {
         match self {
             ChunkBlocks::Uniform(b) => Some(*b),
@@ -322,7 +334,12 @@ mod tests {
         let mut c = Chunk::new(ChunkPos::new(0, -3, 0), dense.clone(), counts);
         c.compact();
         assert!(matches!(c.blocks, ChunkBlocks::Packed(_)));
-        assert_eq!(c.blocks.heap_bytes(), CHUNK_VOLUME / 8 + 2, "two types: one bit a block");
+        let ends = 2 * CHUNK_SIZE * CHUNK_SIZE / 8 + 2;
+        assert_eq!(
+            c.blocks.heap_bytes(),
+            CHUNK_VOLUME / 8 + 2 + ends,
+            "two types: one bit a block, and the end layers"
+        );
         assert_eq!(BlockCounts::tally(&c.blocks), counts);
         assert_eq!(c.blocks.to_dense(), dense.to_dense());
         assert_eq!(c.blocks, dense, "equality is by content, not storage");

@@ -6,18 +6,28 @@
 //! 16 ids, so such a chunk takes 8 KiB. Indices follow [`block_index`]
 //! order, so one y column of 32 blocks is 32, 64 or 128 consecutive bits.
 //!
+//! The bottom and top layers are kept a second time, each 1 024 cells in a
+//! row: the mesher reads one cell per column of the chunks above and below
+//! a chunk, and in column order those cells lie a column apart, each on a
+//! cache line of its own once a block takes 4 bits.
+//!
 //! [`block_index`]: super::coords::block_index
 
 use super::block::{BlockId, MAX_BLOCK_TYPES};
 use super::chunk::BlockCounts;
-use super::coords::{block_index, CHUNK_SIZE, CHUNK_VOLUME};
+use super::coords::{block_index, CHUNK_AREA, CHUNK_SIZE, CHUNK_VOLUME};
 use super::palette::Palette;
 
 /// The most types a packed chunk holds; a chunk with more stays dense.
 pub const MAX_PALETTE: usize = 16;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PackedBlocks(Palette<BlockId>);
+pub struct PackedBlocks {
+    cells: Palette<BlockId>,
+    /// Layer y = 0 then layer y = 31, cell z·32 + x of each, with the same
+    /// palette: derived from `cells`, so equal cells mean equal ends.
+    ends: Palette<BlockId>,
+}
 
 impl PackedBlocks {
     /// Packs `CHUNK_VOLUME` ids whose types `counts` lists. `None` when
@@ -41,13 +51,28 @@ impl PackedBlocks {
         for (k, b) in palette.iter().enumerate() {
             slot[b.0 as usize] = k as u8;
         }
-        let (packed, stray) = Palette::from_cells(palette, bits, ids, |b| slot[b.0 as usize]);
-        (stray < 1 << bits).then_some(Self(packed))
+        let (cells, stray) = Palette::from_cells(palette.clone(), bits, ids, |b| slot[b.0 as usize]);
+        if stray >= 1 << bits {
+            return None;
+        }
+        let ends: Vec<u8> = [0, CHUNK_SIZE - 1]
+            .into_iter()
+            .flat_map(|y| ids[y..].iter().step_by(CHUNK_SIZE).map(|b| slot[b.0 as usize]))
+            .collect();
+        let ends = Palette::from_slots(palette, bits, &ends);
+        Some(Self { cells, ends })
     }
 
     #[inline(always)]
     pub fn get_index(&self, index: usize) -> BlockId {
-        self.0.get(index)
+        self.cells.get(index)
+    }
+
+    /// Block (x, 31, z) where `top`, else block (x, 0, z): read from the
+    /// kept layers, not from the columns.
+    #[inline(always)]
+    pub fn end(&self, top: bool, x: usize, z: usize) -> BlockId {
+        self.ends.get(top as usize * CHUNK_AREA + z * CHUNK_SIZE + x)
     }
 
     pub fn get(&self, x: usize, y: usize, z: usize) -> BlockId {
@@ -65,20 +90,20 @@ impl PackedBlocks {
     /// Writes ids `start..start + out.len()` (index order) into `out`.
     #[inline]
     pub fn unpack_range(&self, start: usize, out: &mut [BlockId]) {
-        self.0.unpack_range(start, out)
+        self.cells.unpack_range(start, out)
     }
 
     /// The types it holds, ascending.
     pub fn palette(&self) -> &[BlockId] {
-        self.0.values()
+        self.cells.values()
     }
 
     pub fn heap_bytes(&self) -> usize {
-        self.0.heap_bytes()
+        self.cells.heap_bytes() + self.ends.heap_bytes()
     }
 
     pub fn bits(&self) -> u32 {
-        self.0.bits()
+        self.cells.bits()
     }
 }
 
@@ -109,7 +134,7 @@ mod tests {
                 _ => 4,
             };
             assert_eq!(p.bits(), want_bits, "{types} types");
-            assert_eq!(p.heap_bytes(), CHUNK_VOLUME * want_bits as usize / 8 + types);
+            assert_eq!(p.heap_bytes(), (CHUNK_VOLUME + 2 * CHUNK_AREA) * want_bits as usize / 8 + 2 * types);
             for (i, &b) in ids.iter().enumerate() {
                 assert_eq!(p.get_index(i), b, "{types} types, block {i}");
             }
@@ -121,6 +146,12 @@ mod tests {
             assert_eq!(part, ids[77..1077]);
             for (x, z) in [(0, 0), (3, 7), (31, 31), (16, 9)] {
                 assert_eq!(p.column(x, z)[..], ids[block_index(x, 0, z)..block_index(x, 0, z) + CHUNK_SIZE]);
+            }
+            for z in 0..CHUNK_SIZE {
+                for x in 0..CHUNK_SIZE {
+                    assert_eq!(p.end(false, x, z), ids[block_index(x, 0, z)], "{types} types, bottom {x},{z}");
+                    assert_eq!(p.end(true, x, z), ids[block_index(x, CHUNK_SIZE - 1, z)], "{types} types, top {x},{z}");
+                }
             }
         }
     }

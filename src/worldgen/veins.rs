@@ -346,7 +346,18 @@ fn visit_touching(p: &WorldParams, lo: [i64; 3], hi: [i64; 3], mut f: impl FnMut
     let cells = |a: usize| cubes[a].0.div_euclid(CELL_CUBES)..(cubes[a].1 - 1).div_euclid(CELL_CUBES) + 1;
     let within =
         |a: usize, cell: i64| (cell * CELL_CUBES).max(cubes[a].0)..(cell * CELL_CUBES + CELL_CUBES).min(cubes[a].1);
-    let bounds: Vec<u32> = (cubes[1].0..cubes[1].1).map(|gy| row_bound(&kinds, gy)).collect();
+    // A chunk's box spans a few rows of cubes: no allocation for those.
+    let rows = (cubes[1].1 - cubes[1].0) as usize;
+    let (mut few, mut many) = ([0u32; 16], Vec::new());
+    let bounds: &mut [u32] = if rows <= few.len() {
+        &mut few[..rows]
+    } else {
+        many.resize(rows, 0);
+        &mut many
+    };
+    for (b, gy) in bounds.iter_mut().zip(cubes[1].0..) {
+        *b = row_bound(&kinds, gy);
+    }
     // Most candidates of the margin are centred beyond reach of the box:
     // turned away before their kind is chosen.
     let near = |o: [i64; 3]| (0..3).all(|a| o[a] + reach >= lo[a] && o[a] - reach <= hi[a]);
@@ -404,7 +415,19 @@ pub fn apply(c: &mut Canvas) {
     }
     // Nor need a vein be listed that reaches only the air above them.
     let below = [hi[0], hi[1].min(c.heightmap.max_height as i64), hi[2]];
-    apply_veins(c.params, lo, &c.heightmap.heights, &touching(c.params, lo, below), c.blocks, c.counts);
+    // One list per generating thread, reused chunk after chunk: the pass
+    // runs on every chunk with rock, and a fresh list grew by reallocation.
+    thread_local! {
+        static VEINS: std::cell::RefCell<Vec<Vein>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    VEINS.with_borrow_mut(|veins| {
+        veins.clear();
+        visit_touching(c.params, lo, below, |v| {
+            veins.push(v);
+            true
+        });
+        apply_veins(c.params, lo, &c.heightmap.heights, veins, c.blocks, c.counts);
+    });
 }
 
 /// One column of a blob's ragged shell, from its centre: the blocks
@@ -487,11 +510,13 @@ pub fn apply_veins(
     // One vein's masks per column (within its radius, within its shell),
     // and the columns it set, so they can be read and cleared.
     let mut masks = [(0u32, 0u32); CHUNK_AREA];
-    let mut touched: Vec<u16> = Vec::with_capacity(256);
+    // A vein lists a column once (when its shell mask first turns non-zero).
+    let (mut touched, mut listed) = ([0u16; CHUNK_AREA], 0usize);
     let side = CHUNK_SIZE as u64;
     for (at, kind) in p.veins.kinds().iter().enumerate() {
         let block = kind.block as u8;
         let replaceable = Replaceable::of(kind.replace_mask);
+        let mut taken = 0u32;
         for v in veins.iter().filter(|v| v.kind as usize == at) {
             let owned;
             let shell = match shells().get(v.radius as usize) {
@@ -527,13 +552,14 @@ pub fn apply_veins(
                     let column = z as usize * CHUNK_SIZE + x as usize;
                     let m = &mut masks[column];
                     if m.1 == 0 {
-                        touched.push(column as u16);
+                        touched[listed] = column as u16;
+                        listed += 1;
                     }
                     m.0 |= inner;
                     m.1 |= reach;
                 }
             }
-            for column in touched.drain(..) {
+            for &column in &touched[..std::mem::take(&mut listed)] {
                 let column = column as usize;
                 let (inner, reach) = std::mem::take(&mut masks[column]);
                 // Veins take only blocks below the surface, or on it under
@@ -560,11 +586,19 @@ pub fn apply_veins(
                 while take != 0 {
                     let y = take.trailing_zeros() as usize;
                     take &= take - 1;
-                    counts[cells[y] as usize] -= 1;
-                    counts[block as usize] += 1;
+                    if let Replaceable::Set(_) = replaceable {
+                        counts[cells[y] as usize] -= 1;
+                    }
                     cells[y] = block;
+                    taken += 1;
                 }
             }
+        }
+        // Counted in a register, not a counter in memory per block: each
+        // increment would wait on the last one's store.
+        counts[block as usize] += taken;
+        if let Replaceable::One(id) = replaceable {
+            counts[id as usize] -= taken;
         }
     }
 }
