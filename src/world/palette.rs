@@ -187,6 +187,12 @@ impl<T: Copy> Palette<T> {
         self.bits
     }
 
+    /// The packed cells: cell k at bit k·bits of the sequence, words low
+    /// bits first.
+    pub fn words(&self) -> &[u64] {
+        &self.words
+    }
+
     pub fn values(&self) -> &[T] {
         &self.palette
     }
