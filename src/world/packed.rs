@@ -135,9 +135,9 @@ unsafe fn unpack_ssse3(cells: &Palette<BlockId>, start: usize, out: &mut [BlockI
     }
     let middle: &mut [u8] = bytemuck::cast_slice_mut(&mut out[first - start..last - start]);
     let group = 4 * bits;
-    // SAFETY: the table is 16 bytes; each load below reads `group` bytes of the slice `src`,
-    // which has that length; each column writes the 32 bytes of `dst`; the
-    // CPU has SSSE3 (this function's contract).
+    // SAFETY: the table is 16 bytes; each load below reads `group` bytes
+    // of the slice `src`, which has that length; each column writes the 32
+    // bytes of `dst`; the CPU has SSSE3 (this function's contract).
     unsafe {
         let table = _mm_loadu_si128(table.as_ptr().cast());
         let low4 = _mm_set1_epi8(0x0F);

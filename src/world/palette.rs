@@ -142,9 +142,9 @@ impl<T: Copy> Palette<T> {
         T: Default,
     {
         if BITS <= 4 {
-            // The mesher's gather reads columns this way: a palette of at
-            // most 16 in a fixed array, indexed by a 4-bit mask, costs no
-            // bounds checks.
+            // Light, ragged ends of block ranges and CPUs without SSSE3
+            // read cells this way: a palette of at most 16 in a fixed
+            // array, indexed by a 4-bit mask, costs no bounds checks.
             let mut local = [T::default(); 16];
             local[..self.palette.len()].copy_from_slice(&self.palette);
             self.unpack_with::<BITS>(start, out, |k| local[k & 15]);
