@@ -401,8 +401,10 @@ fn sprites(n: &Neighbourhood, light: &LightVolume, out: &mut Vec<Quad>) {
     }
     for z in 0..N {
         for x in 0..N {
+            // A column at a time: a packed chunk unpacks it in one go.
+            let column = n.centre.blocks().column(x, z);
             for y in 0..N {
-                let id = n.centre.blocks().get(x, y, z);
+                let id = column.get(y);
                 let (faces, lifted): (&[u32], bool) = match shape_of[id.0 as usize] {
                     Shape::Cross => (&[CROSS_A, CROSS_B], false),
                     Shape::Flat => (&[Face::PosY as u32], true),
