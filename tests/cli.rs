@@ -120,6 +120,14 @@ fn bench_view_compares_the_first_view_with_and_without_caves() {
         assert!(lo.is_finite() && lo > 0.0 && lo <= hi, "{spread}: {v}");
         let r = v[ratio].as_f64().unwrap_or(f64::NAN);
         assert!(r >= lo * 0.5 && r <= hi * 2.0, "{ratio} {r} against {spread} {lo}..{hi}");
+        // Two rounds: the median round lies between them, and the interval
+        // is both of them, at the coverage two values have (1 − 2/4).
+        let m = &v[spread]["wall_median"];
+        let [a, b] = [0, 1].map(|i| m["interval"][i].as_f64().unwrap_or(f64::NAN));
+        assert_eq!([a, b], [lo, hi], "{spread}: {v}");
+        let median = m["median"].as_f64().unwrap_or(f64::NAN);
+        assert!(lo <= median && median <= hi, "{spread}: {v}");
+        assert_eq!(m["coverage"].as_f64(), Some(0.5), "{spread}: {v}");
     }
     // What the eye reaches is counted on each variant's first run only, and
     // says something: the eye's open space is found, and no more open

@@ -19,7 +19,7 @@
 
 use super::session::{HeadlessSession, SessionOptions, PATIENCE};
 use crate::backend::{Device, Engine};
-use crate::bench::median;
+use crate::bench::{median, median_interval, MedianInterval};
 use crate::game::spawn::spawn_point;
 use crate::game::streaming::rings::{edge_offsets, neighbourhood, offset, within};
 use crate::game::streaming::{rings, ChunkStreamer, StreamCounts};
@@ -165,20 +165,32 @@ pub struct ViewReport {
     pub spread_furnished: Option<RunSpread>,
 }
 
-/// The least and greatest of the round-by-round ratios of one variant to
-/// another: `[least, greatest]`, wall time and CPU time.
+/// The round-by-round ratios of one variant to another, wall time and CPU
+/// time: the least and greatest, `[least, greatest]`, and their median with
+/// a 95 % interval for it ([`MedianInterval`]), which says whether a goal
+/// is met, missed or not told apart by this many rounds.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct RunSpread {
     pub wall: [f64; 2],
     pub cpu: [f64; 2],
+    pub wall_median: MedianInterval,
+    pub cpu_median: MedianInterval,
 }
+
+/// The coverage asked of [`RunSpread`]'s intervals.
+const LEVEL: f64 = 0.95;
 
 impl RunSpread {
     /// Over the rounds both `a` and `b` ran (runs alternate, so run `k` of
     /// each is one round).
     pub fn of(a: &[ViewRun], b: &[ViewRun]) -> Option<RunSpread> {
-        let range = |f: fn(&ViewRun) -> f64| super::spread(a.iter().zip(b).map(|(x, y)| f(x) / f(y)));
-        Some(RunSpread { wall: range(|r| r.wall_ms)?, cpu: range(|r| r.cpu_ms)? })
+        let ratios = |f: fn(&ViewRun) -> f64| a.iter().zip(b).map(move |(x, y)| f(x) / f(y));
+        Some(RunSpread {
+            wall: super::spread(ratios(|r| r.wall_ms))?,
+            cpu: super::spread(ratios(|r| r.cpu_ms))?,
+            wall_median: median_interval(ratios(|r| r.wall_ms), LEVEL)?,
+            cpu_median: median_interval(ratios(|r| r.cpu_ms), LEVEL)?,
+        })
     }
 }
 
@@ -186,7 +198,16 @@ impl fmt::Display for RunSpread {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
         let [w0, w1] = self.wall;
         let [c0, c1] = self.cpu;
-        write!(f, "round by round {w0:.2}–{w1:.2}x wall, {c0:.2}–{c1:.2}x CPU")
+        let middle = |m: &MedianInterval| {
+            let [lo, hi] = m.interval;
+            format!("{:.3}x ({lo:.3}–{hi:.3}x at {:.0} %)", m.median, m.coverage * 100.0)
+        };
+        write!(
+            f,
+            "round by round {w0:.2}–{w1:.2}x wall, {c0:.2}–{c1:.2}x CPU; median round {} wall, {} CPU",
+            middle(&self.wall_median),
+            middle(&self.cpu_median)
+        )
     }
 }
 
@@ -540,5 +561,18 @@ mod tests {
         let b = [run(90.0, 200.0), run(120.0, 200.0), run(100.0, 200.0)];
         assert_eq!(RunSpread::of(&a, &b).map(|s| s.wall), Some([1.0, 110.0 / 90.0]));
         assert_eq!(RunSpread::of(&a, &[]), None);
+    }
+
+    /// The median round and its interval come from the same pairs.
+    #[test]
+    fn the_median_round_is_of_the_paired_ratios() {
+        let a: Vec<ViewRun> = (0..9).map(|k| run(100.0 + k as f64, 200.0)).collect();
+        let b: Vec<ViewRun> = (0..9).map(|k| run(if k % 2 == 0 { 100.0 } else { 50.0 + k as f64 }, 100.0)).collect();
+        let s = RunSpread::of(&a, &b).expect("nine rounds");
+        let mut want: Vec<f64> = a.iter().zip(&b).map(|(x, y)| x.wall_ms / y.wall_ms).collect();
+        want.sort_by(|x, y| x.total_cmp(y));
+        assert_eq!(s.wall_median.median, want[4]);
+        assert_eq!(s.wall_median.interval, [want[1], want[7]]);
+        assert_eq!(s.cpu_median.interval, [2.0, 2.0]);
     }
 }
