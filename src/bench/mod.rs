@@ -69,7 +69,8 @@ pub(crate) fn median_interval(v: impl IntoIterator<Item = f64>, level: f64) -> O
         chosen = (k, coverage);
     }
     let (k, coverage) = chosen;
-    Some(MedianInterval { median: median(v.clone()), interval: [v[k - 1], v[n - k]], coverage })
+    let interval = [v[k - 1], v[n - k]];
+    Some(MedianInterval { median: median(v), interval, coverage })
 }
 
 /// The median of some timings (the mean of the middle two of an even count);
