@@ -86,11 +86,16 @@ fn blockworld_ok(args: &[&str]) {
 
 /// Renders a view and returns its pixels as RGB rows.
 fn shot(name: &str, args: &[&str]) -> (u32, u32, Vec<[i32; 3]>) {
+    shot_sized(name, "320x180", args)
+}
+
+/// [`shot`] of `size` (WxH) pixels.
+fn shot_sized(name: &str, size: &str, args: &[&str]) -> (u32, u32, Vec<[i32; 3]>) {
     let dir = std::env::temp_dir().join(format!("blockworld-shot-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let out = dir.join("shot.png");
     let o = Command::new(env!("CARGO_BIN_EXE_blockworld"))
-        .args(["screenshot", "--size", "320x180", "--out"])
+        .args(["screenshot", "--size", size, "--out"])
         .arg(&out)
         .args(args)
         .env("XDG_RUNTIME_DIR", std::env::temp_dir())
@@ -255,6 +260,26 @@ fn no_sky_shows_where_chunks_meet_far_terrain() {
     assert!(like_sky(&none) * 5 > none.len(), "the control sees too little sky: {}", like_sky(&none));
     let cracks = like_sky(&far);
     assert!(cracks * 1000 <= far.len(), "{cracks} pixels show the sky between chunks and far terrain");
+}
+
+/// Looking along the azimuth opposite the sun at night, no pixel of sky or
+/// terrain is black. There the flat directions to the pixel and to the sun
+/// are opposite, and the dusk glow's dot of the two rounded past -1 into a
+/// NaN, which the target stored as black: a dotted line down the picture,
+/// on the ground at the player's feet too. A tall, narrow picture puts many
+/// pixels on that azimuth (without the clamp, 3 at pitch 20 on this machine).
+#[test]
+fn no_pixel_is_black_opposite_the_sun() {
+    let time = 0.9f32;
+    let sun = blockworld::render::sky::sun_direction(time);
+    let yaw = (-sun.x as f64).atan2(-sun.z as f64).to_degrees().to_string();
+    let time = time.to_string();
+    for pitch in ["20", "-20"] {
+        let view = ["--seed", "42", "--render-distance", "3", "--time", &time, "--yaw", &yaw, "--pitch", pitch];
+        let (_, _, px) = shot_sized(&format!("anti-sun{pitch}"), "65x1001", &view);
+        let black = px.iter().filter(|c| **c == [0, 0, 0]).count();
+        assert_eq!(black, 0, "{black} black pixels at pitch {pitch}, yaw {yaw}");
+    }
 }
 
 /// A cross sprite (a rose) stands in its own block: placed in the open

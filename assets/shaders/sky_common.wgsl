@@ -61,9 +61,12 @@ fn sky_colour(dir: vec3<f32>) -> vec3<f32> {
     let flat_sun = vec2<f32>(globals.sun_dir.x, globals.sun_dir.z);
     var toward = 0.0;
     if length(flat_dir) > 1e-4 && length(flat_sun) > 1e-4 {
-        toward = dot(normalize(flat_dir), normalize(flat_sun));
+        // Clamped: the dot of two unit vectors rounds past -1 along the
+        // azimuth opposite the sun, and pow of a negative base is NaN, which
+        // the target stores as black (a dotted line down sky and terrain).
+        toward = clamp(dot(normalize(flat_dir), normalize(flat_sun)), -1.0, 1.0);
     }
-    let near_horizon = pow(1.0 - up, 5.0);
+    let near_horizon = pow(max(1.0 - up, 0.0), 5.0);
     c += globals.glow.rgb * near_horizon * (0.25 + 0.75 * pow(0.5 + 0.5 * toward, 3.0));
     return c;
 }

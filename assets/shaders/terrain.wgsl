@@ -161,6 +161,6 @@ fn fs_water(in: VsOut) -> @location(0) vec4<f32> {
     // world and show the void as a pale curtain in the sea.
     let d = length(in.rel_pos.xz);
     let far = smoothstep(0.3 * globals.fog.w, 0.55 * globals.fog.w, d);
-    let grazing = pow(1.0 - abs(normalize(in.rel_pos).y), 8.0);
+    let grazing = pow(max(1.0 - abs(normalize(in.rel_pos).y), 0.0), 8.0);
     return vec4<f32>(fogged(lit, in.rel_pos), mix(0.72, 1.0, max(far, grazing)));
 }
