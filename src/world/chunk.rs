@@ -257,6 +257,18 @@ impl Chunk {
         }
         let half = CHUNK_SIZE / 2;
         let mut rows = [u32::MAX; 4];
+        // Every chunk meshed is asked: a packed one answers a column at a
+        // time, its types looked at once each.
+        if let ChunkBlocks::Packed(p) = &self.blocks {
+            p.column_masks(
+                |b| opaque[b.0 as usize],
+                |g, solid| {
+                    let (x, z) = (g % CHUNK_SIZE, g / CHUNK_SIZE);
+                    rows[x / half + 2 * (z / half)] &= solid;
+                },
+            );
+            return rows;
+        }
         for z in 0..CHUNK_SIZE {
             for x in 0..CHUNK_SIZE {
                 let q = x / half + 2 * (z / half);

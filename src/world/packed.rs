@@ -98,6 +98,27 @@ impl PackedBlocks {
         self.cells.unpack_range(start, out)
     }
 
+    /// Calls `f(z · 32 + x, mask)` for every column (x, z) in that order,
+    /// bit y of `mask` set where block (x, y, z) is of a type for which
+    /// `member` holds: a test of every block at the cost of a look at each
+    /// type, made a column at a time.
+    pub fn column_masks(&self, member: impl Fn(BlockId) -> bool, mut f: impl FnMut(usize, u32)) {
+        let mut of_slot = [false; MAX_PALETTE];
+        for (m, &b) in of_slot.iter_mut().zip(self.palette()) {
+            *m = member(b);
+        }
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("ssse3") {
+            // SAFETY: the CPU has SSSE3, checked just above.
+            return unsafe { column_masks_ssse3(&self.cells, of_slot, f) };
+        }
+        let slot_of = |b: BlockId| self.palette().binary_search(&b).map_or(false, |k| of_slot[k]);
+        for g in 0..CHUNK_AREA {
+            let column = self.column(g % CHUNK_SIZE, g / CHUNK_SIZE);
+            f(g, column.iter().enumerate().fold(0, |m, (y, &b)| m | (slot_of(b) as u32) << y));
+        }
+    }
+
     /// The types it holds, ascending.
     pub fn palette(&self) -> &[BlockId] {
         self.cells.values()
@@ -128,19 +149,66 @@ unsafe fn unpack_ssse3(cells: &Palette<BlockId>, start: usize, out: &mut [BlockI
     }
     cells.unpack_range(start, &mut out[..first - start]);
     cells.unpack_range(last, &mut out[last - start..]);
-    let bytes: &[u8] = bytemuck::cast_slice(cells.words());
     let mut table = [0u8; 16];
     for (t, b) in table.iter_mut().zip(cells.values()) {
         *t = b.0;
     }
     let middle: &mut [u8] = bytemuck::cast_slice_mut(&mut out[first - start..last - start]);
-    let group = 4 * bits;
-    // SAFETY: the table is 16 bytes; each load below reads `group` bytes
-    // of the slice `src`, which has that length; each column writes the 32
-    // bytes of `dst`; the CPU has SSSE3 (this function's contract).
+    // SAFETY: the CPU has SSSE3 (this function's contract); the table is
+    // 16 bytes, and each column writes the 32 bytes of `dst`.
     unsafe {
+        let spread = Spread::new(cells);
         let table = _mm_loadu_si128(table.as_ptr().cast());
-        let low4 = _mm_set1_epi8(0x0F);
+        for (g, dst) in (first / CHUNK_SIZE..last / CHUNK_SIZE).zip(middle.chunks_exact_mut(CHUNK_SIZE)) {
+            let (a, b) = spread.column(g);
+            _mm_storeu_si128(dst.as_mut_ptr().cast(), _mm_shuffle_epi8(table, a));
+            _mm_storeu_si128(dst.as_mut_ptr().add(16).cast(), _mm_shuffle_epi8(table, b));
+        }
+    }
+}
+
+/// [`PackedBlocks::column_masks`] by byte shuffles: each column's indices
+/// spread to a byte each, looked up in a table of 0x80 (a member) or 0,
+/// and the bytes' top bits gathered.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "ssse3")]
+unsafe fn column_masks_ssse3(cells: &Palette<BlockId>, member: [bool; MAX_PALETTE], mut f: impl FnMut(usize, u32)) {
+    use std::arch::x86_64::*;
+    let table = member.map(|m| if m { 0x80u8 } else { 0 });
+    // SAFETY: the CPU has SSSE3 (this function's contract) and the table
+    // is 16 bytes.
+    unsafe {
+        let spread = Spread::new(cells);
+        let table = _mm_loadu_si128(table.as_ptr().cast());
+        for g in 0..CHUNK_AREA {
+            let (a, b) = spread.column(g);
+            let low = _mm_movemask_epi8(_mm_shuffle_epi8(table, a)) as u32;
+            let high = _mm_movemask_epi8(_mm_shuffle_epi8(table, b)) as u32;
+            f(g, low | high << 16);
+        }
+    }
+}
+
+/// Spreads one column's 32 packed indices (of 1, 2 or 4 bits) to a byte
+/// each, as two vectors of 16.
+#[cfg(target_arch = "x86_64")]
+struct Spread<'a> {
+    bytes: &'a [u8],
+    bits: usize,
+    spread_a: std::arch::x86_64::__m128i,
+    spread_b: std::arch::x86_64::__m128i,
+    fields: [std::arch::x86_64::__m128i; 4],
+    bit: std::arch::x86_64::__m128i,
+}
+
+#[cfg(target_arch = "x86_64")]
+impl<'a> Spread<'a> {
+    /// For cells of at most 4 bits; the caller has SSSE3.
+    #[target_feature(enable = "ssse3")]
+    fn new(cells: &'a Palette<BlockId>) -> Spread<'a> {
+        use std::arch::x86_64::*;
+        let bits = cells.bits() as usize;
+        assert!(bits <= 4, "{bits} bits a cell");
         let (spread_a, spread_b) = match bits {
             1 => (
                 _mm_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1),
@@ -151,44 +219,58 @@ unsafe fn unpack_ssse3(cells: &Palette<BlockId>, start: usize, out: &mut [BlockI
                 _mm_setr_epi8(4, 4, 4, 4, 5, 5, 5, 5, 6, 6, 6, 6, 7, 7, 7, 7),
             ),
         };
-        let bit = _mm_setr_epi8(1, 2, 4, 8, 16, 32, 64, -128, 1, 2, 4, 8, 16, 32, 64, -128);
         let field = |p: u32| {
             _mm_set1_epi32(i32::from_le_bytes(std::array::from_fn(|k| if k as u32 == p { 3u8 << (2 * p) } else { 0 })))
         };
-        let (m0, m1, m2, m3) = (field(0), field(1), field(2), field(3));
-        let one = _mm_set1_epi8(1);
-        for (g, dst) in (first / CHUNK_SIZE..last / CHUNK_SIZE).zip(middle.chunks_exact_mut(CHUNK_SIZE)) {
-            let src = &bytes[g * group..(g + 1) * group];
-            let (a, b) = match bits {
-                4 => {
-                    let v = _mm_loadu_si128(src.as_ptr().cast());
-                    let lo = _mm_and_si128(v, low4);
-                    let hi = _mm_and_si128(_mm_srli_epi16(v, 4), low4);
-                    (_mm_unpacklo_epi8(lo, hi), _mm_unpackhi_epi8(lo, hi))
-                }
-                2 => {
-                    let v = _mm_loadl_epi64(src.as_ptr().cast());
-                    // Byte j's four fields to bytes 4j..4j+4, each shifted
-                    // down from its place (16-bit shifts carry only the
-                    // masked-off zeros across bytes).
-                    let spread = |x: __m128i| {
-                        let f0 = _mm_and_si128(x, m0);
-                        let f1 = _mm_srli_epi16(_mm_and_si128(x, m1), 2);
-                        let f2 = _mm_srli_epi16(_mm_and_si128(x, m2), 4);
-                        let f3 = _mm_srli_epi16(_mm_and_si128(x, m3), 6);
-                        _mm_or_si128(_mm_or_si128(f0, f1), _mm_or_si128(f2, f3))
-                    };
-                    (spread(_mm_shuffle_epi8(v, spread_a)), spread(_mm_shuffle_epi8(v, spread_b)))
-                }
-                _ => {
-                    let v = _mm_cvtsi32_si128(i32::from_le_bytes([src[0], src[1], src[2], src[3]]));
-                    // Byte j to bytes 8j..8j+8, then bit k of each to 0 or 1.
-                    let spread = |x: __m128i| _mm_min_epu8(_mm_and_si128(x, bit), one);
-                    (spread(_mm_shuffle_epi8(v, spread_a)), spread(_mm_shuffle_epi8(v, spread_b)))
-                }
-            };
-            _mm_storeu_si128(dst.as_mut_ptr().cast(), _mm_shuffle_epi8(table, a));
-            _mm_storeu_si128(dst.as_mut_ptr().add(16).cast(), _mm_shuffle_epi8(table, b));
+        Spread {
+            bytes: bytemuck::cast_slice(cells.words()),
+            bits,
+            spread_a,
+            spread_b,
+            fields: [field(0), field(1), field(2), field(3)],
+            bit: _mm_setr_epi8(1, 2, 4, 8, 16, 32, 64, -128, 1, 2, 4, 8, 16, 32, 64, -128),
+        }
+    }
+
+    /// The indices of column `g` (cells 32g..32g + 32), low cells first.
+    #[inline]
+    #[target_feature(enable = "ssse3")]
+    fn column(&self, g: usize) -> (std::arch::x86_64::__m128i, std::arch::x86_64::__m128i) {
+        use std::arch::x86_64::*;
+        let group = 4 * self.bits;
+        let src = &self.bytes[g * group..(g + 1) * group];
+        match self.bits {
+            4 => {
+                // SAFETY: `src` holds the 16 bytes loaded.
+                let v = unsafe { _mm_loadu_si128(src.as_ptr().cast()) };
+                let low4 = _mm_set1_epi8(0x0F);
+                let lo = _mm_and_si128(v, low4);
+                let hi = _mm_and_si128(_mm_srli_epi16(v, 4), low4);
+                (_mm_unpacklo_epi8(lo, hi), _mm_unpackhi_epi8(lo, hi))
+            }
+            2 => {
+                // SAFETY: `src` holds the 8 bytes loaded.
+                let v = unsafe { _mm_loadl_epi64(src.as_ptr().cast()) };
+                // Byte j's four fields to bytes 4j..4j+4, each shifted
+                // down from its place (16-bit shifts carry only the
+                // masked-off zeros across bytes).
+                let [m0, m1, m2, m3] = self.fields;
+                let spread = |x: __m128i| {
+                    let f0 = _mm_and_si128(x, m0);
+                    let f1 = _mm_srli_epi16(_mm_and_si128(x, m1), 2);
+                    let f2 = _mm_srli_epi16(_mm_and_si128(x, m2), 4);
+                    let f3 = _mm_srli_epi16(_mm_and_si128(x, m3), 6);
+                    _mm_or_si128(_mm_or_si128(f0, f1), _mm_or_si128(f2, f3))
+                };
+                (spread(_mm_shuffle_epi8(v, self.spread_a)), spread(_mm_shuffle_epi8(v, self.spread_b)))
+            }
+            _ => {
+                let v = _mm_cvtsi32_si128(i32::from_le_bytes([src[0], src[1], src[2], src[3]]));
+                // Byte j to bytes 8j..8j+8, then bit k of each to 0 or 1.
+                let one = _mm_set1_epi8(1);
+                let spread = |x: __m128i| _mm_min_epu8(_mm_and_si128(x, self.bit), one);
+                (spread(_mm_shuffle_epi8(v, self.spread_a)), spread(_mm_shuffle_epi8(v, self.spread_b)))
+            }
         }
     }
 }
@@ -270,6 +352,28 @@ mod tests {
                 assert!(out == want, "{types} types, {len} cells from {start}");
                 assert!(out == ids[start..start + len], "{types} types, {len} cells from {start}: the ids");
             }
+        }
+    }
+
+    /// Every column's mask of a set of types, at every width, as block-by-
+    /// block lookups say.
+    #[test]
+    fn column_masks_mark_the_member_types_at_every_width() {
+        for types in [2, 3, 4, 5, 16] {
+            let ids = ids_with(types, 7 + types as u64);
+            let counts = BlockCounts::tally(&ChunkBlocks::Dense(ids.clone().into()));
+            let p = PackedBlocks::pack(&ids, &counts).expect("packs");
+            // Every other type of the palette, and the first.
+            let member = |b: BlockId| p.palette().iter().position(|&t| t == b).is_some_and(|k| k % 2 == 0);
+            let mut seen = 0;
+            p.column_masks(member, |g, mask| {
+                assert_eq!(g, seen, "{types} types: columns in order");
+                seen += 1;
+                let (x, z) = (g % CHUNK_SIZE, g / CHUNK_SIZE);
+                let want = (0..CHUNK_SIZE).fold(0u32, |m, y| m | (member(ids[block_index(x, y, z)]) as u32) << y);
+                assert_eq!(mask, want, "{types} types, column {x},{z}");
+            });
+            assert_eq!(seen, CHUNK_AREA);
         }
     }
 
