@@ -33,6 +33,7 @@ use super::params::{splitmix64, FlatVein, WorldParams};
 use super::placement::{threshold, PATTERN_POINTS};
 use super::preset::{MAX_VEIN_KINDS, MAX_VEIN_RADIUS};
 use crate::world::block::MAX_BLOCK_TYPES;
+use crate::world::chunk::BlockCounts;
 use crate::world::coords::{ChunkPos, CHUNK_AREA, CHUNK_SIZE, CHUNK_SIZE_I64, CHUNK_VOLUME};
 
 /// A cell is `CELL_CUBES³` candidate cubes.
@@ -432,12 +433,11 @@ pub fn apply(c: &mut Canvas) {
 /// commonest there. A block an earlier kind took is claimed, so what the
 /// chunk holds before the pass is all a kind can find.
 fn list_useful(p: &WorldParams, (lo, hi): ([i64; 3], [i64; 3]), counts: &[u32; MAX_BLOCK_TYPES], out: &mut Vec<Vein>) {
-    // Kinds name blocks below 32 only (`FlatVein::replace_mask`).
-    let present = (0..32).filter(|&b| counts[b] > 0).fold(0u32, |m, b| m | 1 << b);
+    let present = BlockCounts(*counts).present();
     let kinds = p.veins.kinds();
     out.clear();
     visit_touching(p, lo, hi, |v| {
-        if kinds[v.kind as usize].replace_mask & present != 0 {
+        if kinds[v.kind as usize].replace_mask as u64 & present != 0 {
             out.push(v);
         }
         true
