@@ -7,7 +7,8 @@
 //! renderer), stream the range around the screenshot's default eye until
 //! every chunk in it is generated and meshed. Runs of the preset, of the
 //! same preset without its `caves` section, without its `veins`, and
-//! unfurnished ([`unfurnished`]) alternate, so all see the same machine state; medians are compared. Beside the wall time, the
+//! unfurnished ([`unfurnished`]) alternate, in an order reversed every other
+//! round ([`round_order`]), so all see the same machine state; medians are compared. Beside the wall time, the
 //! process's CPU time over the load says how much work the view was: on a
 //! machine with few cores the two move together.
 //!
@@ -271,7 +272,8 @@ pub fn run(opts: &ViewOptions) -> Result<ViewReport> {
     let mut runs: Vec<Vec<ViewRun>> = vec![Vec::new(); presets.len()];
     let mut backend = String::new();
     for k in 0..opts.runs {
-        for (i, (_, preset)) in presets.iter().enumerate() {
+        for i in round_order(k, presets.len()) {
+            let preset = &presets[i].1;
             let world = Arc::new(WorldGen::new(preset.clone(), opts.seed));
             let (run, label) = run_one(world, &gpu, opts, k == 0)?;
             runs[i].push(run);
@@ -323,6 +325,15 @@ fn frames_ratio(variants: &[ViewVariant], f: fn(&ViewFrames) -> f64) -> Option<f
 
 /// One cold load of the range around the screenshot's default eye, and
 /// what the eye reaches in it if `reach`.
+/// The order of the variants in round `k`: as listed in even rounds,
+/// reversed in odd ones. A machine that speeds up or slows down over a
+/// round (frequency, a neighbour's load, memory the last run freed) then
+/// favours no variant: over each pair of rounds every variant stands at
+/// the same mean position.
+fn round_order(k: usize, n: usize) -> impl Iterator<Item = usize> {
+    (0..n).map(move |i| if k % 2 == 0 { i } else { n - 1 - i })
+}
+
 fn run_one(world: Arc<WorldGen>, gpu: &Gpu, opts: &ViewOptions, reach: bool) -> Result<(ViewRun, String)> {
     let eye = spawn_point(&world) + DVec3::new(0.0, 24.0, 0.0);
     let eye = [eye.x.floor() as i64, eye.y.floor() as i64, eye.z.floor() as i64];
@@ -544,6 +555,23 @@ impl fmt::Display for ViewReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_variant_stands_at_the_same_mean_position_over_two_rounds() {
+        for n in 1..=5 {
+            let mut sum = vec![0; n];
+            for k in 0..2 {
+                let order: Vec<usize> = round_order(k, n).collect();
+                let mut seen = order.clone();
+                seen.sort_unstable();
+                assert_eq!(seen, (0..n).collect::<Vec<_>>(), "round {k} runs each of {n} variants once");
+                for (position, &variant) in order.iter().enumerate() {
+                    sum[variant] += position;
+                }
+            }
+            assert!(sum.iter().all(|&s| s == n - 1), "{n} variants: position sums {sum:?}");
+        }
+    }
 
     fn run(wall_ms: f64, cpu_ms: f64) -> ViewRun {
         ViewRun { wall_ms, cpu_ms, chunks: 0, meshes: 0, mesh_bytes: 0, reach: None, frames: None }
