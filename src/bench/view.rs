@@ -331,7 +331,7 @@ fn frames_ratio(variants: &[ViewVariant], f: fn(&ViewFrames) -> f64) -> Option<f
 /// favours no variant: over each pair of rounds every variant stands at
 /// the same mean position.
 fn round_order(k: usize, n: usize) -> impl Iterator<Item = usize> {
-    (0..n).map(move |i| if k % 2 == 0 { i } else { n - 1 - i })
+    (0..n).map(move |i| if k.is_multiple_of(2) { i } else { n - 1 - i })
 }
 
 fn run_one(world: Arc<WorldGen>, gpu: &Gpu, opts: &ViewOptions, reach: bool) -> Result<(ViewRun, String)> {
