@@ -8,9 +8,10 @@
 //! every chunk in it is generated and meshed. Runs of the preset, of the
 //! same preset without its `caves` section, without its `veins`, and
 //! unfurnished ([`unfurnished`]) alternate, in an order reversed every other
-//! round ([`round_order`]), so all see the same machine state; medians are compared. Beside the wall time, the
-//! process's CPU time over the load says how much work the view was: on a
-//! machine with few cores the two move together.
+//! round (`round_order`), so all see the same machine state; medians are
+//! compared. Beside the wall time, the process's CPU time over the load
+//! says how much work the view was: on a machine with few cores the two
+//! move together.
 //!
 //! After each variant's first run (outside the timing), the open space the
 //! eye reaches ([`crate::world::reach`]) says how much of that work went
@@ -323,8 +324,6 @@ fn frames_ratio(variants: &[ViewVariant], f: fn(&ViewFrames) -> f64) -> Option<f
     Some(of(variants.first()?)? / of(plain)?)
 }
 
-/// One cold load of the range around the screenshot's default eye, and
-/// what the eye reaches in it if `reach`.
 /// The order of the variants in round `k`: as listed in even rounds,
 /// reversed in odd ones. A machine that speeds up or slows down over a
 /// round (frequency, a neighbour's load, memory the last run freed) then
@@ -334,6 +333,8 @@ fn round_order(k: usize, n: usize) -> impl Iterator<Item = usize> {
     (0..n).map(move |i| if k.is_multiple_of(2) { i } else { n - 1 - i })
 }
 
+/// One cold load of the range around the screenshot's default eye, and
+/// what the eye reaches in it if `reach`.
 fn run_one(world: Arc<WorldGen>, gpu: &Gpu, opts: &ViewOptions, reach: bool) -> Result<(ViewRun, String)> {
     let eye = spawn_point(&world) + DVec3::new(0.0, 24.0, 0.0);
     let eye = [eye.x.floor() as i64, eye.y.floor() as i64, eye.z.floor() as i64];
