@@ -37,6 +37,9 @@ mod nvrtc;
 #[path = "src/world/block_codegen.rs"]
 mod block_codegen;
 
+#[path = "build/git_stamp.rs"]
+mod git_stamp;
+
 const KERNELS: &[&str] = &["heightmap", "fill", "decorate", "density"];
 /// (virtual arch, real arch) pairs for SASS, plus PTX of the lowest for JIT on newer GPUs.
 const SASS_ARCHS: &[&str] = &["75", "80", "86", "89", "90", "120"];
@@ -127,10 +130,12 @@ fn stamp_commit(manifest: &Path) {
     }
     let Some(git_dir) = text(&["rev-parse", "--absolute-git-dir"]) else { return };
     let git_dir = PathBuf::from(git_dir);
-    println!("cargo:rerun-if-changed={}", git_dir.join("HEAD").display());
-    println!("cargo:rerun-if-changed={}", git_dir.join("packed-refs").display());
-    if let Some(branch) = text(&["symbolic-ref", "-q", "HEAD"]) {
-        println!("cargo:rerun-if-changed={}", git_dir.join(branch).display());
+    // A worktree keeps its HEAD apart and its refs in the common directory.
+    let common =
+        text(&["rev-parse", "--path-format=absolute", "--git-common-dir"]).map_or(git_dir.clone(), PathBuf::from);
+    let branch = text(&["symbolic-ref", "-q", "HEAD"]);
+    for path in git_stamp::watched_git_paths(&git_dir, &common, branch.as_deref()) {
+        println!("cargo:rerun-if-changed={}", path.display());
     }
 }
 

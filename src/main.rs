@@ -54,6 +54,10 @@ fn write_stdout(args: std::fmt::Arguments<'_>) -> Result<()> {
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+    /// CPU threads for chunk generation and meshing (default: every core),
+    /// so a large machine stands in for a smaller one beside its GPU.
+    #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
+    cpu_threads: Option<u16>,
 }
 
 #[derive(Args, Clone)]
@@ -728,6 +732,9 @@ struct ChunkBox {
 
 fn run() -> Result<()> {
     let cli = Cli::parse();
+    if let Some(n) = cli.cpu_threads {
+        blockworld::backend::cpu::limit_threads(n.into())?;
+    }
     match cli.command {
         None => play(PlayArgs::defaults()?),
         Some(Command::Play(args)) => play(args),

@@ -7,7 +7,39 @@ use crate::world::coords::{ChunkPos, ColumnPos};
 use crate::worldgen::heightmap::Heightmap;
 use crate::worldgen::WorldGen;
 use rayon::prelude::*;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
+
+/// The CPU threads this process may use for chunk work, once limited
+/// ([`limit_threads`]); the machine's otherwise.
+static THREAD_LIMIT: OnceLock<usize> = OnceLock::new();
+
+/// The process's CPU threads could not be limited as asked.
+#[derive(Debug, thiserror::Error)]
+pub enum ThreadLimitError {
+    #[error("--cpu-threads must be at least 1")]
+    Zero,
+    #[error("the CPU threads were already limited to {0}")]
+    AlreadySet(usize),
+    #[error("the CPU thread pool was already started: {0}")]
+    Pool(#[from] rayon::ThreadPoolBuildError),
+}
+
+/// Limits the CPU lane (the rayon pool generation runs on) and the
+/// meshers to `n` threads, so a large machine stands in for a smaller
+/// one. Call once, before any generation.
+pub fn limit_threads(n: usize) -> Result<(), ThreadLimitError> {
+    if n == 0 {
+        return Err(ThreadLimitError::Zero);
+    }
+    THREAD_LIMIT.set(n).map_err(ThreadLimitError::AlreadySet)?;
+    rayon::ThreadPoolBuilder::new().num_threads(n).build_global()?;
+    Ok(())
+}
+
+/// The CPU threads chunk work may use: the limit, or the machine's.
+pub fn threads() -> usize {
+    THREAD_LIMIT.get().copied().unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
 
 pub struct CpuBackend {
     world: Arc<WorldGen>,

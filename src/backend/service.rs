@@ -85,6 +85,16 @@ pub struct Balance {
     pub alpha: Option<f64>,
 }
 
+impl Balance {
+    /// The chunks a second the running lanes make together, once one of
+    /// them is measured: what the streamer sizes its requests by.
+    pub fn capacity(&self) -> Option<f64> {
+        let lanes = [self.cpu, self.device];
+        let measured = lanes.iter().filter(|l| l.engine.is_some()).filter_map(|l| l.capacity);
+        measured.fold(None, |sum, c| Some(sum.unwrap_or(0.0) + c))
+    }
+}
+
 pub struct GenerationService {
     shared: Arc<Shared>,
     events: Receiver<Event>,
@@ -98,8 +108,38 @@ pub struct GenerationService {
 /// or a backend switch takes effect quickly.
 pub const DEFAULT_BATCH: usize = 64;
 
-/// The largest batch the game lets a lane take: a fast device's 40 ms.
+/// The largest batch the game lets the CPU lane take: a batch that goes
+/// to the pool whole, so a cancellation waits for at most this many.
 pub const MAX_BATCH: usize = 256;
+
+/// The largest batch the game lets a device lane take: a fast device's
+/// 40 ms (an H200 makes about 190 k chunks a second). A device pays a
+/// fixed cost a batch (launches, round trips), so a CPU-sized batch
+/// held it to a fraction of its throughput.
+pub const MAX_DEVICE_BATCH: usize = 8192;
+
+/// The largest batch of each lane.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BatchLimits {
+    pub cpu: usize,
+    pub device: usize,
+}
+
+impl BatchLimits {
+    /// The game's: [`MAX_BATCH`] and [`MAX_DEVICE_BATCH`].
+    pub const GAME: BatchLimits = BatchLimits { cpu: MAX_BATCH, device: MAX_DEVICE_BATCH };
+
+    /// The same bound on both lanes.
+    pub fn both(n: usize) -> BatchLimits {
+        BatchLimits { cpu: n, device: n }
+    }
+}
+
+impl From<usize> for BatchLimits {
+    fn from(n: usize) -> BatchLimits {
+        BatchLimits::both(n)
+    }
+}
 
 const CPU: usize = 0;
 const DEVICE: usize = 1;
@@ -112,11 +152,11 @@ const DELIVERY_WINDOW: Duration = Duration::from_secs(2);
 
 impl GenerationService {
     /// A service with `cpu` in the CPU lane and the device lane idle;
-    /// batches are at most `max_batch` chunks.
-    pub fn spawn(cpu: Arc<dyn ChunkBackend>, max_batch: usize) -> Self {
+    /// each lane's batches are at most its `limits` chunks.
+    pub fn spawn(cpu: Arc<dyn ChunkBackend>, limits: impl Into<BatchLimits>) -> Self {
         let (event_tx, events) = crossbeam_channel::unbounded();
         let shared = Arc::new(Shared {
-            state: Mutex::new(State::new(cpu, max_batch)),
+            state: Mutex::new(State::new(cpu, limits.into())),
             wake: Condvar::new(),
             stats: Arc::new(ServiceStats::default()),
         });
@@ -203,7 +243,8 @@ struct State {
     lanes: [Lane; 2],
     /// A fixed device share, and each lane's count of chunks when it was set.
     fixed: Option<(f64, [u64; 2])>,
-    max_batch: usize,
+    /// Each lane's largest batch.
+    max_batch: [usize; 2],
     closed: bool,
 }
 
@@ -262,13 +303,13 @@ impl Shared {
 }
 
 impl State {
-    fn new(cpu: Arc<dyn ChunkBackend>, max_batch: usize) -> State {
+    fn new(cpu: Arc<dyn ChunkBackend>, limits: BatchLimits) -> State {
         State {
             queue: VecDeque::new(),
             queued: HashSet::new(),
             lanes: [Lane::new(Some(cpu)), Lane::new(None)],
             fixed: None,
-            max_batch: max_batch.max(1),
+            max_batch: [limits.cpu.max(1), limits.device.max(1)],
             closed: false,
         }
     }
@@ -348,7 +389,7 @@ impl State {
         if !self.within_share(lane) {
             return None;
         }
-        let (queued, max) = (self.queue.len(), self.max_batch);
+        let (queued, max) = (self.queue.len(), self.max_batch[lane]);
         let take = if lane == CPU || self.fixed.is_some() {
             balance::cpu_take(queued, &mut self.lanes[lane].meter, max, DEFAULT_BATCH)
         } else {
@@ -526,28 +567,32 @@ mod tests {
     /// time (its CUDA events) is `busy` a chunk while the lane waits `wait`
     /// a chunk, as under the driver stand-in when the emulation outlasts
     /// the modelled kernel.
+    /// `per_batch` is a fixed cost of every batch (a device's launches and
+    /// round trips), busy and waited alike.
     #[derive(Clone, Copy)]
     struct Pace {
         kind: Engine,
         busy: Duration,
         wait: Duration,
+        per_batch: Duration,
     }
 
     fn pace(kind: Engine, busy_ms: f64, wait_ms: f64) -> Pace {
         let ms = |v: f64| Duration::from_secs_f64(v / 1e3);
-        Pace { kind, busy: ms(busy_ms), wait: ms(wait_ms) }
+        Pace { kind, busy: ms(busy_ms), wait: ms(wait_ms), per_batch: Duration::ZERO }
     }
 
     impl Pace {
         /// How long the lane is away, and the cost it records.
         fn batch(&self, n: u32) -> (Duration, Duration) {
             if self.kind.is_device() {
+                let (wait, busy) = (self.wait * n + self.per_batch, self.busy * n + self.per_batch);
                 let timings = crate::backend::DeviceTimings {
-                    wait_ms: (self.wait * n).as_secs_f64() * 1e3,
-                    device_ms: (self.busy * n).as_secs_f64() * 1e3,
+                    wait_ms: wait.as_secs_f64() * 1e3,
+                    device_ms: busy.as_secs_f64() * 1e3,
                     ..Default::default()
                 };
-                (self.wait * n, balance::lane_cost(self.wait * n, Some(&timings)))
+                (wait, balance::lane_cost(wait, Some(&timings)))
             } else {
                 (self.busy * n, balance::lane_cost(self.busy * n, None))
             }
@@ -584,8 +629,8 @@ mod tests {
     }
 
     impl Sim {
-        fn new(cpu: Pace, device: Pace, max_batch: usize) -> Sim {
-            let mut st = State::new(Arc::new(Kind(cpu.kind)), max_batch);
+        fn new(cpu: Pace, device: Pace, limits: impl Into<BatchLimits>) -> Sim {
+            let mut st = State::new(Arc::new(Kind(cpu.kind)), limits.into());
             st.apply(Command::SetLanes {
                 cpu: Some(Arc::new(Kind(cpu.kind))),
                 device: Some(Arc::new(Kind(device.kind))),
@@ -703,5 +748,29 @@ mod tests {
         sim.run_until_delivered(800);
         let device = sim.delivered.iter().filter(|(_, e)| *e == Engine::Gpu).count();
         assert!((device as i64 - 400).abs() <= 16, "device made {device} of 800");
+    }
+
+    /// A device that pays 1 ms a batch and 1 µs a chunk beside a CPU lane
+    /// of 20 µs a chunk: with its own batch limit the device's batches grow
+    /// to its 40 ms and it makes most of the chunks; held to the CPU's
+    /// limit, the fixed cost keeps it near a fifth of that.
+    #[test]
+    fn a_device_with_its_own_batch_limit_reaches_its_throughput() {
+        let run = |limits: BatchLimits| {
+            let device = Pace { per_batch: Duration::from_millis(1), ..pace(Engine::Gpu, 0.001, 0.001) };
+            let mut sim = Sim::new(pace(Engine::Cpu, 0.02, 0.0), device, limits);
+            sim.st.apply(Command::Generate(sky(400_000)));
+            sim.run_for(Duration::from_millis(300));
+            let at = sim.at();
+            sim.st.balance(at)
+        };
+        let own = run(BatchLimits::GAME);
+        let shared = run(BatchLimits::both(MAX_BATCH));
+        let rate = |b: &Balance| b.device.capacity.unwrap_or(0.0);
+        assert!(rate(&own) > 600_000.0, "device {:.0} chunks/s with its own limit", rate(&own));
+        assert!(rate(&shared) < 250_000.0, "device {:.0} chunks/s at the CPU's limit", rate(&shared));
+        assert!(own.alpha.is_some_and(|a| a >= 0.9), "α {:?}", own.alpha);
+        let capacity = own.capacity().unwrap_or(0.0);
+        assert!((capacity - rate(&own) - 50_000.0).abs() < 5_000.0, "capacity {capacity:.0} is the lanes' sum");
     }
 }

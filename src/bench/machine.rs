@@ -10,6 +10,8 @@ pub struct Machine {
     /// The CPU's model name, or `unknown`.
     pub cpu: String,
     pub threads: usize,
+    /// The threads chunk work may use (`--cpu-threads`, else `threads`).
+    pub cpu_threads: usize,
     /// The commit the binary was built from, `+changes` where its sources
     /// differed, `unknown` outside a git checkout.
     pub commit: String,
@@ -31,12 +33,23 @@ impl Machine {
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
         let days =
             std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() / 86_400);
-        Machine { cpu, threads, commit: env!("BLOCKWORLD_COMMIT").to_string(), date: civil_date(days as i64) }
+        let cpu_threads = crate::backend::cpu::threads();
+        Machine {
+            cpu,
+            threads,
+            cpu_threads,
+            commit: env!("BLOCKWORLD_COMMIT").to_string(),
+            date: civil_date(days as i64),
+        }
     }
 }
 
 impl fmt::Display for Machine {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}, {} threads, commit {}, {}", self.cpu, self.threads, self.commit, self.date)
+        write!(f, "{}, {} threads", self.cpu, self.threads)?;
+        if self.cpu_threads != self.threads {
+            write!(f, " (chunk work on {}: --cpu-threads)", self.cpu_threads)?;
+        }
+        write!(f, ", commit {}, {}", self.commit, self.date)
     }
 }

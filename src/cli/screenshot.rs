@@ -69,7 +69,7 @@ pub fn screenshot(world: Arc<WorldGen>, opts: &ScreenshotOptions) -> Result<Scre
     let mut session = HeadlessSession::start(&gpu, world, session_opts)?;
     let start = Instant::now();
     session.load(centre, opts.timeout)?;
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = crate::backend::cpu::threads();
     let mut far = FarView::new(session.streamer.world().clone(), opts.horizon, threads);
     session.load_far(&mut far, eye, start + opts.timeout)?;
     let load_time = start.elapsed();

@@ -60,7 +60,7 @@ impl ColumnSource for DeviceColumns {
 /// Far-terrain workers: one per four cores, at least one, so the chunk
 /// generators keep most of the machine.
 pub fn default_threads() -> usize {
-    std::thread::available_parallelism().map(|n| n.get() / 4).unwrap_or(1).max(1)
+    (crate::backend::cpu::threads() / 4).max(1)
 }
 
 impl FarView {

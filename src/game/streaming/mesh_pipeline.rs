@@ -228,7 +228,8 @@ impl MeshPipeline {
     pub fn spawn() -> MeshPipeline {
         let (jobs, job_rx) = crossbeam_channel::unbounded();
         let (done_tx, done) = crossbeam_channel::unbounded();
-        let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2).saturating_sub(1).max(1);
+        // One core is the game thread's.
+        let threads = crate::backend::cpu::threads().saturating_sub(1).max(1);
         let workers = (0..threads).map(|_| spawn_mesher(job_rx.clone(), done_tx.clone())).collect();
         MeshPipeline {
             versions: HashMap::default(),

@@ -19,7 +19,7 @@ pub mod shared_store;
 
 use super::engine::{EngineSwitch, Switch};
 use super::frame_stats::CpuClock;
-use crate::backend::service::{Balance, Command, Event, GenerationService, ServiceStats, DEFAULT_BATCH, MAX_BATCH};
+use crate::backend::service::{Balance, BatchLimits, Command, Event, GenerationService, ServiceStats, DEFAULT_BATCH};
 use crate::backend::{ChunkBackend, Device, Engine};
 use crate::light::Light;
 use crate::mesh::ChunkMesh;
@@ -225,7 +225,7 @@ impl ChunkStreamer {
         edits: HashMap<ChunkPos, ChunkEdits>,
     ) -> ChunkStreamer {
         let switch = EngineSwitch::new(world.clone(), gpu_device.into());
-        let service = GenerationService::spawn(switch.cpu_backend(), MAX_BATCH);
+        let service = GenerationService::spawn(switch.cpu_backend(), BatchLimits::GAME);
         let render_distance = render_distance.clamp(MIN_RENDER_DISTANCE, MAX_RENDER_DISTANCE);
         let mut requests = Requests::new(4 * DEFAULT_BATCH);
         let range = Range::new(ChunkPos::new(0, 0, 0), render_distance);
@@ -633,7 +633,10 @@ impl ChunkStreamer {
         let mut parts = UpdateParts::default();
         self.recentre(player_chunk, !self.started);
         self.started = true;
-        self.requests.set_max_in_flight(4 * DEFAULT_BATCH * scale);
+        // Sized by the lanes' measured throughput, so the engines and not
+        // the window set the pace; today's fixed window is the floor.
+        let capacity = self.service.balance().capacity();
+        self.requests.set_max_in_flight(requests::window(capacity, frame, 4 * DEFAULT_BATCH * scale));
         if let Some(n) = self.switch.poll(&self.service) {
             self.notice = Some(n);
         }
