@@ -228,8 +228,11 @@ impl MeshPipeline {
     pub fn spawn() -> MeshPipeline {
         let (jobs, job_rx) = crossbeam_channel::unbounded();
         let (done_tx, done) = crossbeam_channel::unbounded();
-        // One core is the game thread's.
-        let threads = crate::backend::cpu::threads().saturating_sub(1).max(1);
+        // A mesher a core: once generation has drained, meshing is all the
+        // work left, and one core short left a 2-core machine half idle
+        // through the view's last meshes. While generation runs, the lanes
+        // and the meshers share the cores.
+        let threads = crate::backend::cpu::threads().max(1);
         let workers = (0..threads).map(|_| spawn_mesher(job_rx.clone(), done_tx.clone())).collect();
         MeshPipeline {
             versions: HashMap::default(),
