@@ -1,6 +1,7 @@
 //! Host-side orchestration of the generation kernels, shared by the real GPU
 //! ([`super::cuda::CudaDevice`]) and the CPU emulation of the same kernels
-//! ([`super::emulated::EmulatedDevice`]), so the emulation tests this code too.
+//! (`emulated::EmulatedDevice`, feature `kernel-emulation`), so the
+//! emulation tests this code too.
 //!
 //! A request is cut into sub-batches that alternate between the device's
 //! slots (two on a GPU: two streams with their own buffers). Per

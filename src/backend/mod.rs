@@ -3,7 +3,7 @@
 //! * [`cpu::CpuBackend`]: the Rust path, serial or on the rayon pool.
 //! * [`kernel::KernelBackend`]: drives the kernels of `kernels/` on a
 //!   [`kernel::KernelDevice`]: a real GPU through cudarc ([`cuda`]), or the
-//!   same kernel source compiled for the CPU ([`emulated`], feature
+//!   same kernel source compiled for the CPU (`emulated`, feature
 //!   `kernel-emulation`).
 //! * [`fallback::FallbackBackend`]: a GPU backend that hands its work to the
 //!   CPU when the device fails, so no request is lost.
@@ -104,7 +104,7 @@ pub trait ChunkBackend: Send + Sync {
         })
     }
     /// The ground height and biome of every cell of far `tiles`
-    /// (`far::tile::sample`'s values, [`far::tile::TILE_AREA`] a tile, in
+    /// (`far::tile::sample`'s values, [`crate::far::tile::TILE_AREA`] a tile, in
     /// order). Backends that only make chunks refuse.
     fn far_cells(&self, tiles: &[TileKey]) -> Result<Vec<(i32, u8)>, BackendError> {
         let _ = tiles;

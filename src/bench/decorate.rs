@@ -83,7 +83,7 @@ pub struct FurnishingFigures {
 }
 
 /// [`FurnishingFigures`] of `preset` at `seed`, if it has anything to
-/// unfurnish ([`super::view::unfurnished`]). The two worlds are timed in
+/// unfurnish (`view::unfurnished`). The two worlds are timed in
 /// alternating rounds, so drift in the machine's speed falls on both, and
 /// the ratio is the median of the rounds' ratios.
 pub fn furnishing_figures(preset: &Preset, seed: u64, repeat: usize) -> Option<FurnishingFigures> {

@@ -7,7 +7,7 @@
 //! renderer), stream the range around the screenshot's default eye until
 //! every chunk in it is generated and meshed. Runs of the preset, of the
 //! same preset without its `caves` section, without its `veins`, and
-//! unfurnished ([`unfurnished`]) alternate, in an order reversed every other
+//! unfurnished (`unfurnished`) alternate, in an order reversed every other
 //! round (`round_order`), so all see the same machine state; medians are
 //! compared. Beside the wall time, the process's CPU time over the load
 //! says how much work the view was: on a machine with few cores the two
@@ -154,7 +154,7 @@ pub struct ViewReport {
     pub ratio_veins_wall: Option<f64>,
     pub ratio_veins_cpu: Option<f64>,
     /// The same over the preset's land as the furnishing work found it
-    /// ([`unfurnished`]: no veins, rocks, density maps or shore reaches;
+    /// (`unfurnished`: no veins, rocks, density maps or shore reaches;
     /// goal ≤ 1.05). None when the preset has none of them.
     pub ratio_furnished_wall: Option<f64>,
     pub ratio_furnished_cpu: Option<f64>,

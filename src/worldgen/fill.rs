@@ -20,7 +20,7 @@ use crate::world::coords::{ChunkPos, CHUNK_AREA, CHUNK_SIZE, CHUNK_SIZE_I64, CHU
 /// and the highest block its decorations can occupy (`top`, see
 /// [`super::decorate::decoration_top`]; `max_height` where nothing grows).
 /// Rock within the cave range counts as uniform only where the density
-/// stage proves no cave opens ([`density::proves_solid`]), and rock near
+/// stage proves no cave opens ([`super::density::proves_solid`]), and rock near
 /// veins only where none may replace it ([`super::veins::may_alter`]).
 /// Decorations never reach down to the water level, so water is settled by
 /// the terrain alone.

@@ -1,7 +1,7 @@
 //! Terrain generation on the CPU, and the description both engines share.
 //!
 //! preset (RON) → [`params::WorldParams`] (one `Pod` block per stage, shared
-//! with the kernels) → [`graph::NoiseProgram`] → [`column`] sampler →
+//! with the kernels) → [`graph::NoiseProgram`] → [`mod@column`] sampler →
 //! [`heightmap`] (apron + smoothing) → [`decorate::plan`] (trees and rocks,
 //! placed by [`placement`]) → [`fill`], which paints a [`canvas::Canvas`]
 //! with its layers: terrain, [`veins`] of ore, caves ([`density`]) and

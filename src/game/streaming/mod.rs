@@ -1,7 +1,7 @@
 //! Chunk streaming around the player: the streamer ties together the
 //! world store (chunk data and edits), generation scheduling
 //! ([`requests`]), the generation service and the mesh pipeline
-//! ([`mesh_pipeline`]), over the ring geometry in [`rings`].
+//! ([`mesh_pipeline`]), over the ring geometry in [`mod@rings`].
 //!
 //! When the player moves, requests that fell out of range are cancelled
 //! before they run, and chunks and meshes beyond the render distance are

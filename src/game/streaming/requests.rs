@@ -24,7 +24,7 @@ pub const MAX_WINDOW: usize = 65_536;
 /// The requests to keep in flight, by Little's law: the lanes' throughput
 /// (`capacity`, chunks a second, None before a lane is measured) times
 /// the time a request spends out, which is up to a refill interval (the
-/// last frame, at least [`MIN_REFILL`]) plus [`LATENCY_TARGET`]. So the
+/// last frame, at least 16 ms) plus [`LATENCY_TARGET`]. So the
 /// service's queue never runs dry between two updates and the engines,
 /// not the window, set the pace. Never below `floor`, never above
 /// [`MAX_WINDOW`].
