@@ -732,9 +732,7 @@ struct ChunkBox {
 
 fn run() -> Result<()> {
     let cli = Cli::parse();
-    if let Some(n) = cli.cpu_threads {
-        blockworld::backend::cpu::limit_threads(n.into())?;
-    }
+    blockworld::backend::cpu::start_pool(cli.cpu_threads.map(usize::from))?;
     match cli.command {
         None => play(PlayArgs::defaults()?),
         Some(Command::Play(args)) => play(args),

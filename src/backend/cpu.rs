@@ -24,17 +24,46 @@ pub enum ThreadLimitError {
     Pool(#[from] rayon::ThreadPoolBuildError),
 }
 
-/// Limits the CPU lane (the rayon pool generation runs on) and the
-/// meshers to `n` threads, so a large machine stands in for a smaller
-/// one. Call once, before any generation.
-pub fn limit_threads(n: usize) -> Result<(), ThreadLimitError> {
-    if n == 0 {
-        return Err(ThreadLimitError::Zero);
+/// How much lower than the game thread, the light thread and the
+/// meshers the CPU lane's pool runs (a nice value): where the stages
+/// compete for cores, the ones downstream finish what generation made
+/// before it makes more, so a view completes with no stage left alone on
+/// a machine whose other cores idle, and frames are drawn on time.
+pub const POOL_NICE: i32 = 5;
+
+/// Starts the rayon pool the CPU lane generates on: `limit` threads (all
+/// cores when None; [`threads`] and the meshers follow it), each at
+/// [`POOL_NICE`]. Call once, before any generation; where it is not
+/// called the pool starts on first use with rayon's defaults.
+pub fn start_pool(limit: Option<usize>) -> Result<(), ThreadLimitError> {
+    if let Some(n) = limit {
+        if n == 0 {
+            return Err(ThreadLimitError::Zero);
+        }
+        THREAD_LIMIT.set(n).map_err(ThreadLimitError::AlreadySet)?;
     }
-    THREAD_LIMIT.set(n).map_err(ThreadLimitError::AlreadySet)?;
-    rayon::ThreadPoolBuilder::new().num_threads(n).build_global()?;
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads())
+        .thread_name(|i| format!("cpu-lane-{i}"))
+        .start_handler(|_| lower_priority())
+        .build_global()?;
     Ok(())
 }
+
+/// Lowers the calling thread's priority by [`POOL_NICE`]; a failure
+/// leaves it where it was (the order of the stages is a preference).
+#[cfg(target_os = "linux")]
+fn lower_priority() {
+    // SAFETY: gettid takes no arguments and cannot fail.
+    let tid = unsafe { libc::syscall(libc::SYS_gettid) };
+    // SAFETY: setpriority reads only its integer arguments; on Linux a
+    // thread id names that thread alone, and raising one's own nice
+    // value needs no privilege.
+    unsafe { libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, POOL_NICE) };
+}
+
+#[cfg(not(target_os = "linux"))]
+fn lower_priority() {}
 
 /// The CPU threads chunk work may use: the limit, or the machine's.
 pub fn threads() -> usize {
