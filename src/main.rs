@@ -21,6 +21,7 @@ use blockworld::worldgen::{Preset, WorldGen};
 use clap::{Args, FromArgMatches, Parser, Subcommand};
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 /// Everything the commands print goes through `out!` and `outln!`: a reader
 /// that stops early (`… | head`) ends the program quietly, where `println!`
@@ -444,6 +445,30 @@ enum BenchCommand {
         #[arg(long, default_value_t = blockworld::bench::flight::PATH_SPEED)]
         speed: f64,
     },
+    /// Jump, cold, to a list of places and time each to a complete view at
+    /// each render distance, per backend, with the frames it took (60 Hz)
+    /// and each stage's wait.
+    Teleport {
+        #[command(flatten)]
+        world: WorldArgs,
+        /// Render distances, comma separated (2–32).
+        #[arg(long, value_parser = parse_render_distances, default_value = "16,32")]
+        render_distances: RenderDistances,
+        /// A place to jump to, block column X,Z (repeat it; default: four
+        /// places kilometres apart, the origin first).
+        #[arg(long = "place", value_parser = parse_xz)]
+        places: Vec<[i64; 2]>,
+        /// cpu, gpu, cuda-emulated, hybrid, or all (cpu, gpu and hybrid;
+        /// the GPU ones only where a GPU is).
+        #[arg(long, value_parser = parse_engine_or_all, default_value = "all")]
+        backend: EngineOrAll,
+        /// Give up on a jump after this many seconds.
+        #[arg(long, default_value_t = 180, value_parser = clap::value_parser!(u64).range(1..=3600))]
+        timeout: u64,
+        /// Print JSON instead of the table.
+        #[arg(long)]
+        json: bool,
+    },
     /// The Bologna thesis's Tables 5.2/5.3 as the thesis measured them: the cost per
     /// frame of the streaming update while the range for each N loads, with
     /// the thesis's throttle (2 chunks a frame) and with this project's budget.
@@ -571,6 +596,22 @@ struct ChunkList(Vec<usize>);
 
 #[derive(Clone, Debug)]
 struct CubeEdges(Vec<u32>);
+
+#[derive(Clone)]
+struct RenderDistances(Vec<i32>);
+
+fn parse_render_distances(s: &str) -> Result<RenderDistances, String> {
+    let (lo, hi) = (blockworld::game::streaming::MIN_RENDER_DISTANCE, blockworld::game::streaming::MAX_RENDER_DISTANCE);
+    s.split(',')
+        .map(str::trim)
+        .map(|p| match p.parse::<i32>() {
+            Ok(r) if (lo..=hi).contains(&r) => Ok(r),
+            Ok(r) => Err(format!("render distance {r} is outside {lo}..{hi}")),
+            Err(e) => Err(format!("`{p}` is not a render distance: {e}")),
+        })
+        .collect::<Result<Vec<i32>, String>>()
+        .map(RenderDistances)
+}
 
 fn parse_cube_edges(s: &str) -> Result<CubeEdges, String> {
     s.split(',')
@@ -913,6 +954,31 @@ fn print_reports<T: serde::Serialize + std::fmt::Display>(reports: &[T], json: b
 
 fn bench_command(which: BenchCommand) -> Result<()> {
     match which {
+        BenchCommand::Teleport { world, render_distances, places, backend, timeout, json } => {
+            if backend.0 == Some(Engine::CpuSerial) {
+                bail!("bench teleport streams on the pool or the device: use cpu, gpu, cuda-emulated, hybrid or all");
+            }
+            let places = if places.is_empty() { blockworld::bench::teleport::DEFAULT_PLACES.to_vec() } else { places };
+            let mut rows = Vec::new();
+            for engine in backend.engines(&[Engine::Cpu, Engine::Gpu, Engine::Hybrid]) {
+                let opts = blockworld::bench::teleport::TeleportOptions {
+                    render_distances: render_distances.0.clone(),
+                    places: places.clone(),
+                    engine,
+                    gpu_device: device_for(engine)?,
+                    timeout: Duration::from_secs(timeout),
+                };
+                match blockworld::bench::teleport::run(|| load_world(&world), &opts) {
+                    Ok(r) => rows.extend(r),
+                    Err(e) if backend.0.is_none() && engine.uses_device() => eprintln!("{engine}: skipped — {e}"),
+                    Err(e) => return Err(e),
+                }
+            }
+            if !json {
+                outln!("a jump, cold, to each place: time to a complete view, frames at 60 Hz, each stage's wait");
+            }
+            print_reports(&rows, json)
+        }
         BenchCommand::Frames { world, sizes, frames, backend, json } => {
             if backend.0 == Some(Engine::CpuSerial) {
                 bail!("bench frames streams on the pool or the device: use cpu, gpu, cuda-emulated, hybrid or all");

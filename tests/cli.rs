@@ -46,6 +46,46 @@ fn bad_flags_are_rejected_clearly() {
     assert_clean_failure(&run(&["bench", "flight", "--alpha", "0.5"]), "--backend hybrid");
     assert_clean_failure(&run(&["bench", "flight", "--backend", "hybrid", "--alpha", "1.5"]), "outside 0..1");
     assert_clean_failure(&run(&["bench", "gen", "--backend", "hybrid", "--chunks", "16"]), "not one backend");
+    assert_clean_failure(&run(&["bench", "teleport", "--render-distances", "16,40"]), "outside");
+    assert_clean_failure(&run(&["bench", "teleport", "--place", "1,2,3"]), "1,2,3");
+    assert_clean_failure(&run(&["bench", "gen", "--cpu-threads", "0"]), "cpu-threads");
+}
+
+/// `bench teleport`: every jump ends in a complete view, with its frames
+/// and each stage's wait; a wider range holds more chunks; and
+/// `--cpu-threads` is the limit the report names.
+#[test]
+fn bench_teleport_times_each_jump_to_a_complete_view() {
+    let o = run(&[
+        "bench",
+        "teleport",
+        "--render-distances",
+        "2,3",
+        "--place",
+        "0,0",
+        "--place",
+        "3000,-2000",
+        "--backend",
+        "cpu",
+        "--cpu-threads",
+        "1",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let rows = v["results"].as_array().cloned().unwrap_or_default();
+    assert_eq!(rows.len(), 4, "{v}");
+    for r in &rows {
+        assert_eq!(r["complete"], true, "{r}");
+        assert!(r["frames"].as_u64().is_some_and(|f| f >= 2), "{r}");
+        assert!(r["ms"].as_f64().is_some_and(|ms| ms > 0.0), "{r}");
+        let stages: Vec<_> = r["stages_ms"].as_array().into_iter().flatten().filter_map(|s| s[0].as_str()).collect();
+        assert_eq!(stages, ["generate", "light", "queue", "mesh", "upload"], "{r}");
+        assert_eq!(r["machine"]["cpu_threads"], 1, "{r}");
+    }
+    let chunks = |i: usize| rows[i]["chunks"].as_u64().unwrap_or(0);
+    assert_eq!((rows[0]["place"][0].as_i64(), rows[1]["place"][0].as_i64()), (Some(0), Some(3000)));
+    assert!(chunks(2) > chunks(0) && chunks(3) > chunks(1), "render distance 3 holds more than 2: {v}");
 }
 
 /// `bench frames`: the thesis's throttle holds (at most 2 chunks taken in

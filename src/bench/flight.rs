@@ -420,7 +420,7 @@ fn named_spreads<const N: usize>(names: [&'static str; N], rows: &[[f64; N]]) ->
 }
 
 /// Each stage's spread of milliseconds over `ready`.
-fn stage_spreads(ready: &[&ReadyStages]) -> Vec<(&'static str, Spread)> {
+pub(crate) fn stage_spreads(ready: &[&ReadyStages]) -> Vec<(&'static str, Spread)> {
     let rows: Vec<[f64; 5]> = ready.iter().map(|s| s.stages().map(|d| d.as_secs_f64() * 1e3)).collect();
     named_spreads(ReadyStages::NAMES, &rows)
 }

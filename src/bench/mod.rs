@@ -17,6 +17,7 @@ pub mod placement;
 pub mod report;
 pub mod rss;
 pub mod session;
+pub mod teleport;
 pub mod view;
 
 /// The value at fraction `p` (0..1) of sorted timings, nearest rank;
