@@ -23,6 +23,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+/// The render distances a flag accepts, as clap's ranges take them.
+const MIN_RD: i64 = blockworld::game::streaming::MIN_RENDER_DISTANCE as i64;
+const MAX_RD: i64 = blockworld::game::streaming::MAX_RENDER_DISTANCE as i64;
+
 /// Everything the commands print goes through `out!` and `outln!`: a reader
 /// that stops early (`… | head`) ends the program quietly, where `println!`
 /// would panic.
@@ -74,9 +78,9 @@ struct WorldArgs {
 struct PlayArgs {
     #[command(flatten)]
     world: WorldArgs,
-    /// Chunks streamed around the player (2–32; default: the saved setting,
+    /// Chunks streamed around the player (2–64; default: the saved setting,
     /// or 8); +/- change it in game.
-    #[arg(long, value_parser = clap::value_parser!(i32).range(2..=32))]
+    #[arg(long, value_parser = clap::value_parser!(i32).range(MIN_RD..=MAX_RD))]
     render_distance: Option<i32>,
     /// Far terrain out to this many metres past the chunks (0 off, at most
     /// 32000; default: the saved setting).
@@ -204,8 +208,8 @@ enum Command {
         /// Degrees, -89..89.
         #[arg(long, default_value_t = -18.0, allow_hyphen_values = true, value_parser = parse_pitch)]
         pitch: f64,
-        /// Chunks loaded around the eye (2–32).
-        #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(i32).range(2..=32))]
+        /// Chunks loaded around the eye (2–64).
+        #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(i32).range(MIN_RD..=MAX_RD))]
         render_distance: i32,
         /// Image size in pixels, WxH.
         #[arg(long, value_parser = parse_size, default_value = "1280x720")]
@@ -411,8 +415,8 @@ enum BenchCommand {
         /// Seconds of flight per backend.
         #[arg(long, default_value_t = 30.0)]
         seconds: f64,
-        /// Chunks streamed around the camera (2–32).
-        #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(i32).range(2..=32))]
+        /// Chunks streamed around the camera (2–64).
+        #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(i32).range(MIN_RD..=MAX_RD))]
         render_distance: i32,
         /// cpu-serial (one CPU thread), cpu (all threads), gpu,
         /// cuda-emulated, hybrid, or all: the UFMG paper's table (1 thread, 1
@@ -451,7 +455,7 @@ enum BenchCommand {
     Teleport {
         #[command(flatten)]
         world: WorldArgs,
-        /// Render distances, comma separated (2–32).
+        /// Render distances, comma separated (2–64).
         #[arg(long, value_parser = parse_render_distances, default_value = "16,32")]
         render_distances: RenderDistances,
         /// A place to jump to, block column X,Z (repeat it; default: four
@@ -495,8 +499,8 @@ enum BenchCommand {
     View {
         #[command(flatten)]
         world: WorldArgs,
-        /// Chunks loaded around the eye (2–32).
-        #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(i32).range(2..=32))]
+        /// Chunks loaded around the eye (2–64).
+        #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(i32).range(MIN_RD..=MAX_RD))]
         render_distance: i32,
         /// Runs of each variant; medians are compared.
         #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=100))]
@@ -520,8 +524,8 @@ enum BenchCommand {
         /// Edits to time.
         #[arg(long, default_value_t = 400, value_parser = clap::value_parser!(u32).range(1..=100000))]
         count: u32,
-        /// Chunks streamed around the player (2–32).
-        #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(i32).range(2..=32))]
+        /// Chunks streamed around the player (2–64).
+        #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(i32).range(MIN_RD..=MAX_RD))]
         render_distance: i32,
         /// Print JSON instead of the table.
         #[arg(long)]

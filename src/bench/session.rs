@@ -5,7 +5,7 @@
 use crate::backend::{Device, Engine};
 use crate::game::engine::Switch;
 use crate::game::far_view::FarView;
-use crate::game::streaming::{Budget, ChunkStreamer};
+use crate::game::streaming::{memory, Budget, ChunkStreamer};
 use crate::game::view;
 use crate::render::camera::Camera;
 use crate::render::gpu::Gpu;
@@ -59,6 +59,8 @@ pub struct HeadlessSession<'g> {
 impl<'g> HeadlessSession<'g> {
     /// A renderer and a streamer over `world`, its engine open.
     pub fn start(gpu: &'g Gpu, world: Arc<WorldGen>, opts: SessionOptions) -> Result<HeadlessSession<'g>> {
+        let min = crate::game::streaming::MIN_RENDER_DISTANCE;
+        memory::check(min, opts.render_distance, memory::available())?;
         let renderer = WorldRenderer::new(gpu, offscreen::FORMAT)?;
         let mut streamer =
             ChunkStreamer::with_edits(world, opts.engine, opts.gpu_device, opts.render_distance, opts.edits);

@@ -15,7 +15,7 @@ use super::screenshots::Screenshots;
 use super::settings::Settings;
 use super::spawn::spawn_point;
 use super::state_dump::{AimLine, FrameLine, GenerationLine, StateDump, StateLine, UiLine};
-use super::streaming::{Budget, ChunkStreamer};
+use super::streaming::{memory, Budget, ChunkStreamer, MIN_RENDER_DISTANCE};
 use super::target::{raycast, Hit, REACH};
 use super::view;
 use super::world_menu::{MenuChoice, WorldMenu};
@@ -175,11 +175,19 @@ impl App {
             None => Default::default(),
         };
         let clock = DayClock::new(self.opts.time_of_day.or(saved_time).unwrap_or(clock::START));
+        let wanted = self.opts.settings.render_distance;
+        let render_distance = match memory::check(MIN_RENDER_DISTANCE, wanted, memory::available()) {
+            Ok(()) => wanted,
+            Err(e) => {
+                eprintln!("blockworld: {e}; starting at {}", e.fits);
+                e.fits
+            }
+        };
         let streamer = ChunkStreamer::with_edits(
             self.opts.world.clone(),
             self.opts.engine,
             self.opts.gpu_device.clone(),
-            self.opts.settings.render_distance,
+            render_distance,
             edits,
         );
         let mut player = match saved_player {
@@ -413,6 +421,10 @@ impl Running {
     }
 
     fn change_distance(&mut self, r: i32) {
+        if let Err(e) = memory::check(self.streamer.render_distance(), r, memory::available()) {
+            self.say(e.to_string());
+            return;
+        }
         self.streamer.set_render_distance(r);
         view::show_changes(&mut self.streamer, &self.screen.gpu, &mut self.screen.renderer);
         self.settings.edit().render_distance = self.streamer.render_distance();

@@ -227,6 +227,13 @@ fn settings_panel(ctx: &egui::Context, d: &HudData, change: &mut SettingsChange)
             {
                 change.render_distance = Some(r);
             }
+            // What the slider's distance costs: a distance that would not
+            // fit is refused when it is let go, with the reason.
+            ui.small(format!(
+                "{} chunks, about {} of memory",
+                super::streaming::memory::data_chunks(r),
+                super::streaming::memory::size_text(super::streaming::memory::estimate(r))
+            ));
             let mut h = d.far.0;
             let slider = egui::Slider::new(&mut h, 0..=MAX_HORIZON).step_by(500.0).text("horizon (m, 0 off)");
             if ui.add(slider).changed() {

@@ -13,8 +13,9 @@ use crate::world::coords::{ChunkPos, ColumnPos};
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 
-/// Heightmaps kept by default: a render distance of 32 needs 65² columns.
-pub const DEFAULT_CACHE_COLUMNS: usize = 8192;
+/// Heightmaps kept by default: the data range of render distance 64 holds
+/// about 13 500 columns (a disc 131 across), and the rest is for moving.
+pub const DEFAULT_CACHE_COLUMNS: usize = 20_000;
 
 pub struct WorldGen {
     pub preset: Preset,

@@ -12,6 +12,7 @@
 //! (`game::view::show`), so streaming runs and is tested without a device.
 
 pub mod lighting;
+pub mod memory;
 pub mod mesh_pipeline;
 pub mod requests;
 pub mod rings;

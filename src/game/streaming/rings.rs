@@ -11,7 +11,7 @@
 use crate::world::coords::ChunkPos;
 
 pub const MIN_RENDER_DISTANCE: i32 = 2;
-pub const MAX_RENDER_DISTANCE: i32 = 32;
+pub const MAX_RENDER_DISTANCE: i32 = 64;
 /// Vertical reach in chunks above and below the player.
 pub const MAX_VERTICAL: i32 = 10;
 
@@ -145,6 +145,13 @@ fn within_hv(a: ChunkPos, b: ChunkPos, r: i32, v: i32, grow: i32) -> bool {
 /// nearer than `r` chunks to an eye anywhere in the centre column (inside
 /// the square of half-width `r`, and the whole square for `r` ≤ 3). With
 /// `grow` = 1: whether the column or one of its eight neighbours can.
+/// Columns of the data range for render distance `r` (the disc grown by
+/// one), counted without listing them.
+pub fn data_columns(r: i32) -> u64 {
+    let h = r as i64 + 1;
+    (-h..=h).map(|dz| (-h..=h).filter(|&dx| in_disc(dx, dz, r, 1)).count() as u64).sum()
+}
+
 fn in_disc(dx: i64, dz: i64, r: i32, grow: i32) -> bool {
     let a = (dx.abs() - 1 - grow as i64).max(0);
     let b = (dz.abs() - 1 - grow as i64).max(0);
