@@ -50,20 +50,30 @@ pub fn start_pool(limit: Option<usize>) -> Result<(), ThreadLimitError> {
     Ok(())
 }
 
-/// Lowers the calling thread's priority by [`POOL_NICE`]; a failure
-/// leaves it where it was (the order of the stages is a preference).
-#[cfg(target_os = "linux")]
+/// How much lower than the game thread the meshers run: above the
+/// generation pool, so what is generated is meshed first, and below the
+/// game thread, so frames are drawn on time.
+pub const MESHER_NICE: i32 = 2;
+
 fn lower_priority() {
+    set_nice(POOL_NICE);
+}
+
+/// Sets the calling thread's nice value to `nice` (lower priority for a
+/// larger value); a failure leaves it where it was, as the order of the
+/// stages is a preference, not a rule.
+#[cfg(target_os = "linux")]
+pub fn set_nice(nice: i32) {
     // SAFETY: gettid takes no arguments and cannot fail.
     let tid = unsafe { libc::syscall(libc::SYS_gettid) };
     // SAFETY: setpriority reads only its integer arguments; on Linux a
     // thread id names that thread alone, and raising one's own nice
     // value needs no privilege.
-    unsafe { libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, POOL_NICE) };
+    unsafe { libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, nice) };
 }
 
 #[cfg(not(target_os = "linux"))]
-fn lower_priority() {}
+pub fn set_nice(_nice: i32) {}
 
 /// The CPU threads chunk work may use: the limit, or the machine's.
 pub fn threads() -> usize {

@@ -119,6 +119,7 @@ fn spawn_mesher(rx: Receiver<MeshJob>, tx: Sender<MeshDone>) -> std::thread::Joi
     std::thread::Builder::new()
         .name("mesher".into())
         .spawn(move || {
+            crate::backend::cpu::set_nice(crate::backend::cpu::MESHER_NICE);
             while let Ok(job) = rx.recv() {
                 let (mesh, links) = mesh_and_links_of(&job.input);
                 let solid = job.input.chunks[13].solid_rows();
