@@ -956,6 +956,22 @@ fn print_reports<T: serde::Serialize + std::fmt::Display>(reports: &[T], json: b
     Ok(())
 }
 
+/// The rows of a streaming benchmark for each engine `backend` names
+/// (cpu, gpu and hybrid for `all`): `one` runs an engine with its device.
+/// Under `all`, an engine that needs a device which fails to open is
+/// skipped with a line, as on a machine without a GPU.
+fn rows_per_engine<T>(backend: EngineOrAll, mut one: impl FnMut(Engine, Device) -> Result<Vec<T>>) -> Result<Vec<T>> {
+    let mut rows = Vec::new();
+    for engine in backend.engines(&[Engine::Cpu, Engine::Gpu, Engine::Hybrid]) {
+        match one(engine, device_for(engine)?) {
+            Ok(r) => rows.extend(r),
+            Err(e) if backend.0.is_none() && engine.uses_device() => eprintln!("{engine}: skipped — {e}"),
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(rows)
+}
+
 fn bench_command(which: BenchCommand) -> Result<()> {
     match which {
         BenchCommand::Teleport { world, render_distances, places, backend, timeout, json } => {
@@ -963,21 +979,16 @@ fn bench_command(which: BenchCommand) -> Result<()> {
                 bail!("bench teleport streams on the pool or the device: use cpu, gpu, cuda-emulated, hybrid or all");
             }
             let places = if places.is_empty() { blockworld::bench::teleport::DEFAULT_PLACES.to_vec() } else { places };
-            let mut rows = Vec::new();
-            for engine in backend.engines(&[Engine::Cpu, Engine::Gpu, Engine::Hybrid]) {
+            let rows = rows_per_engine(backend, |engine, gpu_device| {
                 let opts = blockworld::bench::teleport::TeleportOptions {
                     render_distances: render_distances.0.clone(),
                     places: places.clone(),
                     engine,
-                    gpu_device: device_for(engine)?,
+                    gpu_device,
                     timeout: Duration::from_secs(timeout),
                 };
-                match blockworld::bench::teleport::run(|| load_world(&world), &opts) {
-                    Ok(r) => rows.extend(r),
-                    Err(e) if backend.0.is_none() && engine.uses_device() => eprintln!("{engine}: skipped — {e}"),
-                    Err(e) => return Err(e),
-                }
-            }
+                blockworld::bench::teleport::run(|| load_world(&world), &opts)
+            })?;
             if !json {
                 outln!("a jump, cold, to each place: time to a complete view, frames at 60 Hz, each stage's wait");
             }
@@ -987,20 +998,15 @@ fn bench_command(which: BenchCommand) -> Result<()> {
             if backend.0 == Some(Engine::CpuSerial) {
                 bail!("bench frames streams on the pool or the device: use cpu, gpu, cuda-emulated, hybrid or all");
             }
-            let mut rows = Vec::new();
-            for engine in backend.engines(&[Engine::Cpu, Engine::Gpu, Engine::Hybrid]) {
+            let rows = rows_per_engine(backend, |engine, gpu_device| {
                 let opts = blockworld::bench::frames::FramesOptions {
                     sizes: sizes.0.clone(),
                     frames: frames as usize,
                     engine,
-                    gpu_device: device_for(engine)?,
+                    gpu_device,
                 };
-                match blockworld::bench::frames::run(|| load_world(&world), &opts) {
-                    Ok(r) => rows.extend(r),
-                    Err(e) if backend.0.is_none() && engine.uses_device() => eprintln!("{engine}: skipped — {e}"),
-                    Err(e) => return Err(e),
-                }
-            }
+                blockworld::bench::frames::run(|| load_world(&world), &opts)
+            })?;
             if !json {
                 outln!("the Bologna thesis's N: its cost per frame of loading a world of N³ chunks (16.7 ms budget)");
             }
