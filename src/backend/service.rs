@@ -389,7 +389,11 @@ impl State {
         if !self.within_share(lane) {
             return None;
         }
-        let (queued, max) = (self.queue.len(), self.max_batch[lane]);
+        // A fixed share is kept batch by batch: a device's batch the size
+        // of its own limit would overshoot its share by thousands.
+        let max =
+            if self.fixed.is_some() { self.max_batch.into_iter().min().unwrap_or(1) } else { self.max_batch[lane] };
+        let queued = self.queue.len();
         let take = if lane == CPU || self.fixed.is_some() {
             balance::cpu_take(queued, &mut self.lanes[lane].meter, max, DEFAULT_BATCH)
         } else {
@@ -737,6 +741,19 @@ mod tests {
         assert!(by_device.iter().all(|&i| i >= 150), "the device made near chunks: {by_device:?}");
         let at = sim.at();
         assert_eq!(sim.st.balance(at).device.generated as usize, by_device.len());
+    }
+
+    /// A fixed share holds with the game's limits too: a fast device takes
+    /// batches no larger than the CPU's, so it overshoots its half of 4 000
+    /// chunks by at most one of them.
+    #[test]
+    fn a_fixed_share_holds_with_a_device_batch_limit() {
+        let mut sim = Sim::new(pace(Engine::Cpu, 0.5, 0.0), pace(Engine::Gpu, 0.01, 0.01), BatchLimits::GAME);
+        sim.st.apply(Command::FixShare(Some(0.5)));
+        sim.st.apply(Command::Generate(sky(4000)));
+        sim.run_until_delivered(4000);
+        let device = sim.delivered.iter().filter(|(_, e)| *e == Engine::Gpu).count();
+        assert!((device as i64 - 2000).abs() <= MAX_BATCH as i64, "device made {device} of 4000");
     }
 
     /// The UFMG paper's hand-set α = 0.5: half the chunks each, whatever the speeds.
