@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use std::sync::{Arc, OnceLock};
 
 /// The CPU threads this process may use for chunk work, once limited
-/// ([`limit_threads`]); the machine's otherwise.
+/// ([`start_pool`]); the machine's otherwise.
 static THREAD_LIMIT: OnceLock<usize> = OnceLock::new();
 
 /// The process's CPU threads could not be limited as asked.
@@ -31,6 +31,11 @@ pub enum ThreadLimitError {
 /// a machine whose other cores idle, and frames are drawn on time.
 pub const POOL_NICE: i32 = 5;
 
+/// How much lower than the game thread the meshers run: above the
+/// generation pool, so what is generated is meshed first, and below the
+/// game thread, so frames are drawn on time.
+pub const MESHER_NICE: i32 = 2;
+
 /// Starts the rayon pool the CPU lane generates on: `limit` threads (all
 /// cores when None; [`threads`] and the meshers follow it), each at
 /// [`POOL_NICE`]. Call once, before any generation; where it is not
@@ -45,18 +50,9 @@ pub fn start_pool(limit: Option<usize>) -> Result<(), ThreadLimitError> {
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads())
         .thread_name(|i| format!("cpu-lane-{i}"))
-        .start_handler(|_| lower_priority())
+        .start_handler(|_| set_nice(POOL_NICE))
         .build_global()?;
     Ok(())
-}
-
-/// How much lower than the game thread the meshers run: above the
-/// generation pool, so what is generated is meshed first, and below the
-/// game thread, so frames are drawn on time.
-pub const MESHER_NICE: i32 = 2;
-
-fn lower_priority() {
-    set_nice(POOL_NICE);
 }
 
 /// Sets the calling thread's nice value to `nice` (lower priority for a

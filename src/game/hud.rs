@@ -4,7 +4,7 @@ use super::hotbar::{Hotbar, SLOTS};
 use super::input::HELP;
 use super::player::Mode;
 use super::settings::{FOV_RANGE, SENSITIVITY_RANGE};
-use super::streaming::{StreamCounts, MAX_RENDER_DISTANCE, MIN_RENDER_DISTANCE};
+use super::streaming::{memory, StreamCounts, MAX_RENDER_DISTANCE, MIN_RENDER_DISTANCE};
 use super::world_menu::{MenuChoice, Widget, WorldMenu};
 use crate::backend::service::{Balance, LaneReport};
 use crate::backend::Engine;
@@ -231,8 +231,8 @@ fn settings_panel(ctx: &egui::Context, d: &HudData, change: &mut SettingsChange)
             // fit is refused when it is let go, with the reason.
             ui.small(format!(
                 "{} chunks, about {} of memory",
-                super::streaming::memory::data_chunks(r),
-                super::streaming::memory::size_text(super::streaming::memory::estimate(r))
+                memory::data_chunks(r),
+                memory::size_text(memory::estimate(r))
             ));
             let mut h = d.far.0;
             let slider = egui::Slider::new(&mut h, 0..=MAX_HORIZON).step_by(500.0).text("horizon (m, 0 off)");

@@ -32,12 +32,7 @@ pub fn window(capacity: Option<f64>, frame: Duration, floor: usize) -> usize {
     let floor = floor.clamp(1, MAX_WINDOW);
     let Some(rate) = capacity.filter(|r| r.is_finite() && *r > 0.0) else { return floor };
     let out = frame.max(MIN_REFILL) + LATENCY_TARGET;
-    let wanted = (rate * out.as_secs_f64()).ceil();
-    if wanted >= MAX_WINDOW as f64 {
-        MAX_WINDOW
-    } else {
-        (wanted as usize).max(floor)
-    }
+    ((rate * out.as_secs_f64()).ceil().min(MAX_WINDOW as f64) as usize).max(floor)
 }
 
 /// Positions looked at per call and per 16 ms of frame at most: after a
