@@ -817,13 +817,13 @@ impl ChunkStreamer {
         self.holes().filter(|&o| within(offset(c, o), c, r)).count()
     }
 
-    /// Whether the chunk at `pos` is drawn (or known to need no mesh).
     /// The generation device while chunks are made on it, with the
     /// service's counters (whether chunk requests wait), for far terrain.
     pub fn far_device(&self) -> Option<(Arc<dyn ChunkBackend>, Arc<ServiceStats>)> {
         self.switch.far_device().map(|d| (d, self.service.stats_handle()))
     }
 
+    /// Whether the chunk at `pos` is drawn (or known to need no mesh).
     pub fn is_drawn(&self, pos: ChunkPos) -> bool {
         self.meshes.is_drawn(pos)
     }
