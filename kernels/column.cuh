@@ -64,7 +64,8 @@ __device__ inline float bw_eval_node(const WorldParams* p, unsigned int root, fl
         unsigned int source = (unsigned int)n.children[0];
         switch (n.kind) {
         case BW_NODE_BASIC:
-            ret = bw_perlin3(n.seed, f.x, f.z, n.z_offset) * p->terrain.perlin_gain;
+            ret = bw_node_noise3((n.input & BW_INPUT_PERMUTATION) != 0u, n.seed, f.x, f.z, n.z_offset) *
+                  p->terrain.perlin_gain;
             top -= 1;
             break;
         case BW_NODE_OCTAVE: {
@@ -73,7 +74,8 @@ __device__ inline float bw_eval_node(const WorldParams* p, unsigned int root, fl
             float u = 1.0f;
             float v = 0.0f;
             for (unsigned int k = 0; k < n.octaves; ++k) {
-                float noise = bw_perlin3(n.seed, xd * (double)u, zd * (double)u, n.z_offset);
+                float noise = bw_node_noise3((n.input & BW_INPUT_PERMUTATION) != 0u, n.seed, xd * (double)u,
+                                             zd * (double)u, n.z_offset);
                 v = v + (1.0f / u) * noise;
                 u = u * 2.0f;
             }

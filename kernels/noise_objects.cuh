@@ -11,6 +11,7 @@
 #include "fastmath.cuh"
 #include "noise_kinds.cuh"
 #include "perlin.cuh"
+#include "permutation.cuh"
 #include "worldgen_params.cuh"
 
 #define BW_OCTAVE_DIVISOR 1.01f
@@ -36,11 +37,13 @@ public:
 // gain · perlin3(x, z, 32·offset)
 class BasicNoise final : public NoiseObject {
 public:
-    __device__ BasicNoise(unsigned int seed, float z_offset, float gain) : seed_(seed), z_offset_(z_offset), gain_(gain) {}
+    __device__ BasicNoise(bool permuted, unsigned int seed, float z_offset, float gain)
+        : permuted_(permuted), seed_(seed), z_offset_(z_offset), gain_(gain) {}
     __device__ float compute(double x, double z) const override {
-        BW_RECURSION_PROBE(); return bw_perlin3(seed_, x, z, z_offset_) * gain_; }
+        BW_RECURSION_PROBE(); return bw_node_noise3(permuted_, seed_, x, z, z_offset_) * gain_; }
 
 private:
+    bool permuted_;
     unsigned int seed_;
     float z_offset_;
     float gain_;
@@ -49,8 +52,8 @@ private:
 // gain · Σ 2^-i · perlin3((x/1.01)·2^i, (z/1.01)·2^i, 32·offset)
 class OctaveNoise final : public NoiseObject {
 public:
-    __device__ OctaveNoise(unsigned int seed, float z_offset, unsigned int octaves, float gain)
-        : seed_(seed), z_offset_(z_offset), octaves_(octaves), gain_(gain) {}
+    __device__ OctaveNoise(bool permuted, unsigned int seed, float z_offset, unsigned int octaves, float gain)
+        : permuted_(permuted), seed_(seed), z_offset_(z_offset), octaves_(octaves), gain_(gain) {}
     __device__ float compute(double x, double z) const override {
         BW_RECURSION_PROBE();
         double xd = x * BW_OCTAVE_SCALE;
@@ -58,7 +61,7 @@ public:
         float u = 1.0f;
         float v = 0.0f;
         for (unsigned int i = 0; i < octaves_; ++i) {
-            float n = bw_perlin3(seed_, xd * (double)u, zd * (double)u, z_offset_);
+            float n = bw_node_noise3(permuted_, seed_, xd * (double)u, zd * (double)u, z_offset_);
             v = v + (1.0f / u) * n;
             u = u * 2.0f;
         }
@@ -66,6 +69,7 @@ public:
     }
 
 private:
+    bool permuted_;
     unsigned int seed_;
     float z_offset_;
     unsigned int octaves_;
@@ -146,9 +150,10 @@ __device__ inline NoiseObject* bw_make_noise_object(const WorldParams* p, const 
                                                     NoiseObject* const* built) {
     switch (n.kind) {
     case BW_NODE_BASIC:
-        return new BasicNoise(n.seed, n.z_offset, p->terrain.perlin_gain);
+        return new BasicNoise((n.input & BW_INPUT_PERMUTATION) != 0u, n.seed, n.z_offset, p->terrain.perlin_gain);
     case BW_NODE_OCTAVE:
-        return new OctaveNoise(n.seed, n.z_offset, n.octaves, p->terrain.perlin_gain);
+        return new OctaveNoise((n.input & BW_INPUT_PERMUTATION) != 0u, n.seed, n.z_offset, n.octaves,
+                               p->terrain.perlin_gain);
     case BW_NODE_FBM:
     case BW_NODE_HETERO:
     case BW_NODE_HYBRID:

@@ -17,6 +17,7 @@ use crate::world::block::MAX_BLOCK_TYPES;
 use crate::world::coords::{CHUNK_AREA, CHUNK_VOLUME};
 use crate::worldgen::decorate::PlacedObject;
 use crate::worldgen::noise::lattice::GROUP;
+use crate::worldgen::noise::permutation::{self, PERMUTATION};
 use crate::worldgen::params::{
     self, BiomeParams, CaveParams, DecorationParams, FlatCaveLayer, FlatCaveNoise, FlatDensityMap, FlatLayer,
     FlatLeafLayer, FlatNode, FlatRock, FlatTree, FlatVein, PlantParams, RiverParams, RockParams, SurfaceParams,
@@ -291,6 +292,7 @@ pub fn constants() -> Vec<(&'static str, i64)> {
         ("BW_INPUT_RIDGED", params::INPUT_RIDGED as i64),
         ("BW_INPUT_BILLOW", params::INPUT_BILLOW as i64),
         ("BW_INPUT_VALUE_BASIS", params::INPUT_VALUE_BASIS as i64),
+        ("BW_INPUT_PERMUTATION", params::INPUT_PERMUTATION as i64),
         ("BW_NODE_SLOTS", params::NODE_SLOTS as i64),
         ("BW_NODE_CHILDREN", params::NODE_CHILDREN as i64),
         ("BW_SLOT_EXPONENT", params::SLOT_EXPONENT as i64),
@@ -370,6 +372,11 @@ pub fn header() -> String {
     for (name, value) in constants() {
         let _ = writeln!(s, "#define {name} {value}");
     }
+    // Perlin's permutation table, held once here for `kernels/permutation.cuh`.
+    let table: Vec<String> = PERMUTATION.iter().map(|v| v.to_string()).collect();
+    let _ = writeln!(s, "#define BW_PERMUTATION_TABLE {{{}}}", table.join(", "));
+    let _ = writeln!(s, "#define BW_PERMUTATION_GRADIENT_CODES 0x{:X}ull", permutation::GRADIENT_CODES);
+    let _ = writeln!(s, "#define BW_PERMUTATION_SCALE {:?}f", permutation::SCALE);
     s.push_str("\n#define BW_TWIN_LAYOUT_CHECKS \\\n");
     let mut lines = Vec::new();
     for l in layouts() {

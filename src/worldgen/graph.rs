@@ -9,7 +9,7 @@
 use super::noise::lanes::Lanes;
 use super::noise_kinds;
 use super::params::{
-    FlatDensityMap, FlatNode, WorldParams, FIELD_COUNT, NODE_BASIC, NODE_COMBINED, NODE_DISTORT, NODE_ERODED,
+    FlatDensityMap, FlatNode, WorldParams, FIELD_COUNT, INPUT_PERMUTATION, NODE_BASIC, NODE_COMBINED, NODE_DISTORT, NODE_ERODED,
     NODE_EXPSCALE, NODE_FBM, NODE_HETERO, NODE_HYBRID, NODE_OCTAVE, NODE_QUILEZ, NODE_RIDGED, SLOT_SCALE,
     SLOT_STRENGTH,
 };
@@ -24,10 +24,11 @@ pub const OCTAVE_SCALE: f64 = 1.0 / OCTAVE_DIVISOR as f64;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Op {
-    /// Push `gain·perlin3(x, z, z_offset)` at the current coordinates.
-    Basic { seed: u32, z_offset: f32, gain: f32 },
+    /// Push `gain·perlin3(x, z, z_offset)` at the current coordinates, on
+    /// the permutation lattice where `permuted`.
+    Basic { seed: u32, z_offset: f32, gain: f32, permuted: bool },
     /// Push `gain·`(the octave sum) at the current coordinates.
-    Octave { seed: u32, z_offset: f32, octaves: u32, gain: f32 },
+    Octave { seed: u32, z_offset: f32, octaves: u32, gain: f32, permuted: bool },
     /// Enter coordinates (x·scale, z·scale).
     ScaleCoords { scale: f32 },
     /// Push a fractal sum (fBm, hetero, hybrid, Quilez, ridged) at the current coordinates.
@@ -152,13 +153,13 @@ impl NoiseProgram {
         let mut level = 0usize;
         for op in &self.ops {
             match *op {
-                Op::Basic { seed, z_offset, gain } => {
+                Op::Basic { seed, z_offset, gain, permuted } => {
                     let (cx, cz) = coords[level];
-                    values[top] = L::perlin3(seed, cx, cz, z_offset).mul(x.splat(gain));
+                    values[top] = noise3::<L>(permuted, seed, cx, cz, z_offset).mul(x.splat(gain));
                     top += 1;
                 }
-                Op::Octave { seed, z_offset, octaves, gain } => {
-                    values[top] = octave_sum(seed, z_offset, octaves, x, coords[level]).mul(x.splat(gain));
+                Op::Octave { seed, z_offset, octaves, gain, permuted } => {
+                    values[top] = octave_sum(permuted, seed, z_offset, octaves, x, coords[level]).mul(x.splat(gain));
                     top += 1;
                 }
                 Op::ScaleCoords { scale } => {
@@ -210,29 +211,51 @@ impl NoiseProgram {
 /// the position in double precision (x/1.01 as x·[`OCTAVE_SCALE`]); `like`
 /// is any value of the lanes.
 #[inline(always)]
-pub fn octave_sum<L: Lanes>(seed: u32, z_offset: f32, octaves: u32, like: L, (x, z): (L::Pos, L::Pos)) -> L {
+pub fn octave_sum<L: Lanes>(
+    permuted: bool,
+    seed: u32,
+    z_offset: f32,
+    octaves: u32,
+    like: L,
+    (x, z): (L::Pos, L::Pos),
+) -> L {
     let (xd, zd) = (L::scale(x, OCTAVE_SCALE), L::scale(z, OCTAVE_SCALE));
     let mut u = 1.0f32;
     let mut v = like.splat(0.0);
     for _ in 0..octaves {
-        let n = L::perlin3(seed, L::scale(xd, u as f64), L::scale(zd, u as f64), z_offset);
+        let n = noise3::<L>(permuted, seed, L::scale(xd, u as f64), L::scale(zd, u as f64), z_offset);
         v = v.add(like.splat(1.0 / u).mul(n));
         u *= 2.0;
     }
     v
 }
 
+/// A Basic or Octave node's noise: the seeded lattice, or the permutation
+/// lattice (whose third coordinate carries the seed).
+#[inline(always)]
+fn noise3<L: Lanes>(permuted: bool, seed: u32, x: L::Pos, z: L::Pos, z_offset: f32) -> L {
+    if permuted {
+        L::permuted3(x, z, z_offset)
+    } else {
+        L::perlin3(seed, x, z, z_offset)
+    }
+}
+
 fn emit(params: &WorldParams, node: usize, ops: &mut Vec<Op>) {
     let n = params.terrain.nodes[node];
+    let permuted = n.input & INPUT_PERMUTATION != 0;
     // The loader made every child an earlier node.
     let child = |i: usize| n.children[i] as usize;
     match n.kind {
-        NODE_BASIC => ops.push(Op::Basic { seed: n.seed, z_offset: n.z_offset, gain: params.terrain.perlin_gain }),
+        NODE_BASIC => {
+            ops.push(Op::Basic { seed: n.seed, z_offset: n.z_offset, gain: params.terrain.perlin_gain, permuted })
+        }
         NODE_OCTAVE => ops.push(Op::Octave {
             seed: n.seed,
             z_offset: n.z_offset,
             octaves: n.octaves,
             gain: params.terrain.perlin_gain,
+            permuted,
         }),
         NODE_FBM | NODE_HETERO | NODE_HYBRID | NODE_QUILEZ | NODE_RIDGED | NODE_ERODED => {
             ops.push(Op::Fractal { node: n, gain: params.terrain.perlin_gain })

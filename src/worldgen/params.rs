@@ -7,7 +7,7 @@ use super::noise::perlin::SCALE_3D;
 use super::placement::{self, DENSITY_ONE, PATTERN_POINTS};
 use super::preset::RockForm;
 use super::preset::{
-    Basis, CaveLayer, Caves, Decorations, DensityMap, Input, NodeKind, Preset, Veins, MAX_BIOMES, MAX_BIOME_LAYERS,
+    Basis, CaveLayer, Caves, Decorations, DensityMap, Input, Lattice, NodeKind, Preset, Veins, MAX_BIOMES, MAX_BIOME_LAYERS,
     MAX_CANOPY_LAYERS, MAX_CAVE_LAYERS, MAX_CAVE_NOISES, MAX_CAVE_OCTAVES, MAX_NODES, MAX_ROCK_KINDS, MAX_TREE_KINDS,
     MAX_TREE_REACH, MAX_VEIN_KINDS, TABLE_SIZE, THRESHOLDS,
 };
@@ -44,6 +44,10 @@ pub const INPUT_RIDGED: u32 = 1;
 pub const INPUT_BILLOW: u32 = 2;
 /// Or'ed into a fractal's `input`: its octaves draw value noise, not Perlin.
 pub const INPUT_VALUE_BASIS: u32 = 4;
+/// Or'ed into a Basic or Octave node's `input`: it samples Perlin's
+/// permutation lattice (`noise::permutation`), its `z_offset` the founding
+/// game's `seed + 32·offset`, and its seed unused.
+pub const INPUT_PERMUTATION: u32 = 8;
 
 /// Slots of [`FlatNode::slots`], by kind.
 pub const SLOT_EXPONENT: usize = 0; // ExpScale; Bias; Gain below ½
@@ -981,9 +985,18 @@ impl TerrainParams {
         let index = preset.node_indices();
         let child = |name: &str| index.get(name).map(|&i| i as i32).unwrap_or(-1);
         let mut nodes = [FlatNode::default(); MAX_NODES];
+        let permuted = preset.lattice == Lattice::Permutation;
         for (slot, named) in nodes.iter_mut().zip(&preset.noise) {
             *slot = flatten_node(&named.node, seed, &child);
+            if let (true, NodeKind::Basic { offset } | NodeKind::Octave { offset, .. }) = (permuted, &named.node) {
+                slot.input |= INPUT_PERMUTATION;
+                slot.seed = 0;
+                slot.z_offset = super::noise::permutation::plane(seed, *offset);
+            }
         }
+        // The gain brings the lattice's own scale to the preset's amplitude:
+        // exactly 1 for noise1234's 0.936 on its own lattice.
+        let lattice_scale = if permuted { super::noise::permutation::SCALE } else { SCALE_3D };
         let mut field_roots = [0u32; FIELD_COUNT];
         for (root, (_, name)) in field_roots.iter_mut().zip(preset.fields.in_order()) {
             *root = index.get(name).copied().unwrap_or(0) as u32;
@@ -993,7 +1006,7 @@ impl TerrainParams {
             node_count: preset.noise.len() as u32,
             field_roots,
             nodes,
-            perlin_gain: (preset.perlin_amplitude as f64 / SCALE_3D as f64) as f32,
+            perlin_gain: (preset.perlin_amplitude as f64 / lattice_scale as f64) as f32,
             height_amplitude: c.height_amplitude,
             mountain_amplitude: c.mountain_amplitude,
             roughness_amplitude: c.roughness_amplitude,

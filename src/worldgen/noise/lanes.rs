@@ -37,6 +37,8 @@ pub trait Lanes: Copy {
     fn scale(p: Self::Pos, s: f64) -> Self::Pos;
     /// `perlin::perlin3_at`.
     fn perlin3(seed: u32, x: Self::Pos, y: Self::Pos, z: f32) -> Self;
+    /// `permutation::noise3_at`: noise1234 on Perlin's permutation table.
+    fn permuted3(x: Self::Pos, y: Self::Pos, z: f32) -> Self;
     /// `perlin::perlin3_d`: the value and its derivatives along x and y.
     fn perlin3_d(seed: u32, x: Self::Pos, y: Self::Pos, z: f32) -> (Self, Self, Self);
     /// `value::value3_d`: value noise and its derivatives along x and y.
@@ -113,6 +115,10 @@ impl Lanes for f32 {
     #[inline(always)]
     fn perlin3(seed: u32, x: f64, y: f64, z: f32) -> Self {
         perlin::perlin3_at(seed, x, y, z)
+    }
+    #[inline(always)]
+    fn permuted3(x: f64, y: f64, z: f32) -> Self {
+        super::permutation::noise3_at(x, y, z)
     }
     #[inline(always)]
     fn perlin3_d(seed: u32, x: f64, y: f64, z: f32) -> (Self, Self, Self) {

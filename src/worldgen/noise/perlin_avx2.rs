@@ -93,6 +93,20 @@ unsafe fn lattice(v: __m256) -> (__m256i, __m256) {
 #[derive(Clone, Copy)]
 pub struct F64x8([__m256d; 2]);
 
+impl F64x8 {
+    /// The eight positions, in lane order.
+    #[inline(always)]
+    fn lanes(self) -> [f64; 8] {
+        let mut out = [0.0f64; 8];
+        // SAFETY: an F64x8 exists only where AVX2 is present; `out` holds eight values.
+        unsafe {
+            _mm256_storeu_pd(out.as_mut_ptr(), self.0[0]);
+            _mm256_storeu_pd(out.as_mut_ptr().add(4), self.0[1]);
+        }
+        out
+    }
+}
+
 /// `position::split` on eight lanes: the floor, the fraction rounded to
 /// f32 and the cell from the low word of the rounding sum.
 #[inline(always)]
@@ -513,6 +527,15 @@ impl Lanes for F32x8 {
     fn perlin3(seed: u32, x: F64x8, y: F64x8, z: f32) -> Self {
         // SAFETY: reached only where AVX2 is present (an F32x8 or an AVX2 caller proves it).
         F32x8(unsafe { perlin3_at(seed, x, y, z) })
+    }
+    #[inline(always)]
+    fn permuted3(x: F64x8, y: F64x8, z: f32) -> Self {
+        // A table lookup per corner: lane by lane on the scalar definition,
+        // which the founding preset alone uses (no gathers to keep in step).
+        let (xs, ys) = (x.lanes(), y.lanes());
+        let v: [f32; 8] = std::array::from_fn(|i| super::permutation::noise3_at(xs[i], ys[i], z));
+        // SAFETY: reached only where AVX2 is present (an F32x8 or an AVX2 caller proves it).
+        F32x8(unsafe { _mm256_loadu_ps(v.as_ptr()) })
     }
     #[inline(always)]
     fn perlin3_d(seed: u32, x: F64x8, y: F64x8, z: f32) -> (Self, Self, Self) {

@@ -64,6 +64,19 @@ fn crate_perlin_amplitude() -> f32 {
     super::noise::perlin::SCALE_3D
 }
 
+/// The gradient lattice of a preset's Basic and Octave nodes.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+pub enum Lattice {
+    /// Each corner's gradient from an integer hash of the corner and a seed
+    /// drawn from the world seed and the node's offset (`noise::perlin`).
+    #[default]
+    Hash,
+    /// Ken Perlin's fixed permutation table, the world seed entering as the
+    /// third coordinate, `seed + 32·offset`, in single precision
+    /// (`noise::permutation`): the founding game's 256 worlds.
+    Permutation,
+}
+
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Preset {
@@ -75,6 +88,11 @@ pub struct Preset {
     /// weaker, and its mountains rarer and lower.
     #[serde(default = "crate_perlin_amplitude")]
     pub perlin_amplitude: f32,
+    /// The lattice every Basic and Octave node samples: the seeded hash (the
+    /// default), or Perlin's permutation table as the founding game samples
+    /// it, with the seed as its third coordinate.
+    #[serde(default)]
+    pub lattice: Lattice,
     pub noise: Vec<NamedNode>,
     pub fields: Fields,
     pub column: ColumnConstants,
@@ -149,6 +167,9 @@ impl Preset {
             return Err(c.bad("perlin_amplitude", format!("{} is outside (0, 2]", self.perlin_amplitude)));
         }
         noise::validate(self, &c)?;
+        if self.lattice == Lattice::Permutation {
+            noise::validate_permutation(self, &c)?;
+        }
         terrain::validate_column(&self.column, &c)?;
         terrain::validate_biomes(self, &c)?;
         terrain::validate_biome_rules(self, &c)?;

@@ -427,3 +427,27 @@ fn max_depth(p: &Preset) -> usize {
     }
     depth.into_iter().max().unwrap_or(0)
 }
+
+/// The permutation lattice serves the founding game's kinds: a fractal
+/// that draws Perlin octaves would need a seed per octave, which that
+/// lattice does not have.
+pub(super) fn validate_permutation(p: &Preset, c: &Check) -> Result<(), PresetError> {
+    for (i, n) in p.noise.iter().enumerate() {
+        let perlin_fractal = match &n.node {
+            NodeKind::Fbm { basis, .. }
+            | NodeKind::Hetero { basis, .. }
+            | NodeKind::Hybrid { basis, .. }
+            | NodeKind::Quilez { basis, .. }
+            | NodeKind::Eroded { basis, .. }
+            | NodeKind::Ridged { basis, .. } => *basis == Basis::Perlin,
+            _ => false,
+        };
+        if perlin_fractal {
+            return Err(c.bad(
+                format!("noise[{i}] ({})", n.name),
+                "lattice Permutation serves Basic and Octave nodes; a fractal kind on it needs `basis: Value`",
+            ));
+        }
+    }
+    Ok(())
+}
