@@ -426,6 +426,17 @@ mod parity {
         }
     }
 
+    /// The founding preset's permutation lattice on both kernel paths, over
+    /// 1 024 chunks from under the sea floor to above the hills.
+    #[test]
+    fn parity_on_1000_founding_chunks() {
+        let preset = Preset::load("founding").unwrap();
+        let positions = region_positions(ChunkPos::new(-8, -1, -8), ChunkPos::new(7, 2, 7)).unwrap();
+        assert!(positions.len() >= 1000, "{} chunks", positions.len());
+        let dense = assert_parity_of(|| Arc::new(WorldGen::new(preset.clone(), 42)), &positions);
+        assert!(dense > 200, "too few non-uniform chunks ({dense}) to exercise the fill kernel");
+    }
+
     /// Every bundled preset but classic (the tests above), the kernel paths
     /// taking turns: every noise kind meets both paths in every_kind.ron and
     /// the random presets, so here each preset's whole recipe runs once.
