@@ -74,6 +74,9 @@ impl Lanes for SinglePrecision {
     fn perlin3(seed: u32, x: f64, y: f64, z: f32) -> Self {
         SinglePrecision(<f32 as Lanes>::perlin3(seed, x, y, z))
     }
+    fn permuted3(x: f64, y: f64, z: f32) -> Self {
+        SinglePrecision(<f32 as Lanes>::permuted3(x, y, z))
+    }
     fn perlin3_d(seed: u32, x: f64, y: f64, z: f32) -> (Self, Self, Self) {
         let (v, dx, dy) = <f32 as Lanes>::perlin3_d(seed, x, y, z);
         (SinglePrecision(v), SinglePrecision(dx), SinglePrecision(dy))

@@ -27,7 +27,14 @@ fn golden(text: &str) -> Vec<Golden> {
         .map(|l| {
             let f: Vec<i64> = l.split_whitespace().map(|v| v.parse().expect("a number")).collect();
             assert!(f.len() >= 6, "a golden line has seed x z height biome top: {l}");
-            Golden { seed: f[0] as u64, x: f[1], z: f[2], height: f[3] as i32, biome: f[4] as u8, top: TOP_NAMES[f[5] as usize].to_string() }
+            Golden {
+                seed: f[0] as u64,
+                x: f[1],
+                z: f[2],
+                height: f[3] as i32,
+                biome: f[4] as u8,
+                top: TOP_NAMES[f[5] as usize].to_string(),
+            }
         })
         .collect()
 }
@@ -112,4 +119,14 @@ fn agreement_over_a_large_sample() {
         pct(a.tops, &a),
         a.worst
     );
+}
+
+/// The permutation lattice has no seed per octave: a preset that puts a
+/// Perlin fractal on it is refused, naming the node.
+#[test]
+fn a_perlin_fractal_on_the_permutation_lattice_is_refused() {
+    let text = include_str!("../assets/worldgen/classic.ron")
+        .replace("    perlin_amplitude: 0.936,\n", "    perlin_amplitude: 0.936,\n    lattice: Permutation,\n");
+    let err = Preset::parse(&text, "mixed.ron").expect_err("river_course is an Fbm").to_string();
+    assert!(err.contains("river_course") && err.contains("lattice Permutation"), "{err}");
 }

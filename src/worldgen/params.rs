@@ -7,9 +7,9 @@ use super::noise::perlin::SCALE_3D;
 use super::placement::{self, DENSITY_ONE, PATTERN_POINTS};
 use super::preset::RockForm;
 use super::preset::{
-    Basis, CaveLayer, Caves, Decorations, DensityMap, Input, Lattice, NodeKind, Preset, Veins, MAX_BIOMES, MAX_BIOME_LAYERS,
-    MAX_CANOPY_LAYERS, MAX_CAVE_LAYERS, MAX_CAVE_NOISES, MAX_CAVE_OCTAVES, MAX_NODES, MAX_ROCK_KINDS, MAX_TREE_KINDS,
-    MAX_TREE_REACH, MAX_VEIN_KINDS, TABLE_SIZE, THRESHOLDS,
+    Basis, CaveLayer, Caves, Decorations, DensityMap, Input, Lattice, NodeKind, Preset, Veins, MAX_BIOMES,
+    MAX_BIOME_LAYERS, MAX_CANOPY_LAYERS, MAX_CAVE_LAYERS, MAX_CAVE_NOISES, MAX_CAVE_OCTAVES, MAX_NODES, MAX_ROCK_KINDS,
+    MAX_TREE_KINDS, MAX_TREE_REACH, MAX_VEIN_KINDS, TABLE_SIZE, THRESHOLDS,
 };
 use crate::world::block::{BlockId, MAX_BLOCK_TYPES};
 

@@ -4,9 +4,9 @@ pub mod gullies;
 pub mod lanes;
 pub mod lattice;
 pub mod perlin;
-pub mod permutation;
 #[cfg(target_arch = "x86_64")]
 pub mod perlin_avx2;
+pub mod permutation;
 pub mod position;
 pub mod value;
 
