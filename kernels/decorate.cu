@@ -7,6 +7,7 @@
 #include "block_scan.cuh"
 #include "column.cuh"
 #include "decorations.cuh"
+#include "patches.cuh"
 
 // The tree a tree candidate grows, if the rules allow one: `tree` gets its
 // base, kind and trunk height. Twin: accepted_tree.
@@ -102,15 +103,20 @@ __device__ bool bw_accepted_rock(const WorldParams* p, const BwCandidate& c, Pla
     return true;
 }
 
-// Grid = column job count, block BW_DECORATE_THREADS. Per job: its trees
-// and rocks (up to BW_MAX_TREES_PER_COLUMN, in `trees` from job × that),
-// their number in `tree_counts`, and the highest block any of them places
-// in `extremes[3·job + 2]` (the heightmap kernel wrote [0] and [1]).
+// Grid = column job count, block BW_DECORATE_THREADS. Per job, in `trees`
+// from job × BW_OBJECTS_PER_COLUMN: its trees and rocks (up to
+// BW_MAX_TREES_PER_COLUMN), then from BW_MAX_TREES_PER_COLUMN on its patch
+// centres (up to BW_MAX_PATCHES_PER_COLUMN); `tree_counts` holds the two
+// counts (trees in bits 0-15, patches above), and `extremes[3·job + 2]` the
+// highest block any tree or rock places (the heightmap kernel wrote [0]
+// and [1] and, in `heights` and `biomes`, the column's surface), or
+// BW_PATCH_OVERFLOW where the patches outgrew their list.
 extern "C" __global__ void __launch_bounds__(BW_DECORATE_THREADS)
-    bw_decorate(const ColumnJob* jobs, unsigned int job_count, PlacedObject* trees, unsigned int* tree_counts,
-                int* extremes) {
+    bw_decorate(const ColumnJob* jobs, unsigned int job_count, const int* heights, const unsigned char* biomes,
+                PlacedObject* trees, unsigned int* tree_counts, int* extremes) {
     __shared__ unsigned int s_scan[2 * BW_DECORATE_THREADS];
     __shared__ unsigned int s_base;
+    __shared__ unsigned int s_patches;
     __shared__ int s_top;
     const WorldParams* p = &bw_world;
 
@@ -121,6 +127,7 @@ extern "C" __global__ void __launch_bounds__(BW_DECORATE_THREADS)
     const ColumnJob col = active ? jobs[job] : ColumnJob{0, 0};
     if (threadIdx.x == 0) {
         s_top = BW_NO_TREE_TOP;
+        s_patches = 0u;
         if (active) tree_counts[job] = 0u;
     }
     __syncthreads();
@@ -162,11 +169,66 @@ extern "C" __global__ void __launch_bounds__(BW_DECORATE_THREADS)
             __syncthreads();
             if (keep) {
                 const unsigned int slot = s_base + offset;
-                if (slot < BW_MAX_TREES_PER_COLUMN) trees[(size_t)job * BW_MAX_TREES_PER_COLUMN + slot] = obj;
+                if (slot < BW_MAX_TREES_PER_COLUMN) trees[(size_t)job * BW_OBJECTS_PER_COLUMN + slot] = obj;
                 atomicMax(&s_top, bw_tree_top(p, obj));
             }
             __syncthreads();
         }
     }
-    if (active && threadIdx.x == 0) extremes[job * 3 + 2] = s_top;
+
+    // Patch centres: every column within the widest patch's reach of the
+    // chunk column, each slot apart. Inside the column the heightmap gives
+    // its surface; beyond it a footing is sampled, only for a hash that
+    // passes the slot's bounds. The bounds are the same for the whole
+    // block, so every thread holds every barrier.
+    const long long reach = p->deco.plants.patch_reach;
+    unsigned int slots = 0;
+    for (unsigned int b = 0; b < BW_MAX_BIOMES; ++b) {
+        if (p->deco.plants.patch_count[b] > slots) slots = p->deco.plants.patch_count[b];
+    }
+    if (slots > BW_MAX_BIOME_LAYERS) slots = BW_MAX_BIOME_LAYERS;
+    const long long side = BW_CHUNK + 2 * reach;
+    const long long squares = reach > 0 ? side * side : 0;
+    const long long rounds = (squares + BW_DECORATE_THREADS - 1) / BW_DECORATE_THREADS;
+    const int* hs = heights + (size_t)job * BW_CHUNK_AREA;
+    const unsigned char* bs = biomes + (size_t)job * BW_CHUNK_AREA;
+    for (long long r = 0; r < rounds; ++r) {
+        const long long k = r * BW_DECORATE_THREADS + threadIdx.x;
+        const long long rx = k % side - reach, rz = k / side - reach;
+        for (unsigned int slot = 0; slot < slots; ++slot) {
+            unsigned int keep = 0;
+            PlacedObject obj = {0, 0, 0, 0, 0};
+            if (active && k < squares) {
+                const long long x = x0 + rx, z = z0 + rz;
+                const unsigned long long hash = bw_patch_hash(bw_deco_seed(p), x, z, slot);
+                const unsigned int bits = bw_patch_chance_bits(hash);
+                if (bits < p->deco.plants.patch_bound[slot]) {
+                    if (rx >= 0 && rx < BW_CHUNK && rz >= 0 && rz < BW_CHUNK) {
+                        const unsigned int i = (unsigned int)(rz * BW_CHUNK + rx);
+                        keep = bw_patch_centre(p, x, z, (int)rx, (int)rz, hs[i], bs[i], slot, hash, &obj) ? 1u : 0u;
+                    } else if (bw_patch_may_reach(p, slot, hash, rx, rz) && bits < bw_patch_ring_bound(p, slot, x, z)) {
+                        const BwFooting f = bw_footing(p, x, z);
+                        keep = bw_patch_centre(p, x, z, (int)rx, (int)rz, f.height, f.biome, slot, hash, &obj) ? 1u : 0u;
+                    }
+                }
+            }
+            unsigned int total = 0;
+            const unsigned int offset = bw_block_exclusive_sum<BW_DECORATE_THREADS>(keep, s_scan, &total);
+            if (threadIdx.x == 0) s_base = s_patches;
+            __syncthreads();
+            if (keep) {
+                const unsigned int at = s_base + offset;
+                if (at < BW_MAX_PATCHES_PER_COLUMN)
+                    trees[(size_t)job * BW_OBJECTS_PER_COLUMN + BW_MAX_TREES_PER_COLUMN + at] = obj;
+            }
+            __syncthreads();
+            if (threadIdx.x == 0) s_patches += total;
+        }
+    }
+    __syncthreads();
+    if (active && threadIdx.x == 0) {
+        const bool overflow = s_patches > BW_MAX_PATCHES_PER_COLUMN;
+        tree_counts[job] = (tree_counts[job] & 0xFFFFu) | ((overflow ? 0u : s_patches) << 16);
+        extremes[job * 3 + 2] = overflow ? BW_PATCH_OVERFLOW : s_top;
+    }
 }

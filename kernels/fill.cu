@@ -20,6 +20,7 @@
 #include "block_histogram.cuh"
 #include "block_scan.cuh"
 #include "decorations.cuh"
+#include "patches.cuh"
 #include "veins.cuh"
 
 // The block at height y of column (lx, lz) of chunk column `col` whose
@@ -29,8 +30,10 @@
 __device__ __forceinline__ unsigned int bw_decorate_block(const WorldParams* p, ColumnJob col, unsigned int lx,
                                                           unsigned int lz, long long y, long long h, unsigned int biome,
                                                           unsigned int block, const PlacedObject* trees,
-                                                          unsigned int tree_count, const int* heights) {
+                                                          unsigned int counts, const int* heights) {
+    unsigned int tree_count = counts & 0xFFFFu, patch_count = counts >> 16;
     if (tree_count > BW_MAX_TREES_PER_COLUMN) tree_count = BW_MAX_TREES_PER_COLUMN;
+    if (patch_count > BW_MAX_PATCHES_PER_COLUMN) patch_count = BW_MAX_PATCHES_PER_COLUMN;
     if (y == h) {
         for (unsigned int i = 0; i < tree_count; ++i) {
             const PlacedObject t = trees[i];
@@ -44,6 +47,11 @@ __device__ __forceinline__ unsigned int bw_decorate_block(const WorldParams* p, 
         const long long x0 = (long long)col.x * BW_CHUNK, z0 = (long long)col.z * BW_CHUNK;
         const unsigned int plant = bw_plant_at(p, x0 + lx, z0 + lz, (int)h, biome, heights, x0, z0);
         if (plant != 0 && bw_claim_key(p, plant) > bw_claim_key(p, best)) best = plant;
+        const PlacedObject* patches = trees + BW_MAX_TREES_PER_COLUMN;
+        for (unsigned int i = 0; i < patch_count; ++i) {
+            const unsigned int id = bw_patch_plant(p, patches[i], (int)lx, (int)lz, (int)h, biome, x0, z0);
+            if (id != 0 && bw_claim_key(p, id) > bw_claim_key(p, best)) best = id;
+        }
     }
     for (unsigned int i = 0; i < tree_count; ++i) {
         const PlacedObject t = trees[i];
@@ -131,7 +139,7 @@ extern "C" __global__ void __launch_bounds__(BW_FILL_THREADS)
         }
         if (params->deco.trees.unit > 0 || params->deco.plants.reach > 0 || params->deco.rocks.unit > 0) {
             block = bw_decorate_block(params, ColumnJob{job.x, job.z}, column % BW_CHUNK, column / BW_CHUNK, y, h, biome,
-                                      block, trees + (size_t)job.column * BW_MAX_TREES_PER_COLUMN,
+                                      block, trees + (size_t)job.column * BW_OBJECTS_PER_COLUMN,
                                       tree_counts[job.column], heights + (size_t)job.column * BW_CHUNK_AREA);
         }
     }

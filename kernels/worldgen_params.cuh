@@ -179,6 +179,19 @@ struct RockParams {
     FlatLayer biome_layers[BW_MAX_BIOMES][BW_MAX_BIOME_LAYERS];
 };
 
+// One patch layer of a biome. Twin: FlatPatch.
+struct FlatPatch {
+    unsigned int what;
+    unsigned int chance;
+    unsigned int on_mask;
+    int above_water[2];
+    FlatDensityMap map;
+    unsigned int half_min;
+    unsigned int half_span;
+    unsigned int jitter;
+    unsigned int share;
+};
+
 struct PlantParams {
     int reach;
     unsigned int biome_count[BW_MAX_BIOMES];
@@ -186,6 +199,10 @@ struct PlantParams {
     FlatDensityMap layer_maps[BW_MAX_BIOMES][BW_MAX_BIOME_LAYERS];
     unsigned int max_density[BW_MAX_BIOMES];
     unsigned int shore[BW_MAX_BIOMES][BW_MAX_BIOME_LAYERS];
+    int patch_reach;
+    unsigned int patch_count[BW_MAX_BIOMES];
+    FlatPatch patches[BW_MAX_BIOMES][BW_MAX_BIOME_LAYERS];
+    unsigned int patch_bound[BW_MAX_BIOME_LAYERS];
 };
 
 struct DecorationParams {

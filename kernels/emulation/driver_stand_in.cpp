@@ -549,17 +549,19 @@ static const KernelDef kKernels[] = {
                    arg<unsigned char*>(a, 3));
      }},
     {"bw_decorate",
-     {8, 4, 8, 8, 8},
+     {8, 4, 8, 8, 8, 8, 8},
      [](void** a, dim3, std::string& why) {
          unsigned n = arg<unsigned>(a, 1);
          return reach(arg<void*>(a, 0), sizeof(ColumnJob) * n, "jobs", why) &&
-                reach(arg<void*>(a, 2), sizeof(PlacedObject) * BW_MAX_TREES_PER_COLUMN * size_t(n), "trees", why) &&
-                reach(arg<void*>(a, 3), sizeof(unsigned) * n, "tree_counts", why) &&
-                reach(arg<void*>(a, 4), sizeof(int) * 3 * n, "extremes", why);
+                reach(arg<void*>(a, 2), sizeof(int) * BW_CHUNK_AREA * size_t(n), "heights", why) &&
+                reach(arg<void*>(a, 3), BW_CHUNK_AREA * size_t(n), "biomes", why) &&
+                reach(arg<void*>(a, 4), sizeof(PlacedObject) * BW_OBJECTS_PER_COLUMN * size_t(n), "trees", why) &&
+                reach(arg<void*>(a, 5), sizeof(unsigned) * n, "tree_counts", why) &&
+                reach(arg<void*>(a, 6), sizeof(int) * 3 * n, "extremes", why);
      },
      [](void** a, dim3 g, dim3 b) {
-         BW_LAUNCH(bw_decorate, g, b, arg<const ColumnJob*>(a, 0), arg<unsigned>(a, 1), arg<PlacedObject*>(a, 2),
-                   arg<unsigned*>(a, 3), arg<int*>(a, 4));
+         BW_LAUNCH(bw_decorate, g, b, arg<const ColumnJob*>(a, 0), arg<unsigned>(a, 1), arg<const int*>(a, 2),
+                   arg<const unsigned char*>(a, 3), arg<PlacedObject*>(a, 4), arg<unsigned*>(a, 5), arg<int*>(a, 6));
      }},
     {"bw_density",
      {8, 4, 8, 8, 4},
@@ -578,7 +580,7 @@ static const KernelDef kKernels[] = {
          unsigned n = arg<unsigned>(a, 1), cols = 0;
          return reach_chunk_jobs(a, n, &cols, why) &&
                 reach(arg<void*>(a, 3), BW_CHUNK_AREA * size_t(cols), "biomes", why) &&
-                reach(arg<void*>(a, 4), sizeof(PlacedObject) * BW_MAX_TREES_PER_COLUMN * size_t(cols), "trees", why) &&
+                reach(arg<void*>(a, 4), sizeof(PlacedObject) * BW_OBJECTS_PER_COLUMN * size_t(cols), "trees", why) &&
                 reach(arg<void*>(a, 5), sizeof(unsigned) * cols, "tree_counts", why) &&
                 (bw_world.caves.layer_count == 0 ||
                  reach(arg<void*>(a, 6), size_t(BW_CAVE_MASK_BYTES) * n, "caves", why)) &&

@@ -56,11 +56,12 @@ void bw_emu_far_cells_switch(const WorldParams* params, const FarJob* jobs, unsi
               job_count, heights, biomes);
 }
 
-void bw_emu_decorate(const WorldParams* params, const ColumnJob* jobs, unsigned int job_count, PlacedObject* trees,
-                     unsigned int* tree_counts, int* extremes) {
+void bw_emu_decorate(const WorldParams* params, const ColumnJob* jobs, unsigned int job_count, const int* heights,
+                     const unsigned char* biomes, PlacedObject* trees, unsigned int* tree_counts, int* extremes) {
     if (job_count == 0) return;
     bw_world = *params;
-    BW_LAUNCH(bw_decorate, dim3(job_count), dim3(BW_DECORATE_THREADS), jobs, job_count, trees, tree_counts, extremes);
+    BW_LAUNCH(bw_decorate, dim3(job_count), dim3(BW_DECORATE_THREADS), jobs, job_count, heights, biomes, trees,
+              tree_counts, extremes);
 }
 
 void bw_emu_density(const WorldParams* params, const ChunkJob* jobs, unsigned int chunk_count, const int* heights,

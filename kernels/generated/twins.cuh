@@ -82,6 +82,9 @@
 #define BW_NO_DENSITY_MAP 4294967295
 #define BW_DECORATE_THREADS 128
 #define BW_MAX_TREES_PER_COLUMN 256
+#define BW_MAX_PATCHES_PER_COLUMN 768
+#define BW_OBJECTS_PER_COLUMN 1024
+#define BW_PATCH_OVERFLOW 2147483647
 #define BW_MAX_CAVE_NOISES 4
 #define BW_MAX_CAVE_LAYERS 4
 #define BW_MAX_CAVE_OCTAVES 8
@@ -111,13 +114,13 @@
     static_assert(__builtin_offsetof(FlatNode, children) == 16 && sizeof(((const FlatNode*)0)->children) == 12, "FlatNode.children"); \
     static_assert(__builtin_offsetof(FlatNode, z_offset) == 28 && sizeof(((const FlatNode*)0)->z_offset) == 4, "FlatNode.z_offset"); \
     static_assert(__builtin_offsetof(FlatNode, slots) == 32 && sizeof(((const FlatNode*)0)->slots) == 24, "FlatNode.slots"); \
-    static_assert(sizeof(WorldParams) == 12928, "WorldParams size"); \
+    static_assert(sizeof(WorldParams) == 16596, "WorldParams size"); \
     static_assert(__builtin_offsetof(WorldParams, terrain) == 0 && sizeof(((const WorldParams*)0)->terrain) == 3676, "WorldParams.terrain"); \
     static_assert(__builtin_offsetof(WorldParams, biomes) == 3676 && sizeof(((const WorldParams*)0)->biomes) == 416, "WorldParams.biomes"); \
     static_assert(__builtin_offsetof(WorldParams, surface) == 4092 && sizeof(((const WorldParams*)0)->surface) == 156, "WorldParams.surface"); \
-    static_assert(__builtin_offsetof(WorldParams, deco) == 4248 && sizeof(((const WorldParams*)0)->deco) == 7964, "WorldParams.deco"); \
-    static_assert(__builtin_offsetof(WorldParams, caves) == 12212 && sizeof(((const WorldParams*)0)->caves) == 304, "WorldParams.caves"); \
-    static_assert(__builtin_offsetof(WorldParams, veins) == 12516 && sizeof(((const WorldParams*)0)->veins) == 412, "WorldParams.veins"); \
+    static_assert(__builtin_offsetof(WorldParams, deco) == 4248 && sizeof(((const WorldParams*)0)->deco) == 11632, "WorldParams.deco"); \
+    static_assert(__builtin_offsetof(WorldParams, caves) == 15880 && sizeof(((const WorldParams*)0)->caves) == 304, "WorldParams.caves"); \
+    static_assert(__builtin_offsetof(WorldParams, veins) == 16184 && sizeof(((const WorldParams*)0)->veins) == 412, "WorldParams.veins"); \
     static_assert(sizeof(TerrainParams) == 3676, "TerrainParams size"); \
     static_assert(__builtin_offsetof(TerrainParams, node_count) == 0 && sizeof(((const TerrainParams*)0)->node_count) == 4, "TerrainParams.node_count"); \
     static_assert(__builtin_offsetof(TerrainParams, field_roots) == 4 && sizeof(((const TerrainParams*)0)->field_roots) == 24, "TerrainParams.field_roots"); \
@@ -167,15 +170,15 @@
     static_assert(__builtin_offsetof(SurfaceParams, deep_block) == 144 && sizeof(((const SurfaceParams*)0)->deep_block) == 4, "SurfaceParams.deep_block"); \
     static_assert(__builtin_offsetof(SurfaceParams, snow_block) == 148 && sizeof(((const SurfaceParams*)0)->snow_block) == 4, "SurfaceParams.snow_block"); \
     static_assert(__builtin_offsetof(SurfaceParams, air_block) == 152 && sizeof(((const SurfaceParams*)0)->air_block) == 4, "SurfaceParams.air_block"); \
-    static_assert(sizeof(DecorationParams) == 7964, "DecorationParams size"); \
+    static_assert(sizeof(DecorationParams) == 11632, "DecorationParams size"); \
     static_assert(__builtin_offsetof(DecorationParams, seed) == 0 && sizeof(((const DecorationParams*)0)->seed) == 8, "DecorationParams.seed"); \
     static_assert(__builtin_offsetof(DecorationParams, trunk_soil_block) == 8 && sizeof(((const DecorationParams*)0)->trunk_soil_block) == 4, "DecorationParams.trunk_soil_block"); \
     static_assert(__builtin_offsetof(DecorationParams, block_priority) == 12 && sizeof(((const DecorationParams*)0)->block_priority) == 256, "DecorationParams.block_priority"); \
     static_assert(__builtin_offsetof(DecorationParams, trees) == 268 && sizeof(((const DecorationParams*)0)->trees) == 2932, "DecorationParams.trees"); \
     static_assert(__builtin_offsetof(DecorationParams, rocks) == 3200 && sizeof(((const DecorationParams*)0)->rocks) == 1624, "DecorationParams.rocks"); \
-    static_assert(__builtin_offsetof(DecorationParams, plants) == 4824 && sizeof(((const DecorationParams*)0)->plants) == 2948, "DecorationParams.plants"); \
-    static_assert(__builtin_offsetof(DecorationParams, pattern) == 7772 && sizeof(((const DecorationParams*)0)->pattern) == 128, "DecorationParams.pattern"); \
-    static_assert(__builtin_offsetof(DecorationParams, bayer) == 7900 && sizeof(((const DecorationParams*)0)->bayer) == 64, "DecorationParams.bayer"); \
+    static_assert(__builtin_offsetof(DecorationParams, plants) == 4824 && sizeof(((const DecorationParams*)0)->plants) == 6616, "DecorationParams.plants"); \
+    static_assert(__builtin_offsetof(DecorationParams, pattern) == 11440 && sizeof(((const DecorationParams*)0)->pattern) == 128, "DecorationParams.pattern"); \
+    static_assert(__builtin_offsetof(DecorationParams, bayer) == 11568 && sizeof(((const DecorationParams*)0)->bayer) == 64, "DecorationParams.bayer"); \
     static_assert(sizeof(TreeParams) == 2932, "TreeParams size"); \
     static_assert(__builtin_offsetof(TreeParams, unit) == 0 && sizeof(((const TreeParams*)0)->unit) == 4, "TreeParams.unit"); \
     static_assert(__builtin_offsetof(TreeParams, reach) == 4 && sizeof(((const TreeParams*)0)->reach) == 4, "TreeParams.reach"); \
@@ -195,13 +198,27 @@
     static_assert(__builtin_offsetof(RockParams, kinds) == 24 && sizeof(((const RockParams*)0)->kinds) == 256, "RockParams.kinds"); \
     static_assert(__builtin_offsetof(RockParams, biome_count) == 280 && sizeof(((const RockParams*)0)->biome_count) == 64, "RockParams.biome_count"); \
     static_assert(__builtin_offsetof(RockParams, biome_layers) == 344 && sizeof(((const RockParams*)0)->biome_layers) == 1280, "RockParams.biome_layers"); \
-    static_assert(sizeof(PlantParams) == 2948, "PlantParams size"); \
+    static_assert(sizeof(PlantParams) == 6616, "PlantParams size"); \
     static_assert(__builtin_offsetof(PlantParams, reach) == 0 && sizeof(((const PlantParams*)0)->reach) == 4, "PlantParams.reach"); \
     static_assert(__builtin_offsetof(PlantParams, biome_count) == 4 && sizeof(((const PlantParams*)0)->biome_count) == 64, "PlantParams.biome_count"); \
     static_assert(__builtin_offsetof(PlantParams, biome_layers) == 68 && sizeof(((const PlantParams*)0)->biome_layers) == 1280, "PlantParams.biome_layers"); \
     static_assert(__builtin_offsetof(PlantParams, layer_maps) == 1348 && sizeof(((const PlantParams*)0)->layer_maps) == 1280, "PlantParams.layer_maps"); \
     static_assert(__builtin_offsetof(PlantParams, max_density) == 2628 && sizeof(((const PlantParams*)0)->max_density) == 64, "PlantParams.max_density"); \
     static_assert(__builtin_offsetof(PlantParams, shore) == 2692 && sizeof(((const PlantParams*)0)->shore) == 256, "PlantParams.shore"); \
+    static_assert(__builtin_offsetof(PlantParams, patch_reach) == 2948 && sizeof(((const PlantParams*)0)->patch_reach) == 4, "PlantParams.patch_reach"); \
+    static_assert(__builtin_offsetof(PlantParams, patch_count) == 2952 && sizeof(((const PlantParams*)0)->patch_count) == 64, "PlantParams.patch_count"); \
+    static_assert(__builtin_offsetof(PlantParams, patches) == 3016 && sizeof(((const PlantParams*)0)->patches) == 3584, "PlantParams.patches"); \
+    static_assert(__builtin_offsetof(PlantParams, patch_bound) == 6600 && sizeof(((const PlantParams*)0)->patch_bound) == 16, "PlantParams.patch_bound"); \
+    static_assert(sizeof(FlatPatch) == 56, "FlatPatch size"); \
+    static_assert(__builtin_offsetof(FlatPatch, what) == 0 && sizeof(((const FlatPatch*)0)->what) == 4, "FlatPatch.what"); \
+    static_assert(__builtin_offsetof(FlatPatch, chance) == 4 && sizeof(((const FlatPatch*)0)->chance) == 4, "FlatPatch.chance"); \
+    static_assert(__builtin_offsetof(FlatPatch, on_mask) == 8 && sizeof(((const FlatPatch*)0)->on_mask) == 4, "FlatPatch.on_mask"); \
+    static_assert(__builtin_offsetof(FlatPatch, above_water) == 12 && sizeof(((const FlatPatch*)0)->above_water) == 8, "FlatPatch.above_water"); \
+    static_assert(__builtin_offsetof(FlatPatch, map) == 20 && sizeof(((const FlatPatch*)0)->map) == 20, "FlatPatch.map"); \
+    static_assert(__builtin_offsetof(FlatPatch, half_min) == 40 && sizeof(((const FlatPatch*)0)->half_min) == 4, "FlatPatch.half_min"); \
+    static_assert(__builtin_offsetof(FlatPatch, half_span) == 44 && sizeof(((const FlatPatch*)0)->half_span) == 4, "FlatPatch.half_span"); \
+    static_assert(__builtin_offsetof(FlatPatch, jitter) == 48 && sizeof(((const FlatPatch*)0)->jitter) == 4, "FlatPatch.jitter"); \
+    static_assert(__builtin_offsetof(FlatPatch, share) == 52 && sizeof(((const FlatPatch*)0)->share) == 4, "FlatPatch.share"); \
     static_assert(sizeof(CaveParams) == 304, "CaveParams size"); \
     static_assert(__builtin_offsetof(CaveParams, layer_count) == 0 && sizeof(((const CaveParams*)0)->layer_count) == 4, "CaveParams.layer_count"); \
     static_assert(__builtin_offsetof(CaveParams, noise_count) == 4 && sizeof(((const CaveParams*)0)->noise_count) == 4, "CaveParams.noise_count"); \

@@ -26,7 +26,7 @@ use super::kernel::{
 use super::nvrtc::{Nvrtc, Output};
 use super::twins::{
     DECORATE_THREADS, DENSITY_GROUPS_PER_CHUNK, DENSITY_THREADS, FAR_BLOCKS_PER_TILE, FAR_THREADS,
-    FILL_BLOCKS_PER_CHUNK, FILL_THREADS, HEIGHTMAP_THREADS, MAX_TREES_PER_COLUMN, RUNS_BYTES_PER_CHUNK,
+    FILL_BLOCKS_PER_CHUNK, FILL_THREADS, HEIGHTMAP_THREADS, OBJECTS_PER_COLUMN, RUNS_BYTES_PER_CHUNK,
 };
 use super::BackendError;
 use super::DeviceOptions;
@@ -384,7 +384,7 @@ impl Slot {
                 heights: stream.alloc::<i32>(MAX_BATCH_COLUMNS * CHUNK_AREA).map_err(&e)?,
                 biomes: stream.alloc::<u8>(MAX_BATCH_COLUMNS * CHUNK_AREA).map_err(&e)?,
                 min_max: stream.alloc::<i32>(MAX_BATCH_COLUMNS * 3).map_err(&e)?,
-                trees: stream.alloc::<PlacedObject>(MAX_BATCH_COLUMNS * MAX_TREES_PER_COLUMN).map_err(&e)?,
+                trees: stream.alloc::<PlacedObject>(MAX_BATCH_COLUMNS * OBJECTS_PER_COLUMN).map_err(&e)?,
                 tree_counts: stream.alloc::<u32>(MAX_BATCH_COLUMNS).map_err(&e)?,
                 caves: stream.alloc::<u8>(MAX_BATCH_CHUNKS * CHUNK_VOLUME / 8).map_err(&e)?,
                 runs: stream.alloc::<u8>(MAX_BATCH_CHUNKS * RUNS_BYTES_PER_CHUNK).map_err(&e)?,
@@ -620,7 +620,8 @@ impl KernelDevice for CudaDevice {
         unsafe { launch.launch(cfg) }.map_err(&e)?;
         let cfg = LaunchConfig { grid_dim: (n as u32, 1, 1), block_dim: (DECORATE_THREADS, 1, 1), shared_mem_bytes: 0 };
         let mut launch = s.stream.launch_builder(&self.decorate_fn);
-        launch.arg(&s.column_jobs).arg(&count).arg(&mut s.trees).arg(&mut s.tree_counts).arg(&mut s.min_max);
+        launch.arg(&s.column_jobs).arg(&count).arg(&s.heights).arg(&s.biomes);
+        launch.arg(&mut s.trees).arg(&mut s.tree_counts).arg(&mut s.min_max);
         // SAFETY: matches bw_decorate; the buffers hold MAX_BATCH_COLUMNS ≥ n columns.
         unsafe { launch.launch(cfg) }.map_err(&e)?;
         s.events[EV_HM_END].record(&s.stream).map_err(&e)?;

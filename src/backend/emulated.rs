@@ -5,7 +5,7 @@
 use super::kernel::{
     ChunkJob, ColumnJob, DensityVariant, DeviceClock, FarJob, KernelDevice, KernelPath, TakeFill, MAX_FAR_TILES,
 };
-use super::twins::{MAX_TREES_PER_COLUMN, RUNS_BYTES_PER_CHUNK};
+use super::twins::{OBJECTS_PER_COLUMN, RUNS_BYTES_PER_CHUNK};
 use super::{BackendError, Engine};
 use crate::far::tile::TILE_AREA;
 use crate::world::block::MAX_BLOCK_TYPES;
@@ -55,6 +55,8 @@ extern "C" {
         params: *const WorldParams,
         jobs: *const ColumnJob,
         job_count: u32,
+        heights: *const i32,
+        biomes: *const u8,
         trees: *mut PlacedObject,
         tree_counts: *mut u32,
         extremes: *mut i32,
@@ -219,7 +221,7 @@ impl KernelDevice for EmulatedDevice {
         let t = std::time::Instant::now();
         self.heights = vec![0; columns.len() * CHUNK_AREA];
         self.biomes = vec![0; columns.len() * CHUNK_AREA];
-        self.trees = vec![PlacedObject::default(); columns.len() * MAX_TREES_PER_COLUMN];
+        self.trees = vec![PlacedObject::default(); columns.len() * OBJECTS_PER_COLUMN];
         self.tree_counts = vec![0; columns.len()];
         let mut min_max = vec![0i32; columns.len() * 3];
         let _guard = launch_guard();
@@ -245,6 +247,8 @@ impl KernelDevice for EmulatedDevice {
                 &*self.params,
                 columns.as_ptr(),
                 n,
+                heights,
+                biomes,
                 self.trees.as_mut_ptr(),
                 self.tree_counts.as_mut_ptr(),
                 extremes,

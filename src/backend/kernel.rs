@@ -18,6 +18,7 @@
 use super::cpu::distinct_columns;
 use super::runs;
 pub use super::twins::{ChunkJob, ColumnJob, FarJob};
+use super::twins::{MAX_PATCHES_PER_COLUMN, PATCH_OVERFLOW};
 use super::{BackendError, ChunkBackend, DeviceTimings, Engine};
 use crate::far::tile::TILE_AREA;
 use crate::far::TileKey;
@@ -184,6 +185,15 @@ impl<D: KernelDevice> KernelBackend<D> {
         let index: HashMap<ColumnPos, u32> = columns.iter().enumerate().map(|(i, c)| (*c, i as u32)).collect();
         let jobs: Vec<ColumnJob> = columns.iter().map(|c| ColumnJob { x: c.x, z: c.z }).collect();
         let extremes = device.heightmaps(slot, &jobs)?;
+        if let Some(i) = extremes.iter().position(|e| e[2] == PATCH_OVERFLOW) {
+            return Err(BackendError::Device {
+                stage: "decoration plan",
+                message: format!(
+                    "chunk column ({}, {}) holds more than {MAX_PATCHES_PER_COLUMN} patch centres",
+                    columns[i].x, columns[i].z
+                ),
+            });
+        }
         let mut fill_jobs = Vec::new();
         let mut fill_slots = Vec::new();
         for (i, &pos) in positions.iter().enumerate() {

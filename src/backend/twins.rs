@@ -20,7 +20,7 @@ use crate::worldgen::noise::lattice::GROUP;
 use crate::worldgen::noise::permutation::{self, PERMUTATION};
 use crate::worldgen::params::{
     self, BiomeParams, CaveParams, DecorationParams, FlatCaveLayer, FlatCaveNoise, FlatDensityMap, FlatLayer,
-    FlatLeafLayer, FlatNode, FlatRock, FlatTree, FlatVein, PlantParams, RiverParams, RockParams, SurfaceParams,
+    FlatLeafLayer, FlatNode, FlatPatch, FlatRock, FlatTree, FlatVein, PlantParams, RiverParams, RockParams, SurfaceParams,
     TerrainParams, TreeParams, VeinParams, WorldParams,
 };
 use crate::worldgen::placement;
@@ -68,6 +68,17 @@ const _: () = {
     let rocks = (chunk + 2 * (MAX_ROCK_RADIUS as usize + 1)).div_ceil(*ROCK_SPACING_RANGE.start() as usize) + 1;
     assert!(trees * trees + rocks * rocks <= MAX_TREES_PER_COLUMN);
 };
+
+/// Room for patch centres in one column's plan, after its trees and rocks.
+/// Classic's densest meadows list about a tenth of it; a plan that would
+/// list more is refused by the device ([`PATCH_OVERFLOW`]) and made on the
+/// CPU.
+pub const MAX_PATCHES_PER_COLUMN: usize = 768;
+/// A column plan's whole list on the device: trees and rocks, then patches.
+pub const OBJECTS_PER_COLUMN: usize = MAX_TREES_PER_COLUMN + MAX_PATCHES_PER_COLUMN;
+/// The decoration top `bw_decorate` reports for a column whose patch
+/// centres outgrew [`MAX_PATCHES_PER_COLUMN`].
+pub const PATCH_OVERFLOW: i32 = i32::MAX;
 
 /// Room for vein candidates in one `bw_fill` thread block: its slab of
 /// blocks (16 columns in a row, 32 high) grown by the largest reach holds at
@@ -219,7 +230,19 @@ pub fn layouts() -> Vec<Layout> {
             biome_map
         }),
         layout!(RockParams { unit, reach, max_density, kind_count, seed, kinds, biome_count, biome_layers }),
-        layout!(PlantParams { reach, biome_count, biome_layers, layer_maps, max_density, shore }),
+        layout!(PlantParams {
+            reach,
+            biome_count,
+            biome_layers,
+            layer_maps,
+            max_density,
+            shore,
+            patch_reach,
+            patch_count,
+            patches,
+            patch_bound
+        }),
+        layout!(FlatPatch { what, chance, on_mask, above_water, map, half_min, half_span, jitter, share }),
         layout!(CaveParams {
             layer_count,
             noise_count,
@@ -340,6 +363,9 @@ pub fn constants() -> Vec<(&'static str, i64)> {
         ("BW_NO_DENSITY_MAP", params::NO_DENSITY_MAP as i64),
         ("BW_DECORATE_THREADS", DECORATE_THREADS as i64),
         ("BW_MAX_TREES_PER_COLUMN", MAX_TREES_PER_COLUMN as i64),
+        ("BW_MAX_PATCHES_PER_COLUMN", MAX_PATCHES_PER_COLUMN as i64),
+        ("BW_OBJECTS_PER_COLUMN", OBJECTS_PER_COLUMN as i64),
+        ("BW_PATCH_OVERFLOW", PATCH_OVERFLOW as i64),
         ("BW_MAX_CAVE_NOISES", MAX_CAVE_NOISES as i64),
         ("BW_MAX_CAVE_LAYERS", MAX_CAVE_LAYERS as i64),
         ("BW_MAX_CAVE_OCTAVES", MAX_CAVE_OCTAVES as i64),

@@ -34,6 +34,7 @@
 
 use super::canvas::Canvas;
 use super::heightmap::{sample_points, smoothed, Apron, Heightmap, Lanes};
+use super::patches::PendingPatches;
 use super::params::{scaled_density, FlatDensityMap, FlatLayer, FlatRock, FlatTree, WorldParams, FORM_LOG};
 use super::placement::{candidate, layer_of, unit_squares, Candidate};
 use super::preset::{MAX_BIOMES, MAX_BIOME_LAYERS, MAX_SHORE_REACH, MAX_TREE_KINDS};
@@ -476,7 +477,7 @@ fn tree_layer(p: &WorldParams, b: usize, threshold: u32, factor: f32) -> Option<
 /// its window of heights over the water (dry for trees and rocks), on a
 /// surface block it lists.
 #[inline]
-fn surface_allows(p: &WorldParams, layer: &FlatLayer, h: i32, b: usize) -> bool {
+pub(crate) fn surface_allows(p: &WorldParams, layer: &FlatLayer, h: i32, b: usize) -> bool {
     layer.takes_height(h, p.surface.water_level) && layer.on_mask >> (surface_block(p, h, b) & 31) & 1 == 1
 }
 
@@ -758,7 +759,9 @@ pub fn plan(
     // what they still need in one batch: one part-filled call, not three.
     let (trees, rocks) = (PendingTrees::new(&ground, col, hm), PendingRocks::new(&ground, col, hm));
     let mut plants = (p.deco.plants.reach > 0).then(|| PendingPlants::new(&ground, col, hm, &mut out));
-    let cols: Vec<_> = trees.columns().chain(rocks.columns()).collect();
+    let patches = PendingPatches::new(program, p, col, hm);
+    let patch_cols = patches.as_ref().map_or(&[][..], |c| c.columns());
+    let cols: Vec<_> = trees.columns().chain(rocks.columns()).chain(patch_cols.iter().copied()).collect();
     // Room for the footings and a shore ring's usual share.
     let mut taps = Taps::with_capacity(5 * cols.len() + RING_TAPS_HINT);
     footing_taps(&cols, ground.column.map(|(_, a)| a), &mut taps);
@@ -772,9 +775,13 @@ pub fn plan(
     // Every tree candidate settled here, for the rocks' yielding.
     let mut known: Vec<([i64; 2], bool)> = Vec::with_capacity(trees.near.len());
     trees.finish(p, &sampled[..n], &mut known, &mut out);
-    rocks.finish(&ground, &sampled[n..], &known, &mut out);
+    let from = cols.len() - patch_cols.len();
+    rocks.finish(&ground, &sampled[n..from], &known, &mut out);
     if let Some(plants) = plants {
         plants.finish(p, col, hm, &h_b[ring_from..], &mut out);
+    }
+    if let Some(patches) = patches {
+        patches.finish(program, p, hm, &sampled[from..], &mut out.plants);
     }
     out
 }

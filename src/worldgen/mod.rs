@@ -18,6 +18,7 @@ pub mod heightmap;
 pub mod noise;
 pub mod noise_kinds;
 pub mod params;
+pub mod patches;
 pub mod placement;
 pub mod preset;
 pub mod veins;

@@ -507,6 +507,67 @@ pub struct PlantParams {
     /// a column within this many blocks (in x plus z) lies on the other
     /// side of the water line; 0 for no limit.
     pub shore: [[u32; MAX_BIOME_LAYERS]; MAX_BIOMES],
+    /// The farthest any patch reaches from its centre; 0: no patches.
+    pub patch_reach: i32,
+    pub patch_count: [u32; MAX_BIOMES],
+    /// Per biome, its patch layers, in the order listed.
+    pub patches: [[FlatPatch; MAX_BIOME_LAYERS]; MAX_BIOMES],
+    /// Per patch slot, the largest chance any biome's layer there reaches
+    /// where its map is highest: a centre hash at or above it is rejected
+    /// before the column under it is known.
+    pub patch_bound: [u32; MAX_BIOME_LAYERS],
+}
+
+/// One patch layer of a biome (`Patch` in the preset). Twin: `FlatPatch`
+/// in kernels/worldgen_params.cuh.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct FlatPatch {
+    /// The plant's block id.
+    pub what: u32,
+    /// A column's chance of being a centre, in 1/[`PATCH_ONE`].
+    pub chance: u32,
+    pub on_mask: u32,
+    pub above_water: [i32; 2],
+    pub map: FlatDensityMap,
+    /// The patch's `s` is `half_min` plus up to `half_span`; each
+    /// half-extent is `s` ± up to `jitter`.
+    pub half_min: u32,
+    pub half_span: u32,
+    pub jitter: u32,
+    /// The share of the columns it takes that hold the plant, in 1/[`PATCH_ONE`].
+    pub share: u32,
+}
+
+impl Default for FlatPatch {
+    fn default() -> Self {
+        FlatPatch {
+            what: 0,
+            chance: 0,
+            on_mask: 0,
+            above_water: DRY,
+            map: FlatDensityMap::default(),
+            half_min: 0,
+            half_span: 0,
+            jitter: 0,
+            share: 0,
+        }
+    }
+}
+
+impl FlatPatch {
+    /// The layer's rules for the columns it fills, as a plant layer.
+    pub fn layer(&self) -> FlatLayer {
+        FlatLayer { what: self.what, density: 0, on_mask: self.on_mask, above_water: self.above_water }
+    }
+}
+
+/// The unit of a patch's chance and share: 24 bits of a hash.
+pub const PATCH_ONE: u32 = 1 << 24;
+
+/// A patch chance or share in 1/[`PATCH_ONE`].
+fn patch_fraction(v: f32) -> u32 {
+    ((v as f64 * PATCH_ONE as f64).round() as u32).min(PATCH_ONE)
 }
 
 /// The cave stage (the density pass).
@@ -629,25 +690,46 @@ fn flatten_decorations(p: &mut DecorationParams, preset: &Preset, d: &Decoration
         p.trees.biome_count[bi] = b.trees.len() as u32;
         p.trees.max_density = p.trees.max_density.max(total);
         let mut plant_total = 0;
-        for (l, plant) in b.plants.iter().enumerate().take(MAX_BIOME_LAYERS) {
+        let mut l = 0;
+        for plant in b.plants.iter().take(MAX_BIOME_LAYERS) {
+            let map = plant.density.as_ref().map_or_else(FlatDensityMap::default, &flat_map);
+            if let Some(patch) = &plant.patch {
+                let k = p.plants.patch_count[bi] as usize;
+                let flat = FlatPatch {
+                    what: block(&plant.block),
+                    chance: patch_fraction(plant.chance),
+                    on_mask: block_mask(&plant.on),
+                    above_water: plant.above_water.map_or(DRY, |(lo, hi)| [lo, hi]),
+                    map,
+                    half_min: patch.size.0,
+                    half_span: patch.size.1 - patch.size.0,
+                    jitter: patch.jitter,
+                    share: patch_fraction(patch.share),
+                };
+                raise(flat.what, PRIORITY_PLANT);
+                p.plants.patch_bound[k] = p.plants.patch_bound[k].max(scaled_density(flat.chance, map.max));
+                p.plants.patch_reach = p.plants.patch_reach.max((patch.size.1 + patch.jitter) as i32);
+                p.plants.patches[bi][k] = flat;
+                p.plants.patch_count[bi] += 1;
+                continue;
+            }
             let slot = FlatLayer {
                 what: block(&plant.block),
                 density: density(plant.chance, 1.0),
                 on_mask: block_mask(&plant.on),
                 above_water: plant.above_water.map_or(DRY, |(lo, hi)| [lo, hi]),
             };
-            let map = plant.density.as_ref().map_or_else(FlatDensityMap::default, &flat_map);
             plant_total += scaled_density(slot.density, map.max);
             raise(slot.what, PRIORITY_PLANT);
             p.plants.biome_layers[bi][l] = slot;
             p.plants.layer_maps[bi][l] = map;
             p.plants.shore[bi][l] = plant.shore.unwrap_or(0);
+            l += 1;
         }
-        let n = b.plants.len().min(MAX_BIOME_LAYERS);
         let layers: Vec<_> =
-            (0..n).map(|l| (p.plants.biome_layers[bi][l].density, p.plants.layer_maps[bi][l])).collect();
+            (0..l).map(|l| (p.plants.biome_layers[bi][l].density, p.plants.layer_maps[bi][l])).collect();
         p.plants.max_density[bi] = plant_total.min(plant_bound(&layers));
-        p.plants.biome_count[bi] = b.plants.len() as u32;
+        p.plants.biome_count[bi] = l as u32;
         if !b.plants.is_empty() {
             p.plants.reach = 1;
         }
@@ -1142,6 +1224,10 @@ impl DecorationParams {
                 layer_maps: [[FlatDensityMap::default(); MAX_BIOME_LAYERS]; MAX_BIOMES],
                 max_density: [0; MAX_BIOMES],
                 shore: [[0; MAX_BIOME_LAYERS]; MAX_BIOMES],
+                patch_reach: 0,
+                patch_count: [0; MAX_BIOMES],
+                patches: [[FlatPatch::default(); MAX_BIOME_LAYERS]; MAX_BIOMES],
+                patch_bound: [0; MAX_BIOME_LAYERS],
             },
             pattern: placement::pattern(),
             bayer: placement::bayer8(),

@@ -147,6 +147,30 @@ pub struct PlantLayer {
     /// the water, water for one on land.
     #[serde(default)]
     pub shore: Option<u32>,
+    /// Grows in patches, as the founding game plants its flowers and tall
+    /// grass: `chance` is then a column's chance of being a patch's centre,
+    /// not of holding a plant.
+    #[serde(default)]
+    pub patch: Option<Patch>,
+}
+
+/// A patch: a rectangle around its centre column, of half-extents `s - 1`
+/// to `s + 1` blocks along each axis (`jitter` 1) for an `s` drawn from
+/// `size`, where a `share` of the columns at the centre's surface height
+/// whose surface the layer takes hold the plant. A patch crosses chunk
+/// borders; where patches overlap, a column holds one plant (the higher
+/// claim).
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Patch {
+    pub size: (u32, u32),
+    #[serde(default = "one")]
+    pub jitter: u32,
+    pub share: f32,
+}
+
+fn one() -> u32 {
+    1
 }
 
 fn air() -> String {
@@ -168,6 +192,12 @@ pub const MAX_SHORE_REACH: u32 = 2;
 /// Largest rock radius; a stretched rock reaches one further.
 pub const MAX_ROCK_RADIUS: u32 = 3;
 pub const ROCK_SPACING_RANGE: std::ops::RangeInclusive<u32> = 8..=32;
+/// The farthest a patch reaches from its centre: its largest `size` plus
+/// its `jitter`.
+pub const MAX_PATCH_REACH: u32 = 12;
+/// Largest chance of a patch centre (times its map's max): above it, a
+/// chunk column's patches could outgrow the list the kernels keep for them.
+pub const MAX_PATCH_CHANCE: f32 = 0.05;
 /// Largest factor a density map may give.
 pub const MAX_DENSITY_FACTOR: f32 = 32.0;
 
@@ -324,7 +354,24 @@ fn validate_biome(p: &Preset, d: &Decorations, i: usize, b: &BiomeDecorations, c
             }
             None => 1.0,
         };
-        plant_sum += chance(here(&format!("plants[{j}].chance")), pl.chance)? * most;
+        let field = here(&format!("plants[{j}].chance"));
+        let chance = chance(field.clone(), pl.chance)? * most;
+        match &pl.patch {
+            Some(patch) => {
+                validate_patch(patch, &here(&format!("plants[{j}].patch")), c)?;
+                if pl.shore.is_some() {
+                    return Err(c.bad(here(&format!("plants[{j}].shore")), "a patch layer takes no shore reach"));
+                }
+                if chance > MAX_PATCH_CHANCE {
+                    return Err(c.bad(
+                        field,
+                        format!("a patch centre's chance (times its map's max) is {chance}, above {MAX_PATCH_CHANCE}"),
+                    ));
+                }
+            }
+            // Patch layers draw their centres apart from the single plants.
+            None => plant_sum += chance,
+        }
         if let Some(d) = pl.shore.filter(|d| !(1..=MAX_SHORE_REACH).contains(d)) {
             return Err(c.bad(here(&format!("plants[{j}].shore")), format!("{d} is not within 1..={MAX_SHORE_REACH}")));
         }
@@ -343,6 +390,23 @@ fn validate_biome(p: &Preset, d: &Decorations, i: usize, b: &BiomeDecorations, c
     }
     let rock_names: Vec<&str> = d.rocks.iter().map(|r| r.name.as_str()).collect();
     named_chances(&b.rocks, &rock_names, ("rocks", "rock"), d.rock_spacing, &here, &chance, c)?;
+    Ok(())
+}
+
+fn validate_patch(patch: &Patch, here: &str, c: &Check) -> Result<(), PresetError> {
+    let (lo, hi) = patch.size;
+    if lo > hi || patch.jitter > lo || hi + patch.jitter > MAX_PATCH_REACH || lo == 0 {
+        return Err(c.bad(
+            format!("{here}.size"),
+            format!(
+                "({lo}, {hi}) with jitter {}: needs 0 < size.0 <= size.1, jitter <= size.0 and size.1 + jitter <= {MAX_PATCH_REACH}",
+                patch.jitter
+            ),
+        ));
+    }
+    if !(patch.share > 0.0 && patch.share <= 1.0) {
+        return Err(c.bad(format!("{here}.share"), format!("{} is not a share in (0, 1]", patch.share)));
+    }
     Ok(())
 }
 
