@@ -171,6 +171,18 @@ enum Command {
         #[arg(long, default_value = "cpu")]
         backend: Engine,
     },
+    /// The plants each biome grows per thousand dry columns over a square
+    /// of chunk columns, as the decoration plans list them (a Markdown table).
+    PlantTable {
+        #[command(flatten)]
+        world: WorldArgs,
+        /// Centre of the square, block coordinates X,Z.
+        #[arg(long, value_parser = parse_xz, allow_hyphen_values = true, default_value = "0,0")]
+        center: [i64; 2],
+        /// Edge of the square, in chunk columns (1–256).
+        #[arg(long, default_value_t = 32)]
+        size: u32,
+    },
     /// The values one noise node takes over a square of columns
     /// (percentiles), and what each Normalize reading it clamps.
     NodeRange {
@@ -799,6 +811,12 @@ fn run() -> Result<()> {
             let engine = |w: Arc<WorldGen>| backend::create(backend, w, &options).map_err(RegionError::Backend);
             let rows = blockworld::cli::vein_table::vein_table(&w.preset, w.seed, (from, to), &engine)?;
             out!("{}", blockworld::cli::vein_table::markdown(&rows));
+            Ok(())
+        }
+        Some(Command::PlantTable { world, center, size }) => {
+            let w = load_world(&world)?;
+            let rows = blockworld::cli::plant_table::plant_table(&w, center, size)?;
+            out!("{}", blockworld::cli::plant_table::markdown(&rows));
             Ok(())
         }
         Some(Command::NodeRange { world, node, center, size, step, json }) => {

@@ -49,6 +49,25 @@ fn bad_flags_are_rejected_clearly() {
     assert_clean_failure(&run(&["bench", "teleport", "--render-distances", "16,65"]), "outside");
     assert_clean_failure(&run(&["bench", "teleport", "--place", "1,2,3"]), "1,2,3");
     assert_clean_failure(&run(&["bench", "gen", "--cpu-threads", "0"]), "cpu-threads");
+    assert_clean_failure(&run(&["plant-table", "--size", "0"]), "--size 0");
+    assert_clean_failure(&run(&["plant-table", "--size", "257"]), "1..=256");
+}
+
+/// `plant-table`: classic's grassland at the origin of seed 42 grows its
+/// tall grass in patches, far denser than a chance per column would give
+/// (0.02 a column: 20 per thousand).
+#[test]
+fn plant_table_counts_each_biomes_plants() {
+    let o = run(&["plant-table", "--size", "4"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(out.starts_with("| biome | plant |"), "{out}");
+    let grass: Vec<f64> = out
+        .lines()
+        .filter(|l| l.contains("| tall_grass |"))
+        .filter_map(|l| l.trim_end_matches('|').rsplit('|').next()?.trim().parse().ok())
+        .collect();
+    assert!(grass.iter().any(|&per| per > 100.0), "no biome with dense grass:\n{out}");
 }
 
 /// `bench teleport`: every jump ends in a complete view, with its frames

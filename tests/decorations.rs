@@ -10,9 +10,10 @@ use blockworld::world::chunk::Chunk;
 use blockworld::world::coords::{column_index, ChunkPos, ColumnPos};
 use blockworld::worldgen::decorate::{self, ColumnDecorations, PlacedObject};
 use blockworld::worldgen::heightmap::Lanes;
-use blockworld::worldgen::params::{scaled_density, WorldParams};
+use blockworld::worldgen::params::{scaled_density, WorldParams, PATCH_ONE};
+use blockworld::worldgen::patches::{chance_bits, patch_hash};
 use blockworld::worldgen::placement::{candidate, least_block_distance, unit_squares, DENSITY_ONE};
-use blockworld::worldgen::preset::MAX_BIOME_LAYERS;
+use blockworld::worldgen::preset::{MAX_BIOMES, MAX_BIOME_LAYERS};
 use blockworld::worldgen::{fill, Preset, WorldGen};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -465,17 +466,20 @@ fn each_biome_grows_its_chance() {
         );
         tested.insert(what);
     }
-    for what in ["tall_grass", "rose", "buttercup", "reeds", "lily_pad"] {
+    // Flowers and tall grass grow in patches: tests/patches.rs.
+    for what in ["reeds", "lily_pad"] {
         assert!(tested.contains(what), "no biome had enough columns to test {what}: {tested:?}");
     }
 }
 
-/// Meadows: flowers follow their density map. Over a large area, in each
-/// biome with flowers, columns binned by a flower layer's factor grow as
-/// many flowers as the scaled chance predicts, within 5σ; the lowest bin
-/// has none and the highest several times the listed chance, and over the
-/// area each layer keeps its listed (the founding game's) chance within
-/// 10 %. Roses and buttercups gather in different places.
+/// Meadows: flowers follow their density map. Flowers grow in patches
+/// (tests/patches.rs checks the patches themselves); here their centres.
+/// Over a large area, in each biome with flowers, columns binned by a
+/// flower layer's factor are as many centres as the scaled chance
+/// predicts, within 5σ; the lowest bin has none and the highest several
+/// times the listed chance, and over the area each layer keeps its listed
+/// (the founding game's) chance within 10 %. Roses and buttercups gather
+/// in different places.
 #[test]
 fn meadows_gather_flowers_at_the_listed_average() {
     let w = world();
@@ -483,7 +487,7 @@ fn meadows_gather_flowers_at_the_listed_average() {
     let preset = Preset::classic();
     let (rose, buttercup) = ["rose", "buttercup"].map(|n| BlockId::by_name(n).expect("registered").0 as u32).into();
     const BINS: [f32; 3] = [0.25, 8.0, f32::INFINITY];
-    // Per (biome, layer) and factor bin: (eligible, grown, expected, variance).
+    // Per (biome, slot) and factor bin: (eligible, centres, expected, variance).
     type Row = (u64, u64, f64, f64);
     let mut bins: HashMap<(usize, usize), [Row; 3]> = HashMap::new();
     // Columns where both flowers' factors are above 1: rose and buttercup
@@ -494,36 +498,31 @@ fn meadows_gather_flowers_at_the_listed_average() {
     for wz in (-6000i64..6000).step_by(13) {
         for wx in (-6000i64..6000).step_by(13) {
             let f = decorate::footing(&w.program, p, w.lanes, wx, wz);
-            let (h, b) = (f.height, f.biome as usize);
-            let n = p.deco.plants.biome_count[b] as usize;
-            let surface = if h > p.surface.snow_above { p.surface.snow_block } else { p.surface.top[b] };
-            let plant = decorate::plant_at(&w.program, p, wx, wz, h, b, &|x, z, _| {
-                Some(decorate::footing(&w.program, p, w.lanes, x, z).height)
-            });
+            let b = f.biome as usize % MAX_BIOMES;
+            let n = p.deco.plants.patch_count[b] as usize;
             let mut high = [false; 2];
-            for (l, layer) in p.deco.plants.biome_layers[b][..n].iter().enumerate() {
+            for (k, layer) in p.deco.plants.patches[b][..n].iter().enumerate() {
                 let flower = [rose, buttercup].iter().position(|&f| f == layer.what);
-                let map = &p.deco.plants.layer_maps[b][l];
-                if flower.is_none()
-                    || !layer.takes_height(h, p.surface.water_level)
-                    || layer.on_mask >> surface & 1 == 0
-                {
+                let map = &layer.map;
+                if flower.is_none() {
                     continue;
                 }
                 assert!(map.node < p.terrain.node_count, "{}: flowers without a map", preset.biomes[b].name);
                 let factor = w.program.density_factor(map, wx as f32, wz as f32);
                 high[flower.unwrap_or(0)] = factor > 1.0;
-                let q = scaled_density(layer.density, factor) as f64 / DENSITY_ONE as f64;
-                let r = &mut bins.entry((b, l)).or_default()[BINS.iter().position(|&t| factor < t).unwrap_or(2)];
-                *r = (r.0 + 1, r.1 + (plant == layer.what) as u64, r.2 + q, r.3 + q * (1.0 - q));
+                let chance = scaled_density(layer.chance, factor);
+                let centre = chance_bits(patch_hash(p.deco.seed(), wx, wz, k)) < chance;
+                let q = chance as f64 / PATCH_ONE as f64;
+                let r = &mut bins.entry((b, k)).or_default()[BINS.iter().position(|&t| factor < t).unwrap_or(2)];
+                *r = (r.0 + 1, r.1 + centre as u64, r.2 + q, r.3 + q * (1.0 - q));
             }
             both += (high[0] && high[1]) as u64;
             either += (high[0] || high[1]) as u64;
         }
     }
     let (mut tested, mut contrasted) = (0, 0);
-    for (&(b, l), rows) in &bins {
-        let layer = p.deco.plants.biome_layers[b][l];
+    for (&(b, k), rows) in &bins {
+        let layer = p.deco.plants.patches[b][k];
         let name = format!("{}, {}", preset.biomes[b].name, BlockId(layer.what as u8).name());
         let eligible: u64 = rows.iter().map(|r| r.0).sum();
         if eligible < 20_000 || rows.iter().any(|r| r.0 < 300) {
@@ -536,21 +535,21 @@ fn meadows_gather_flowers_at_the_listed_average() {
                 "{name}, factor bin {i}: {grown} on {n} columns, expected {expected:.1} ± {sigma:.1}"
             );
         }
-        let listed = layer.density as f64 / DENSITY_ONE as f64;
+        let listed = layer.chance as f64 / PATCH_ONE as f64;
         let rate = |r: &Row| r.1 as f64 / r.0 as f64 / listed;
         let grown: u64 = rows.iter().map(|r| r.1).sum();
         // The map's mean factor over the biome: the chance a column has on
         // average, free of the flowers' own sampling noise.
         let average = rows.iter().map(|r| r.2).sum::<f64>() / eligible as f64 / listed;
         println!(
-            "{name}: {eligible} columns, {grown} flowers; {:.2}× the listed chance outside meadows, {:.2}× at their edges, {:.2}× in them; {average:.3}× on average ({:.3}× counted); {:.0} % of columns in meadows",
+            "{name}: {eligible} columns, {grown} patch centres; {:.2}× the listed chance outside meadows, {:.2}× at their edges, {:.2}× in them; {average:.3}× on average ({:.3}× counted); {:.0} % of columns in meadows",
             rate(&rows[0]),
             rate(&rows[1]),
             rate(&rows[2]),
             grown as f64 / eligible as f64 / listed,
             100.0 * rows[2].0 as f64 / eligible as f64
         );
-        assert_eq!(rows[0].1, 0, "{name}: flowers where the map is 0");
+        assert_eq!(rows[0].1, 0, "{name}: patches where the map is 0");
         // Rare flowers (a few dozen in the sample) cannot show the contrast.
         if rows[2].2 >= 25.0 {
             assert!(rate(&rows[2]) > 3.0, "{name}: no meadows (densest bin at {:.2}× the chance)", rate(&rows[2]));
@@ -769,7 +768,15 @@ fn reading_the_apron_changes_no_plan() {
                         (plant != 0).then_some((x as u8, z as u8, plant as u8))
                     })
                     .collect();
-                let planned: Vec<(u8, u8, u8)> = read.plants.iter().map(|pl| (pl.x, pl.z, pl.block)).collect();
+                // Flowers and grass grow in patches (tests/patches.rs).
+                let patch_plants: Vec<u8> =
+                    p.deco.plants.patches.iter().flatten().filter(|l| l.chance > 0).map(|l| l.what as u8).collect();
+                let planned: Vec<(u8, u8, u8)> = read
+                    .plants
+                    .iter()
+                    .map(|pl| (pl.x, pl.z, pl.block))
+                    .filter(|(_, _, b)| !patch_plants.contains(b))
+                    .collect();
                 assert_eq!(planned, one_by_one, "{name}: plants of column {cx}, {cz}");
                 let edge = |v: u8| !(2..30).contains(&v);
                 edge_reeds += planned.iter().filter(|&&(x, z, b)| b == reeds && (edge(x) || edge(z))).count();

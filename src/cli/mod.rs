@@ -2,6 +2,7 @@
 pub mod args;
 pub mod far_hash;
 pub mod node_range;
+pub mod plant_table;
 pub mod region_hash;
 pub mod screenshot;
 pub mod vein_table;

@@ -63,7 +63,8 @@ impl NoiseProgram {
             ops.push(Op::StoreField(field));
         }
         let d = &params.deco;
-        let read = d.trees.biome_map.iter().chain(d.plants.layer_maps.iter().flatten()).map(|m| m.node);
+        let patches = d.plants.patches.iter().flatten().map(|l| &l.map);
+        let read = d.trees.biome_map.iter().chain(d.plants.layer_maps.iter().flatten()).chain(patches).map(|m| m.node);
         let mut maps = vec![None; params.terrain.node_count as usize];
         for node in read {
             if let Some(slot @ None) = maps.get_mut(node as usize) {
