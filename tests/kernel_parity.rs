@@ -426,15 +426,38 @@ mod parity {
         }
     }
 
-    /// The founding preset's permutation lattice on both kernel paths, over
-    /// 1 024 chunks from under the sea floor to above the hills.
+    /// The founding preset's permutation lattice and its patches on both
+    /// kernel paths, over 1 024 chunks from under the sea floor to above
+    /// the hills.
     #[test]
     fn parity_on_1000_founding_chunks() {
         let preset = Preset::load("founding").unwrap();
         let positions = region_positions(ChunkPos::new(-8, -1, -8), ChunkPos::new(7, 2, 7)).unwrap();
         assert!(positions.len() >= 1000, "{} chunks", positions.len());
+        let counted = patch_plants(&Arc::new(WorldGen::new(preset.clone(), 42)), &positions);
+        assert!(counted > 1_000, "only {counted} flowers and tall grass to compare");
         let dense = assert_parity_of(|| Arc::new(WorldGen::new(preset.clone(), 42)), &positions);
         assert!(dense > 200, "too few non-uniform chunks ({dense}) to exercise the fill kernel");
+    }
+
+    /// Flowers and tall grass of `w` in `positions`.
+    fn patch_plants(w: &Arc<WorldGen>, positions: &[ChunkPos]) -> u64 {
+        let plants = ["rose", "buttercup", "tall_grass"].map(|n| BlockId::by_name(n).unwrap().0 as usize);
+        let chunks = CpuBackend::parallel(w.clone()).generate(positions).unwrap();
+        chunks.iter().map(|c| plants.iter().map(|&b| c.counts().0[b] as u64).sum::<u64>()).sum()
+    }
+
+    /// Classic's flowers and tall grass in patches, whose centres read the
+    /// meadows map, on both kernel paths over the surface layer of 256
+    /// chunks near the origin (the founding preset's 1 024 chunks below
+    /// have patches without maps).
+    #[test]
+    fn parity_of_patches_on_a_meadow_map() {
+        let positions = region_positions(ChunkPos::new(-8, 0, -8), ChunkPos::new(7, 0, 7)).unwrap();
+        let w = Arc::new(WorldGen::new(Preset::classic(), 42));
+        let counted = patch_plants(&w, &positions);
+        assert!(counted > 1_000, "only {counted} flowers and tall grass to compare");
+        assert_parity_of(|| w.clone(), &positions);
     }
 
     /// Every bundled preset but classic (the tests above), the kernel paths

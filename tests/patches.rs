@@ -155,7 +155,9 @@ fn plans_plant_what_the_rule_gives_across_chunk_borders() {
 }
 
 fn is_patch_plant(p: &WorldParams, block: u8) -> bool {
-    (0..MAX_BIOMES).any(|b| p.deco.plants.patches[b][..p.deco.plants.patch_count[b] as usize].iter().any(|l| l.what == block as u32))
+    (0..MAX_BIOMES).any(|b| {
+        p.deco.plants.patches[b][..p.deco.plants.patch_count[b] as usize].iter().any(|l| l.what == block as u32)
+    })
 }
 
 /// Probability that a patch of `layer` covers the offset (dx, dz) from

@@ -20,8 +20,8 @@ use crate::worldgen::noise::lattice::GROUP;
 use crate::worldgen::noise::permutation::{self, PERMUTATION};
 use crate::worldgen::params::{
     self, BiomeParams, CaveParams, DecorationParams, FlatCaveLayer, FlatCaveNoise, FlatDensityMap, FlatLayer,
-    FlatLeafLayer, FlatNode, FlatPatch, FlatRock, FlatTree, FlatVein, PlantParams, RiverParams, RockParams, SurfaceParams,
-    TerrainParams, TreeParams, VeinParams, WorldParams,
+    FlatLeafLayer, FlatNode, FlatPatch, FlatRock, FlatTree, FlatVein, PlantParams, RiverParams, RockParams,
+    SurfaceParams, TerrainParams, TreeParams, VeinParams, WorldParams,
 };
 use crate::worldgen::placement;
 use crate::worldgen::preset::{

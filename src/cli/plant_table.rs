@@ -83,7 +83,8 @@ pub fn plant_table(w: &WorldGen, center: [i64; 2], size: u32) -> Result<Vec<Plan
 
 /// The rows as a Markdown table.
 pub fn markdown(rows: &[PlantRow]) -> String {
-    let mut s = String::from("| biome | plant | dry columns | plants | per 1 000 columns |\n|---|---|---:|---:|---:|\n");
+    let mut s =
+        String::from("| biome | plant | dry columns | plants | per 1 000 columns |\n|---|---|---:|---:|---:|\n");
     for r in rows {
         let per = 1000.0 * r.plants as f64 / r.columns.max(1) as f64;
         s += &format!("| {} | {} | {} | {} | {per:.1} |\n", r.biome, r.plant, r.columns, r.plants);

@@ -34,8 +34,8 @@
 
 use super::canvas::Canvas;
 use super::heightmap::{sample_points, smoothed, Apron, Heightmap, Lanes};
-use super::patches::PendingPatches;
 use super::params::{scaled_density, FlatDensityMap, FlatLayer, FlatRock, FlatTree, WorldParams, FORM_LOG};
+use super::patches::PendingPatches;
 use super::placement::{candidate, layer_of, unit_squares, Candidate};
 use super::preset::{MAX_BIOMES, MAX_BIOME_LAYERS, MAX_SHORE_REACH, MAX_TREE_KINDS};
 use super::NoiseProgram;

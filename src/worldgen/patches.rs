@@ -236,7 +236,9 @@ impl PendingPatches {
                 for tx in lo_x..=hi_x {
                     let i = column_index(tx as usize, tz as usize);
                     let (h, b) = (hm.heights[i], hm.biomes[i] as usize % MAX_BIOMES);
-                    if h != c.height || !surface_allows(p, &plant, h, b) || !patch_takes(layer, c.hash, tx - c.x, tz - c.z)
+                    if h != c.height
+                        || !surface_allows(p, &plant, h, b)
+                        || !patch_takes(layer, c.hash, tx - c.x, tz - c.z)
                     {
                         continue;
                     }
