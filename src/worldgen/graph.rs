@@ -329,12 +329,12 @@ mod tests {
         use crate::worldgen::heightmap::Lanes as Choice;
         let params = WorldParams::new(&Preset::classic(), 42);
         let program = NoiseProgram::compile(&params);
-        let map = params
-            .deco
-            .plants
+        let plants = &params.deco.plants;
+        let map = plants
             .layer_maps
             .iter()
             .flatten()
+            .chain(plants.patches.iter().flatten().map(|l| &l.map))
             .find(|m| program.has_map(m.node))
             .expect("classic has plant maps");
         let xs: Vec<f32> = (0..13).map(|i| (i * 37 - 200) as f32).collect();

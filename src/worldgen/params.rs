@@ -1411,8 +1411,9 @@ mod tests {
     /// The plant bound lies above every sum the layers reach over a fine
     /// sweep of their node's value, as the decoration stage computes it
     /// (f32 factors, truncated densities), and within a block a layer of
-    /// the sweep's largest; on classic's grassland it is well under the sum
-    /// of each layer's largest, since roses and buttercups never meet.
+    /// the sweep's largest; on classic's grassland (its flowers a chance
+    /// per column, not in patches) it is well under the sum of each
+    /// layer's largest, since roses and buttercups never meet.
     #[test]
     fn the_plant_bound_holds_every_sum_and_is_tight() {
         let reached = |layers: &[(u32, FlatDensityMap)]| {
@@ -1422,7 +1423,11 @@ mod tests {
                 .max()
                 .unwrap_or(0)
         };
-        let p = WorldParams::new(&Preset::classic(), 7);
+        let (_, text) = crate::worldgen::preset::BUNDLED.iter().find(|(n, _)| *n == "classic").expect("bundled");
+        let per_column = text
+            .replace(",\n                 patch: (size: (2, 6), share: 0.5)", "")
+            .replace(", patch: (size: (2, 10), share: 0.5)", "");
+        let p = WorldParams::new(&Preset::parse(&per_column, "classic.ron").expect("classic without patches"), 7);
         let mut checked = 0;
         for b in 0..MAX_BIOMES {
             let n = (p.deco.plants.biome_count[b] as usize).min(MAX_BIOME_LAYERS);
