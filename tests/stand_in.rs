@@ -13,7 +13,7 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-const GOLDEN: &str = "6964c12478fe43af2de0c862ff76e9375ff829806a7cf45763e271fe7bc78c6f  100 chunks";
+const GOLDEN: &str = "9ad2c4fa7eb2a886a5bb2903b3bad824cbf605dbca496fd42756d25743f71dfe  100 chunks";
 const REGION: [&str; 6] = ["--seed", "42", "--from", "-2,-2,-2", "--to", "2,1,2"];
 
 fn skipped() -> bool {

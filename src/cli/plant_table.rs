@@ -1,7 +1,7 @@
 //! `blockworld plant-table`: the plants each biome grows per thousand dry
 //! columns over a square of chunk columns, as the decoration plans list
-//! them (before trees and rocks take their blocks), beside the patch
-//! centres the biome's chances promise there.
+//! them (before trees and rocks take their blocks). tests/patches.rs
+//! holds these counts to what the patch rule promises.
 
 use crate::world::block::BlockId;
 use crate::world::coords::{column_index, ColumnPos, CHUNK_SIZE, CHUNK_SIZE_I64};

@@ -516,17 +516,28 @@ mod tests {
                 grassland.replacen("max: 32.0", "max: 0.5", 1).replacen("min: 0.0", "min: 1.0", 1),
                 "plants[0].density.max",
             ),
-            (per_column.replacen("chance: 0.02", "chance: 0.99", 1).replacen("chance: 0.0015", "chance: 0.05", 1), "above 0.05"),
             (
-                per_column
-                    .replacen(",\n                 patch: (size: (2, 6), share: 0.5)", "", 1)
-                    .replacen("chance: 0.0015", "chance: 0.05", 1),
+                per_column.replacen("chance: 0.02", "chance: 0.99", 1).replacen("chance: 0.0015", "chance: 0.05", 1),
+                "above 0.05",
+            ),
+            (
+                per_column.replacen(",\n                 patch: (size: (2, 6), share: 0.5)", "", 1).replacen(
+                    "chance: 0.0015",
+                    "chance: 0.05",
+                    1,
+                ),
                 "each times its map's max",
             ),
             (grassland.replacen("size: (2, 10)", "size: (0, 10)", 1), "plants[2].patch.size"),
             (grassland.replacen("size: (2, 10)", "size: (2, 12)", 1), "size.1 + jitter <= 12"),
-            (grassland.replacen("size: (2, 10), share: 0.5", "size: (2, 10), jitter: 3", 1), "missing field named `share`"),
-            (grassland.replacen("size: (2, 10), share: 0.5", "size: (2, 10), jitter: 3, share: 0.5", 1), "jitter <= size.0"),
+            (
+                grassland.replacen("size: (2, 10), share: 0.5", "size: (2, 10), jitter: 3", 1),
+                "missing field named `share`",
+            ),
+            (
+                grassland.replacen("size: (2, 10), share: 0.5", "size: (2, 10), jitter: 3, share: 0.5", 1),
+                "jitter <= size.0",
+            ),
             (grassland.replacen("share: 0.5))]", "share: 1.5))]", 1), "plants[2].patch.share"),
             (grassland.replacen("on: [\"grass\"], patch", "on: [\"grass\"], shore: 1, patch", 1), "no shore reach"),
         ];
