@@ -1,6 +1,7 @@
 //! blockworld: a voxel block world whose chunk generation runs on CUDA
 //! kernels, with a seeded CPU path that produces the same blocks.
 //! See ARCHITECTURE.md for the map.
+pub mod audio;
 pub mod backend;
 pub mod bench;
 pub mod cli;

@@ -108,6 +108,14 @@ struct PlayArgs {
     /// world's saved time). T speeds time up while held.
     #[arg(long, value_parser = parse_time_of_day)]
     time: Option<f64>,
+    /// Write the mix the player hears to FILE (16-bit stereo WAV at 48 kHz,
+    /// at the game's pace) instead of playing it, with a cue log beside it
+    /// (FILE.cues.tsv). No sound device is needed.
+    #[arg(long, value_name = "FILE", conflicts_with = "no_audio")]
+    record_audio: Option<PathBuf>,
+    /// Play without sound.
+    #[arg(long)]
+    no_audio: bool,
 }
 
 impl PlayArgs {
@@ -719,6 +727,11 @@ fn play(args: PlayArgs) -> Result<()> {
         exit_after: args.exit_after.map(std::time::Duration::from_secs_f64),
         time_of_day: args.time,
         stop: stop_on_signals()?,
+        audio: match (args.record_audio, args.no_audio) {
+            (Some(f), _) => blockworld::audio::Output::Record(f),
+            (None, true) => blockworld::audio::Output::Off,
+            (None, false) => blockworld::audio::Output::Device,
+        },
     })
 }
 

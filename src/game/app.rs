@@ -12,9 +12,11 @@ use super::player::{LoadedChunks, Mode, Player};
 use super::saving::{SettingsFile, WorldSaving};
 use super::screen::Screen;
 use super::screenshots::Screenshots;
+use super::sound::GameSound;
+use crate::audio::Sound;
 use super::settings::Settings;
 use super::spawn::spawn_point;
-use super::state_dump::{AimLine, FrameLine, GenerationLine, StateDump, StateLine, UiLine};
+use super::state_dump::{AudioLine, AimLine, FrameLine, GenerationLine, StateDump, StateLine, UiLine};
 use super::streaming::{memory, Budget, ChunkStreamer, MIN_RENDER_DISTANCE};
 use super::target::{raycast, Hit, REACH};
 use super::view;
@@ -59,6 +61,8 @@ pub struct PlayOptions {
     pub time_of_day: Option<f64>,
     /// Set from outside (Ctrl-C, SIGTERM): save the world and end the game.
     pub stop: Arc<AtomicBool>,
+    /// Where the sound goes: the device, a recording, or nowhere.
+    pub audio: crate::audio::Output,
 }
 
 /// The camera's fixed settings; eye, facing, field of view and aspect come per frame.
@@ -113,6 +117,7 @@ struct Running {
     aim: Aim,
     panels: Panels,
     dump: Option<StateDump>,
+    sound: GameSound,
     /// The player chose Quit: the event loop ends after this frame.
     quit: bool,
 }
@@ -220,6 +225,7 @@ impl App {
             aim: Aim::default(),
             panels: Panels::default(),
             dump,
+            sound: GameSound::new(self.opts.audio.clone(), self.opts.settings.sound),
             quit: false,
         };
         for w in std::mem::take(&mut self.opts.settings_warnings) {
@@ -268,13 +274,18 @@ impl Running {
                 self.screen.set_fullscreen(on);
             }
             Action::ToggleDebug => self.panels.debug = !self.panels.debug,
-            Action::Screenshot => self.panels.screenshot_wanted = true,
+            Action::Screenshot => {
+                self.panels.screenshot_wanted = true;
+                self.sound.play(Sound::Shutter);
+            }
         }
     }
 
     fn edit(&mut self, pos: BlockPos, block: BlockId) -> bool {
+        let was = self.streamer.block(pos).unwrap_or(BlockId::AIR);
         match view::set_block(&mut self.streamer, pos, block, &self.screen.gpu, &mut self.screen.renderer) {
             Ok(()) => {
+                self.sound.edited(pos, was, block);
                 self.saving.edited();
                 true
             }
@@ -451,6 +462,7 @@ impl Running {
             self.streamer.render_distance(),
         );
         self.aim.hit = self.target();
+        self.hear(eye, camera.forward());
         self.save(false);
         let scale = self.screen.window.scale_factor();
         let outline = self.aim.hit.map(|h| outline(&camera, h.block, size, scale)).unwrap_or_default();
@@ -483,6 +495,7 @@ impl Running {
         screen.overlay.draw(&screen.gpu, &screen.window, &mut encoder, &view, size, |ctx| {
             change = hud::draw(ctx, &data, settings_open, icons, menu.as_mut());
             over_ui = ctx.is_pointer_over_egui();
+            change.clicked = over_ui && ctx.input(|i| i.pointer.primary_released());
         });
         if std::mem::take(&mut self.panels.world_click) && !over_ui && !grabbed && change.menu_choice.is_none() {
             self.panels.settings_open = false;
@@ -545,6 +558,7 @@ impl Running {
             let store = self.streamer.store();
             let get = |p| store.get(p).map(|c| &**c);
             self.player.step(TICK.as_secs_f64(), intent, &LoadedChunks { get: &get });
+            self.sound.tick(&self.previous, &self.player, intent.sprint, &|p| store.block(p));
         }
         let screen = &mut self.screen;
         view::update(&mut self.streamer, self.player.chunk(), Budget::default(), &screen.gpu, &mut screen.renderer);
@@ -590,12 +604,31 @@ impl Running {
                 fullscreen: self.settings.fullscreen,
                 culling: self.settings.culling,
                 time_of_day: self.clock.time(),
+                sound: self.settings.sound,
             },
         }
     }
 
+    /// The ears follow the eye; the ambience what is around it.
+    fn hear(&mut self, eye: glam::DVec3, forward: glam::DVec3) {
+        if let Some(n) = self.sound.audio.take_notice() {
+            self.say(n);
+        }
+        let sky = self.streamer.light_at(BlockPos::containing(eye)).map(|l| l.sky()).unwrap_or(15);
+        let sea = self.streamer.world().params.surface.water_level as f64;
+        let store = self.streamer.store();
+        self.sound.frame(eye, forward, sea, sky, self.clock.time(), &|p| store.block(p));
+    }
+
     /// The settings panel's changes that take effect within the frame.
     fn apply_settings(&mut self, change: &hud::SettingsChange) {
+        if change.clicked {
+            self.sound.play(Sound::Click);
+        }
+        if let Some(v) = change.sound {
+            self.settings.edit().sound = v;
+            self.sound.audio.set_volumes(v);
+        }
         if let Some((slot, b)) = change.hotbar_slot {
             self.settings.edit().hotbar.slots[slot] = b;
         }
@@ -654,6 +687,16 @@ impl Running {
                 menu: (!change.menu_widgets.is_empty())
                     .then(|| change.menu_widgets.iter().map(|(n, c)| (n.as_str(), *c)).collect()),
             },
+            audio: AudioLine {
+                audio: match self.sound.audio.output {
+                    crate::audio::Output::Device => "device",
+                    crate::audio::Output::Record(_) => "record",
+                    crate::audio::Output::Off => "off",
+                },
+                sounds: self.sound.audio.state.played.load(Ordering::Relaxed),
+                recording_s: self.sound.audio.state.recording_time(Instant::now()),
+                last_edit_s: self.sound.last_edit_s,
+            },
         };
         if let Err(e) = dump.maybe_write(&line) {
             eprintln!("blockworld: state dump failed: {e}");
@@ -684,7 +727,11 @@ impl ApplicationHandler for App {
         match event {
             WindowEvent::CloseRequested => event_loop.exit(),
             WindowEvent::Resized(s) => r.screen.resize(s.width, s.height),
-            WindowEvent::Focused(false) => r.input.release_all(),
+            WindowEvent::Focused(false) => {
+                r.input.release_all();
+                r.sound.audio.set_focused(false);
+            }
+            WindowEvent::Focused(true) => r.sound.audio.set_focused(true),
             WindowEvent::KeyboardInput { event, .. }
                 if !used_by_ui || event.physical_key == winit::keyboard::KeyCode::Tab =>
             {

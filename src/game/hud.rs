@@ -32,6 +32,7 @@ pub struct PanelValues {
     pub culling: bool,
     /// 0..1, 0.5 is noon.
     pub time_of_day: f64,
+    pub sound: crate::audio::Volumes,
 }
 
 pub struct HudData {
@@ -104,6 +105,9 @@ pub struct SettingsChange {
     pub fullscreen: Option<bool>,
     pub culling: Option<bool>,
     pub time_of_day: Option<f64>,
+    pub sound: Option<crate::audio::Volumes>,
+    /// A button or box was clicked (the interface's click sound).
+    pub clicked: bool,
     /// What the player chose in the game menu.
     pub menu_choice: Option<MenuChoice>,
     /// The game menu's widgets on screen, when it is shown.
@@ -275,6 +279,17 @@ fn settings_panel(ctx: &egui::Context, d: &HudData, change: &mut SettingsChange)
             let mut fly = d.pose.mode == Mode::Fly;
             if ui.checkbox(&mut fly, "fly").changed() {
                 change.fly = Some(fly);
+            }
+            ui.separator();
+            ui.label("Sound");
+            let mut v = d.panel.sound;
+            let mut moved = false;
+            for (value, name) in [(&mut v.master, "master"), (&mut v.blocks, "blocks"), (&mut v.ambience, "ambience")] {
+                moved |= ui.add(egui::Slider::new(value, 0.0..=1.0).text(name)).changed();
+            }
+            moved |= ui.checkbox(&mut v.mute_unfocused, "mute when the window loses focus").changed();
+            if moved {
+                change.sound = Some(v);
             }
             ui.separator();
             ui.label("Hotbar");

@@ -13,6 +13,7 @@ pub mod saving;
 pub mod screen;
 pub mod screenshots;
 pub mod settings;
+pub mod sound;
 pub mod spawn;
 pub mod state_dump;
 pub mod streaming;

@@ -1,11 +1,13 @@
 //! The player's settings: field of view, mouse sensitivity, render
-//! distance, horizon, fullscreen, visibility culling and the hotbar, kept in `settings.ron` under the
+//! distance, horizon, fullscreen, visibility culling, the hotbar and the
+//! sound volumes, kept in `settings.ron` under the
 //! user's config directory (`directories`). A broken or half-valid file
 //! never stops the game: what cannot be read is replaced by its default and
 //! the player is told why.
 
 use super::hotbar::{Hotbar, SLOTS};
 use super::streaming::{MAX_RENDER_DISTANCE, MIN_RENDER_DISTANCE};
+use crate::audio::Volumes;
 use crate::far::clipmap::MAX_HORIZON;
 use crate::world::block::{BlockId, Shape};
 use serde::{Deserialize, Serialize};
@@ -31,6 +33,8 @@ pub struct Settings {
     /// off draws every chunk in the view, for comparison.
     pub culling: bool,
     pub hotbar: Hotbar,
+    /// Master, blocks and ambience volumes, and muting while unfocused.
+    pub sound: Volumes,
 }
 
 impl Default for Settings {
@@ -43,6 +47,7 @@ impl Default for Settings {
             fullscreen: false,
             culling: true,
             hotbar: Hotbar::default(),
+            sound: Volumes::default(),
         }
     }
 }
@@ -60,6 +65,10 @@ struct SettingsFile {
     culling: bool,
     hotbar: Vec<String>,
     hotbar_selected: usize,
+    master_volume: f32,
+    blocks_volume: f32,
+    ambience_volume: f32,
+    mute_when_unfocused: bool,
 }
 
 impl Default for SettingsFile {
@@ -133,6 +142,12 @@ impl Settings {
             fullscreen: file.fullscreen,
             culling: file.culling,
             hotbar,
+            sound: Volumes {
+                master: in_range("master_volume", file.master_volume, 0.0..=1.0, d.sound.master, &mut warnings),
+                blocks: in_range("blocks_volume", file.blocks_volume, 0.0..=1.0, d.sound.blocks, &mut warnings),
+                ambience: in_range("ambience_volume", file.ambience_volume, 0.0..=1.0, d.sound.ambience, &mut warnings),
+                mute_unfocused: file.mute_when_unfocused,
+            },
         };
         (settings, warnings)
     }
@@ -160,6 +175,10 @@ impl Settings {
             culling: self.culling,
             hotbar: self.hotbar.slots.iter().map(|b| b.name().to_string()).collect(),
             hotbar_selected: self.hotbar.selected,
+            master_volume: self.sound.master,
+            blocks_volume: self.sound.blocks,
+            ambience_volume: self.sound.ambience,
+            mute_when_unfocused: self.sound.mute_unfocused,
         }
     }
 
@@ -198,6 +217,7 @@ mod tests {
         s.culling = false;
         s.hotbar.slots[3] = BlockId::ROSE;
         s.hotbar.selected = 3;
+        s.sound = Volumes { master: 0.25, blocks: 0.5, ambience: 0.0, mute_unfocused: false };
         let (back, warnings) = Settings::parse(&s.to_text());
         assert!(warnings.is_empty(), "{warnings:?}");
         assert_eq!(back, s);
@@ -215,7 +235,7 @@ mod tests {
     #[test]
     fn bad_values_fall_back_one_by_one() {
         let (s, w) = Settings::parse(
-            "(fov_degrees: 500.0, mouse_sensitivity: 0.2, render_distance: 99, horizon: 90000, hotbar: [\"stone\", \"unobtainium\", \"air\"])",
+            "(fov_degrees: 500.0, mouse_sensitivity: 0.2, render_distance: 99, horizon: 90000, hotbar: [\"stone\", \"unobtainium\", \"air\"], master_volume: 1.5)",
         );
         assert_eq!(s.fov_degrees, 70.0);
         assert_eq!(s.mouse_sensitivity, 0.2, "good values are kept");
@@ -223,7 +243,8 @@ mod tests {
         assert_eq!(s.horizon, DEFAULT_HORIZON);
         assert_eq!(s.hotbar.slots[0], BlockId::STONE);
         assert_eq!(s.hotbar.slots[1], Hotbar::default().slots[1]);
-        assert_eq!(w.len(), 6, "{w:?}");
+        assert_eq!(s.sound.master, Volumes::default().master);
+        assert_eq!(w.len(), 7, "{w:?}");
     }
 
     #[test]

@@ -20,6 +20,20 @@ pub struct StateLine<'a> {
     pub aim: AimLine<'a>,
     #[serde(flatten)]
     pub ui: UiLine<'a>,
+    #[serde(flatten)]
+    pub audio: AudioLine<'a>,
+}
+
+#[derive(Serialize)]
+pub struct AudioLine<'a> {
+    /// device, record or off.
+    pub audio: &'a str,
+    /// Sounds the mixer has started.
+    pub sounds: u64,
+    /// Seconds into `--record-audio`'s recording now, and at the last
+    /// block broken or placed.
+    pub recording_s: Option<f64>,
+    pub last_edit_s: Option<f64>,
 }
 
 #[derive(Serialize)]
@@ -114,9 +128,10 @@ mod tests {
             frames: FrameLine { fps: 60.0, frame_ms_max: 20.0, switch_ms: 0.0 },
             aim: AimLine { grabbed: false, target: None, slot: 2, last_break: None, last_place: None },
             ui: UiLine { world: None, overlay: false, screenshot: None, menu: None },
+            audio: AudioLine { audio: "off", sounds: 0, recording_s: None, last_edit_s: None },
         };
         let v = serde_json::to_value(&line).expect("serialises");
-        for key in ["t", "pos", "mode", "backend", "render_distance", "fps", "slot", "overlay", "menu"] {
+        for key in ["t", "pos", "mode", "backend", "render_distance", "fps", "slot", "overlay", "menu", "sounds"] {
             assert!(v.get(key).is_some(), "{key} is not at the top: {v}");
         }
         assert_eq!(v["slot"], 2);

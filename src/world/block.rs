@@ -36,6 +36,8 @@ pub struct BlockInfo {
     pub tiles: [u8; 4],
     /// What the eye sees from within it (water, lava), if not clear air.
     pub inside: Option<Inside>,
+    /// Its sound group in `assets/sounds.ron`.
+    pub sound: &'static str,
 }
 
 impl BlockInfo {

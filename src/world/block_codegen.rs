@@ -99,9 +99,25 @@ pub struct Block {
     tiles: Tiles,
     #[serde(default)]
     inside: Option<Inside>,
+    /// Its sound group in `assets/sounds.ron` (footsteps, digging,
+    /// breaking, placing); without one, the group its kind implies.
+    #[serde(default)]
+    sound: Option<String>,
 }
 
 impl Block {
+    /// The block's sound group: the one it names, else its kind's: a
+    /// liquid sounds like water, a sprite like a plant, a cube like stone.
+    fn sound_group(&self) -> &str {
+        match (&self.sound, self.liquid, self.shape) {
+            (Some(s), _, _) => s,
+            (None, true, _) => "water",
+            (None, false, Shape::Cross | Shape::Flat) => "plant",
+            (None, false, Shape::None) => "none",
+            (None, false, Shape::Cube) => "stone",
+        }
+    }
+
     /// (top, side, bottom) tile names.
     fn tile_names(&self) -> Result<[Option<&str>; 3], String> {
         let t = &self.tiles;
@@ -186,8 +202,8 @@ pub fn generate(ron_text: &str) -> Result<String, String> {
         }
         let _ = writeln!(
             table,
-            "    BlockInfo {{ name: {:?}, shape: Shape::{:?}, layer: Layer::{:?}, solid: {}, liquid: {}, light: {:?}, dims: {}, cull_self: {}, axis: Axis::{:?}, tiles: [{}, {}, {}, {}], inside: {:?} }},",
-            b.name, b.shape, b.layer, b.solid, b.liquid, b.light, b.dims, b.cull_self, b.axis, idx[0], idx[1], idx[2], idx[3], b.inside
+            "    BlockInfo {{ name: {:?}, shape: Shape::{:?}, layer: Layer::{:?}, solid: {}, liquid: {}, light: {:?}, dims: {}, cull_self: {}, axis: Axis::{:?}, tiles: [{}, {}, {}, {}], inside: {:?}, sound: {:?} }},",
+            b.name, b.shape, b.layer, b.solid, b.liquid, b.light, b.dims, b.cull_self, b.axis, idx[0], idx[1], idx[2], idx[3], b.inside, b.sound_group()
         );
         let _ = writeln!(consts, "    pub const {}: BlockId = BlockId({});", b.name.to_uppercase(), b.id);
     }

@@ -1,0 +1,116 @@
+//! The game's side of sound: what the player's feet, hands and eyes do,
+//! turned into messages for the sound thread (`crate::audio`). Everything
+//! here runs on the game thread and only queues.
+
+use super::player::{Mode, Player};
+use crate::audio::ambience::{self, Surroundings};
+use crate::audio::steps::{Feet, Footsteps};
+use crate::audio::{Action, Audio, Output, Scene, Sound, Volumes};
+use crate::world::block::BlockId;
+use crate::world::edits::BlockPos;
+use std::time::{Duration, Instant};
+
+/// The surroundings are probed this often (the ambience fades over
+/// seconds, so more often would change nothing a player hears).
+const PROBE_EVERY: Duration = Duration::from_millis(250);
+
+pub struct GameSound {
+    pub audio: Audio,
+    steps: Footsteps,
+    probed: Option<Instant>,
+    around: Surroundings,
+    /// The game-thread cost of the last frame's sound work, for the bench.
+    pub last_cost: Duration,
+    /// Seconds into the recording when a block was last broken or placed.
+    pub last_edit_s: Option<f64>,
+}
+
+/// The centre of block `p`, where its sounds come from.
+fn centre(p: BlockPos) -> [f32; 3] {
+    [p.x as f32 + 0.5, p.y as f32 + 0.5, p.z as f32 + 0.5]
+}
+
+impl GameSound {
+    pub fn new(output: Output, volumes: Volumes) -> GameSound {
+        GameSound {
+            audio: Audio::start(output, volumes),
+            steps: Footsteps::default(),
+            probed: None,
+            around: Surroundings::default(),
+            last_cost: Duration::ZERO,
+            last_edit_s: None,
+        }
+    }
+
+    /// After a fixed tick: a footstep if one is due, by the block underfoot
+    /// (or the water waded in).
+    pub fn tick(&mut self, before: &Player, after: &Player, sprint: bool, block: &dyn Fn(BlockPos) -> Option<BlockId>) {
+        let d = after.pos - before.pos;
+        let moved = (d.x * d.x + d.z * d.z).sqrt();
+        let feet = Feet {
+            on_ground: after.on_ground,
+            flying: after.mode == Mode::Fly,
+            moved,
+            sprint,
+            fall_speed: before.vel.y,
+        };
+        if !self.steps.tick(feet) {
+            return;
+        }
+        let p = after.pos;
+        let at = |dy: f64| BlockPos::new(p.x.floor() as i64, (p.y + dy).floor() as i64, p.z.floor() as i64);
+        let wading = block(at(0.1)).map(|b| b.info().liquid).unwrap_or(false);
+        let under = if wading { block(at(0.1)) } else { block(at(-0.05)) };
+        let Some(b) = under.filter(|b| *b != BlockId::AIR) else { return };
+        let group = b.info().sound;
+        if group != "none" {
+            self.audio.play(Sound::Block { group, action: Action::Step, at: None });
+        }
+    }
+
+    /// A block was broken (`was` is what it had been) or placed.
+    pub fn edited(&mut self, pos: BlockPos, was: BlockId, now: BlockId) {
+        self.last_edit_s = self.audio.state.recording_time(Instant::now());
+        let (block, action) = if now == BlockId::AIR { (was, Action::Break) } else { (now, Action::Place) };
+        let group = block.info().sound;
+        if group != "none" {
+            self.audio.play(Sound::Block { group, action, at: Some(centre(pos)) });
+        }
+    }
+
+    pub fn play(&self, s: Sound) {
+        self.audio.play(s);
+    }
+
+    /// Once a frame: the ears follow the eye; the ambience follows what is
+    /// around it, probed every [`PROBE_EVERY`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn frame(
+        &mut self,
+        eye: glam::DVec3,
+        forward: glam::DVec3,
+        sea_level: f64,
+        sky: u8,
+        time_of_day: f64,
+        block: &dyn Fn(BlockPos) -> Option<BlockId>,
+    ) {
+        let t0 = Instant::now();
+        if self.probed.map(|t| t.elapsed() >= PROBE_EVERY).unwrap_or(true) {
+            self.probed = Some(t0);
+            self.around = ambience::probe(eye.to_array(), sea_level, sky, ambience::daylight(time_of_day), block);
+        }
+        let eye_block = BlockPos::new(eye.x.floor() as i64, eye.y.floor() as i64, eye.z.floor() as i64);
+        let under_water = block(eye_block).map(|b| b == BlockId::WATER).unwrap_or(false);
+        let around = Surroundings { under_water, ..self.around };
+        let f = forward.as_vec3().to_array();
+        self.audio.scene(Scene {
+            eye: eye.as_vec3().to_array(),
+            forward: f,
+            mix: ambience::mix(&around),
+            under_water,
+            water_at: around.water.map(|w| w.0),
+            lava_at: around.lava.map(|l| l.0),
+        });
+        self.last_cost = t0.elapsed();
+    }
+}
