@@ -700,3 +700,227 @@ fn breaking_into_a_sealed_space_shows_it_at_once() {
     assert!((r0 - b0).abs() < 30.0, "before the break the centre is grey stone: {r0:.0}/{b0:.0}");
     assert!(r1 > b1 + 40.0, "through the hole the glowstone shows, not the sky: {r1:.0}/{b1:.0}");
 }
+
+/// The left channel of a 16-bit WAV, as floats, and its sample rate.
+fn read_wav(path: &Path) -> (Vec<f32>, u32) {
+    let mut r = hound::WavReader::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let spec = r.spec();
+    let ch = spec.channels as usize;
+    let all: Vec<i16> = r.samples::<i16>().map(|s| s.expect("a sample")).collect();
+    (all.iter().step_by(ch).map(|&v| v as f32 / i16::MAX as f32).collect(), spec.sample_rate)
+}
+
+/// Sound onsets (seconds): 5 ms frames whose mean level jumps above both
+/// an absolute floor and 4× the level of the 50 ms before, at most one per
+/// 150 ms.
+fn onsets(x: &[f32], rate: u32) -> Vec<f64> {
+    let frame = rate as usize / 200;
+    let level: Vec<f32> = x.chunks(frame).map(|c| c.iter().map(|v| v.abs()).sum::<f32>() / c.len() as f32).collect();
+    let mut out: Vec<f64> = Vec::new();
+    for i in 10..level.len() {
+        let before = level[i - 10..i].iter().sum::<f32>() / 10.0;
+        let t = i as f64 * 0.005;
+        if level[i] > 0.004 && level[i] > 4.0 * before && out.last().map(|&o| t - o > 0.15).unwrap_or(true) {
+            out.push(t);
+        }
+    }
+    out
+}
+
+/// Spectral centroid (Hz) of the 2048 samples from `t`, by a direct DFT.
+fn centroid(x: &[f32], rate: u32, t: f64) -> f64 {
+    let n = 2048;
+    let start = (t * rate as f64) as usize;
+    let w: Vec<f64> = (0..n)
+        .map(|i| {
+            let hann = 0.5 - 0.5 * (std::f64::consts::TAU * i as f64 / n as f64).cos();
+            x.get(start + i).copied().unwrap_or(0.0) as f64 * hann
+        })
+        .collect();
+    let (mut num, mut den) = (0.0, 0.0);
+    for k in 1..n / 2 {
+        let (mut re, mut im) = (0.0, 0.0);
+        for (i, v) in w.iter().enumerate() {
+            let a = std::f64::consts::TAU * (k * i) as f64 / n as f64;
+            re += v * a.cos();
+            im -= v * a.sin();
+        }
+        let mag = (re * re + im * im).sqrt();
+        num += mag * k as f64 * rate as f64 / n as f64;
+        den += mag;
+    }
+    num / den.max(1e-12)
+}
+
+/// A trench of stone, then sand, ahead of the spawn point along the
+/// player's first heading, cleared to three blocks high; returns the
+/// edit script and where the stone ends (metres along the heading).
+fn stone_then_sand(feet: [f64; 3], yaw_degrees: f64) -> (String, f64) {
+    let (f, r) = {
+        let y = yaw_degrees.to_radians();
+        ((y.sin(), y.cos()), (-y.cos(), y.sin()))
+    };
+    let stone_until = 14.0;
+    let ground = feet[1].floor() as i64;
+    let mut cells = std::collections::BTreeMap::new();
+    let mut t = -3.0;
+    while t <= 45.0 {
+        let mut s = -2.5;
+        while s <= 2.5 {
+            let x = (feet[0] + f.0 * t + r.0 * s).floor() as i64;
+            let z = (feet[2] + f.1 * t + r.1 * s).floor() as i64;
+            let floor = if t < stone_until { "stone" } else { "sand" };
+            cells.entry((x, z)).or_insert(floor);
+            s += 0.5;
+        }
+        t += 0.5;
+    }
+    let mut script = String::new();
+    for ((x, z), floor) in cells {
+        script += &format!("set {x} {} {z} stone\nset {x} {} {z} {floor}\n", ground - 2, ground - 1);
+        for y in ground..ground + 3 {
+            script += &format!("set {x} {y} {z} air\n");
+        }
+    }
+    (script, stone_until)
+}
+
+struct Walk {
+    /// (onset time, the step's group from the cue log) for each footstep cue.
+    steps: Vec<(f64, String)>,
+    onsets: Vec<f64>,
+    walked: f64,
+    walk: (f64, f64),
+    still: (f64, f64),
+    edit_s: Option<f64>,
+    samples: Vec<f32>,
+    rate: u32,
+}
+
+/// Plays the trench world with `--record-audio`: walks 6 s, stands 2.5 s,
+/// looks down and breaks the floor.
+fn record_a_walk(s: &mut Session, env: &[(&str, &str)], tag: &str) -> Walk {
+    let world = s.dir.join(format!("world-{tag}"));
+    let wav = s.dir.join(format!("{tag}.wav"));
+    let dump = s.dir.join(format!("{tag}.jsonl"));
+    let cfg = s.dir.join("config").join("blockworld");
+    std::fs::create_dir_all(&cfg).unwrap();
+    // Ambience off: the test counts the feet's onsets.
+    std::fs::write(cfg.join("settings.ron"), "(ambience_volume: 0.0)").unwrap();
+    let bw = |args: &[&str]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_blockworld")).args(args).output().expect("blockworld runs");
+        assert!(o.status.success(), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
+    };
+    bw(&["world", "new", world.to_str().unwrap(), "--seed", "42"]);
+    let preset = blockworld::worldgen::preset::Preset::load("classic").expect("classic");
+    let feet = blockworld::game::spawn::spawn_point(&blockworld::worldgen::WorldGen::new(preset, 42));
+    let (script, stone_until) = stone_then_sand(feet.to_array(), 35.0);
+    let script_path = s.dir.join(format!("{tag}.edits"));
+    std::fs::write(&script_path, script).unwrap();
+    bw(&["world", "edit", world.to_str().unwrap(), script_path.to_str().unwrap()]);
+    let args = [
+        "--world",
+        world.to_str().unwrap(),
+        "--render-distance",
+        "3",
+        "--size",
+        "480x300",
+        "--exit-after",
+        "60",
+        "--backend",
+        "cpu",
+        "--record-audio",
+        wav.to_str().unwrap(),
+    ];
+    let (game, _window) = s.play(&args, env, &dump);
+    let at = |k: &str| last_state(&dump).unwrap()[k].clone();
+    // The dump writes a line a second: the line before a key goes down was
+    // written before it, the first one after it goes up after it.
+    let next = || {
+        let lines = || std::fs::read_to_string(&dump).map(|t| t.lines().count()).unwrap_or(0);
+        let n = lines();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while lines() == n && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        last_state(&dump).unwrap()
+    };
+    let t0 = at("recording_s").as_f64().expect("recording");
+    let p0 = at("pos");
+    s.hold("w", Duration::from_millis(6000));
+    let after_walk = next();
+    let t1 = after_walk["recording_s"].as_f64().unwrap();
+    let p1 = after_walk["pos"].clone();
+    std::thread::sleep(Duration::from_millis(2500));
+    let t2 = at("recording_s").as_f64().unwrap();
+    s.look(0, 500, 10);
+    s.click("1");
+    std::thread::sleep(Duration::from_millis(2500));
+    let edit_s = at("last_edit_s").as_f64();
+    drop(game);
+    let walked = ((p1[0].as_f64().unwrap() - p0[0].as_f64().unwrap()).powi(2)
+        + (p1[2].as_f64().unwrap() - p0[2].as_f64().unwrap()).powi(2))
+    .sqrt();
+    assert!(walked > stone_until + 3.0, "W walked only {walked:.1} m, not onto the sand");
+    let (samples, rate) = read_wav(&wav);
+    let found = onsets(&samples, rate);
+    let cues = std::fs::read_to_string(format!("{}.cues.tsv", wav.display())).expect("the cue log");
+    let steps = cues
+        .lines()
+        .skip(1)
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            let group = f.get(2)?.strip_prefix("step ")?;
+            Some((f.get(1)?.parse().ok()?, group.to_string()))
+        })
+        .collect();
+    Walk { steps, onsets: found, walked, walk: (t0, t1), still: (t1 + 0.4, t2), edit_s, samples, rate }
+}
+
+/// The footstep checks: onsets at the walking cadence while walking, none
+/// while standing.
+fn check_footsteps(w: &Walk) -> Result<(), String> {
+    let within = |(a, b): (f64, f64)| w.onsets.iter().filter(|&&t| t >= a && t < b).count();
+    let walking = within(w.walk);
+    let strides = w.walked / blockworld::audio::steps::STRIDE;
+    if (walking as f64) < strides * 0.7 || walking as f64 > strides + 2.0 {
+        return Err(format!("{walking} onsets while walking {:.1} m ({strides:.1} strides)", w.walked));
+    }
+    let still = within(w.still);
+    if still > 0 {
+        return Err(format!("{still} onsets while standing still"));
+    }
+    Ok(())
+}
+
+#[test]
+fn footsteps_and_a_break_are_heard_in_the_recorded_mix() {
+    if skip() {
+        return;
+    }
+    let mut s = Session::start("sound");
+    let w = record_a_walk(&mut s, &[], "walk");
+    if let Err(why) = check_footsteps(&w) {
+        panic!("{why}; onsets {:?}; steps {:?}; game log:\n{}", w.onsets, w.steps, s.log("game.log"));
+    }
+    // The two surfaces differ in spectrum: sand's grains are brighter.
+    let mean = |g: &str| {
+        let c: Vec<f64> = w.steps.iter().filter(|(_, sg)| sg == g).map(|(t, _)| centroid(&w.samples, w.rate, *t)).collect();
+        assert!(c.len() >= 2, "fewer than two {g} steps: {:?}", w.steps);
+        c.iter().sum::<f64>() / c.len() as f64
+    };
+    let (stone, sand) = (mean("stone"), mean("sand"));
+    eprintln!("spectral centroid: stone steps {stone:.0} Hz, sand steps {sand:.0} Hz");
+    assert!(sand > 1.3 * stone, "stone {stone:.0} Hz and sand {sand:.0} Hz do not differ enough");
+    // Breaking the floor: an onset within 50 ms of the break.
+    let edit = w.edit_s.expect("the click broke a block");
+    let heard = w.onsets.iter().find(|&&t| t >= edit - 0.01).copied();
+    let lag = heard.map(|t| t - edit).unwrap_or(f64::INFINITY);
+    eprintln!("break at {edit:.3} s in the recording, first onset {lag:.3} s after");
+    assert!(lag < 0.05, "no onset within 50 ms of the break at {edit:.3} s: {:?}", w.onsets);
+
+    // Negative control: without the footstep trigger the same walk fails
+    // the footstep check.
+    let quiet = record_a_walk(&mut s, &[("BLOCKWORLD_TEST_NO_FOOTSTEPS", "1")], "quiet");
+    assert!(check_footsteps(&quiet).is_err(), "the check passed with footsteps off: {:?}", quiet.onsets);
+}
