@@ -905,7 +905,8 @@ fn footsteps_and_a_break_are_heard_in_the_recorded_mix() {
     }
     // The two surfaces differ in spectrum: sand's grains are brighter.
     let mean = |g: &str| {
-        let c: Vec<f64> = w.steps.iter().filter(|(_, sg)| sg == g).map(|(t, _)| centroid(&w.samples, w.rate, *t)).collect();
+        let c: Vec<f64> =
+            w.steps.iter().filter(|(_, sg)| sg == g).map(|(t, _)| centroid(&w.samples, w.rate, *t)).collect();
         assert!(c.len() >= 2, "fewer than two {g} steps: {:?}", w.steps);
         c.iter().sum::<f64>() / c.len() as f64
     };

@@ -85,7 +85,13 @@ pub fn daylight(time: f64) -> f32 {
 /// Probes the blocks around `eye` for [`Surroundings`]: a sparse grid (every
 /// other block over ±`R` horizontally and from 4 below to 8 above), so a
 /// probe costs about a thousand lookups.
-pub fn probe(eye: [f64; 3], sea_level: f64, sky: u8, day: f32, block: &dyn Fn(BlockPos) -> Option<BlockId>) -> Surroundings {
+pub fn probe(
+    eye: [f64; 3],
+    sea_level: f64,
+    sky: u8,
+    day: f32,
+    block: &dyn Fn(BlockPos) -> Option<BlockId>,
+) -> Surroundings {
     const R: i64 = 12;
     let at = BlockPos::new(eye[0].floor() as i64, eye[1].floor() as i64, eye[2].floor() as i64);
     let info = |b: BlockId| b.info();
@@ -163,7 +169,8 @@ mod tests {
 
     #[test]
     fn under_water_only_the_murk() {
-        let m = mix(&Surroundings { under_water: true, green: 0.5, water: Some(([0.0; 3], 0.0)), ..Default::default() });
+        let m =
+            mix(&Surroundings { under_water: true, green: 0.5, water: Some(([0.0; 3], 0.0)), ..Default::default() });
         assert_eq!(m, [0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0]);
     }
 
@@ -177,7 +184,8 @@ mod tests {
 
     #[test]
     fn water_and_lava_by_distance() {
-        let near = mix(&Surroundings { water: Some(([0.0; 3], 2.0)), lava: Some(([0.0; 3], 3.0)), ..Default::default() });
+        let near =
+            mix(&Surroundings { water: Some(([0.0; 3], 2.0)), lava: Some(([0.0; 3], 3.0)), ..Default::default() });
         let far = mix(&Surroundings { water: Some(([0.0; 3], 15.0)), ..Default::default() });
         assert!(layer(&near, "water") > 0.8 && layer(&near, "lava") > 0.7);
         assert!(layer(&far, "water") < 0.1 && layer(&far, "lava") == 0.0);

@@ -136,8 +136,14 @@ impl SoundsSpec {
             if c.sources.is_empty() {
                 return bad(at, "no sources".into());
             }
-            if !(0.0..=12.0).contains(&c.pitch) || !(0.0..=24.0).contains(&c.volume) || !(-60.0..=12.0).contains(&c.gain) {
-                return bad(at, "pitch within 0..=12 semitones, volume within 0..=24 dB, gain within -60..=12 dB".into());
+            if !(0.0..=12.0).contains(&c.pitch)
+                || !(0.0..=24.0).contains(&c.volume)
+                || !(-60.0..=12.0).contains(&c.gain)
+            {
+                return bad(
+                    at,
+                    "pitch within 0..=12 semitones, volume within 0..=24 dB, gain within -60..=12 dB".into(),
+                );
             }
             for s in &c.sources {
                 check_source(s, false).or_else(|why| bad(at.clone(), why))?;
@@ -171,7 +177,9 @@ fn check_source(s: &Source, looping: bool) -> Result<(), String> {
                 return Err(format!("{v} variants is outside 1..=8"));
             }
             if r.loops() != looping {
-                return Err(if looping { "an ambience needs a loop recipe" } else { "a cue needs a one-shot recipe" }.into());
+                return Err(
+                    if looping { "an ambience needs a loop recipe" } else { "a cue needs a one-shot recipe" }.into()
+                );
             }
             Ok(())
         }
@@ -206,12 +214,7 @@ pub struct Bank {
 }
 
 fn from_frames(frames: Vec<Frame>) -> StaticSoundData {
-    StaticSoundData {
-        sample_rate: RATE,
-        frames: Arc::from(frames),
-        settings: Default::default(),
-        slice: None,
-    }
+    StaticSoundData { sample_rate: RATE, frames: Arc::from(frames), settings: Default::default(), slice: None }
 }
 
 fn decode(name: &str) -> Result<StaticSoundData, BankError> {

@@ -52,7 +52,11 @@ pub enum Action {
 pub enum Sound {
     /// A block group's cue, at a block's centre (None: at the listener,
     /// as the player's own footsteps are).
-    Block { group: &'static str, action: Action, at: Option<[f32; 3]> },
+    Block {
+        group: &'static str,
+        action: Action,
+        at: Option<[f32; 3]>,
+    },
     Click,
     Shutter,
 }
@@ -156,7 +160,8 @@ where
         let mut world_builder = TrackBuilder::new().sub_track_capacity(8);
         let filter = world_builder.add_effect(FilterBuilder::new().cutoff(OPEN));
         let mut world = manager.add_sub_track(world_builder).map_err(res)?;
-        let blocks = world.add_sub_track(TrackBuilder::new().sub_track_capacity(256).sound_capacity(256)).map_err(res)?;
+        let blocks =
+            world.add_sub_track(TrackBuilder::new().sub_track_capacity(256).sound_capacity(256)).map_err(res)?;
         let mut ambience = world.add_sub_track(TrackBuilder::new().sub_track_capacity(8)).map_err(res)?;
         let ui = manager.add_sub_track(TrackBuilder::new()).map_err(res)?;
         let mut layers = Vec::new();
@@ -307,5 +312,138 @@ where
             m[i] = l.target;
         }
         m
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::ambience::{self, Surroundings};
+    use super::super::capture::{CaptureBackend, Tap, RATE};
+    use super::*;
+
+    fn mixer() -> (Mixer<CaptureBackend>, Tap) {
+        let tap = Tap::default();
+        let bank = Bank::shipped().expect("the shipped sounds");
+        let volumes = Volumes { master: 1.0, blocks: 1.0, ambience: 1.0, mute_unfocused: true };
+        (Mixer::new(tap.clone(), bank, volumes).expect("a mixer on the capture backend"), tap)
+    }
+
+    fn seconds(tap: &Tap, s: f32) -> Vec<f32> {
+        let frames = (s * RATE as f32) as usize;
+        (0..frames.div_ceil(256)).flat_map(|_| tap.render(256)).collect()
+    }
+
+    fn rms(x: &[f32]) -> f32 {
+        (x.iter().map(|v| v * v).sum::<f32>() / x.len().max(1) as f32).sqrt()
+    }
+
+    /// Mean step between samples: a crude measure of the high frequencies.
+    fn roughness(x: &[f32]) -> f32 {
+        x.windows(2).map(|w| (w[1] - w[0]).abs()).sum::<f32>() / x.len().max(1) as f32
+    }
+
+    fn scene(s: &Surroundings) -> Scene {
+        Scene {
+            eye: [0.0; 3],
+            forward: [0.0, 0.0, -1.0],
+            mix: ambience::mix(s),
+            under_water: s.under_water,
+            water_at: s.water.map(|w| w.0),
+            lava_at: s.lava.map(|l| l.0),
+        }
+    }
+
+    /// The mix's level over its last second, 2.5 s after the scene is set
+    /// (the layers fade in over 1.5 s).
+    fn ambience_level(s: Surroundings) -> f32 {
+        let (mut m, tap) = mixer();
+        m.set_scene(&scene(&s));
+        let out = seconds(&tap, 2.5);
+        rms(&out[out.len() - 2 * RATE as usize..])
+    }
+
+    #[test]
+    fn silence_until_a_footstep_then_the_footstep() {
+        let (mut m, tap) = mixer();
+        m.set_scene(&scene(&Surroundings { height: 0.0, open: 0.0, sky: 15, ..Default::default() }));
+        assert!(rms(&seconds(&tap, 0.2)) < 1e-4, "no sound before one is played");
+        m.play(&Sound::Block { group: "stone", action: Action::Step, at: None }).expect("plays");
+        let out = seconds(&tap, 0.3);
+        let peak = out.iter().fold(0.0f32, |p, v| p.max(v.abs()));
+        assert!(peak > 0.05, "the footstep is in the mix: peak {peak}");
+        // It starts in the first block rendered after it was played.
+        let first = out.iter().position(|v| v.abs() > 1e-3).expect("an onset") / 2;
+        assert!(first < 512, "first sample {first} frames after the event");
+        assert_eq!(m.played, 1);
+    }
+
+    #[test]
+    fn under_water_the_world_is_muffled() {
+        let hear = |under: bool| {
+            let (mut m, tap) = mixer();
+            let mut s = scene(&Surroundings { open: 0.0, ..Default::default() });
+            s.mix = [0.0; 7];
+            s.under_water = under;
+            m.set_scene(&s);
+            seconds(&tap, 0.4);
+            m.play(&Sound::Block { group: "gravel", action: Action::Break, at: Some([1.0, 0.0, -2.0]) })
+                .expect("plays");
+            let out = seconds(&tap, 0.5);
+            (roughness(&out), rms(&out))
+        };
+        let (dry, wet) = (hear(false), hear(true));
+        assert!(wet.0 < 0.35 * dry.0, "the filter took the highs: {dry:?} → {wet:?}");
+        assert!(wet.1 > 0.0, "still audible");
+    }
+
+    #[test]
+    fn a_block_sound_is_panned_towards_it() {
+        let side = |x: f32| {
+            let (mut m, tap) = mixer();
+            let mut s = scene(&Surroundings { open: 0.0, ..Default::default() });
+            s.mix = [0.0; 7];
+            m.set_scene(&s);
+            seconds(&tap, 0.2);
+            m.play(&Sound::Block { group: "wood", action: Action::Place, at: Some([x, 0.0, 0.0]) }).expect("plays");
+            let out = seconds(&tap, 0.4);
+            let (l, r): (Vec<f32>, Vec<f32>) = out.chunks(2).map(|f| (f[0], f[1])).unzip();
+            rms(&l) / rms(&r).max(1e-9)
+        };
+        // The listener faces −z: +x is to its right.
+        assert!(side(4.0) < 0.8, "a block to the right is louder on the right: l/r {}", side(4.0));
+        assert!(side(-4.0) > 1.25, "and to the left on the left: l/r {}", side(-4.0));
+    }
+
+    #[test]
+    fn the_ambience_rules_are_heard() {
+        let quiet = Surroundings { height: 0.0, open: 0.0, sky: 15, green: 0.0, ..Default::default() };
+        let base = ambience_level(quiet);
+        assert!(base < 1e-3, "nothing around: silence ({base})");
+        let cases = [
+            ("height: wind on a peak", Surroundings { height: 80.0, open: 1.0, ..quiet }),
+            ("biome and time: birds by day in green", Surroundings { green: 0.6, open: 1.0, day: 1.0, ..quiet }),
+            ("biome and time: crickets by night in green", Surroundings { green: 0.6, open: 1.0, day: 0.0, ..quiet }),
+            ("under water: the murk", Surroundings { under_water: true, ..quiet }),
+            ("underground: drops and room tone", Surroundings { sky: 0, ..quiet }),
+            ("a shore: water", Surroundings { water: Some(([3.0, 0.0, 0.0], 3.0)), ..quiet }),
+            ("lava near", Surroundings { lava: Some(([0.0, -2.0, 0.0], 2.0)), ..quiet }),
+        ];
+        for (what, s) in cases {
+            let level = ambience_level(s);
+            assert!(level > 0.005, "{what}: level {level}");
+        }
+    }
+
+    #[test]
+    fn unfocused_is_silent_when_asked() {
+        let (mut m, tap) = mixer();
+        m.set_scene(&scene(&Surroundings { sky: 0, open: 0.0, height: 0.0, ..Default::default() }));
+        seconds(&tap, 2.0);
+        m.set_focused(false);
+        let out = seconds(&tap, 1.0);
+        assert!(rms(&out[RATE as usize..]) < 1e-4, "muted after the fade");
+        m.set_focused(true);
+        let out = seconds(&tap, 1.0);
+        assert!(rms(&out[RATE as usize..]) > 1e-3, "back when focused");
     }
 }

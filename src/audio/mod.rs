@@ -36,6 +36,9 @@ pub enum Output {
     Record(PathBuf),
     /// No sound at all (`--no-audio`).
     Off,
+    /// No device can play, for this reason (said once, as for a device
+    /// that fails to open).
+    Unavailable(String),
 }
 
 enum Msg {
@@ -81,7 +84,12 @@ impl Audio {
     /// happen on that thread).
     pub fn start(output: Output, volumes: Volumes) -> Audio {
         let state = Arc::new(AudioState::default());
-        if output == Output::Off {
+        if let Output::Unavailable(why) = &output {
+            if let Ok(mut n) = state.notice.lock() {
+                *n = Some(format!("no sound device ({why}); playing on without sound"));
+            }
+        }
+        if matches!(output, Output::Off | Output::Unavailable(_)) {
             return Audio { tx: None, thread: None, state, output };
         }
         let (tx, rx) = crossbeam_channel::bounded(QUEUE);
@@ -148,7 +156,11 @@ impl Drop for Audio {
 }
 
 /// Applies one message; false on Stop.
-fn apply<B: kira::backend::Backend>(m: Msg, mixer: &mut mixer::Mixer<B>, on_play: &mut dyn FnMut(&Sound, Instant)) -> bool
+fn apply<B: kira::backend::Backend>(
+    m: Msg,
+    mixer: &mut mixer::Mixer<B>,
+    on_play: &mut dyn FnMut(&Sound, Instant),
+) -> bool
 where
     B::Error: std::fmt::Display,
 {
@@ -170,7 +182,7 @@ where
 fn run(output: Output, volumes: Volumes, rx: Receiver<Msg>, state: &AudioState) -> Result<(), String> {
     let bank = bank::Bank::shipped().map_err(|e| format!("no sound: {e}"))?;
     match output {
-        Output::Off => Ok(()),
+        Output::Off | Output::Unavailable(_) => Ok(()),
         Output::Device => {
             let mut mixer = mixer::Mixer::<kira::DefaultBackend>::new(Default::default(), bank, volumes)
                 .map_err(|e| format!("no sound device ({e}); playing on without sound"))?;
@@ -190,11 +202,22 @@ fn run(output: Output, volumes: Volumes, rx: Receiver<Msg>, state: &AudioState) 
 
 /// Renders the mix at the wall clock's pace into `path` (16-bit stereo
 /// WAV), and logs each sound's event and start time to `path.cues.tsv`.
-fn record(path: &std::path::Path, volumes: Volumes, bank: bank::Bank, rx: &Receiver<Msg>, state: &AudioState) -> Result<(), String> {
+fn record(
+    path: &std::path::Path,
+    volumes: Volumes,
+    bank: bank::Bank,
+    rx: &Receiver<Msg>,
+    state: &AudioState,
+) -> Result<(), String> {
     let fail = |e: &dyn std::fmt::Display| format!("cannot record the sound to {}: {e}", path.display());
     let tap = capture::Tap::default();
     let mut mixer = mixer::Mixer::<capture::CaptureBackend>::new(tap.clone(), bank, volumes).map_err(|e| fail(&e))?;
-    let spec = hound::WavSpec { channels: 2, sample_rate: capture::RATE, bits_per_sample: 16, sample_format: hound::SampleFormat::Int };
+    let spec = hound::WavSpec {
+        channels: 2,
+        sample_rate: capture::RATE,
+        bits_per_sample: 16,
+        sample_format: hound::SampleFormat::Int,
+    };
     let mut wav = hound::WavWriter::create(path, spec).map_err(|e| fail(&e))?;
     let cue_path = {
         let mut p = path.as_os_str().to_owned();

@@ -87,7 +87,9 @@ impl Recipe {
                 }
                 for &(hz, d, l) in &i.body {
                     if !(20.0..nyquist).contains(&hz) || d <= 0.0 || !(0.0..=4.0).contains(&l) {
-                        return Err(format!("body ({hz}, {d}, {l}): Hz within 20..{nyquist}, decay above 0, level 0..=4"));
+                        return Err(format!(
+                            "body ({hz}, {d}, {l}): Hz within 20..{nyquist}, decay above 0, level 0..=4"
+                        ));
                     }
                 }
                 Ok(())
@@ -195,7 +197,9 @@ impl Biquad {
         self.a = n.a;
     }
     fn run(&mut self, x: f32) -> f32 {
-        let y = self.b[0] * x + self.b[1] * self.x[0] + self.b[2] * self.x[1] - self.a[0] * self.y[0] - self.a[1] * self.y[1];
+        let y = self.b[0] * x + self.b[1] * self.x[0] + self.b[2] * self.x[1]
+            - self.a[0] * self.y[0]
+            - self.a[1] * self.y[1];
         self.x = [x, self.x[0]];
         self.y = [y, self.y[0]];
         y
@@ -338,7 +342,8 @@ fn birds(seconds: f32, rng: &mut Rng) -> Vec<Frame> {
         let mut at = samples(t * 1000.0);
         for _ in 0..notes {
             let len = samples(rng.range(45.0, 140.0));
-            let (f0, f1) = if rng.unit() < 0.5 { (base, base * rng.range(1.1, 1.5)) } else { (base * 1.3, base * 0.85) };
+            let (f0, f1) =
+                if rng.unit() < 0.5 { (base, base * rng.range(1.1, 1.5)) } else { (base * 1.3, base * 0.85) };
             let amp = rng.range(0.3, 0.8);
             chirp(&mut left, at, len, f0, f1, amp * (1.0 - pan));
             chirp(&mut right, at, len, f0, f1, amp * pan);

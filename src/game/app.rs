@@ -12,15 +12,15 @@ use super::player::{LoadedChunks, Mode, Player};
 use super::saving::{SettingsFile, WorldSaving};
 use super::screen::Screen;
 use super::screenshots::Screenshots;
-use super::sound::GameSound;
-use crate::audio::Sound;
 use super::settings::Settings;
+use super::sound::GameSound;
 use super::spawn::spawn_point;
-use super::state_dump::{AudioLine, AimLine, FrameLine, GenerationLine, StateDump, StateLine, UiLine};
+use super::state_dump::{AimLine, AudioLine, FrameLine, GenerationLine, StateDump, StateLine, UiLine};
 use super::streaming::{memory, Budget, ChunkStreamer, MIN_RENDER_DISTANCE};
 use super::target::{raycast, Hit, REACH};
 use super::view;
 use super::world_menu::{MenuChoice, WorldMenu};
+use crate::audio::Sound;
 use crate::backend::{Device, Engine};
 use crate::render::camera::{Camera, DEFAULT_FOV_DEGREES};
 use crate::render::world_renderer::ViewParams;
@@ -63,6 +63,8 @@ pub struct PlayOptions {
     pub stop: Arc<AtomicBool>,
     /// Where the sound goes: the device, a recording, or nowhere.
     pub audio: crate::audio::Output,
+    /// Footsteps sound (off only for the window test's negative control).
+    pub footsteps: bool,
 }
 
 /// The camera's fixed settings; eye, facing, field of view and aspect come per frame.
@@ -225,7 +227,7 @@ impl App {
             aim: Aim::default(),
             panels: Panels::default(),
             dump,
-            sound: GameSound::new(self.opts.audio.clone(), self.opts.settings.sound),
+            sound: GameSound::new(self.opts.audio.clone(), self.opts.settings.sound, self.opts.footsteps),
             quit: false,
         };
         for w in std::mem::take(&mut self.opts.settings_warnings) {
@@ -691,7 +693,7 @@ impl Running {
                 audio: match self.sound.audio.output {
                     crate::audio::Output::Device => "device",
                     crate::audio::Output::Record(_) => "record",
-                    crate::audio::Output::Off => "off",
+                    crate::audio::Output::Off | crate::audio::Output::Unavailable(_) => "off",
                 },
                 sounds: self.sound.audio.state.played.load(Ordering::Relaxed),
                 recording_s: self.sound.audio.state.recording_time(Instant::now()),

@@ -32,11 +32,11 @@ fn centre(p: BlockPos) -> [f32; 3] {
 }
 
 impl GameSound {
-    pub fn new(output: Output, volumes: Volumes) -> GameSound {
+    /// `footsteps: false` is the window test's negative control.
+    pub fn new(output: Output, volumes: Volumes, footsteps: bool) -> GameSound {
         GameSound {
             audio: Audio::start(output, volumes),
-            // The window test's negative control: no footstep trigger.
-            steps_off: std::env::var_os("BLOCKWORLD_TEST_NO_FOOTSTEPS").is_some(),
+            steps_off: !footsteps,
             steps: Footsteps::default(),
             probed: None,
             around: Surroundings::default(),
