@@ -232,7 +232,6 @@ fn record(
     }
     let mut rendered: u64 = 0;
     let mut last_flush = start;
-    const BLOCK: usize = 256;
     loop {
         let mut go_on = true;
         let mut log_err = None;
@@ -243,6 +242,12 @@ fn record(
             Err(RecvTimeoutError::Disconnected) => Some(Msg::Stop),
         };
         for m in first.into_iter().chain(rx.try_iter()) {
+            // The mix is first rendered up to the message's own time, so a
+            // sound starts in the recording within a block of its event.
+            if let Msg::Play(_, at) = &m {
+                let due = (at.saturating_duration_since(start).as_secs_f64() * capture::RATE as f64) as u64;
+                render_until(&tap, &mut wav, &mut rendered, due).map_err(|e| fail(&e))?;
+            }
             let now_s = rendered as f64 / capture::RATE as f64;
             let mut log = |s: &Sound, at: Instant| {
                 state.played.fetch_add(1, Ordering::Relaxed);
@@ -259,14 +264,8 @@ fn record(
         if let Some(e) = log_err {
             return Err(fail(&e));
         }
-        // Render up to now; a sound applied above starts in the next block.
         let due = (start.elapsed().as_secs_f64() * capture::RATE as f64) as u64;
-        while rendered + BLOCK as u64 <= due || (!go_on && rendered < due) {
-            for v in tap.render(BLOCK) {
-                wav.write_sample((v.clamp(-1.0, 1.0) * i16::MAX as f32) as i16).map_err(|e| fail(&e))?;
-            }
-            rendered += BLOCK as u64;
-        }
+        render_until(&tap, &mut wav, &mut rendered, due).map_err(|e| fail(&e))?;
         if last_flush.elapsed() > Duration::from_secs(1) {
             // Keeps the header current, so a killed game leaves a readable file.
             wav.flush().map_err(|e| fail(&e))?;
@@ -279,6 +278,25 @@ fn record(
     }
     cues.flush().map_err(|e| fail(&e))?;
     wav.finalize().map_err(|e| fail(&e))
+}
+
+/// Frames per block the recorder renders (5.3 ms at 48 kHz).
+const BLOCK: usize = 256;
+
+/// Renders whole blocks of the mix into the file up to frame `due`.
+fn render_until(
+    tap: &capture::Tap,
+    wav: &mut hound::WavWriter<std::io::BufWriter<std::fs::File>>,
+    rendered: &mut u64,
+    due: u64,
+) -> Result<(), hound::Error> {
+    while *rendered + BLOCK as u64 <= due {
+        for v in tap.render(BLOCK) {
+            wav.write_sample((v.clamp(-1.0, 1.0) * i16::MAX as f32) as i16)?;
+        }
+        *rendered += BLOCK as u64;
+    }
+    Ok(())
 }
 
 /// A sound in the cue log: `step stone`, `break glass`, `click`.

@@ -75,8 +75,11 @@ impl Overlay {
             let mut pass = pass.forget_lifetime();
             self.renderer.render(&mut pass, &jobs, &screen);
         }
-        for id in &output.textures_delta.free {
+        let mut delta = output.textures_delta;
+        for id in &delta.free {
             self.renderer.free_texture(id);
         }
+        // Applied above; egui's debug builds check that none is dropped unseen.
+        delta.clear();
     }
 }
