@@ -109,16 +109,11 @@ fn orientation(forward: [f32; 3]) -> mint::Quaternion<f32> {
     mint::Quaternion { v: mint::Vector3 { x: q.x, y: q.y, z: q.z }, s: q.w }
 }
 
-/// A loop of the ambience.
-enum Place {
-    Flat,
-    Spatial(SpatialTrackHandle),
-}
-
+/// A loop of the ambience, on a spatial track where it has a place.
 struct Layer {
     sound: StaticSoundHandle,
     gain: f32,
-    place: Place,
+    spatial: Option<SpatialTrackHandle>,
     target: f32,
 }
 
@@ -168,16 +163,16 @@ where
         for (i, (data, gain)) in bank.ambience.iter().enumerate() {
             let looped = data.loop_region(..).volume(Decibels::SILENCE);
             let spatial = matches!(LAYERS[i], "water" | "lava");
-            let (sound, place) = if spatial {
+            let (sound, spatial) = if spatial {
                 // The rule sets the loudness by distance; the track only pans.
                 let builder = SpatialTrackBuilder::new().attenuation_function(None).spatialization_strength(0.6);
                 let mut track = ambience.add_spatial_sub_track(listener.id(), mint3([0.0; 3]), builder).map_err(res)?;
                 let sound = track.play(looped).map_err(|e| MixerError::Play(e.to_string()))?;
-                (sound, Place::Spatial(track))
+                (sound, Some(track))
             } else {
-                (ambience.play(looped).map_err(|e| MixerError::Play(e.to_string()))?, Place::Flat)
+                (ambience.play(looped).map_err(|e| MixerError::Play(e.to_string()))?, None)
             };
-            layers.push(Layer { sound, gain: *gain, place, target: 0.0 });
+            layers.push(Layer { sound, gain: *gain, spatial, target: 0.0 });
         }
         let mut m = Mixer {
             manager,
@@ -278,7 +273,7 @@ where
                 // crossfades; never a step in level.
                 layer.sound.set_volume(level, tween(1500));
             }
-            if let Place::Spatial(track) = &mut layer.place {
+            if let Some(track) = &mut layer.spatial {
                 let at = if LAYERS[i] == "water" { s.water_at } else { s.lava_at };
                 if let Some(at) = at {
                     track.set_position(mint3(at), tween(400));

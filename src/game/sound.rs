@@ -86,7 +86,7 @@ impl GameSound {
     }
 
     /// Once a frame: the ears follow the eye; the ambience follows what is
-    /// around it, probed every [`PROBE_EVERY`].
+    /// around it, probed every `PROBE_EVERY`.
     #[allow(clippy::too_many_arguments)]
     pub fn frame(
         &mut self,
