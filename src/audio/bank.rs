@@ -239,17 +239,7 @@ fn cue(c: &CueSpec) -> Result<Cue, BankError> {
 
 /// A decoded file made into a loop: its tail cross-faded into its head.
 fn looped(mut d: StaticSoundData) -> StaticSoundData {
-    let frames: Vec<Frame> = d.frames.to_vec();
-    let x = (d.sample_rate as usize / 2).min(frames.len() / 3);
-    let n = frames.len() - x;
-    let mut out = frames[..n].to_vec();
-    for (i, f) in out.iter_mut().take(x).enumerate() {
-        let t = i as f32 / x as f32;
-        let (a, b) = ((t * std::f32::consts::FRAC_PI_2).sin(), (t * std::f32::consts::FRAC_PI_2).cos());
-        let tail = frames[n + i];
-        *f = Frame { left: f.left * a + tail.left * b, right: f.right * a + tail.right * b };
-    }
-    d.frames = Arc::from(out);
+    d.frames = Arc::from(super::synth::seamless_at(d.frames.to_vec(), d.sample_rate));
     d
 }
 

@@ -270,10 +270,10 @@ fn impact(p: &Impact, rng: &mut Rng) -> Vec<Frame> {
     stereo(&out)
 }
 
-/// Cross-fades the last second of `frames` into its start and drops it, so
-/// the loop's end meets its start without a step.
-fn seamless(mut frames: Vec<Frame>) -> Vec<Frame> {
-    let x = (RATE as usize / 2).min(frames.len() / 3);
+/// Cross-fades the last half second of `frames` (at `rate`) into its start
+/// and drops it, so the loop's end meets its start without a step.
+pub fn seamless_at(mut frames: Vec<Frame>, rate: u32) -> Vec<Frame> {
+    let x = (rate as usize / 2).min(frames.len() / 3);
     let n = frames.len() - x;
     for i in 0..x {
         let t = i as f32 / x as f32;
@@ -284,6 +284,10 @@ fn seamless(mut frames: Vec<Frame>) -> Vec<Frame> {
     }
     frames.truncate(n);
     frames
+}
+
+fn seamless(frames: Vec<Frame>) -> Vec<Frame> {
+    seamless_at(frames, RATE)
 }
 
 /// A slow random walk in 0..1, one value per sample, smoothed.
