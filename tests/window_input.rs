@@ -797,8 +797,8 @@ struct Walk {
     rate: u32,
 }
 
-/// Plays the trench world with `--record-audio`: walks 6 s, stands 2.5 s,
-/// looks down and breaks the floor.
+/// Plays the trench world with `--record-audio`: walks onto the sand,
+/// stands 2.5 s, looks down and breaks the floor.
 fn record_a_walk(s: &mut Session, env: &[(&str, &str)], tag: &str) -> Walk {
     let world = s.dir.join(format!("world-{tag}"));
     let wav = s.dir.join(format!("{tag}.wav"));
@@ -847,7 +847,20 @@ fn record_a_walk(s: &mut Session, env: &[(&str, &str)], tag: &str) -> Walk {
     };
     let t0 = at("recording_s").as_f64().expect("recording");
     let p0 = at("pos");
-    s.hold("w", Duration::from_millis(6000));
+    // W is held until the player is well onto the sand (a slow software
+    // renderer walks fewer ticks a second), 20 s at most.
+    xdotool(&s.display, &["keydown", "w"]);
+    let (x0, z0) = (p0[0].as_f64().unwrap(), p0[2].as_f64().unwrap());
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while Instant::now() < deadline {
+        let p = at("pos");
+        let d = ((p[0].as_f64().unwrap() - x0).powi(2) + (p[2].as_f64().unwrap() - z0).powi(2)).sqrt();
+        if d > stone_until + 8.0 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    xdotool(&s.display, &["keyup", "w"]);
     let after_walk = next();
     let t1 = after_walk["recording_s"].as_f64().unwrap();
     let p1 = after_walk["pos"].clone();
