@@ -698,6 +698,7 @@ impl Running {
                 sounds: self.sound.audio.state.played.load(Ordering::Relaxed),
                 recording_s: self.sound.audio.state.recording_time(Instant::now()),
                 last_edit_s: self.sound.last_edit_s,
+                sound_ms_p99: self.sound.cost_p99_ms(),
             },
         };
         if let Err(e) = dump.maybe_write(&line) {

@@ -20,8 +20,8 @@ pub struct GameSound {
     steps: Footsteps,
     probed: Option<Instant>,
     around: Surroundings,
-    /// The game-thread cost of the last frame's sound work, for the bench.
-    pub last_cost: Duration,
+    /// The game-thread cost of the sound work of the last 600 frames, ms.
+    costs: std::collections::VecDeque<f32>,
     /// Seconds into the recording when a block was last broken or placed.
     pub last_edit_s: Option<f64>,
 }
@@ -40,7 +40,7 @@ impl GameSound {
             steps: Footsteps::default(),
             probed: None,
             around: Surroundings::default(),
-            last_cost: Duration::ZERO,
+            costs: std::collections::VecDeque::with_capacity(600),
             last_edit_s: None,
         }
     }
@@ -114,6 +114,17 @@ impl GameSound {
             water_at: around.water.map(|w| w.0),
             lava_at: around.lava.map(|l| l.0),
         });
-        self.last_cost = t0.elapsed();
+        if self.costs.len() == 600 {
+            self.costs.pop_front();
+        }
+        self.costs.push_back(t0.elapsed().as_secs_f32() * 1e3);
+    }
+
+    /// The 99th percentile of the game thread's sound work per frame over
+    /// the last 600 frames, ms (the state dump's `sound_ms_p99`).
+    pub fn cost_p99_ms(&self) -> f32 {
+        let mut c: Vec<f32> = self.costs.iter().copied().collect();
+        c.sort_by(f32::total_cmp);
+        c.get((c.len() * 99 / 100).min(c.len().saturating_sub(1))).copied().unwrap_or(0.0)
     }
 }

@@ -34,6 +34,9 @@ pub struct AudioLine<'a> {
     /// block broken or placed.
     pub recording_s: Option<f64>,
     pub last_edit_s: Option<f64>,
+    /// The game thread's sound work per frame, 99th percentile of the last
+    /// 600 frames, ms.
+    pub sound_ms_p99: f32,
 }
 
 #[derive(Serialize)]
@@ -128,7 +131,7 @@ mod tests {
             frames: FrameLine { fps: 60.0, frame_ms_max: 20.0, switch_ms: 0.0 },
             aim: AimLine { grabbed: false, target: None, slot: 2, last_break: None, last_place: None },
             ui: UiLine { world: None, overlay: false, screenshot: None, menu: None },
-            audio: AudioLine { audio: "off", sounds: 0, recording_s: None, last_edit_s: None },
+            audio: AudioLine { audio: "off", sounds: 0, recording_s: None, last_edit_s: None, sound_ms_p99: 0.0 },
         };
         let v = serde_json::to_value(&line).expect("serialises");
         for key in ["t", "pos", "mode", "backend", "render_distance", "fps", "slot", "overlay", "menu", "sounds"] {
