@@ -191,6 +191,18 @@ enum Command {
         #[arg(long, default_value_t = 32)]
         size: u32,
     },
+    /// Every sound cue: recording or recipe, length, level, spectral
+    /// centroid and low end (a Markdown table); --out writes each variant
+    /// as a WAV file to listen to.
+    SoundTable {
+        /// A directory for the WAV files.
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+        /// Measure this sounds description instead of the shipped one (to
+        /// tune cues without a rebuild; recordings are the shipped ones).
+        #[arg(long, value_name = "FILE")]
+        sounds: Option<PathBuf>,
+    },
     /// The values one noise node takes over a square of columns
     /// (percentiles), and what each Normalize reading it clamps.
     NodeRange {
@@ -418,6 +430,19 @@ fn parse_on_off(s: &str) -> Result<bool, String> {
     }
 }
 
+/// Which flights `bench flight --sound` asks for, per row.
+#[derive(Clone, Copy, Debug)]
+struct SoundRuns(&'static [bool]);
+
+fn parse_sound_runs(s: &str) -> Result<SoundRuns, String> {
+    match s {
+        "off" => Ok(SoundRuns(&[false])),
+        "on" => Ok(SoundRuns(&[true])),
+        "ab" => Ok(SoundRuns(&[false, true, false, true])),
+        _ => Err(format!("`{s}` is none of off, on and ab")),
+    }
+}
+
 fn parse_pitch(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(p) if (-89.0..=89.0).contains(&p) => Ok(p),
@@ -468,6 +493,11 @@ enum BenchCommand {
         /// sways north and south in proportion).
         #[arg(long, default_value_t = blockworld::bench::flight::PATH_SPEED)]
         speed: f64,
+        /// The game's sound each frame, mixed and discarded: off, on, or ab
+        /// (each row flown without, with, without and with sound, then
+        /// compared).
+        #[arg(long, value_parser = parse_sound_runs, default_value = "off")]
+        sound: SoundRuns,
     },
     /// Jump, cold, to a list of places and time each to a complete view at
     /// each render distance, per backend, with the frames it took (60 Hz)
@@ -852,6 +882,15 @@ fn run() -> Result<()> {
             out!("{}", blockworld::cli::plant_table::markdown(&rows));
             Ok(())
         }
+        Some(Command::SoundTable { out, sounds }) => {
+            let text = match &sounds {
+                Some(p) => Some(std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?),
+                None => None,
+            };
+            let rows = blockworld::cli::sound_table::sound_table(text.as_deref(), out.as_deref())?;
+            out!("{}", blockworld::cli::sound_table::markdown(&rows));
+            Ok(())
+        }
         Some(Command::NodeRange { world, node, center, size, step, json }) => {
             let preset = Preset::load(&world.preset)?;
             let area = blockworld::cli::node_range::Area { center, size, step };
@@ -1101,9 +1140,10 @@ fn bench_command(which: BenchCommand) -> Result<()> {
             culling,
             horizon,
             speed,
+            sound,
         } => {
             let view = FlightView { seconds, render_distance, size, time, horizon, speed };
-            bench_flight(&world, view, (backend, alpha, culling), json)
+            bench_flight(&world, view, (backend, alpha, culling, sound), json)
         }
         BenchCommand::Lattice { octaves, repeat, json } => bench_lattice(octaves, repeat as usize, json),
         BenchCommand::Kinds { repeat, json } => {
@@ -1134,7 +1174,7 @@ struct FlightView {
 fn bench_flight(
     world: &WorldArgs,
     FlightView { seconds, render_distance, size, time, horizon, speed }: FlightView,
-    (backend, alpha, culling): (EngineOrAll, Option<f64>, bool),
+    (backend, alpha, culling, sound): (EngineOrAll, Option<f64>, bool, SoundRuns),
     json: bool,
 ) -> Result<()> {
     if !(seconds.is_finite() && seconds > 0.0 && seconds <= 3600.0) {
@@ -1144,7 +1184,8 @@ fn bench_flight(
         bail!("--speed must be between 1 and 1000 blocks a second");
     }
     let mut reports = Vec::new();
-    for row in flight_rows(backend, alpha)? {
+    let runs = flight_rows(backend, alpha)?.into_iter().flat_map(|row| sound.0.iter().map(move |&s| (row, s)));
+    for (row, sound) in runs {
         let opts = blockworld::bench::flight::FlightOptions {
             row: row.name.to_string(),
             seconds,
@@ -1158,6 +1199,7 @@ fn bench_flight(
             culling,
             horizon,
             speed,
+            sound,
         };
         match blockworld::bench::flight::fly(load_world(world)?, &opts) {
             Ok(r) => reports.push(r),
@@ -1165,7 +1207,11 @@ fn bench_flight(
             Err(e) => return Err(e),
         }
     }
-    print_reports(&reports, json)
+    print_reports(&reports, json)?;
+    if !json {
+        out!("{}", blockworld::bench::flight::sound_comparison(&reports));
+    }
+    Ok(())
 }
 
 fn bench_lattice(octaves: u32, repeat: usize, json: bool) -> Result<()> {

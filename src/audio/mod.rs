@@ -34,6 +34,9 @@ pub enum Output {
     /// A WAV file at the wall clock's pace, with a cue log beside it
     /// (`FILE.cues.tsv`); no device is opened.
     Record(PathBuf),
+    /// The mix rendered at the wall clock's pace and thrown away: the
+    /// whole sound thread's work without a device or a file (benchmarks).
+    Discard,
     /// No sound at all (`--no-audio`).
     Off,
     /// No device can play, for this reason (said once, as for a device
@@ -56,6 +59,10 @@ pub struct AudioState {
     /// When the recording's first sample was made.
     started: Mutex<Option<Instant>>,
     notice: Mutex<Option<String>>,
+    /// The sound thread's CPU time so far, ns, where it renders the mix
+    /// itself (recording and discarding; a device renders on its own
+    /// callback thread). `u64::MAX`: no per-thread clock.
+    cpu_ns: AtomicU64,
 }
 
 impl AudioState {
@@ -64,6 +71,20 @@ impl AudioState {
     pub fn recording_time(&self, t: Instant) -> Option<f64> {
         let start = (*self.started.lock().ok()?)?;
         Some(t.checked_duration_since(start).map(|d| d.as_secs_f64()).unwrap_or(0.0))
+    }
+
+    /// The CPU time the sound thread has spent rendering the mix so far
+    /// (None: it renders nothing itself, or the platform has no clock).
+    pub fn cpu_time(&self) -> Option<Duration> {
+        match self.cpu_ns.load(Ordering::Relaxed) {
+            0 | u64::MAX => None,
+            ns => Some(Duration::from_nanos(ns)),
+        }
+    }
+
+    fn note_cpu_time(&self) {
+        let ns = crate::backend::thread_cpu_time().map_or(u64::MAX, |d| d.as_nanos() as u64);
+        self.cpu_ns.store(ns, Ordering::Relaxed);
     }
 }
 
@@ -196,36 +217,53 @@ fn run(output: Output, volumes: Volumes, rx: Receiver<Msg>, state: &AudioState) 
             }
             Ok(())
         }
-        Output::Record(path) => record(&path, volumes, bank, &rx, state),
+        Output::Record(path) => record(Some(&path), volumes, bank, &rx, state),
+        Output::Discard => record(None, volumes, bank, &rx, state),
+    }
+}
+
+/// Where the recorder writes: the WAV and its cue log, or nowhere.
+struct Files {
+    wav: hound::WavWriter<std::io::BufWriter<std::fs::File>>,
+    cues: std::io::BufWriter<std::fs::File>,
+}
+
+impl Files {
+    fn create(path: &std::path::Path) -> Result<Files, String> {
+        let fail = |e: &dyn std::fmt::Display| format!("cannot record the sound to {}: {e}", path.display());
+        let spec = hound::WavSpec {
+            channels: 2,
+            sample_rate: capture::RATE,
+            bits_per_sample: 16,
+            sample_format: hound::SampleFormat::Int,
+        };
+        let wav = hound::WavWriter::create(path, spec).map_err(|e| fail(&e))?;
+        let cue_path = {
+            let mut p = path.as_os_str().to_owned();
+            p.push(".cues.tsv");
+            PathBuf::from(p)
+        };
+        let mut cues = std::io::BufWriter::new(std::fs::File::create(&cue_path).map_err(|e| fail(&e))?);
+        writeln!(cues, "event_s\tstart_s\tsound").map_err(|e| fail(&e))?;
+        Ok(Files { wav, cues })
     }
 }
 
 /// Renders the mix at the wall clock's pace into `path` (16-bit stereo
-/// WAV), and logs each sound's event and start time to `path.cues.tsv`.
+/// WAV), and logs each sound's event and start time to `path.cues.tsv`;
+/// without a path the mix is rendered all the same and dropped.
 fn record(
-    path: &std::path::Path,
+    path: Option<&std::path::Path>,
     volumes: Volumes,
     bank: bank::Bank,
     rx: &Receiver<Msg>,
     state: &AudioState,
 ) -> Result<(), String> {
-    let fail = |e: &dyn std::fmt::Display| format!("cannot record the sound to {}: {e}", path.display());
+    let shown = path.map_or_else(|| "nowhere".to_string(), |p| p.display().to_string());
+    let fail = |e: &dyn std::fmt::Display| format!("cannot record the sound to {shown}: {e}");
     let tap = capture::Tap::default();
     let mut mixer = mixer::Mixer::<capture::CaptureBackend>::new(tap.clone(), bank, volumes).map_err(|e| fail(&e))?;
-    let spec = hound::WavSpec {
-        channels: 2,
-        sample_rate: capture::RATE,
-        bits_per_sample: 16,
-        sample_format: hound::SampleFormat::Int,
-    };
-    let mut wav = hound::WavWriter::create(path, spec).map_err(|e| fail(&e))?;
-    let cue_path = {
-        let mut p = path.as_os_str().to_owned();
-        p.push(".cues.tsv");
-        PathBuf::from(p)
-    };
-    let mut cues = std::io::BufWriter::new(std::fs::File::create(&cue_path).map_err(|e| fail(&e))?);
-    writeln!(cues, "event_s\tstart_s\tsound").map_err(|e| fail(&e))?;
+    let mut files = path.map(Files::create).transpose()?;
     let start = Instant::now();
     if let Ok(mut s) = state.started.lock() {
         *s = Some(start);
@@ -246,14 +284,16 @@ fn record(
             // sound starts in the recording within a block of its event.
             if let Msg::Play(_, at) = &m {
                 let due = (at.saturating_duration_since(start).as_secs_f64() * capture::RATE as f64) as u64;
-                render_until(&tap, &mut wav, &mut rendered, due).map_err(|e| fail(&e))?;
+                render_until(&tap, files.as_mut(), &mut rendered, due).map_err(|e| fail(&e))?;
             }
             let now_s = rendered as f64 / capture::RATE as f64;
             let mut log = |s: &Sound, at: Instant| {
                 state.played.fetch_add(1, Ordering::Relaxed);
                 let event_s = at.checked_duration_since(start).map(|d| d.as_secs_f64()).unwrap_or(0.0);
-                if let Err(e) = writeln!(cues, "{event_s:.4}\t{now_s:.4}\t{}", describe(s)) {
-                    log_err = Some(e);
+                if let Some(f) = files.as_mut() {
+                    if let Err(e) = writeln!(f.cues, "{event_s:.4}\t{now_s:.4}\t{}", describe(s)) {
+                        log_err = Some(e);
+                    }
                 }
             };
             if !apply(m, &mut mixer, &mut log) {
@@ -265,34 +305,40 @@ fn record(
             return Err(fail(&e));
         }
         let due = (start.elapsed().as_secs_f64() * capture::RATE as f64) as u64;
-        render_until(&tap, &mut wav, &mut rendered, due).map_err(|e| fail(&e))?;
-        if last_flush.elapsed() > Duration::from_secs(1) {
+        render_until(&tap, files.as_mut(), &mut rendered, due).map_err(|e| fail(&e))?;
+        state.note_cpu_time();
+        if let Some(f) = files.as_mut().filter(|_| last_flush.elapsed() > Duration::from_secs(1)) {
             // Keeps the header current, so a killed game leaves a readable file.
-            wav.flush().map_err(|e| fail(&e))?;
-            cues.flush().map_err(|e| fail(&e))?;
+            f.wav.flush().map_err(|e| fail(&e))?;
+            f.cues.flush().map_err(|e| fail(&e))?;
             last_flush = Instant::now();
         }
         if !go_on {
             break;
         }
     }
-    cues.flush().map_err(|e| fail(&e))?;
-    wav.finalize().map_err(|e| fail(&e))
+    match files {
+        Some(mut f) => {
+            f.cues.flush().map_err(|e| fail(&e))?;
+            f.wav.finalize().map_err(|e| fail(&e))
+        }
+        None => Ok(()),
+    }
 }
 
 /// Frames per block the recorder renders (5.3 ms at 48 kHz).
 const BLOCK: usize = 256;
 
-/// Renders whole blocks of the mix into the file up to frame `due`.
-fn render_until(
-    tap: &capture::Tap,
-    wav: &mut hound::WavWriter<std::io::BufWriter<std::fs::File>>,
-    rendered: &mut u64,
-    due: u64,
-) -> Result<(), hound::Error> {
+/// Renders whole blocks of the mix up to frame `due`, into the file if
+/// there is one.
+fn render_until(tap: &capture::Tap, files: Option<&mut Files>, rendered: &mut u64, due: u64) -> Result<(), hound::Error> {
+    let mut wav = files.map(|f| &mut f.wav);
     while *rendered + BLOCK as u64 <= due {
-        for v in tap.render(BLOCK) {
-            wav.write_sample((v.clamp(-1.0, 1.0) * i16::MAX as f32) as i16)?;
+        let block = tap.render(BLOCK);
+        if let Some(w) = wav.as_mut() {
+            for v in block {
+                w.write_sample((v.clamp(-1.0, 1.0) * i16::MAX as f32) as i16)?;
+            }
         }
         *rendered += BLOCK as u64;
     }

@@ -8,14 +8,18 @@
 //! weaving and bobbing, 30 blocks above the spawn height) while chunks
 //! stream in; every frame runs the streamer, renders and waits for the GPU.
 //! Resident memory is sampled as it goes: chunks left behind must be freed,
-//! so a long flight's memory stays flat.
+//! so a long flight's memory stays flat. With sound, the game's sound work
+//! runs each frame as in play (the mix rendered and discarded), so a flight
+//! with and without it says what sound costs a frame.
 
 use super::session::{HeadlessSession, SessionOptions};
 use crate::backend::service::Balance;
+use crate::audio::{Output, Volumes};
 use crate::backend::{Device, Engine};
 use crate::bench::{percentile, rss};
 use crate::game::far_view::FarView;
 use crate::game::frame_stats::CpuClock;
+use crate::game::sound::GameSound;
 use crate::game::spawn::spawn_point;
 use crate::game::streaming::rings::{self, within};
 use crate::game::streaming::{Budget, ChunkStreamer, ReadyStages, UpdateParts};
@@ -197,6 +201,19 @@ pub struct FlightReport {
     pub fixed_alpha: Option<f64>,
     /// Far terrain, when the flight drew it.
     pub far: Option<FarFlight>,
+    /// The sound's cost, when the flight ran it.
+    pub sound: Option<SoundFlight>,
+}
+
+/// What sound cost during a flight.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct SoundFlight {
+    /// The game thread's sound work a frame (probing the surroundings,
+    /// queueing the scene; part of `cpu_part.cpu_ms`).
+    pub game_thread_ms: Spread,
+    /// The sound thread's CPU time over the flight's wall time: the share
+    /// of one core that mixing took (None without a per-thread clock).
+    pub thread_core_share: Option<f64>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -275,6 +292,8 @@ pub struct FlightOptions {
     /// The path's eastward speed, blocks a second ([`PATH_SPEED`] as
     /// the path is drawn; the north-south sway scales with it).
     pub speed: f64,
+    /// Run the game's sound each frame, mixed and discarded.
+    pub sound: bool,
 }
 
 /// The share of the horizon distance within which a far hole shows: there
@@ -348,6 +367,9 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
     }
     let mut far_holes_seen: Vec<usize> = Vec::new();
     let mut far_updates: Vec<f64> = Vec::new();
+    // Started before the timing, so decoding the bank is not counted.
+    let mut sound = opts.sound.then(|| GameSound::new(Output::Discard, Volumes::default(), false));
+    let mut sound_ms: Vec<f64> = Vec::new();
     let streamer = &mut session.streamer;
     streamer.ready_latencies().clear();
     let first_view = FirstView {
@@ -358,6 +380,7 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
     };
     let mut rec = Recorder::new(near_view_distance(opts.render_distance), streamer.generated_total());
     let t0 = Instant::now();
+    let sound_cpu0 = sound.as_ref().and_then(|s| s.audio.state.cpu_time());
     let mut last = p0;
     while t0.elapsed().as_secs_f64() < opts.seconds {
         let frame_start = Instant::now();
@@ -376,6 +399,11 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
         rec.updates.push(update_start.ms());
         rec.update_parts.push(session.streamer.update_parts());
         let camera = Camera::for_view(eye, yaw, pitch, DEFAULT_FOV_DEGREES, opts.size, opts.render_distance);
+        if let Some(s) = &mut sound {
+            let sound_start = CpuClock::now();
+            s.follow(&session.streamer, eye, camera.forward(), opts.time_of_day);
+            sound_ms.push(sound_start.ms());
+        }
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
         let view =
             ViewParams::new(opts.render_distance, opts.horizon, opts.time_of_day as f32, t0.elapsed().as_secs_f32());
@@ -400,6 +428,10 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
         rec.sample_memory(t0.elapsed().as_secs_f64(), &session.streamer, &session.renderer);
     }
     let elapsed = t0.elapsed().as_secs_f64();
+    let sound = sound.map(|s| {
+        let cpu = s.audio.state.cpu_time().zip(sound_cpu0).map(|(b, a)| (b - a).as_secs_f64());
+        SoundFlight { game_thread_ms: Spread::of(sound_ms), thread_core_share: cpu.map(|c| c / elapsed) }
+    });
     let mut report =
         rec.report(opts, elapsed, first_view, &mut session.streamer, &session.renderer, gpu.adapter_name());
     report.far = far.map(|f| FarFlight {
@@ -411,6 +443,7 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
         tiles_from_device: f.counts().tiles_from_source,
         quads_final: session.renderer.far.quad_count(),
     });
+    report.sound = sound;
     Ok(report)
 }
 
@@ -601,6 +634,7 @@ impl Recorder {
             balance: streamer.balance(),
             fixed_alpha: opts.alpha,
             far: None,
+            sound: None,
         }
     }
 }
@@ -713,6 +747,14 @@ impl FlightReport {
                 far.quads_final as f64 / 1e6
             )?;
         }
+        if let Some(s) = &r.sound {
+            let share = s.thread_core_share.map_or_else(|| "n/a".to_string(), |c| format!("{:.1} %", c * 100.0));
+            writeln!(
+                f,
+                "{pad:<28} sound: game thread median {:.3} / p99 {:.3} / max {:.3} ms a frame; sound thread {share} of a core",
+                s.game_thread_ms.median, s.game_thread_ms.p99, s.game_thread_ms.max
+            )?;
+        }
         let mib = |m: Option<f64>| m.map_or_else(|| "n/a".to_string(), |m| format!("{m:.0} MiB"));
         let m = &r.memory;
         writeln!(
@@ -729,4 +771,44 @@ impl FlightReport {
             m.chunks_loaded_final, m.chunk_data_mib_final, m.meshes_final, m.mesh_mib_final
         )
     }
+}
+
+/// Flights without and with sound (`bench flight --sound ab`), per row in
+/// the order flown: what sound adds to a frame beside what two flights
+/// without it differ by.
+pub fn sound_comparison(reports: &[FlightReport]) -> String {
+    let mut out = String::new();
+    let mut rows: Vec<&str> = reports.iter().map(|r| r.row.as_str()).collect();
+    rows.dedup();
+    for row in rows {
+        let runs: Vec<&FlightReport> = reports.iter().filter(|r| r.row == row).collect();
+        let (off, on): (Vec<&FlightReport>, Vec<&FlightReport>) = runs.iter().partition(|r| r.sound.is_none());
+        if off.is_empty() || on.is_empty() {
+            continue;
+        }
+        let figures = |r: &FlightReport| {
+            [r.frame_ms.median, r.frame_ms.p99, r.cpu_part.cpu_ms.median, r.cpu_part.cpu_ms.p99]
+        };
+        out += &format!("sound against none, {row}: frame ms median / p99, CPU part ms median / p99\n");
+        let (mut n_off, mut n_on) = (0, 0);
+        for r in &runs {
+            let [a, b, c, d] = figures(r);
+            let name = if r.sound.is_some() {
+                n_on += 1;
+                format!("with sound #{n_on}")
+            } else {
+                n_off += 1;
+                format!("without #{n_off}")
+            };
+            out += &format!("  {name:<16} {a:>7.2} / {b:>7.2}   {c:>6.3} / {d:>6.3}\n");
+        }
+        let mean = |v: &[&FlightReport], i: usize| v.iter().map(|r| figures(r)[i]).sum::<f64>() / v.len() as f64;
+        let diff: Vec<String> = (0..4).map(|i| format!("{:+.3}", mean(&on, i) - mean(&off, i))).collect();
+        out += &format!("  with − without (means of the runs): {}\n", diff.join(" / "));
+        if off.len() >= 2 {
+            let noise: Vec<String> = (0..4).map(|i| format!("{:+.3}", figures(off[1])[i] - figures(off[0])[i])).collect();
+            out += &format!("  without #2 − without #1 (the noise): {}\n", noise.join(" / "));
+        }
+    }
+    out
 }

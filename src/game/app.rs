@@ -616,10 +616,7 @@ impl Running {
         if let Some(n) = self.sound.audio.take_notice() {
             self.say(n);
         }
-        let sky = self.streamer.light_at(BlockPos::containing(eye)).map(|l| l.sky()).unwrap_or(15);
-        let sea = self.streamer.world().params.surface.water_level as f64;
-        let store = self.streamer.store();
-        self.sound.frame(eye, forward, sea, sky, self.clock.time(), &|p| store.block(p));
+        self.sound.follow(&self.streamer, eye, forward, self.clock.time());
     }
 
     /// The settings panel's changes that take effect within the frame.
@@ -693,6 +690,7 @@ impl Running {
                 audio: match self.sound.audio.output {
                     crate::audio::Output::Device => "device",
                     crate::audio::Output::Record(_) => "record",
+                    crate::audio::Output::Discard => "discard",
                     crate::audio::Output::Off | crate::audio::Output::Unavailable(_) => "off",
                 },
                 sounds: self.sound.audio.state.played.load(Ordering::Relaxed),

@@ -3,6 +3,7 @@
 //! here runs on the game thread and only queues.
 
 use super::player::{Mode, Player};
+use super::streaming::ChunkStreamer;
 use crate::audio::ambience::{self, Surroundings};
 use crate::audio::steps::{Feet, Footsteps};
 use crate::audio::{Action, Audio, Output, Scene, Sound, Volumes};
@@ -118,6 +119,15 @@ impl GameSound {
             self.costs.pop_front();
         }
         self.costs.push_back(t0.elapsed().as_secs_f32() * 1e3);
+    }
+
+    /// Once a frame, from the streamed world: the sky light at the eye,
+    /// the sea level and the blocks around it.
+    pub fn follow(&mut self, streamer: &ChunkStreamer, eye: glam::DVec3, forward: glam::DVec3, time_of_day: f64) {
+        let sky = streamer.light_at(BlockPos::containing(eye)).map(|l| l.sky()).unwrap_or(15);
+        let sea = streamer.world().params.surface.water_level as f64;
+        let store = streamer.store();
+        self.frame(eye, forward, sea, sky, time_of_day, &|p| store.block(p));
     }
 
     /// The 99th percentile of the game thread's sound work per frame over
