@@ -186,6 +186,11 @@ fn check_source(s: &Source, looping: bool) -> Result<(), String> {
     }
 }
 
+/// A group's break, where it names none, is its dig this much louder:
+/// enough to tell the last blow, with the loudest dig still below full
+/// scale at its cue's gain (`blockworld sound-table`).
+pub const BREAK_OVER_DIG_DB: f32 = 2.0;
+
 /// A cue ready to play: its variants and spread.
 #[derive(Clone)]
 pub struct Cue {
@@ -251,7 +256,7 @@ impl Bank {
             let dig = cue(&g.dig)?;
             let brk = match &g.brk {
                 Some(b) => cue(b)?,
-                None => Cue { gain: dig.gain + 3.0, ..dig.clone() },
+                None => Cue { gain: dig.gain + BREAK_OVER_DIG_DB, ..dig.clone() },
             };
             let place = match &g.place {
                 Some(p) => cue(p)?,
