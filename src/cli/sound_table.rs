@@ -227,7 +227,7 @@ mod tests {
             .collect();
         assert!(thin.is_empty(), "thin footsteps: {}", thin.join(", "));
         // Negative control: the sand step without its heel is thin.
-        let text = SOUNDS_RON.replacen("body: [(85, 35, 2.0)], level: 0.45", "level: 0.45", 1);
+        let text = SOUNDS_RON.replacen("body: [(85, 35, 1.4)], level: 0.45", "level: 0.45", 1);
         assert_ne!(text, SOUNDS_RON);
         let rows = sound_table(Some(&text), None).expect("the description without the sand heel");
         let sand = rows.iter().find(|r| r.name == "sand step").expect("sand step");
