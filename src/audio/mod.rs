@@ -82,6 +82,12 @@ impl AudioState {
         }
     }
 
+    /// Whether there is a line for the player waiting (the sound failed,
+    /// or there is no device).
+    pub fn has_notice(&self) -> bool {
+        self.notice.lock().map(|n| n.is_some()).unwrap_or(true)
+    }
+
     fn note_cpu_time(&self) {
         let ns = crate::backend::thread_cpu_time().map_or(u64::MAX, |d| d.as_nanos() as u64);
         self.cpu_ns.store(ns, Ordering::Relaxed);

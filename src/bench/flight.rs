@@ -354,6 +354,10 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
     }
     session.streamer.fix_share(opts.alpha);
     let (p0, _, _) = path(start, 0.0);
+    // Started before the first view, so decoding and synthesising the
+    // bank is done before the timing starts, as in play.
+    let mut sound = opts.sound.then(|| GameSound::new(Output::Discard, Volumes::default(), false));
+    let mut sound_ms: Vec<f64> = Vec::new();
     let mut far = (opts.horizon > 0).then(|| {
         FarView::new(session.streamer.world().clone(), opts.horizon, crate::game::far_view::default_threads())
     });
@@ -367,9 +371,6 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
     }
     let mut far_holes_seen: Vec<usize> = Vec::new();
     let mut far_updates: Vec<f64> = Vec::new();
-    // Started before the timing, so decoding the bank is not counted.
-    let mut sound = opts.sound.then(|| GameSound::new(Output::Discard, Volumes::default(), false));
-    let mut sound_ms: Vec<f64> = Vec::new();
     let streamer = &mut session.streamer;
     streamer.ready_latencies().clear();
     let first_view = FirstView {
@@ -379,6 +380,17 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
         rss_mib: rss::resident_mib(),
     };
     let mut rec = Recorder::new(near_view_distance(opts.render_distance), streamer.generated_total());
+    if let Some(s) = &sound {
+        // The mix must be running before the timing starts.
+        let ready_by = Instant::now() + super::session::PATIENCE;
+        let state = &s.audio.state;
+        while state.cpu_time().is_none() && !state.has_notice() && Instant::now() < ready_by {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+    }
+    if let Some(why) = sound.as_ref().and_then(|s| s.audio.take_notice()) {
+        anyhow::bail!("{why}");
+    }
     let t0 = Instant::now();
     let sound_cpu0 = sound.as_ref().and_then(|s| s.audio.state.cpu_time());
     let mut last = p0;
