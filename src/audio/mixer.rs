@@ -172,6 +172,9 @@ where
             } else {
                 (ambience.play(looped).map_err(|e| MixerError::Play(e.to_string()))?, None)
             };
+            let mut sound = sound;
+            // Silent until a scene wants it (see set_scene).
+            sound.pause(Tween::default());
             layers.push(Layer { sound, gain: *gain, spatial, target: 0.0 });
         }
         let mut m = Mixer {
@@ -272,6 +275,14 @@ where
                 // Slow enough that walking from a meadow into a cave
                 // crossfades; never a step in level.
                 layer.sound.set_volume(level, tween(1500));
+                // A silent loop is paused, so the mix spends nothing on it;
+                // the pause and the resume fade as the volume does, so
+                // neither clicks, and a loop resumes where it stopped.
+                if target <= 0.001 {
+                    layer.sound.pause(tween(1500));
+                } else {
+                    layer.sound.resume(tween(20));
+                }
             }
             if let Some(track) = &mut layer.spatial {
                 let at = if LAYERS[i] == "water" { s.water_at } else { s.lava_at };
@@ -440,5 +451,28 @@ mod tests {
         m.set_focused(true);
         let out = seconds(&tap, 1.0);
         assert!(rms(&out[RATE as usize..]) > 1e-3, "back when focused");
+    }
+
+    #[test]
+    fn a_silent_loop_is_paused_and_comes_back() {
+        use kira::sound::PlaybackState;
+        let cave = Surroundings { sky: 0, open: 0.0, height: 0.0, ..Default::default() };
+        let quiet = Surroundings { sky: 15, ..cave };
+        let index = LAYERS.iter().position(|&l| l == "cave").expect("a cave layer");
+        let (mut m, tap) = mixer();
+        let states = |m: &Mixer<CaptureBackend>| m.layers.iter().map(|l| l.sound.state()).collect::<Vec<_>>();
+        seconds(&tap, 0.1);
+        assert!(states(&m).iter().all(|s| *s == PlaybackState::Paused), "{:?}", states(&m));
+        m.set_scene(&scene(&cave));
+        seconds(&tap, 2.0);
+        assert_eq!(states(&m)[index], PlaybackState::Playing);
+        m.set_scene(&scene(&quiet));
+        let out = seconds(&tap, 2.0);
+        assert!(states(&m).iter().all(|s| *s == PlaybackState::Paused), "{:?}", states(&m));
+        assert!(rms(&out[out.len() - RATE as usize / 2..]) < 1e-5, "silent once paused");
+        m.set_scene(&scene(&cave));
+        let out = seconds(&tap, 2.5);
+        assert_eq!(states(&m)[index], PlaybackState::Playing);
+        assert!(rms(&out[out.len() - 2 * RATE as usize..]) > 0.005, "the cave is heard again");
     }
 }
