@@ -82,9 +82,102 @@ pub fn daylight(time: f64) -> f32 {
     clamp01((sun + 0.15) / 0.35)
 }
 
-/// Probes the blocks around `eye` for [`Surroundings`]: a sparse grid (every
-/// other block over ±`R` horizontally and from 4 below to 8 above), so a
-/// probe costs about a thousand lookups.
+/// Half the probe's square, blocks.
+const R: i64 = 12;
+
+/// A probe of the blocks around the eye for [`Surroundings`], done a slice
+/// at a time so no frame pays for all of it: a sparse grid (every other
+/// block over ±`R` horizontally and from 4 below to 8 above), about a
+/// thousand lookups in all, in 13 slices of constant x.
+pub struct Probe {
+    at: BlockPos,
+    height: f32,
+    sky: u8,
+    day: f32,
+    under_water: bool,
+    next_dx: i64,
+    open: u32,
+    above: u32,
+    green: u32,
+    surface: u32,
+    water: Option<([f32; 3], f32)>,
+    lava: Option<([f32; 3], f32)>,
+}
+
+/// The slices of a whole probe.
+pub const PROBE_SLICES: usize = (R as usize * 2) / 2 + 1;
+
+impl Probe {
+    pub fn new(eye: [f64; 3], sea_level: f64, sky: u8, day: f32, block: &dyn Fn(BlockPos) -> Option<BlockId>) -> Probe {
+        let at = BlockPos::new(eye[0].floor() as i64, eye[1].floor() as i64, eye[2].floor() as i64);
+        Probe {
+            at,
+            height: (eye[1] - sea_level) as f32,
+            sky,
+            day,
+            under_water: block(at).map(|b| b == BlockId::WATER).unwrap_or(false),
+            next_dx: -R,
+            open: 0,
+            above: 0,
+            green: 0,
+            surface: 0,
+            water: None,
+            lava: None,
+        }
+    }
+
+    /// Probes up to `slices` more slices; true once all are done.
+    pub fn step(&mut self, slices: usize, block: &dyn Fn(BlockPos) -> Option<BlockId>) -> bool {
+        let at = self.at;
+        for _ in 0..slices {
+            if self.next_dx > R {
+                break;
+            }
+            let dx = self.next_dx;
+            self.next_dx += 2;
+            for dz in (-R..=R).step_by(2) {
+                for dy in (-4..=8).step_by(2) {
+                    let p = BlockPos::new(at.x + dx, at.y + dy, at.z + dz);
+                    let Some(b) = block(p) else { continue };
+                    if dy > 0 {
+                        self.above += 1;
+                        self.open += (b == BlockId::AIR) as u32;
+                    }
+                    if b != BlockId::AIR {
+                        self.surface += 1;
+                        self.green += matches!(b.info().sound, "leaves" | "plant" | "grass") as u32;
+                    }
+                    let d = ((dx * dx + dy * dy + dz * dz) as f32).sqrt();
+                    let centre = [p.x as f32 + 0.5, p.y as f32 + 0.5, p.z as f32 + 0.5];
+                    let nearer = |o: &Option<([f32; 3], f32)>| o.map(|(_, od)| d < od).unwrap_or(true);
+                    if b == BlockId::WATER && !(self.under_water && d < 1.0) && nearer(&self.water) {
+                        self.water = Some((centre, d));
+                    }
+                    if b == BlockId::LAVA && nearer(&self.lava) {
+                        self.lava = Some((centre, d));
+                    }
+                }
+            }
+        }
+        self.next_dx > R
+    }
+
+    /// What the slices probed so far found.
+    pub fn surroundings(&self) -> Surroundings {
+        Surroundings {
+            height: self.height,
+            sky: self.sky,
+            open: if self.above == 0 { 1.0 } else { self.open as f32 / self.above as f32 },
+            green: if self.surface == 0 { 0.0 } else { self.green as f32 / self.surface as f32 },
+            day: self.day,
+            under_water: self.under_water,
+            water: self.water,
+            lava: self.lava,
+        }
+    }
+}
+
+/// A whole probe at once.
 pub fn probe(
     eye: [f64; 3],
     sea_level: f64,
@@ -92,50 +185,9 @@ pub fn probe(
     day: f32,
     block: &dyn Fn(BlockPos) -> Option<BlockId>,
 ) -> Surroundings {
-    const R: i64 = 12;
-    let at = BlockPos::new(eye[0].floor() as i64, eye[1].floor() as i64, eye[2].floor() as i64);
-    let info = |b: BlockId| b.info();
-    let under_water = block(at).map(|b| b == BlockId::WATER).unwrap_or(false);
-    let (mut open, mut above, mut green, mut surface) = (0u32, 0u32, 0u32, 0u32);
-    let mut water: Option<([f32; 3], f32)> = None;
-    let mut lava: Option<([f32; 3], f32)> = None;
-    for dx in (-R..=R).step_by(2) {
-        for dz in (-R..=R).step_by(2) {
-            for dy in (-4..=8).step_by(2) {
-                let p = BlockPos::new(at.x + dx, at.y + dy, at.z + dz);
-                let Some(b) = block(p) else { continue };
-                if dy > 0 {
-                    above += 1;
-                    open += (b == BlockId::AIR) as u32;
-                }
-                let i = info(b);
-                if b != BlockId::AIR {
-                    surface += 1;
-                    let plant = matches!(i.sound, "leaves" | "plant" | "grass");
-                    green += plant as u32;
-                }
-                let d = ((dx * dx + dy * dy + dz * dz) as f32).sqrt();
-                let centre = [p.x as f32 + 0.5, p.y as f32 + 0.5, p.z as f32 + 0.5];
-                let nearer = |o: &Option<([f32; 3], f32)>| o.map(|(_, od)| d < od).unwrap_or(true);
-                if b == BlockId::WATER && !(under_water && d < 1.0) && nearer(&water) {
-                    water = Some((centre, d));
-                }
-                if b == BlockId::LAVA && nearer(&lava) {
-                    lava = Some((centre, d));
-                }
-            }
-        }
-    }
-    Surroundings {
-        height: (eye[1] - sea_level) as f32,
-        sky,
-        open: if above == 0 { 1.0 } else { open as f32 / above as f32 },
-        green: if surface == 0 { 0.0 } else { green as f32 / surface as f32 },
-        day,
-        under_water,
-        water,
-        lava,
-    }
+    let mut p = Probe::new(eye, sea_level, sky, day, block);
+    p.step(PROBE_SLICES, block);
+    p.surroundings()
 }
 
 #[cfg(test)]
@@ -217,5 +269,16 @@ mod tests {
         assert_eq!(at, [6.5, -0.5, 0.5]);
         assert!((d - (36.0f32 + 4.0).sqrt()).abs() < 0.01, "{d}");
         assert!(!s.under_water && s.lava.is_none());
+        // In slices over several frames, the same answer; the first
+        // slices alone see only part of it.
+        let mut p = Probe::new([0.5, 1.6, 0.5], 0.0, 15, 1.0, &world);
+        let mut frames = 0;
+        while !p.step(4, &world) {
+            frames += 1;
+            if frames == 1 {
+                assert!(p.surroundings().water.is_none(), "the pond is east, in the last slices");
+            }
+        }
+        assert_eq!((frames + 1, p.surroundings()), (PROBE_SLICES.div_ceil(4), s));
     }
 }

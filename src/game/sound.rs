@@ -15,11 +15,16 @@ use std::time::{Duration, Instant};
 /// seconds, so more often would change nothing a player hears).
 const PROBE_EVERY: Duration = Duration::from_millis(250);
 
+/// A probe is spread over frames, this many slices a frame (of
+/// [`ambience::PROBE_SLICES`]), so none pays for all of it.
+const SLICES_PER_FRAME: usize = 4;
+
 pub struct GameSound {
     pub audio: Audio,
     steps_off: bool,
     steps: Footsteps,
     probed: Option<Instant>,
+    probing: Option<ambience::Probe>,
     around: Surroundings,
     /// The game-thread cost of the sound work of the last 600 frames, ms.
     costs: std::collections::VecDeque<f32>,
@@ -40,6 +45,7 @@ impl GameSound {
             steps_off: !footsteps,
             steps: Footsteps::default(),
             probed: None,
+            probing: None,
             around: Surroundings::default(),
             costs: std::collections::VecDeque::with_capacity(600),
             last_edit_s: None,
@@ -99,9 +105,16 @@ impl GameSound {
         block: &dyn Fn(BlockPos) -> Option<BlockId>,
     ) {
         let t0 = Instant::now();
-        if self.probed.map(|t| t.elapsed() >= PROBE_EVERY).unwrap_or(true) {
+        if self.probing.is_none() && self.probed.map(|t| t.elapsed() >= PROBE_EVERY).unwrap_or(true) {
             self.probed = Some(t0);
-            self.around = ambience::probe(eye.to_array(), sea_level, sky, ambience::daylight(time_of_day), block);
+            let day = ambience::daylight(time_of_day);
+            self.probing = Some(ambience::Probe::new(eye.to_array(), sea_level, sky, day, block));
+        }
+        if let Some(p) = &mut self.probing {
+            if p.step(SLICES_PER_FRAME, block) {
+                self.around = p.surroundings();
+                self.probing = None;
+            }
         }
         let eye_block = BlockPos::new(eye.x.floor() as i64, eye.y.floor() as i64, eye.z.floor() as i64);
         let under_water = block(eye_block).map(|b| b == BlockId::WATER).unwrap_or(false);
