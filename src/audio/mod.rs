@@ -279,7 +279,10 @@ fn record(
     loop {
         let mut go_on = true;
         let mut log_err = None;
-        let wait = Duration::from_millis(2);
+        // Sleep until the next block is due: a message wakes the thread at
+        // once, and a sound is placed by its own time, not by the wake.
+        let next = start + Duration::from_secs_f64((rendered + BLOCK as u64) as f64 / capture::RATE as f64);
+        let wait = next.saturating_duration_since(Instant::now()).max(Duration::from_millis(1));
         let first = match rx.recv_timeout(wait) {
             Ok(m) => Some(m),
             Err(RecvTimeoutError::Timeout) => None,
@@ -342,9 +345,11 @@ fn render_until(tap: &capture::Tap, files: Option<&mut Files>, rendered: &mut u6
     while *rendered + BLOCK as u64 <= due {
         let block = tap.render(BLOCK);
         if let Some(w) = wav.as_mut() {
+            let mut out = w.get_i16_writer(block.len() as u32);
             for v in block {
-                w.write_sample((v.clamp(-1.0, 1.0) * i16::MAX as f32) as i16)?;
+                out.write_sample((v.clamp(-1.0, 1.0) * i16::MAX as f32) as i16);
             }
+            out.flush()?;
         }
         *rendered += BLOCK as u64;
     }

@@ -14,6 +14,7 @@
 
 use super::session::{HeadlessSession, SessionOptions};
 use crate::backend::service::Balance;
+use crate::audio::ambience::LAYERS;
 use crate::audio::{Output, Volumes};
 use crate::backend::{Device, Engine};
 use crate::bench::{percentile, rss};
@@ -206,7 +207,7 @@ pub struct FlightReport {
 }
 
 /// What sound cost during a flight.
-#[derive(Clone, Copy, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize)]
 pub struct SoundFlight {
     /// The game thread's sound work a frame (probing the surroundings,
     /// queueing the scene; part of `cpu_part.cpu_ms`).
@@ -214,6 +215,10 @@ pub struct SoundFlight {
     /// The sound thread's CPU time over the flight's wall time: the share
     /// of one core that mixing took (None without a per-thread clock).
     pub thread_core_share: Option<f64>,
+    /// Of the frames, the share in which each ambience layer was heard
+    /// (by name, in the order of `audio::ambience::LAYERS`): what the mix
+    /// was playing while it cost that.
+    pub layers_heard: Vec<(&'static str, f64)>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -358,6 +363,7 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
     // bank is done before the timing starts, as in play.
     let mut sound = opts.sound.then(|| GameSound::new(Output::Discard, Volumes::default(), false));
     let mut sound_ms: Vec<f64> = Vec::new();
+    let mut heard = [0usize; 7];
     let mut far = (opts.horizon > 0).then(|| {
         FarView::new(session.streamer.world().clone(), opts.horizon, crate::game::far_view::default_threads())
     });
@@ -415,6 +421,9 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
             let sound_start = CpuClock::now();
             s.follow(&session.streamer, eye, camera.forward(), opts.time_of_day);
             sound_ms.push(sound_start.ms());
+            for (n, &m) in heard.iter_mut().zip(&s.mix) {
+                *n += (m > 0.001) as usize;
+            }
         }
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
         let view =
@@ -442,7 +451,9 @@ pub fn fly(world: Arc<WorldGen>, opts: &FlightOptions) -> Result<FlightReport> {
     let elapsed = t0.elapsed().as_secs_f64();
     let sound = sound.map(|s| {
         let cpu = s.audio.state.cpu_time().zip(sound_cpu0).map(|(b, a)| (b - a).as_secs_f64());
-        SoundFlight { game_thread_ms: Spread::of(sound_ms), thread_core_share: cpu.map(|c| c / elapsed) }
+        let frames = sound_ms.len().max(1) as f64;
+        let layers_heard = LAYERS.iter().zip(heard).map(|(&l, n)| (l, n as f64 / frames)).collect();
+        SoundFlight { game_thread_ms: Spread::of(sound_ms), thread_core_share: cpu.map(|c| c / elapsed), layers_heard }
     });
     let mut report =
         rec.report(opts, elapsed, first_view, &mut session.streamer, &session.renderer, gpu.adapter_name());
@@ -761,9 +772,16 @@ impl FlightReport {
         }
         if let Some(s) = &r.sound {
             let share = s.thread_core_share.map_or_else(|| "n/a".to_string(), |c| format!("{:.1} %", c * 100.0));
+            let heard: Vec<String> = s
+                .layers_heard
+                .iter()
+                .filter(|(_, h)| *h > 0.0)
+                .map(|(l, h)| format!("{l} {:.0} %", h * 100.0))
+                .collect();
+            let heard = if heard.is_empty() { "none".to_string() } else { heard.join(", ") };
             writeln!(
                 f,
-                "{pad:<28} sound: game thread median {:.3} / p99 {:.3} / max {:.3} ms a frame; sound thread {share} of a core",
+                "{pad:<28} sound: game thread median {:.3} / p99 {:.3} / max {:.3} ms a frame; sound thread {share} of a core; ambience heard in frames: {heard}",
                 s.game_thread_ms.median, s.game_thread_ms.p99, s.game_thread_ms.max
             )?;
         }

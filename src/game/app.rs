@@ -697,6 +697,8 @@ impl Running {
                 recording_s: self.sound.audio.state.recording_time(Instant::now()),
                 last_edit_s: self.sound.last_edit_s,
                 sound_ms_p99: self.sound.cost_p99_ms(),
+                ambience: crate::audio::ambience::LAYERS.iter().copied().zip(self.sound.mix).collect(),
+                sound_cpu_s: self.sound.audio.state.cpu_time().map(|d| d.as_secs_f64()),
             },
         };
         if let Err(e) = dump.maybe_write(&line) {

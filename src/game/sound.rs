@@ -26,7 +26,10 @@ pub struct GameSound {
     probed: Option<Instant>,
     probing: Option<ambience::Probe>,
     around: Surroundings,
-    /// The game-thread cost of the sound work of the last 600 frames, ms.
+    /// The ambience the last frame asked for ([`ambience::LAYERS`]).
+    pub mix: ambience::Mix,
+    /// The game thread's CPU time in the sound work of the last 600
+    /// frames, ms (wall time where there is no per-thread clock).
     costs: std::collections::VecDeque<f32>,
     /// Seconds into the recording when a block was last broken or placed.
     pub last_edit_s: Option<f64>,
@@ -46,6 +49,7 @@ impl GameSound {
             steps: Footsteps::default(),
             probed: None,
             probing: None,
+            mix: [0.0; 7],
             around: Surroundings::default(),
             costs: std::collections::VecDeque::with_capacity(600),
             last_edit_s: None,
@@ -104,7 +108,7 @@ impl GameSound {
         time_of_day: f64,
         block: &dyn Fn(BlockPos) -> Option<BlockId>,
     ) {
-        let t0 = Instant::now();
+        let (t0, cpu) = (Instant::now(), super::frame_stats::CpuClock::now());
         if self.probing.is_none() && self.probed.map(|t| t.elapsed() >= PROBE_EVERY).unwrap_or(true) {
             self.probed = Some(t0);
             let day = ambience::daylight(time_of_day);
@@ -120,10 +124,11 @@ impl GameSound {
         let under_water = block(eye_block).map(|b| b == BlockId::WATER).unwrap_or(false);
         let around = Surroundings { under_water, ..self.around };
         let f = forward.as_vec3().to_array();
+        self.mix = ambience::mix(&around);
         self.audio.scene(Scene {
             eye: eye.as_vec3().to_array(),
             forward: f,
-            mix: ambience::mix(&around),
+            mix: self.mix,
             under_water,
             water_at: around.water.map(|w| w.0),
             lava_at: around.lava.map(|l| l.0),
@@ -131,7 +136,7 @@ impl GameSound {
         if self.costs.len() == 600 {
             self.costs.pop_front();
         }
-        self.costs.push_back(t0.elapsed().as_secs_f32() * 1e3);
+        self.costs.push_back(cpu.ms() as f32);
     }
 
     /// Once a frame, from the streamed world: the sky light at the eye,

@@ -37,6 +37,11 @@ pub struct AudioLine<'a> {
     /// The game thread's sound work per frame, 99th percentile of the last
     /// 600 frames, ms.
     pub sound_ms_p99: f32,
+    /// The ambience layers the last frame asked for, 0..1 by name.
+    pub ambience: std::collections::BTreeMap<&'static str, f32>,
+    /// The sound thread's CPU time so far, s, where it renders the mix
+    /// itself (recording).
+    pub sound_cpu_s: Option<f64>,
 }
 
 #[derive(Serialize)]
@@ -131,7 +136,10 @@ mod tests {
             frames: FrameLine { fps: 60.0, frame_ms_max: 20.0, switch_ms: 0.0 },
             aim: AimLine { grabbed: false, target: None, slot: 2, last_break: None, last_place: None },
             ui: UiLine { world: None, overlay: false, screenshot: None, menu: None },
-            audio: AudioLine { audio: "off", sounds: 0, recording_s: None, last_edit_s: None, sound_ms_p99: 0.0 },
+            audio: AudioLine { audio: "off", sounds: 0, recording_s: None, last_edit_s: None, sound_ms_p99: 0.0,
+                ambience: Default::default(),
+                sound_cpu_s: None,
+            },
         };
         let v = serde_json::to_value(&line).expect("serialises");
         for key in ["t", "pos", "mode", "backend", "render_distance", "fps", "slot", "overlay", "menu", "sounds"] {
