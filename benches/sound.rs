@@ -21,10 +21,10 @@ fn forest_second(c: &mut Criterion) {
     let mut mixer = Mixer::<CaptureBackend>::new(tap.clone(), bank, Volumes::default()).expect("a capture mixer");
     let woods = Surroundings { height: 20.0, open: 0.6, green: 0.5, day: 1.0, sky: 15, ..Default::default() };
     let mix = ambience::mix(&woods);
-    let heard: Vec<&str> =
-        ambience::LAYERS.iter().zip(mix).filter(|(_, m)| *m > 0.001).map(|(l, _)| *l).collect();
+    let heard: Vec<&str> = ambience::LAYERS.iter().zip(mix).filter(|(_, m)| *m > 0.001).map(|(l, _)| *l).collect();
     assert_eq!(heard, ["wind", "birds"], "the scene plays what the walk played");
-    let scene = Scene { eye: [0.0; 3], forward: [0.0, 0.0, -1.0], mix, under_water: false, water_at: None, lava_at: None };
+    let scene =
+        Scene { eye: [0.0; 3], forward: [0.0, 0.0, -1.0], mix, under_water: false, water_at: None, lava_at: None };
     mixer.set_scene(&scene);
     let blocks_per_second = (RATE as usize).div_ceil(256);
     // Past the fade-in, so the layers play at their level.

@@ -340,7 +340,12 @@ const BLOCK: usize = 256;
 
 /// Renders whole blocks of the mix up to frame `due`, into the file if
 /// there is one.
-fn render_until(tap: &capture::Tap, files: Option<&mut Files>, rendered: &mut u64, due: u64) -> Result<(), hound::Error> {
+fn render_until(
+    tap: &capture::Tap,
+    files: Option<&mut Files>,
+    rendered: &mut u64,
+    due: u64,
+) -> Result<(), hound::Error> {
     let mut wav = files.map(|f| &mut f.wav);
     while *rendered + BLOCK as u64 <= due {
         let block = tap.render(BLOCK);

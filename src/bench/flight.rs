@@ -13,9 +13,9 @@
 //! with and without it says what sound costs a frame.
 
 use super::session::{HeadlessSession, SessionOptions};
-use crate::backend::service::Balance;
 use crate::audio::ambience::LAYERS;
 use crate::audio::{Output, Volumes};
+use crate::backend::service::Balance;
 use crate::backend::{Device, Engine};
 use crate::bench::{percentile, rss};
 use crate::game::far_view::FarView;
@@ -816,9 +816,8 @@ pub fn sound_comparison(reports: &[FlightReport]) -> String {
         if off.is_empty() || on.is_empty() {
             continue;
         }
-        let figures = |r: &FlightReport| {
-            [r.frame_ms.median, r.frame_ms.p99, r.cpu_part.cpu_ms.median, r.cpu_part.cpu_ms.p99]
-        };
+        let figures =
+            |r: &FlightReport| [r.frame_ms.median, r.frame_ms.p99, r.cpu_part.cpu_ms.median, r.cpu_part.cpu_ms.p99];
         out += &format!("sound against none, {row}: frame ms median / p99, CPU part ms median / p99\n");
         let (mut n_off, mut n_on) = (0, 0);
         for r in &runs {
@@ -836,7 +835,8 @@ pub fn sound_comparison(reports: &[FlightReport]) -> String {
         let diff: Vec<String> = (0..4).map(|i| format!("{:+.3}", mean(&on, i) - mean(&off, i))).collect();
         out += &format!("  with − without (means of the runs): {}\n", diff.join(" / "));
         if off.len() >= 2 {
-            let noise: Vec<String> = (0..4).map(|i| format!("{:+.3}", figures(off[1])[i] - figures(off[0])[i])).collect();
+            let noise: Vec<String> =
+                (0..4).map(|i| format!("{:+.3}", figures(off[1])[i] - figures(off[0])[i])).collect();
             out += &format!("  without #2 − without #1 (the noise): {}\n", noise.join(" / "));
         }
     }

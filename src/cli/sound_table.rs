@@ -4,7 +4,7 @@
 //! energy below 300 Hz (a footstep without it sounds thin). With `--out`
 //! each variant is also written as a WAV file, to listen to.
 
-use crate::audio::bank::{Bank, BankError, CueSpec, Source, SoundsSpec, SOUNDS_RON};
+use crate::audio::bank::{Bank, BankError, CueSpec, SoundsSpec, Source, SOUNDS_RON};
 use kira::sound::static_sound::StaticSoundData;
 use std::path::Path;
 
@@ -59,7 +59,9 @@ fn measure(x: &[f64], rate: u32) -> [f64; 4] {
     // A direct DFT under a Hann window: 2 048 samples, a thousand bins.
     const N: usize = 2048;
     let w: Vec<f64> = (0..N)
-        .map(|i| after.get(i).copied().unwrap_or(0.0) * (0.5 - 0.5 * (std::f64::consts::TAU * i as f64 / N as f64).cos()))
+        .map(|i| {
+            after.get(i).copied().unwrap_or(0.0) * (0.5 - 0.5 * (std::f64::consts::TAU * i as f64 / N as f64).cos())
+        })
         .collect();
     let (mut sum, mut weighted, mut low) = (0.0, 0.0, 0.0);
     for k in 1..N / 2 {
@@ -113,12 +115,22 @@ fn row(
         }
     }
     let [length_ms, peak_db, rms_db, centroid_hz, low_share] = figures.map(median);
-    Ok(CueRow { name: name.into(), source, variants: variants.len(), length_ms, peak_db, rms_db, centroid_hz, low_share })
+    Ok(CueRow {
+        name: name.into(),
+        source,
+        variants: variants.len(),
+        length_ms,
+        peak_db,
+        rms_db,
+        centroid_hz,
+        low_share,
+    })
 }
 
 fn write_wav(path: &Path, x: &[f64], rate: u32) -> Result<(), SoundTableError> {
     let fail = |e: hound::Error| SoundTableError::Write(path.display().to_string(), e.to_string());
-    let spec = hound::WavSpec { channels: 1, sample_rate: rate, bits_per_sample: 16, sample_format: hound::SampleFormat::Int };
+    let spec =
+        hound::WavSpec { channels: 1, sample_rate: rate, bits_per_sample: 16, sample_format: hound::SampleFormat::Int };
     let mut w = hound::WavWriter::create(path, spec).map_err(fail)?;
     for v in x {
         w.write_sample((v.clamp(-1.0, 1.0) * i16::MAX as f64) as i16).map_err(fail)?;
@@ -138,7 +150,8 @@ pub fn sound_table(text: Option<&str>, out: Option<&Path>) -> Result<Vec<CueRow>
     let mut rows = Vec::new();
     for (name, g) in &spec.groups {
         let Some(cues) = bank.groups.get(name) else { continue };
-        let spec_of = |c: Option<&CueSpec>, default: &str| c.map_or_else(|| format!("({default})"), |c| kind(&c.sources));
+        let spec_of =
+            |c: Option<&CueSpec>, default: &str| c.map_or_else(|| format!("({default})"), |c| kind(&c.sources));
         let four = [
             ("step", kind(&g.step.sources), &cues.step),
             ("dig", kind(&g.dig.sources), &cues.dig),

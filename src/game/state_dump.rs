@@ -136,7 +136,12 @@ mod tests {
             frames: FrameLine { fps: 60.0, frame_ms_max: 20.0, switch_ms: 0.0 },
             aim: AimLine { grabbed: false, target: None, slot: 2, last_break: None, last_place: None },
             ui: UiLine { world: None, overlay: false, screenshot: None, menu: None },
-            audio: AudioLine { audio: "off", sounds: 0, recording_s: None, last_edit_s: None, sound_ms_p99: 0.0,
+            audio: AudioLine {
+                audio: "off",
+                sounds: 0,
+                recording_s: None,
+                last_edit_s: None,
+                sound_ms_p99: 0.0,
                 ambience: Default::default(),
                 sound_cpu_s: None,
             },
