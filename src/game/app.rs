@@ -585,6 +585,7 @@ impl Running {
                 yaw: self.player.yaw,
                 pitch: self.player.pitch,
                 mode: self.player.mode,
+                fluid: self.player.in_fluid,
             },
             counts: self.streamer.counts(),
             draw,

@@ -21,6 +21,8 @@ pub struct Pose {
     pub yaw: f64,
     pub pitch: f64,
     pub mode: Mode,
+    /// The fluid the player swims in, if any.
+    pub fluid: Option<super::player::Fluid>,
 }
 
 /// The settings panel's values as the frame starts.

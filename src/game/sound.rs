@@ -61,8 +61,9 @@ impl GameSound {
     pub fn tick(&mut self, before: &Player, after: &Player, sprint: bool, block: &dyn Fn(BlockPos) -> Option<BlockId>) {
         let d = after.pos - before.pos;
         let moved = (d.x * d.x + d.z * d.z).sqrt();
+        // A swimmer's strokes sound at the stride, as water steps.
         let feet = Feet {
-            on_ground: after.on_ground,
+            on_ground: after.on_ground || after.in_fluid == Some(super::player::Fluid::Water),
             flying: after.mode == Mode::Fly,
             moved,
             sprint,

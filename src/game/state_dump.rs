@@ -122,7 +122,7 @@ mod tests {
     fn a_line_is_one_flat_object() {
         let line = StateLine {
             t: 1.0,
-            player: Pose { pos: [0.0; 3], yaw: 0.0, pitch: 0.0, mode: crate::game::player::Mode::Fly },
+            player: Pose { pos: [0.0; 3], yaw: 0.0, pitch: 0.0, mode: crate::game::player::Mode::Fly, fluid: None },
             generation: GenerationLine {
                 backend: "cpu",
                 gpu_off: None,
