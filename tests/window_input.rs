@@ -940,3 +940,128 @@ fn footsteps_and_a_break_are_heard_in_the_recorded_mix() {
     let quiet = record_a_walk(&mut s, &[("BLOCKWORLD_TEST_NO_FOOTSTEPS", "1")], "quiet");
     assert!(check_footsteps(&quiet).is_err(), "the check passed with footsteps off: {:?}", quiet.onsets);
 }
+
+/// Ahead of the spawn point along the player's first heading, cleared
+/// high above: flat stone, then a one-block step up (from 6 m), then a
+/// lake of still water six deep whose surface is level with the step
+/// (from 12 m), then a bank a block above the water (from 20 m). Returns
+/// the edit script.
+fn ledge_and_lake(feet: [f64; 3], yaw_degrees: f64) -> String {
+    let y = yaw_degrees.to_radians();
+    let (f, r) = ((y.sin(), y.cos()), (-y.cos(), y.sin()));
+    let ground = feet[1].floor() as i64;
+    let mut cells = std::collections::BTreeMap::new();
+    let mut t = -3.0;
+    while t <= 40.0 {
+        let mut s = -2.5;
+        while s <= 2.5 {
+            let x = (feet[0] + f.0 * t + r.0 * s).floor() as i64;
+            let z = (feet[2] + f.1 * t + r.1 * s).floor() as i64;
+            let part = [6.0, 12.0, 20.0].iter().filter(|&&edge| t >= edge).count();
+            cells.entry((x, z)).or_insert(part);
+            s += 0.5;
+        }
+        t += 0.5;
+    }
+    let mut script = String::new();
+    for ((x, z), part) in cells {
+        // (the top of the floor, how deep the water over it is)
+        let (top, water) = match part {
+            0 => (ground, 0),
+            1 => (ground + 1, 0),
+            2 => (ground - 5, 6),
+            _ => (ground + 2, 0),
+        };
+        for y in ground - 7..ground + 7 {
+            let b = if y < top {
+                "stone"
+            } else if y < top + water {
+                "water"
+            } else {
+                "air"
+            };
+            script += &format!("set {x} {y} {z} {b}\n");
+        }
+    }
+    script
+}
+
+#[test]
+fn steps_up_a_ledge_then_swims_up_out_of_a_lake() {
+    if skip() {
+        return;
+    }
+    let mut s = Session::start("swim");
+    let world = s.dir.join("world-swim");
+    let dump = s.dir.join("swim.jsonl");
+    let bw = |args: &[&str]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_blockworld")).args(args).output().expect("blockworld runs");
+        assert!(o.status.success(), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
+    };
+    bw(&["world", "new", world.to_str().unwrap(), "--seed", "42"]);
+    let preset = blockworld::worldgen::preset::Preset::load("classic").expect("classic");
+    let feet = blockworld::game::spawn::spawn_point(&blockworld::worldgen::WorldGen::new(preset, 42)).to_array();
+    let yaw: f64 = 35.0;
+    let script = s.dir.join("swim.edits");
+    std::fs::write(&script, ledge_and_lake(feet, yaw)).unwrap();
+    bw(&["world", "edit", world.to_str().unwrap(), "--script", script.to_str().unwrap()]);
+    let args = ["--world", world.to_str().unwrap(), "--render-distance", "3", "--size", "800x500"];
+    let args = [&args[..], &["--exit-after", "90", "--backend", "cpu", "--no-audio"]].concat();
+    let (game, _window) = s.play(&args, &[], &dump);
+    let state = || last_state(&dump).expect("a state line");
+    let ground = feet[1].floor();
+    let along = |st: &serde_json::Value| {
+        let p = &st["pos"];
+        let (y, f) = (yaw.to_radians(), |i: usize| p[i].as_f64().unwrap() - feet[i]);
+        f(0) * y.sin() + f(2) * y.cos()
+    };
+    let height = |st: &serde_json::Value| st["pos"][1].as_f64().unwrap() - ground;
+    let wait_for = |what: &str, seconds: u64, done: &dyn Fn(&serde_json::Value) -> bool| {
+        let deadline = Instant::now() + Duration::from_secs(seconds);
+        loop {
+            let st = state();
+            if done(&st) {
+                return st;
+            }
+            assert!(Instant::now() < deadline, "{what} within {seconds} s: last state {st}\n{}", s.log("game.log"));
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    };
+    assert_eq!(state()["mode"], "walk");
+    // W alone walks onto the step: the feet rise a block with no jump.
+    xdotool(&s.display, &["keydown", "w"]);
+    let stepped = wait_for("stepping up the ledge", 20, &|st| along(st) > 8.0);
+    assert!((height(&stepped) - 1.0).abs() < 0.05, "on the step the feet are {:.2} up", height(&stepped));
+    // On into the lake, where the player swims.
+    wait_for("wading into the lake", 20, &|st| st["fluid"] == "water");
+    xdotool(&s.display, &["keyup", "w"]);
+    std::thread::sleep(Duration::from_millis(1200));
+    let (a, ta) = (height(&state()), Instant::now());
+    std::thread::sleep(Duration::from_millis(1500));
+    let (b, tb) = (height(&state()), Instant::now());
+    let sink = (a - b) / (tb - ta).as_secs_f64();
+    assert!(sink > 0.3, "without Space the swimmer should sink: {a:.2} m, then {b:.2} m");
+    assert_eq!(state()["fluid"], "water");
+    // Space and W: up to the surface, across, and out onto the bank.
+    xdotool(&s.display, &["keydown", "space", "keydown", "w"]);
+    let out = wait_for("climbing out onto the bank", 30, &|st| {
+        along(st) > 21.0 && st["fluid"].is_null() && height(st) > 1.95
+    });
+    xdotool(&s.display, &["keyup", "w", "keyup", "space"]);
+    std::thread::sleep(Duration::from_millis(1500));
+    let landed = wait_for("standing on the bank", 5, &|st| (height(st) - 2.0).abs() < 0.05);
+    assert!(landed["fluid"].is_null() && along(&landed) > 20.5, "{landed}");
+    eprintln!("sank at {sink:.2} m/s; out on the bank at {:.1} m along", along(&out));
+    // A screenshot of the bank and the lake behind, to look at.
+    s.look(1800, 80, 30);
+    std::thread::sleep(Duration::from_millis(800));
+    s.key("F2");
+    std::thread::sleep(Duration::from_millis(2000));
+    drop(game);
+    let shots = s.dir.join("data").join("blockworld").join("screenshots");
+    let shot = std::fs::read_dir(&shots).ok().and_then(|d| d.flatten().map(|e| e.path()).max());
+    let shot = shot.unwrap_or_else(|| panic!("no F2 screenshot in {}", shots.display()));
+    let keep = Path::new(env!("CARGO_TARGET_TMPDIR")).join("swim-bank.png");
+    std::fs::copy(&shot, &keep).expect("the screenshot copies");
+    eprintln!("screenshot: {}", keep.display());
+}
