@@ -12,5 +12,6 @@ pub mod map;
 pub mod mesh;
 pub mod render;
 pub mod save;
+pub mod sim;
 pub mod world;
 pub mod worldgen;

@@ -8,6 +8,7 @@
 
 mod support;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -752,29 +753,34 @@ fn centroid(x: &[f32], rate: u32, t: f64) -> f64 {
     num / den.max(1e-12)
 }
 
-/// A trench of stone, then sand, ahead of the spawn point along the
-/// player's first heading, cleared to three blocks high; returns the
-/// edit script and where the stone ends (metres along the heading).
-fn stone_then_sand(feet: [f64; 3], yaw_degrees: f64) -> (String, f64) {
-    let (f, r) = {
-        let y = yaw_degrees.to_radians();
-        ((y.sin(), y.cos()), (-y.cos(), y.sin()))
-    };
-    let stone_until = 14.0;
-    let ground = feet[1].floor() as i64;
-    let mut cells = std::collections::BTreeMap::new();
+/// The cells of a course five blocks wide ahead of `feet` along the
+/// heading, from 3 m behind to `length` m ahead, each with `part(t)` of the
+/// first half-metre step that covers it (t: metres along the heading).
+fn course<T: Copy>(feet: [f64; 3], yaw_degrees: f64, length: f64, part: impl Fn(f64) -> T) -> BTreeMap<(i64, i64), T> {
+    let y = yaw_degrees.to_radians();
+    let (f, r) = ((y.sin(), y.cos()), (-y.cos(), y.sin()));
+    let mut cells = BTreeMap::new();
     let mut t = -3.0;
-    while t <= 45.0 {
+    while t <= length {
         let mut s = -2.5;
         while s <= 2.5 {
             let x = (feet[0] + f.0 * t + r.0 * s).floor() as i64;
             let z = (feet[2] + f.1 * t + r.1 * s).floor() as i64;
-            let floor = if t < stone_until { "stone" } else { "sand" };
-            cells.entry((x, z)).or_insert(floor);
+            cells.entry((x, z)).or_insert(part(t));
             s += 0.5;
         }
         t += 0.5;
     }
+    cells
+}
+
+/// A trench of stone, then sand, ahead of the spawn point along the
+/// player's first heading, cleared to three blocks high; returns the
+/// edit script and where the stone ends (metres along the heading).
+fn stone_then_sand(feet: [f64; 3], yaw_degrees: f64) -> (String, f64) {
+    let stone_until = 14.0;
+    let ground = feet[1].floor() as i64;
+    let cells = course(feet, yaw_degrees, 45.0, |t| if t < stone_until { "stone" } else { "sand" });
     let mut script = String::new();
     for ((x, z), floor) in cells {
         script += &format!("set {x} {} {z} stone\nset {x} {} {z} {floor}\n", ground - 2, ground - 1);
@@ -947,22 +953,8 @@ fn footsteps_and_a_break_are_heard_in_the_recorded_mix() {
 /// (from 12 m), then a bank a block above the water (from 20 m). Returns
 /// the edit script.
 fn ledge_and_lake(feet: [f64; 3], yaw_degrees: f64) -> String {
-    let y = yaw_degrees.to_radians();
-    let (f, r) = ((y.sin(), y.cos()), (-y.cos(), y.sin()));
     let ground = feet[1].floor() as i64;
-    let mut cells = std::collections::BTreeMap::new();
-    let mut t = -3.0;
-    while t <= 40.0 {
-        let mut s = -2.5;
-        while s <= 2.5 {
-            let x = (feet[0] + f.0 * t + r.0 * s).floor() as i64;
-            let z = (feet[2] + f.1 * t + r.1 * s).floor() as i64;
-            let part = [6.0, 12.0, 20.0].iter().filter(|&&edge| t >= edge).count();
-            cells.entry((x, z)).or_insert(part);
-            s += 0.5;
-        }
-        t += 0.5;
-    }
+    let cells = course(feet, yaw_degrees, 40.0, |t| [6.0, 12.0, 20.0].iter().filter(|&&edge| t >= edge).count());
     let mut script = String::new();
     for ((x, z), part) in cells {
         // (the top of the floor, how deep the water over it is)

@@ -2,7 +2,7 @@
 //! eye, so each rule is tested without a window or a sound card. The sound
 //! thread tweens every layer towards its target, so moving crossfades.
 
-use crate::world::block::BlockId;
+use crate::world::block::{BlockId, FluidKind};
 use crate::world::edits::BlockPos;
 
 /// The layers, in the order of `assets/sounds.ron`'s `ambience`.
@@ -115,7 +115,7 @@ impl Probe {
             height: (eye[1] - sea_level) as f32,
             sky,
             day,
-            under_water: block(at).map(|b| b == BlockId::WATER).unwrap_or(false),
+            under_water: block(at).and_then(BlockId::fluid_kind) == Some(FluidKind::Water),
             next_dx: -R,
             open: 0,
             above: 0,
@@ -150,10 +150,11 @@ impl Probe {
                     let d = ((dx * dx + dy * dy + dz * dz) as f32).sqrt();
                     let centre = [p.x as f32 + 0.5, p.y as f32 + 0.5, p.z as f32 + 0.5];
                     let nearer = |o: &Option<([f32; 3], f32)>| o.map(|(_, od)| d < od).unwrap_or(true);
-                    if b == BlockId::WATER && !(self.under_water && d < 1.0) && nearer(&self.water) {
+                    if b.fluid_kind() == Some(FluidKind::Water) && !(self.under_water && d < 1.0) && nearer(&self.water)
+                    {
                         self.water = Some((centre, d));
                     }
-                    if b == BlockId::LAVA && nearer(&self.lava) {
+                    if b.fluid_kind() == Some(FluidKind::Lava) && nearer(&self.lava) {
                         self.lava = Some((centre, d));
                     }
                 }

@@ -147,7 +147,7 @@ mod tests {
         assert_eq!(ok.len(), 2);
         assert_eq!(ok[1], SetBlock { pos: BlockPos::new(-5, 70, 1_000_000), block: BlockId::TORCH });
         for (text, needle) in [
-            ("set 1 2 3 obsidian", "line 1: unknown block `obsidian`"),
+            ("set 1 2 3 marble", "line 1: unknown block `marble`"),
             ("set 1 2 16777216 glass", "line 1: 16777216 is beyond the accepted range"),
             ("set 1 2 stone", "is not `set X Y Z BLOCK`"),
             ("set 1 2 x stone", "`x` is not a block coordinate"),

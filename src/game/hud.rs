@@ -11,7 +11,7 @@ use crate::backend::Engine;
 use crate::far::clipmap::MAX_HORIZON;
 use crate::render::atlas;
 use crate::render::world_renderer::DrawStats;
-use crate::world::block::{BlockId, Shape};
+use crate::world::block::BlockId;
 use std::path::Path;
 
 /// Where the player is and faces, and how they move.
@@ -90,7 +90,7 @@ impl Icons {
 
 /// Blocks a player can put in the hotbar.
 fn placeable() -> impl Iterator<Item = BlockId> {
-    BlockId::all().filter(|b| b.info().shape != Shape::None)
+    BlockId::all().filter(|b| b.info().placeable())
 }
 
 /// Changes the player asked for in the settings panel.

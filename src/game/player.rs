@@ -3,7 +3,7 @@
 //! a one-block rise without a jump, and in water or lava it swims: slowed,
 //! sinking gently, rising while Space is held.
 
-use crate::world::block::BlockId;
+use crate::world::block::FluidKind;
 use crate::world::coords::{ChunkPos, CHUNK_SIZE_I64};
 use glam::DVec3;
 
@@ -295,11 +295,10 @@ impl SolidQuery for LoadedChunks<'_> {
     fn fluid(&self, x: i64, y: i64, z: i64) -> Option<Fluid> {
         let c = (self.get)(ChunkPos::containing([x, y, z]))?;
         let l = |v: i64| v.rem_euclid(CHUNK_SIZE_I64) as usize;
-        match c.blocks().get(l(x), l(y), l(z)) {
-            BlockId::WATER => Some(Fluid::Water),
-            BlockId::LAVA => Some(Fluid::Lava),
-            _ => None,
-        }
+        Some(match c.blocks().get(l(x), l(y), l(z)).fluid_kind()? {
+            FluidKind::Water => Fluid::Water,
+            FluidKind::Lava => Fluid::Lava,
+        })
     }
 }
 

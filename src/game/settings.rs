@@ -9,7 +9,7 @@ use super::hotbar::{Hotbar, SLOTS};
 use super::streaming::{MAX_RENDER_DISTANCE, MIN_RENDER_DISTANCE};
 use crate::audio::Volumes;
 use crate::far::clipmap::MAX_HORIZON;
-use crate::world::block::{BlockId, Shape};
+use crate::world::block::BlockId;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -115,7 +115,7 @@ impl Settings {
         }
         for (slot, name) in file.hotbar.iter().take(SLOTS).enumerate() {
             match BlockId::by_name(name) {
-                Some(b) if b.info().shape != Shape::None => hotbar.slots[slot] = b,
+                Some(b) if b.info().placeable() => hotbar.slots[slot] = b,
                 _ => warnings.push(format!("hotbar slot {}: `{name}` is not a placeable block", slot + 1)),
             }
         }

@@ -7,7 +7,7 @@ use super::streaming::ChunkStreamer;
 use crate::audio::ambience::{self, Surroundings};
 use crate::audio::steps::{Feet, Footsteps};
 use crate::audio::{Action, Audio, Output, Scene, Sound, Volumes};
-use crate::world::block::BlockId;
+use crate::world::block::{BlockId, FluidKind};
 use crate::world::edits::BlockPos;
 use std::time::{Duration, Instant};
 
@@ -122,7 +122,7 @@ impl GameSound {
             }
         }
         let eye_block = BlockPos::new(eye.x.floor() as i64, eye.y.floor() as i64, eye.z.floor() as i64);
-        let under_water = block(eye_block).map(|b| b == BlockId::WATER).unwrap_or(false);
+        let under_water = block(eye_block).and_then(BlockId::fluid_kind) == Some(FluidKind::Water);
         let around = Surroundings { under_water, ..self.around };
         let f = forward.as_vec3().to_array();
         self.mix = ambience::mix(&around);

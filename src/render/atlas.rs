@@ -209,6 +209,15 @@ fn masonry(tile: usize, name: &str, x: usize, y: usize, [n, n2]: [f32; 2], jag: 
                 stone(tile, x, y, n, n2)
             }
         }
+        "obsidian" => {
+            // Near-black glass of stone, purple in its depths, with pale glints.
+            let glint = hash(tile, x, y, 47) > 0.94;
+            if glint {
+                shade([150, 130, 190], 0.9 + 0.1 * n)
+            } else {
+                shade([30, 20, 44], 0.7 + 0.45 * n2 + 0.15 * n)
+            }
+        }
         "glass" => {
             let frame = x == 0 || y == 0 || x == 15 || y == 15;
             let glint = x + y == 11 && (3..7).contains(&x) || x + y == 14 && (5..8).contains(&x);

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-pub use super::block_codegen::{Axis, Inside, Layer, Shape, MAX_BLOCK_TYPES, TURNED};
+pub use super::block_codegen::{Axis, FluidForm, FluidKind, Inside, Layer, Shape, MAX_BLOCK_TYPES, TURNED};
 
 /// A block type id. Ids index [`BLOCKS`]; 0 is air. Stored as one byte per
 /// block while the registry holds at most [`MAX_BLOCK_TYPES`] types (the
@@ -38,6 +38,33 @@ pub struct BlockInfo {
     pub inside: Option<Inside>,
     /// Its sound group in `assets/sounds.ron`.
     pub sound: &'static str,
+    /// The fluid it is, for liquids.
+    pub fluid: Option<Fluid>,
+    /// Falls when nothing holds it up (sand, gravel).
+    pub falls: bool,
+}
+
+/// A fluid block: which fluid, in which form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fluid {
+    pub kind: FluidKind,
+    pub form: FluidForm,
+}
+
+/// One fluid's blocks.
+#[derive(Clone, Copy, Debug)]
+pub struct FluidBlocks {
+    pub source: BlockId,
+    pub falling: BlockId,
+    /// `flowing[d - 1]` is flow d blocks out; its length is how far the
+    /// fluid spreads on flat ground.
+    pub flowing: &'static [BlockId],
+}
+
+impl FluidKind {
+    pub fn blocks(self) -> &'static FluidBlocks {
+        &FLUIDS[self as usize]
+    }
 }
 
 impl BlockInfo {
@@ -59,6 +86,12 @@ impl BlockInfo {
             _ if u == self.axis => self.tiles[3],
             _ => self.tiles[1],
         }
+    }
+
+    /// Can be put in the hand and placed: not flow, which only the
+    /// simulation makes.
+    pub fn placeable(&self) -> bool {
+        self.shape != Shape::None && self.fluid.is_none_or(|f| f.form == FluidForm::Source)
     }
 
     /// Hides the faces of its neighbours.
@@ -101,6 +134,11 @@ impl BlockId {
 
     pub fn name(self) -> &'static str {
         self.info().name
+    }
+
+    /// The fluid it is, in any form.
+    pub fn fluid_kind(self) -> Option<FluidKind> {
+        self.info().fluid.map(|f| f.kind)
     }
 
     /// Every registered block, in id order.
@@ -191,11 +229,34 @@ mod tests {
                 "not solid",
             ),
             (ok.replacen("reach: 40)", "reach: 0)", 1), "not within"),
+            (ok.replacen("fluid: (Water, Source), ", "", 1), "names its fluid"),
+            (ok.replacen("Flowing(6)", "Flowing(9)", 1), "no gap"),
+            (ok.replacen("Flowing(2)", "Flowing(1)", 1), "two Flowing(1)"),
+            (ok.replacen("(Lava, Falling)", "(Lava, Flowing(4))", 1), "exactly one Falling"),
+            (ok.replacen("name: \"rose\",", "name: \"rose\", falls: true,", 1), "falls applies"),
         ];
         for (text, needle) in cases {
             let err = generate(&text).expect_err(needle);
             assert!(err.contains(needle), "{err} does not say {needle}");
         }
+    }
+
+    #[test]
+    fn each_fluid_has_a_source_a_fall_and_its_levels() {
+        let water = FluidKind::Water.blocks();
+        assert_eq!((water.source, water.flowing.len()), (BlockId::WATER, 7));
+        assert_eq!((FluidKind::Lava.blocks().source, FluidKind::Lava.blocks().flowing.len()), (BlockId::LAVA, 3));
+        for kind in FluidKind::ALL {
+            let b = kind.blocks();
+            assert_eq!(b.falling.info().fluid, Some(Fluid { kind, form: FluidForm::Falling }));
+            for (i, f) in b.flowing.iter().enumerate() {
+                assert_eq!(f.info().fluid, Some(Fluid { kind, form: FluidForm::Flowing(i as u8 + 1) }));
+                assert!(!f.info().placeable() && f.info().liquid);
+            }
+            assert!(b.source.info().placeable());
+        }
+        assert!(BlockId::SAND.info().falls && BlockId::GRAVEL.info().falls && !BlockId::DIRT.info().falls);
+        assert!(!BlockId::AIR.info().placeable());
     }
 
     /// A log lying along x or z shows its rings on its ends and its bark

@@ -58,6 +58,29 @@ pub struct Inside {
     pub reach: u16,
 }
 
+/// The fluids the simulation moves; `FLUIDS` holds each one's blocks, in
+/// this order.
+#[derive(Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum FluidKind {
+    Water,
+    Lava,
+}
+
+impl FluidKind {
+    pub const ALL: [FluidKind; 2] = [FluidKind::Water, FluidKind::Lava];
+}
+
+/// The form a fluid block is in.
+#[derive(Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FluidForm {
+    /// Stays, and feeds flow around it.
+    Source,
+    /// Flow this many blocks from the nearest source or fall (1 nearest).
+    Flowing(u8),
+    /// Flow pouring down: fed from above, spreading like a source where it lands.
+    Falling,
+}
+
 #[derive(Deserialize, Debug, Default)]
 #[serde(deny_unknown_fields)]
 pub struct Tiles {
@@ -103,6 +126,12 @@ pub struct Block {
     /// breaking, placing); without one, the group its kind implies.
     #[serde(default)]
     sound: Option<String>,
+    /// For liquids: (kind, form).
+    #[serde(default)]
+    fluid: Option<(FluidKind, FluidForm)>,
+    /// Falls when nothing holds it up.
+    #[serde(default)]
+    falls: bool,
 }
 
 impl Block {
@@ -178,6 +207,12 @@ pub fn generate(ron_text: &str) -> Result<String, String> {
                 return Err(format!("block `{}`: inside reach {} is not within 1..=1024", b.name, inside.reach));
             }
         }
+        if b.liquid != b.fluid.is_some() {
+            return Err(format!("block `{}`: a liquid names its fluid, and only a liquid does", b.name));
+        }
+        if b.falls && !(b.solid && b.shape == Shape::Cube) {
+            return Err(format!("block `{}`: falls applies to solid cubes only", b.name));
+        }
         let [top, side, bottom] = b.tile_names()?;
         // A log on its side shows its side tile turned where the face's u
         // axis runs along the log, so the bark follows the log.
@@ -202,11 +237,17 @@ pub fn generate(ron_text: &str) -> Result<String, String> {
         }
         let _ = writeln!(
             table,
-            "    BlockInfo {{ name: {:?}, shape: Shape::{:?}, layer: Layer::{:?}, solid: {}, liquid: {}, light: {:?}, dims: {}, cull_self: {}, axis: Axis::{:?}, tiles: [{}, {}, {}, {}], inside: {:?}, sound: {:?} }},",
-            b.name, b.shape, b.layer, b.solid, b.liquid, b.light, b.dims, b.cull_self, b.axis, idx[0], idx[1], idx[2], idx[3], b.inside, b.sound_group()
+            "    BlockInfo {{ name: {:?}, shape: Shape::{:?}, layer: Layer::{:?}, solid: {}, liquid: {}, light: {:?}, dims: {}, cull_self: {}, axis: Axis::{:?}, tiles: [{}, {}, {}, {}], inside: {:?}, sound: {:?}, fluid: {}, falls: {} }},",
+            b.name, b.shape, b.layer, b.solid, b.liquid, b.light, b.dims, b.cull_self, b.axis, idx[0], idx[1], idx[2], idx[3], b.inside, b.sound_group(),
+            match b.fluid {
+                Some((kind, form)) => format!("Some(Fluid {{ kind: FluidKind::{kind:?}, form: FluidForm::{form:?} }})"),
+                None => "None".into(),
+            },
+            b.falls
         );
         let _ = writeln!(consts, "    pub const {}: BlockId = BlockId({});", b.name.to_uppercase(), b.id);
     }
+    let fluids = fluid_table(&blocks)?;
     if tiles.len() > 256 {
         return Err(format!("{} atlas tiles exceed the vertex format's 256", tiles.len()));
     }
@@ -215,7 +256,48 @@ pub fn generate(ron_text: &str) -> Result<String, String> {
     let _ = writeln!(out, "impl BlockId {{\n{consts}}}\n");
     let _ = writeln!(
         out,
+        "/// Each fluid's blocks, in `FluidKind` order.\npub const FLUIDS: [FluidBlocks; {}] = [\n{fluids}];\n",
+        FluidKind::ALL.len()
+    );
+    let _ = writeln!(
+        out,
         "/// Atlas tiles in layer order; `BlockInfo::tiles` index it.\npub const TILES: &[&str] = &{tiles:?};"
     );
+    Ok(out)
+}
+
+/// `FLUIDS`' entries: every kind has one source, one falling block, and
+/// flowing levels 1..=n with no gap.
+fn fluid_table(blocks: &[Block]) -> Result<String, String> {
+    let mut out = String::new();
+    for kind in FluidKind::ALL {
+        let of = |want: &dyn Fn(FluidForm) -> bool| -> Vec<&Block> {
+            blocks.iter().filter(|b| b.fluid.is_some_and(|(k, f)| k == kind && want(f))).collect()
+        };
+        let one = |what: &str, found: Vec<&Block>| match found[..] {
+            [b] => Ok(b.id),
+            _ => Err(format!("fluid {kind:?} needs exactly one {what} block, not {}", found.len())),
+        };
+        let source = one("Source", of(&|f| f == FluidForm::Source))?;
+        let falling = one("Falling", of(&|f| f == FluidForm::Falling))?;
+        let mut flowing = Vec::new();
+        for level in 1..=u8::MAX {
+            match of(&|f| f == FluidForm::Flowing(level))[..] {
+                [] => break,
+                [b] => flowing.push(b.id),
+                _ => return Err(format!("fluid {kind:?} has two Flowing({level}) blocks")),
+            }
+        }
+        let levels = of(&|f| matches!(f, FluidForm::Flowing(_))).len();
+        if flowing.is_empty() || levels != flowing.len() {
+            return Err(format!("fluid {kind:?}: Flowing levels must run 1..=n with no gap"));
+        }
+        let ids: Vec<String> = flowing.iter().map(|i| format!("BlockId({i})")).collect();
+        let _ = writeln!(
+            out,
+            "    FluidBlocks {{ source: BlockId({source}), falling: BlockId({falling}), flowing: &[{}] }},",
+            ids.join(", ")
+        );
+    }
     Ok(out)
 }

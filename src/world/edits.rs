@@ -21,6 +21,11 @@ impl BlockPos {
         BlockPos { x, y, z }
     }
 
+    /// The position `d` away (wrapping: callers stay within the accepted range).
+    pub fn offset(self, d: [i64; 3]) -> Self {
+        BlockPos::new(self.x.wrapping_add(d[0]), self.y.wrapping_add(d[1]), self.z.wrapping_add(d[2]))
+    }
+
     /// The block holding point `p` (an eye, a player's feet).
     pub fn containing(p: glam::DVec3) -> Self {
         BlockPos::new(p.x.floor() as i64, p.y.floor() as i64, p.z.floor() as i64)
