@@ -333,6 +333,20 @@ enum WorldCommand {
         #[arg(long)]
         script: PathBuf,
     },
+    /// Run the world's simulation (flowing fluids, falling blocks) without a window, saving as it goes.
+    Tick {
+        /// The world directory.
+        dir: PathBuf,
+        /// Seconds of world time to run (20 ticks each).
+        #[arg(long, conflicts_with = "ticks", required_unless_present = "ticks")]
+        seconds: Option<u32>,
+        /// Ticks to run instead.
+        #[arg(long)]
+        ticks: Option<u64>,
+        /// Run at the game's pace (20 ticks a second of wall time), as a server would.
+        #[arg(long)]
+        realtime: bool,
+    },
     /// Print the name of the block at X,Y,Z (edits applied).
     Get {
         /// The world directory.
@@ -820,19 +834,26 @@ fn world_command(which: WorldCommand) -> Result<()> {
                 outln!("{}", serde_json::to_string_pretty(&i)?);
             } else {
                 outln!(
-                    "{}: seed {}, preset {}, format {}, {} edited blocks in {} chunks",
+                    "{}: seed {}, preset {}, format {}, {} edited blocks in {} chunks, simulation tick {} ({} pending)",
                     i.path,
                     i.seed,
                     i.preset,
                     i.format,
                     i.edited_blocks,
-                    i.edited_chunks
+                    i.edited_chunks,
+                    i.sim_tick,
+                    i.pending_updates
                 );
             }
         }
         WorldCommand::Edit { dir, script } => {
             let n = world_cmd::edit(&dir, &script, |line| eprintln!("{line}"))?;
             outln!("{n} edits applied to {}", dir.display());
+        }
+        WorldCommand::Tick { dir, seconds, ticks, realtime } => {
+            let ticks = ticks.unwrap_or(u64::from(seconds.unwrap_or(0)) * blockworld::sim::TICKS_PER_SECOND);
+            let (tick, changed) = world_cmd::tick(&dir, world_cmd::TickRun { ticks, realtime }, |l| eprintln!("{l}"))?;
+            outln!("{}: tick {tick}, {changed} blocks changed", dir.display());
         }
         WorldCommand::Get { dir, pos } => outln!("{}", world_cmd::get(&dir, pos)?.name()),
     }

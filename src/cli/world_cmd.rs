@@ -4,10 +4,12 @@ use crate::backend::cpu::CpuBackend;
 use crate::backend::ChunkBackend;
 use crate::save::edited::EditedBackend;
 use crate::save::world_file::{SaveError, WorldFile};
+use crate::sim::{Rules, SimWorld, Simulation, TICKS_PER_SECOND};
 use crate::world::block::BlockId;
 use crate::world::edits::BlockPos;
 use crate::world::store::ChunkStore;
 use crate::worldgen::WorldGen;
+use std::cell::RefCell;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -32,12 +34,16 @@ pub struct WorldInfo {
     pub edited_chunks: usize,
     pub edited_blocks: usize,
     pub edits_applied: u64,
+    /// Simulation ticks run, and updates waiting.
+    pub sim_tick: u64,
+    pub pending_updates: usize,
     pub player: Option<crate::save::world_file::SavedPlayer>,
 }
 
 pub fn info(dir: &Path) -> Result<WorldInfo, WorldCmdError> {
     let w = WorldFile::open(dir)?;
     let edits = w.load_edits()?;
+    let (sim_tick, pending) = w.load_sim()?;
     Ok(WorldInfo {
         path: dir.display().to_string(),
         format: w.meta().format,
@@ -46,6 +52,8 @@ pub fn info(dir: &Path) -> Result<WorldInfo, WorldCmdError> {
         edited_chunks: edits.len(),
         edited_blocks: edits.values().map(|e| e.len()).sum(),
         edits_applied: w.meta().edits_applied,
+        sim_tick,
+        pending_updates: pending.len(),
         player: w.player()?,
     })
 }
@@ -97,14 +105,17 @@ pub fn edit(dir: &Path, script: &Path, mut progress: impl FnMut(&str)) -> Result
     let edits = parse_script(&text, &file)?;
     let mut world = WorldFile::open(dir)?;
     let mut store = ChunkStore::with_edits(world.load_edits()?);
+    let mut sim = load_sim(&world)?;
     let (mut pending, mut last_commit) = (0u64, Instant::now());
     for (i, e) in edits.iter().enumerate() {
         // Positions were checked while parsing.
         let _ = store.set_block(e.pos, e.block);
+        // As in play: what is next to an edit may move (flow, fall).
+        sim.disturbed(e.pos);
         pending += 1;
         let done = i + 1;
         if done % COMMIT_EVERY == 0 || last_commit.elapsed() >= COMMIT_INTERVAL || done == edits.len() {
-            world.save_edits(&store.take_unsaved(), pending)?;
+            world.save_with_sim(&store.take_unsaved(), pending, sim.tick(), &sim.pending())?;
             pending = 0;
             last_commit = Instant::now();
         }
@@ -113,6 +124,71 @@ pub fn edit(dir: &Path, script: &Path, mut progress: impl FnMut(&str)) -> Result
         }
     }
     Ok(edits.len() as u64)
+}
+
+fn load_sim(w: &WorldFile) -> Result<Simulation, WorldCmdError> {
+    let (tick, pending) = w.load_sim()?;
+    Simulation::resume(tick, &pending, Rules::default())
+        .map_err(|e| WorldCmdError::Save(SaveError::Corrupt { path: w.path().to_path_buf(), reason: e.to_string() }))
+}
+
+/// A loaded world that generates (with its edits) each chunk the
+/// simulation first reads.
+struct GeneratingWorld {
+    store: RefCell<ChunkStore>,
+    backend: CpuBackend,
+}
+
+impl SimWorld for GeneratingWorld {
+    fn block(&self, pos: BlockPos) -> Option<BlockId> {
+        let cpos = pos.chunk()?;
+        cpos.check_accepted().ok()?;
+        let mut store = self.store.borrow_mut();
+        if !store.contains(cpos) {
+            let chunk = self.backend.generate(&[cpos]).ok()?.pop()?;
+            store.insert_generated(chunk);
+        }
+        store.block(pos)
+    }
+    fn set_block(&mut self, pos: BlockPos, block: BlockId) {
+        let _ = self.store.get_mut().set_block(pos, block);
+    }
+}
+
+/// How long `world tick` runs.
+#[derive(Clone, Copy, Debug)]
+pub struct TickRun {
+    pub ticks: u64,
+    /// Paced at the game's rate (as a server runs) rather than flat out.
+    pub realtime: bool,
+}
+
+/// `world tick`: runs the simulation on a saved world, committing its
+/// changes, tick and pending updates together every second of world time.
+/// Returns the tick reached and the blocks changed.
+pub fn tick(dir: &Path, run: TickRun, mut progress: impl FnMut(&str)) -> Result<(u64, usize), WorldCmdError> {
+    let mut file = WorldFile::open(dir)?;
+    let mut sim = load_sim(&file)?;
+    let gen = Arc::new(WorldGen::new(file.preset().clone(), file.meta().seed));
+    let mut world = GeneratingWorld {
+        store: RefCell::new(ChunkStore::with_edits(file.load_edits()?)),
+        backend: CpuBackend::serial(gen),
+    };
+    let wall = Instant::now();
+    let mut changed = 0;
+    for n in 1..=run.ticks {
+        if run.realtime {
+            let due = Duration::from_nanos(n * 1_000_000_000 / TICKS_PER_SECOND);
+            std::thread::sleep(due.saturating_sub(wall.elapsed()));
+        }
+        changed += sim.step(&mut world).changes;
+        if sim.tick().is_multiple_of(TICKS_PER_SECOND) || n == run.ticks {
+            let deltas = world.store.get_mut().take_unsaved();
+            file.save_with_sim(&deltas, 0, sim.tick(), &sim.pending())?;
+            progress(&format!("tick {} ({} pending, {changed} blocks changed)", sim.tick(), sim.pending_count()));
+        }
+    }
+    Ok((sim.tick(), changed))
 }
 
 /// The world's generator and a backend that applies its saved edits.

@@ -10,7 +10,12 @@
 //! - `blocks(id, name)`: the registry the ids in `edits` refer to;
 //! - `player(id = 0, x, y, z, yaw, pitch, mode)`;
 //! - `edits(cx, cy, cz, delta)`: one row per edited chunk, its delta as
-//!   (block index u16, block id u16) little-endian pairs.
+//!   (block index u16, block id u16) little-endian pairs. What the
+//!   simulation changes (flow, fallen sand) is saved here like any edit;
+//! - `pending(x, y, z, due)`: the simulation's scheduled updates, with
+//!   meta `sim_tick`, the ticks it has run (both absent in older files:
+//!   nothing pending, tick 0). They are written in the same transaction
+//!   as the edits they belong with, so a reopened world carries on.
 //!
 //! Every change is one transaction: a crash leaves the last committed state.
 //! Opening checks the file (readable, our format, not newer, a valid preset,
@@ -18,7 +23,7 @@
 
 use crate::world::block::BLOCKS;
 use crate::world::coords::ChunkPos;
-use crate::world::edits::ChunkEdits;
+use crate::world::edits::{BlockPos, ChunkEdits};
 use crate::worldgen::preset::{Preset, PresetError};
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 use std::collections::HashMap;
@@ -104,7 +109,9 @@ impl WorldFile {
              CREATE TABLE player (id INTEGER PRIMARY KEY CHECK (id = 0), x REAL NOT NULL, y REAL NOT NULL,
                                   z REAL NOT NULL, yaw REAL NOT NULL, pitch REAL NOT NULL, mode TEXT NOT NULL);
              CREATE TABLE edits (cx INTEGER NOT NULL, cy INTEGER NOT NULL, cz INTEGER NOT NULL, delta BLOB NOT NULL,
-                                 PRIMARY KEY (cx, cy, cz)) WITHOUT ROWID;",
+                                 PRIMARY KEY (cx, cy, cz)) WITHOUT ROWID;
+             CREATE TABLE pending (x INTEGER NOT NULL, y INTEGER NOT NULL, z INTEGER NOT NULL,
+                                   due INTEGER NOT NULL);",
         )
         .map_err(sql)?;
         for (k, v) in [
@@ -174,6 +181,19 @@ impl WorldFile {
                 reason: format!("cannot switch to WAL mode (got `{mode}`): is the directory writable?"),
             });
         }
+        // Files from before the simulation lack its table, and files from
+        // a smaller registry the newer blocks' names; both are additions.
+        let upgrade = || -> rusqlite::Result<()> {
+            conn.execute_batch(
+                "CREATE TABLE IF NOT EXISTS pending (x INTEGER NOT NULL, y INTEGER NOT NULL, z INTEGER NOT NULL,
+                                                     due INTEGER NOT NULL);",
+            )?;
+            for (i, b) in BLOCKS.iter().enumerate() {
+                conn.execute("INSERT OR IGNORE INTO blocks (id, name) VALUES (?1, ?2)", params![i as i64, b.name])?;
+            }
+            Ok(())
+        };
+        upgrade().map_err(|e| SaveError::Sqlite { path: path.clone(), reason: e.to_string() })?;
         Ok(WorldFile { conn, path, meta, preset })
     }
 
@@ -222,17 +242,73 @@ impl WorldFile {
         let path = self.path.clone();
         let sql = |e: rusqlite::Error| SaveError::Sqlite { path: path.clone(), reason: e.to_string() };
         let tx = self.conn.transaction().map_err(sql)?;
-        {
-            let mut put = tx
-                .prepare_cached("INSERT OR REPLACE INTO edits (cx, cy, cz, delta) VALUES (?1, ?2, ?3, ?4)")
-                .map_err(sql)?;
-            for (p, e) in deltas {
-                put.execute(params![p.x, p.y, p.z, e.encode()]).map_err(sql)?;
-            }
-        }
+        write_edits(&tx, deltas).map_err(sql)?;
         let total = self.meta.edits_applied + applied;
         tx.execute("UPDATE meta SET value = ?1 WHERE key = 'edits_applied'", params![total.to_string()])
             .map_err(sql)?;
+        tx.commit().map_err(sql)?;
+        self.meta.edits_applied = total;
+        Ok(())
+    }
+
+    /// The simulation's tick and pending updates. A row whose position is
+    /// outside the accepted range (outside any chunk the world can hold)
+    /// or whose due tick is negative marks the file damaged, naming the row.
+    pub fn load_sim(&self) -> Result<(u64, Vec<(BlockPos, u64)>), SaveError> {
+        let corrupt = |reason: String| SaveError::Corrupt { path: self.path.clone(), reason };
+        let tick: Option<String> = self
+            .conn
+            .query_row("SELECT value FROM meta WHERE key = 'sim_tick'", [], |r| r.get(0))
+            .optional()
+            .map_err(self.sql())?;
+        let tick = match tick {
+            None => 0,
+            Some(t) => t.parse::<u64>().map_err(|_| corrupt(format!("meta `sim_tick` `{t}` is not a tick count")))?,
+        };
+        let mut stmt =
+            self.conn.prepare("SELECT rowid, x, y, z, due FROM pending ORDER BY rowid").map_err(self.sql())?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok((r.get::<_, i64>(0)?, [r.get::<_, i64>(1)?, r.get(2)?, r.get(3)?], r.get::<_, i64>(4)?))
+            })
+            .map_err(self.sql())?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (id, [x, y, z], due) = row.map_err(|e| corrupt(format!("pending: {e}")))?;
+            let bad = |why: String| corrupt(format!("pending row {id} ({x},{y},{z} due {due}): {why}"));
+            crate::world::coords::check_accepted([x, y, z].map(|v| v as f64)).map_err(&bad)?;
+            let due = u64::try_from(due).map_err(|_| bad("a due tick is never negative".into()))?;
+            out.push((BlockPos::new(x, y, z), due));
+        }
+        Ok((tick, out))
+    }
+
+    /// Writes changed chunk deltas, the simulation's tick and its whole
+    /// pending set in one transaction, adding `applied` to `edits_applied`.
+    pub fn save_with_sim(
+        &mut self,
+        deltas: &[(ChunkPos, ChunkEdits)],
+        applied: u64,
+        tick: u64,
+        pending: &[(BlockPos, u64)],
+    ) -> Result<(), SaveError> {
+        let path = self.path.clone();
+        let sql = |e: rusqlite::Error| SaveError::Sqlite { path: path.clone(), reason: e.to_string() };
+        let tx = self.conn.transaction().map_err(sql)?;
+        write_edits(&tx, deltas).map_err(sql)?;
+        let total = self.meta.edits_applied + applied;
+        tx.execute("UPDATE meta SET value = ?1 WHERE key = 'edits_applied'", params![total.to_string()])
+            .map_err(sql)?;
+        tx.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('sim_tick', ?1)", params![tick.to_string()])
+            .map_err(sql)?;
+        tx.execute("DELETE FROM pending", []).map_err(sql)?;
+        {
+            let mut put =
+                tx.prepare_cached("INSERT INTO pending (x, y, z, due) VALUES (?1, ?2, ?3, ?4)").map_err(sql)?;
+            for (p, due) in pending {
+                put.execute(params![p.x, p.y, p.z, i64::try_from(*due).unwrap_or(i64::MAX)]).map_err(sql)?;
+            }
+        }
         tx.commit().map_err(sql)?;
         self.meta.edits_applied = total;
         Ok(())
@@ -295,6 +371,14 @@ impl WorldFile {
     pub fn integrity_check(&self) -> Result<String, SaveError> {
         self.conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).map_err(self.sql())
     }
+}
+
+fn write_edits(tx: &rusqlite::Transaction, deltas: &[(ChunkPos, ChunkEdits)]) -> rusqlite::Result<()> {
+    let mut put = tx.prepare_cached("INSERT OR REPLACE INTO edits (cx, cy, cz, delta) VALUES (?1, ?2, ?3, ?4)")?;
+    for (p, e) in deltas {
+        put.execute(params![p.x, p.y, p.z, e.encode()])?;
+    }
+    Ok(())
 }
 
 fn read_meta(conn: &Connection, path: &Path) -> Result<WorldMeta, SaveError> {
