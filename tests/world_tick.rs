@@ -62,7 +62,7 @@ fn info(w: &Path) -> serde_json::Value {
 }
 
 fn digest(w: &Path) -> String {
-    ok(&["region-hash", "--world", w.to_str().unwrap(), "--from", "-1,5,-1", "--to", "0,6,0"])
+    ok(&["region-hash", "--world", w.to_str().unwrap(), "--from", "-1,6,-1", "--to", "0,6,0"])
 }
 
 #[test]
