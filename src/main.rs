@@ -595,6 +595,17 @@ enum BenchCommand {
         #[arg(long)]
         json: bool,
     },
+    /// A flood of water sources released at once on a plate: the simulation's ticks' cost until it settles.
+    Flood {
+        #[command(flatten)]
+        world: WorldArgs,
+        /// Water sources released at once.
+        #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=2048))]
+        sources: u32,
+        /// Print JSON instead of the table.
+        #[arg(long)]
+        json: bool,
+    },
     /// The Brno project's lattice table: one 128³ volume of cave noise at 1
     /// to 8 octaves, each way of sharing the work (naive, gradients, partial
     /// products; scalar and 8 lanes) and the well-known libraries at the
@@ -1144,6 +1155,10 @@ fn bench_command(which: BenchCommand) -> Result<()> {
                 gpu_device: device_for(backend)?,
             };
             print_reports(&[blockworld::bench::view::run(&opts)?], json)
+        }
+        BenchCommand::Flood { world, sources, json } => {
+            let r = blockworld::bench::flood::run(load_world(&world)?, sources as usize)?;
+            print_reports(&[r], json)
         }
         BenchCommand::Edit { world, count, render_distance, json } => {
             let r = blockworld::bench::edit::run(load_world(&world)?, render_distance, count as usize)?;

@@ -5,6 +5,7 @@ pub mod decorate;
 pub mod density;
 pub mod edit;
 pub mod flight;
+pub mod flood;
 pub mod frames;
 pub mod gen;
 pub mod horizon;

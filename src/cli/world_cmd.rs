@@ -153,6 +153,9 @@ impl SimWorld for GeneratingWorld {
     fn set_block(&mut self, pos: BlockPos, block: BlockId) {
         let _ = self.store.get_mut().set_block(pos, block);
     }
+    fn set_blocks(&mut self, blocks: &[(BlockPos, BlockId)]) {
+        let _ = self.store.get_mut().set_blocks(blocks);
+    }
 }
 
 /// How long `world tick` runs.

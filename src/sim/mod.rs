@@ -52,6 +52,12 @@ pub trait SimWorld {
     fn block(&self, pos: BlockPos) -> Option<BlockId>;
     /// Writes a block the simulation changed (an edit like the player's).
     fn set_block(&mut self, pos: BlockPos, block: BlockId);
+    /// Writes a tick's changes, in position order.
+    fn set_blocks(&mut self, blocks: &[(BlockPos, BlockId)]) {
+        for &(p, b) in blocks {
+            self.set_block(p, b);
+        }
+    }
 }
 
 impl SimWorld for ChunkStore {
@@ -61,6 +67,9 @@ impl SimWorld for ChunkStore {
     fn set_block(&mut self, pos: BlockPos, block: BlockId) {
         // Positions come from loaded chunks, so they are within range.
         let _ = ChunkStore::set_block(self, pos, block);
+    }
+    fn set_blocks(&mut self, blocks: &[(BlockPos, BlockId)]) {
+        let _ = ChunkStore::set_blocks(self, blocks);
     }
 }
 
@@ -258,15 +267,13 @@ impl Simulation {
             sets.insert(f.to, look(pos).unwrap_or(BlockId::AIR));
             sets.insert(pos, f.left);
         }
-        let mut changes = 0;
-        for (&pos, &b) in &sets {
-            if world.block(pos) != Some(b) {
-                world.set_block(pos, b);
-                self.disturbed(pos);
-                changes += 1;
-            }
+        let writes: Vec<(BlockPos, BlockId)> =
+            sets.into_iter().filter(|&(pos, b)| world.block(pos) != Some(b)).collect();
+        world.set_blocks(&writes);
+        for &(pos, _) in &writes {
+            self.disturbed(pos);
         }
-        TickReport { ticks: 1, updates: now.len(), changes }
+        TickReport { ticks: 1, updates: now.len(), changes: writes.len() }
     }
 }
 

@@ -171,41 +171,63 @@ impl ChunkStore {
     /// neighbours that see it across a border, diagonals included, since
     /// ambient occlusion reads them).
     pub fn set_block(&mut self, pos: BlockPos, block: BlockId) -> Result<Vec<ChunkPos>, StoreError> {
-        let cpos = pos.chunk().ok_or(StoreError::OutOfRange(pos))?;
-        let [x, y, z] = pos.local();
-        let index = block_index(x, y, z);
-        self.edits.entry(cpos).or_default().set(index, block);
-        self.unsaved.insert(cpos);
-        let Some(before) = self.loaded.get(&cpos).map(|r| r.chunk.blocks().get_index(index)) else {
-            return Ok(Vec::new());
-        };
-        if before != block {
-            self.touch(cpos);
+        self.set_blocks(&[(pos, block)])
+    }
+
+    /// [`ChunkStore::set_block`] for many blocks at once: each changed
+    /// chunk is copied and its face links found once, not once a block.
+    /// Returns the touched chunks, each once. A position beyond the range
+    /// refuses the whole batch before anything is written.
+    pub fn set_blocks(&mut self, blocks: &[(BlockPos, BlockId)]) -> Result<Vec<ChunkPos>, StoreError> {
+        if let Some(&(bad, _)) = blocks.iter().find(|(p, _)| p.chunk().is_none()) {
+            return Err(StoreError::OutOfRange(bad));
+        }
+        let mut changed: Vec<ChunkPos> = Vec::new();
+        let mut touched: Vec<ChunkPos> = Vec::new();
+        for &(pos, block) in blocks {
+            let Some(cpos) = pos.chunk() else { continue };
+            let [x, y, z] = pos.local();
+            let index = block_index(x, y, z);
+            self.edits.entry(cpos).or_default().set(index, block);
+            self.unsaved.insert(cpos);
+            let Some(before) = self.loaded.get(&cpos).map(|r| r.chunk.blocks().get_index(index)) else {
+                continue;
+            };
+            if before != block {
+                self.touch(cpos);
+                if !changed.contains(&cpos) {
+                    changed.push(cpos);
+                }
+                if let Some(record) = self.loaded.get_mut(&cpos) {
+                    // Copy on write: meshers may still hold the old version.
+                    Arc::make_mut(&mut record.chunk).set(index, block);
+                }
+            }
+            let offsets = |l: usize| -> &'static [i32] {
+                match l {
+                    0 => &[0, -1],
+                    l if l == CHUNK_SIZE - 1 => &[0, 1],
+                    _ => &[0],
+                }
+            };
+            for &dz in offsets(z) {
+                for &dy in offsets(y) {
+                    for &dx in offsets(x) {
+                        let n =
+                            ChunkPos::new(cpos.x.wrapping_add(dx), cpos.y.wrapping_add(dy), cpos.z.wrapping_add(dz));
+                        if self.loaded.contains_key(&n) && !touched.contains(&n) {
+                            touched.push(n);
+                        }
+                    }
+                }
+            }
+        }
+        for cpos in changed {
             let version = self.version();
             if let Some(record) = self.loaded.get_mut(&cpos) {
-                // Copy on write: meshers may still hold the old version.
-                Arc::make_mut(&mut record.chunk).set(index, block);
                 record.version = version;
                 record.links = Some(FaceLinks::of(&record.chunk));
                 self.link_index.set(cpos, record.links);
-            }
-        }
-        let offsets = |l: usize| -> &'static [i32] {
-            match l {
-                0 => &[0, -1],
-                l if l == CHUNK_SIZE - 1 => &[0, 1],
-                _ => &[0],
-            }
-        };
-        let mut touched = Vec::new();
-        for &dz in offsets(z) {
-            for &dy in offsets(y) {
-                for &dx in offsets(x) {
-                    let n = ChunkPos::new(cpos.x.wrapping_add(dx), cpos.y.wrapping_add(dy), cpos.z.wrapping_add(dz));
-                    if self.loaded.contains_key(&n) {
-                        touched.push(n);
-                    }
-                }
             }
         }
         Ok(touched)
