@@ -321,7 +321,7 @@ mod tests {
                 "must not be 0",
             ),
             (r#"height: "height""#, r#"height: "heigth""#, "fields.height", "not a node"),
-            (r#"top: "podzol""#, r#"top: "obsidian""#, "biomes[10] (taiga).top", "unknown block `obsidian`"),
+            (r#"top: "podzol""#, r#"top: "marble""#, "biomes[10] (taiga).top", "unknown block `marble`"),
             ("[0.05, 0.18, 0.4, 0.6, 0.8]", "[0.05, 0.18, 0.9, 0.6, 0.8]", "biome_rules.heat_thresholds", "ascending"),
             (
                 r#"["ice", "tundra", "taiga", "forest", "jungle", "jungle"]"#,
