@@ -209,7 +209,7 @@ fn bad_presets_are_rejected_clearly() {
     let cases = [
         ("syntax.ron", classic.replacen("Preset(", "Preset(((", 1), "line"),
         ("octaves.ron", classic.replacen("octaves: 5", "octaves: 99", 1), "noise[4] (o0).octaves"),
-        ("block.ron", classic.replacen("deep: \"stone\"", "deep: \"obsidian\"", 1), "fill.deep"),
+        ("block.ron", classic.replacen("deep: \"stone\"", "deep: \"marble\"", 1), "fill.deep"),
     ];
     for (name, text, needle) in cases {
         let path = dir.join(name);

@@ -116,10 +116,10 @@ fn bad_worlds_and_scripts_are_refused_and_left_untouched() {
     new_world(&good, "1");
     let gs = good.to_str().unwrap();
 
-    std::fs::write(d.join("bad.txt"), "set 1 2 3 stone\nset 1 2 3 obsidian\n").unwrap();
+    std::fs::write(d.join("bad.txt"), "set 1 2 3 stone\nset 1 2 3 marble\n").unwrap();
     refused(
         &["world", "edit", gs, "--script", d.join("bad.txt").to_str().unwrap()],
-        "line 2: unknown block `obsidian`",
+        "line 2: unknown block `marble`",
         &good,
     );
     assert_eq!(ok(&["world", "get", gs, "1,2,3"]), "air", "nothing of a refused script is applied");
