@@ -169,7 +169,7 @@ impl WorldFile {
                 })?;
             (meta, preset)
         };
-        let conn =
+        let mut conn =
             Connection::open_with_flags(&path, OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX)
                 .map_err(|e| SaveError::Io { path: path.clone(), reason: format!("cannot open for writing: {e}") })?;
         let mode: String = conn
@@ -183,17 +183,19 @@ impl WorldFile {
         }
         // Files from before the simulation lack its table, and files from
         // a smaller registry the newer blocks' names; both are additions.
-        let upgrade = || -> rusqlite::Result<()> {
-            conn.execute_batch(
+        // One transaction, not one a statement: this runs at every open.
+        let upgrade = |conn: &mut Connection| -> rusqlite::Result<()> {
+            let tx = conn.transaction()?;
+            tx.execute_batch(
                 "CREATE TABLE IF NOT EXISTS pending (x INTEGER NOT NULL, y INTEGER NOT NULL, z INTEGER NOT NULL,
                                                      due INTEGER NOT NULL);",
             )?;
             for (i, b) in BLOCKS.iter().enumerate() {
-                conn.execute("INSERT OR IGNORE INTO blocks (id, name) VALUES (?1, ?2)", params![i as i64, b.name])?;
+                tx.execute("INSERT OR IGNORE INTO blocks (id, name) VALUES (?1, ?2)", params![i as i64, b.name])?;
             }
-            Ok(())
+            tx.commit()
         };
-        upgrade().map_err(|e| SaveError::Sqlite { path: path.clone(), reason: e.to_string() })?;
+        upgrade(&mut conn).map_err(|e| SaveError::Sqlite { path: path.clone(), reason: e.to_string() })?;
         Ok(WorldFile { conn, path, meta, preset })
     }
 
